@@ -1,0 +1,3 @@
+from loomtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,199 @@
+"""The small per-entry skeleton the index keeps in memory.
+
+A 100k-entry session is ~150 MB of JSON; keeping every decoded entry would cost several times
+that. Each line is decoded once while loading, the few fields the tree, filters and search need
+are kept here, and the full entry is decoded again from its byte span when somebody asks
+(architecture.md, "Lazy full entries").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from loomtui.session.jsstr import utf16_len, utf16_slice
+
+#: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (pi-session-spec §9.4).
+TEXT_CAP = 200
+#: Longest string kept inside a tool call's arguments; pi prints at most 50 units of any of them.
+ARG_CAP = 120
+
+MESSAGE = "message"
+
+
+class Entry:
+    """Skeleton of one session entry (pi-session-spec §4–§5).
+
+    ``text`` holds the entry's main one-line material, by kind: message content text (cut at
+    200 units, as pi's ``extractContent``), the bash command, custom_message text, summaries,
+    the label of a label entry, the name of session_info, the model id, the thinking level or
+    the customType of a custom entry. ``aux`` holds a second field where a kind has one
+    (assistant error message, custom_message customType, label targetId, toolResult
+    toolCallId, compaction tokensBefore).
+    """
+
+    __slots__ = (
+        "id",
+        "parent_id",
+        "type",
+        "role",
+        "timestamp",
+        "index",
+        "line",
+        "offset",
+        "size",
+        "text",
+        "aux",
+        "has_text",
+        "stop_reason",
+        "tool_name",
+        "tool_calls",
+        "data",
+    )
+
+    def __init__(self, entry_id: str, parent_id: str | None, etype: str) -> None:
+        self.id = entry_id
+        self.parent_id = parent_id
+        self.type = etype
+        self.role: str | None = None
+        self.timestamp: Any = None
+        self.index = -1
+        self.line = 0
+        self.offset = -1
+        self.size = 0
+        self.text: str | None = None
+        self.aux: Any = None
+        self.has_text = False
+        self.stop_reason: Any = None
+        self.tool_name: Any = None
+        self.tool_calls: tuple[tuple[Any, Any, Any], ...] | None = None
+        #: the full entry, for entries that live only in memory (adapters, migrated files)
+        self.data: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"Entry({self.id!r}, parent={self.parent_id!r}, type={self.type!r}, role={self.role!r})"
+
+    @property
+    def is_tool_only_assistant(self) -> bool:
+        """pi-session-spec §9.3 rule 1: no text and a stopReason that is stop/toolUse/missing."""
+        if self.type != MESSAGE or self.role != "assistant" or self.has_text:
+            return False
+        sr = self.stop_reason
+        return not sr or sr == "stop" or sr == "toolUse"
+
+
+def content_text(content: Any, cap: int | None = TEXT_CAP) -> str:
+    """pi's ``extractContent``: a string, or the text blocks concatenated, cut at ``cap`` units."""
+    if isinstance(content, str):
+        return content if cap is None else utf16_slice(content, cap)
+    if isinstance(content, list):
+        out = ""
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                t = block.get("text")
+                out += t if isinstance(t, str) else _js_concat(t)
+                if cap is not None and utf16_len(out) >= cap:
+                    return utf16_slice(out, cap)
+        return out
+    return ""
+
+
+def _js_concat(v: Any) -> str:
+    from loomtui.session.jsstr import js_string
+
+    return "undefined" if v is None else js_string(v)
+
+
+def has_text_content(content: Any) -> bool:
+    from loomtui.session.jsstr import js_trim
+
+    if isinstance(content, str):
+        return bool(js_trim(content))
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "text":
+                t = block.get("text")
+                if isinstance(t, str) and js_trim(t):
+                    return True
+    return False
+
+
+def compact_args(value: Any, depth: int = 0) -> Any:
+    """Keep a tool call's arguments small without changing what pi prints of them."""
+    if isinstance(value, str):
+        return value if len(value) <= ARG_CAP else value[:ARG_CAP]
+    if isinstance(value, dict):
+        if depth > 3:
+            return {}
+        out = {}
+        for i, (k, v) in enumerate(value.items()):
+            if i >= 12:
+                break
+            out[k] = compact_args(v, depth + 1)
+        return out
+    if isinstance(value, list):
+        if depth > 3:
+            return []
+        return [compact_args(v, depth + 1) for v in value[:12]]
+    return value
+
+
+def fill(e: Entry, obj: dict[str, Any]) -> None:
+    """Copy into ``e`` what the tree, filters and search need from the decoded entry ``obj``."""
+    t = e.type
+    e.timestamp = obj.get("timestamp")
+    if t == MESSAGE:
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            e.role = None
+            return
+        role = msg.get("role")
+        e.role = role if isinstance(role, str) else None
+        content = msg.get("content")
+        if role == "user" or role == "assistant":
+            e.text = content_text(content)
+            e.has_text = has_text_content(content)
+            if role == "assistant":
+                e.stop_reason = msg.get("stopReason")
+                err = msg.get("errorMessage")
+                if err:
+                    e.aux = utf16_slice(err, 400) if isinstance(err, str) else err
+                calls = []
+                if isinstance(content, list):
+                    for block in content:
+                        if isinstance(block, dict) and block.get("type") == "toolCall":
+                            calls.append((block.get("id"), block.get("name"), compact_args(block.get("arguments"))))
+                if calls:
+                    e.tool_calls = tuple(calls)
+        elif role == "toolResult":
+            e.aux = msg.get("toolCallId")
+            e.tool_name = msg.get("toolName")
+            e.text = content_text(content)
+        elif role == "bashExecution":
+            cmd = msg.get("command")
+            e.text = cmd if isinstance(cmd, str) else None
+            e.aux = content_text(content)
+        else:
+            e.text = content_text(content) if content else None
+            if role == "custom" or role == "hookMessage":
+                e.aux = msg.get("customType")
+    elif t == "custom_message":
+        e.aux = obj.get("customType")
+        c = obj.get("content")
+        e.text = content_text(c, None) if c is not None else ""
+    elif t == "compaction":
+        e.aux = obj.get("tokensBefore")
+        e.text = obj.get("summary") if isinstance(obj.get("summary"), str) else None
+    elif t == "branch_summary":
+        s = obj.get("summary")
+        e.text = s if isinstance(s, str) else None
+    elif t == "model_change":
+        e.text = obj.get("modelId") if "modelId" in obj else obj.get("model")
+    elif t == "thinking_level_change":
+        e.text = obj.get("thinkingLevel")
+    elif t == "custom":
+        e.text = obj.get("customType")
+    elif t == "label":
+        e.text = obj.get("label")
+        e.aux = obj.get("targetId")
+    elif t == "session_info":
+        e.text = obj.get("name")

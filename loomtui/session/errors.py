@@ -1,0 +1,32 @@
+"""Errors a user can cause; each message says what to do next."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class LoomError(Exception):
+    """Base of loomtui's own errors (the CLI prints the message and exits with code 2)."""
+
+
+class SessionFormatError(LoomError):
+    """The file is not a session loomtui can read (v4 mutation log, no header, not JSONL)."""
+
+
+class WriteConflict(LoomError):
+    """The file changed on disk in a way that makes an append unsafe (rewritten, truncated)."""
+
+
+class WriteRefused(LoomError):
+    """A write that loomtui will not do (old format version, unknown entry, existing file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """Something the reader repaired or skipped, with the 1-based physical line it concerns."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}" if self.line else self.reason

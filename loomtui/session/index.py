@@ -1,0 +1,267 @@
+"""The in-memory index of a session: ids, parent links, roots, leaf, labels, name.
+
+pi-session-spec §7.1/§7.3/§7.4. Built in one pass over the entries and then kept up to date
+entry by entry, so live appends cost what was appended. Unlike pi it never hangs on a
+``parentId`` cycle: entries on a cycle become roots, with a diagnostic.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+from functools import cmp_to_key
+from typing import Any
+
+from loomtui.session.entries import Entry
+from loomtui.session.errors import Diagnostic
+
+
+def timestamp_ms(value: Any) -> float:
+    """``new Date(value).getTime()`` for the timestamps sessions hold (NaN when unparseable)."""
+    if isinstance(value, bool) or value is None:
+        return math.nan
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        return math.nan
+    s = value.strip()
+    try:
+        if s.endswith("Z") or s.endswith("z"):
+            s = s[:-1] + "+00:00"
+        dt = datetime.fromisoformat(s)
+    except ValueError:
+        return math.nan
+    if dt.tzinfo is None:
+        # ECMAScript: date-only forms are UTC, date-time forms without offset are local time
+        dt = dt.astimezone() if "T" in s or " " in s else dt.replace(tzinfo=None).astimezone()
+    return dt.timestamp() * 1000.0
+
+
+def _compare(a: tuple[float, int], b: tuple[float, int]) -> int:
+    d = a[0] - b[0]
+    if d < 0:
+        return -1
+    if d > 0:
+        return 1
+    return 0  # equal or NaN: V8's sort keeps the pair's order, as does Python's stable sort
+
+
+_KEY = cmp_to_key(_compare)
+
+
+class SessionIndex:
+    """Entries by id, children in pi's order, roots in file order, labels and the leaf."""
+
+    def __init__(self) -> None:
+        self.entries: list[Entry] = []
+        self.by_id: dict[str, Entry] = {}
+        self._children: dict[str, list[Entry]] = {}
+        self._sorted: dict[str, list[Entry]] = {}
+        self.roots: list[Entry] = []
+        self._root_set: set[str] = set()
+        #: entries whose parent id is not (yet) in the file, by that missing id
+        self._waiting: dict[str, list[Entry]] = {}
+        #: target id -> (label, label entry timestamp); dict order is pi's Map order
+        self.labels: dict[str, tuple[Any, Any]] = {}
+        self.leaf_id: str | None = None
+        self.session_name: str | None = None
+        self.diagnostics: list[Diagnostic] = []
+        self.version = 0  # bumped on every change, so views can tell they are stale
+
+    # building -----------------------------------------------------------------------------
+    def add(self, e: Entry, link: bool = True) -> bool:
+        """Index ``e`` (the next entry in file order). Returns False for a duplicate id."""
+        if e.id in self.by_id:
+            self.diagnostics.append(
+                Diagnostic(e.line, f"duplicate id {e.id!r}: the first entry with it wins, this line is kept as is")
+            )
+            return False
+        e.index = len(self.entries)
+        self.entries.append(e)
+        self.by_id[e.id] = e
+        self.leaf_id = e.id
+        t = e.type
+        if t == "label":
+            target = e.aux
+            if isinstance(target, str) or target is not None:
+                key = target if isinstance(target, str) else str(target)
+                if e.text:
+                    self.labels[key] = (e.text, e.timestamp)
+                else:
+                    self.labels.pop(key, None)
+        elif t == "session_info":
+            name = e.text
+            self.session_name = name.strip() or None if isinstance(name, str) else None
+        if link:
+            self._link(e)
+        self.version += 1
+        return True
+
+    def _link(self, e: Entry) -> None:
+        p = e.parent_id
+        if p is None or p == e.id:
+            self._add_root(e)
+        elif p in self.by_id:
+            self._add_child(p, e)
+        else:
+            self._add_root(e)
+            self._waiting.setdefault(p, []).append(e)
+        waiting = self._waiting.pop(e.id, None)
+        if waiting:
+            for orphan in waiting:
+                if self._is_ancestor(orphan, e):
+                    self.diagnostics.append(
+                        Diagnostic(orphan.line, f"entry {orphan.id!r} is on a parentId cycle; shown as a root")
+                    )
+                    continue
+                self._remove_root(orphan)
+                self._add_child(e.id, orphan)
+
+    def _is_ancestor(self, maybe: Entry, e: Entry) -> bool:
+        cur: Entry | None = e
+        while cur is not None:
+            if cur is maybe:
+                return True
+            cur = self.parent_of(cur)
+        return False
+
+    def _add_root(self, e: Entry) -> None:
+        self.roots.append(e)
+        self._root_set.add(e.id)
+
+    def _remove_root(self, e: Entry) -> None:
+        self._root_set.discard(e.id)
+        self.roots = [r for r in self.roots if r is not e]
+
+    def _add_child(self, parent: str, e: Entry) -> None:
+        kids = self._children.get(parent)
+        if kids is None:
+            self._children[parent] = [e]
+        else:
+            kids.append(e)
+            kids.sort(key=lambda x: x.index)
+            self._sorted.pop(parent, None)
+
+    def build(self, entries: list[Entry]) -> None:
+        """Index a whole file's entries at once (faster than ``add`` one by one)."""
+        for e in entries:
+            self.add(e, link=False)
+        by_id = self.by_id
+        children = self._children
+        roots = self.roots
+        root_set = self._root_set
+        for e in self.entries:
+            p = e.parent_id
+            if p is None or p == e.id or p not in by_id:
+                roots.append(e)
+                root_set.add(e.id)
+                if p is not None and p != e.id:
+                    self._waiting.setdefault(p, []).append(e)
+            else:
+                kids = children.get(p)
+                if kids is None:
+                    children[p] = [e]
+                else:
+                    kids.append(e)
+        self._break_cycles()
+        self.version += 1
+
+    def _break_cycles(self) -> None:
+        """Entries not reachable from a root sit on (or below) a parentId cycle."""
+        reached = 0
+        stack = list(self.roots)
+        children = self._children
+        while stack:
+            e = stack.pop()
+            reached += 1
+            kids = children.get(e.id)
+            if kids:
+                stack.extend(kids)
+        if reached == len(self.entries):
+            return
+        seen: set[str] = set()
+        stack = list(self.roots)
+        while stack:
+            e = stack.pop()
+            seen.add(e.id)
+            kids = children.get(e.id)
+            if kids:
+                stack.extend(kids)
+        for e in self.entries:
+            if e.id in seen:
+                continue
+            # walk up until a repeat: that repeat starts the cycle
+            path: list[Entry] = []
+            on_path: set[str] = set()
+            cur: Entry | None = e
+            while cur is not None and cur.id not in seen and cur.id not in on_path:
+                path.append(cur)
+                on_path.add(cur.id)
+                cur = self.by_id.get(cur.parent_id) if cur.parent_id is not None else None
+            if cur is not None and cur.id in on_path:
+                cycle = path[path.index(cur):]
+                for c in cycle:
+                    parent = c.parent_id
+                    kids = children.get(parent) if parent is not None else None
+                    if kids is not None:
+                        kids[:] = [k for k in kids if k is not c]
+                    self.roots.append(c)
+                    self._root_set.add(c.id)
+                    self.diagnostics.append(
+                        Diagnostic(c.line, f"entry {c.id!r} is on a parentId cycle; shown as a root")
+                    )
+                self.roots.sort(key=lambda r: r.index)
+            # mark everything reachable from the new roots
+            stack = [c for c in path]
+            while stack:
+                x = stack.pop()
+                if x.id in seen:
+                    continue
+                seen.add(x.id)
+                kids = children.get(x.id)
+                if kids:
+                    stack.extend(kids)
+
+    # queries ------------------------------------------------------------------------------
+    def parent_of(self, e: Entry) -> Entry | None:
+        """The linked parent (None for roots, orphans and cycle-broken entries)."""
+        if e.id in self._root_set:
+            return None
+        return self.by_id.get(e.parent_id) if e.parent_id is not None else None
+
+    def is_root(self, e: Entry) -> bool:
+        return e.id in self._root_set
+
+    def children(self, entry_id: str) -> list[Entry]:
+        """Children sorted by entry timestamp, ties in file order (pi's getTree)."""
+        kids = self._children.get(entry_id)
+        if not kids:
+            return []
+        if len(kids) == 1:
+            return kids
+        s = self._sorted.get(entry_id)
+        if s is None:
+            s = sorted(kids, key=lambda k: _KEY((timestamp_ms(k.timestamp), k.index)))
+            self._sorted[entry_id] = s
+        return s
+
+    def children_in_file_order(self, entry_id: str) -> list[Entry]:
+        return list(self._children.get(entry_id, ()))
+
+    def path_to(self, entry_id: str | None) -> list[Entry]:
+        """Root → entry along linked parents (pi's getBranch, cycle-safe)."""
+        out: list[Entry] = []
+        cur = self.by_id.get(entry_id) if entry_id is not None else None
+        while cur is not None:
+            out.append(cur)
+            cur = self.parent_of(cur)
+        out.reverse()
+        return out
+
+    def label_of(self, entry_id: str) -> Any:
+        hit = self.labels.get(entry_id)
+        return hit[0] if hit else None
+
+    def label_timestamp(self, entry_id: str) -> Any:
+        hit = self.labels.get(entry_id)
+        return hit[1] if hit else None

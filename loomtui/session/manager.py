@@ -1,0 +1,444 @@
+"""SessionManager: pi's small append-only session API, in Python names (pi-session-spec §7).
+
+Entries are never edited; branching only moves the in-memory leaf. Appends go to the file as
+single lines (``store``), parented on the in-memory leaf, and become the leaf — label entries
+included, exactly as in pi.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from loomtui.session import store
+from loomtui.session.context import SessionContext, build_session_context
+from loomtui.session.entries import Entry, fill
+from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteRefused
+from loomtui.session.index import SessionIndex
+from loomtui.session.jsstr import js_json
+from loomtui.session.reader import LineInfo, LineParser, ParseState, decode_line, parse_from
+
+CURRENT_VERSION = 3
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_entry_id(taken: Any) -> str:
+    """8 lowercase hex chars not in ``taken``; a full UUID after 100 collisions (pi's generateId)."""
+    for _ in range(100):
+        candidate = uuid.uuid4().hex[:8]
+        if candidate not in taken:
+            return candidate
+    return str(uuid.uuid4())
+
+
+def new_session_id() -> str:
+    """A UUIDv7 (what pi 0.73 uses for session ids)."""
+    ms = int(datetime.now(timezone.utc).timestamp() * 1000) & ((1 << 48) - 1)
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    return str(uuid.UUID(int=value))
+
+
+def branch_file_name(timestamp: str, session_id: str) -> str:
+    return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeNode:
+    """One node of ``get_tree`` (pi's SessionTreeNode)."""
+
+    entry: dict[str, Any]
+    children: list["TreeNode"]
+    label: Any = None
+    label_timestamp: Any = None
+
+
+class SessionManager:
+    """An open session: its index, its in-memory leaf, and safe appends to its file."""
+
+    def __init__(self, header: dict[str, Any], path: str | None = None) -> None:
+        self.header = header
+        self.path = os.path.abspath(path) if path else None
+        self.index = SessionIndex()
+        self.state = ParseState(header=header)
+        self.title: dict[str, Any] | None = None
+        self._leaf: str | None = None
+        self._leaf_moved = False
+        self._mark: store.FileMark | None = None
+        self._indexed_to = 0
+        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        #: formats that cannot take pi appends (OpenLoom, socketteer) set a reason here
+        self.read_only_reason: str | None = None
+        self.source_format = "pi"
+
+    # opening ------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str) -> "SessionManager":
+        """Read and index a pi/omp session file (raises SessionFormatError for non-sessions)."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+        try:
+            if os.path.isdir(path):
+                raise SessionFormatError(f"{path} is a directory, not a session file")
+            state = ParseState()
+            pending: list[Entry] = []
+            parser = LineParser(state, pending.append)
+            consumed, eof = parse_from(fd, 0, parser)
+        finally:
+            os.close(fd)
+        if state.header is None:
+            raise SessionFormatError(f"{path}: no session header (empty file or not a pi session)")
+        sm = cls(state.header, path)
+        sm.state = state
+        sm.title = state.title
+        sm.index.build(pending)
+        sm.index.diagnostics[:0] = state.diagnostics
+        state.diagnostics = sm.index.diagnostics
+        sm._indexed_to = consumed
+        if consumed < eof:
+            sm.index.diagnostics.append(
+                Diagnostic(state.line_no + 1, "torn last line (no newline, not valid JSON): kept as is")
+            )
+        sm._mark = store.mark_file(path, consumed)
+        sm._leaf = sm.index.leaf_id
+        return sm
+
+    @classmethod
+    def from_entries(
+        cls,
+        header: dict[str, Any],
+        entries: list[dict[str, Any]],
+        diagnostics: list[Diagnostic] | None = None,
+        source_path: str | None = None,
+        source_format: str = "memory",
+    ) -> "SessionManager":
+        """An in-memory session (adapters for other looms, tests). Appends stay in memory."""
+        sm = cls(header, None)
+        sm.source_format = source_format
+        sm.source_path = os.path.abspath(source_path) if source_path else None
+        skeletons = []
+        for n, obj in enumerate(entries, start=1):
+            e = entry_from_dict(obj, line=n)
+            if e is not None:
+                skeletons.append(e)
+        sm.index.build(skeletons)
+        if diagnostics:
+            sm.index.diagnostics[:0] = diagnostics
+        sm._leaf = sm.index.leaf_id
+        return sm
+
+    # pi's API: reading --------------------------------------------------------------------
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.index.diagnostics
+
+    def get_header(self) -> dict[str, Any]:
+        return self.header
+
+    def get_leaf_id(self) -> str | None:
+        return self._leaf
+
+    def get_leaf_entry(self) -> dict[str, Any] | None:
+        return self.get_entry(self._leaf) if self._leaf else None
+
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None:
+        e = self.index.by_id.get(entry_id)
+        return self.load(e) if e is not None else None
+
+    def get_entries(self) -> list[dict[str, Any]]:
+        return [self.load(e) for e in self.index.entries]
+
+    def get_children(self, parent_id: str) -> list[dict[str, Any]]:
+        """Direct children in file order (pi's getChildren)."""
+        return [self.load(e) for e in self.index.children_in_file_order(parent_id)]
+
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]:
+        """Root → ``from_id`` (default: the leaf)."""
+        start = from_id if from_id is not None else self._leaf
+        return [self.load(e) for e in self.index.path_to(start)]
+
+    def get_tree(self) -> list[TreeNode]:
+        """pi's getTree: roots in file order, children by timestamp, labels resolved."""
+        idx = self.index
+
+        def node(e: Entry) -> TreeNode:
+            return TreeNode(self.load(e), [], idx.label_of(e.id), idx.label_timestamp(e.id))
+
+        roots = [node(r) for r in idx.roots]
+        stack = [(r, n) for r, n in zip(idx.roots, roots)]
+        while stack:
+            e, n = stack.pop()
+            for child in idx.children(e.id):
+                cn = node(child)
+                n.children.append(cn)
+                stack.append((child, cn))
+        return roots
+
+    def get_label(self, entry_id: str) -> Any:
+        return self.index.label_of(entry_id)
+
+    def get_session_name(self) -> str | None:
+        return self.index.session_name
+
+    def build_session_context(self, leaf_id: str | None = None) -> SessionContext:
+        leaf = leaf_id if leaf_id is not None else self._leaf
+        if leaf is None:
+            return SessionContext([], "off", None)
+        if leaf not in self.index.by_id:
+            if not self.index.entries:
+                return SessionContext([], "off", None)
+            leaf = self.index.entries[-1].id
+        return build_session_context(self.index.path_to(leaf), self.load)
+
+    # pi's API: moving the leaf ----------------------------------------------------------
+    def branch(self, entry_id: str) -> None:
+        if entry_id not in self.index.by_id:
+            raise LoomError(f"entry {entry_id} not found")
+        self._leaf = entry_id
+        self._leaf_moved = entry_id != self.index.leaf_id
+
+    def reset_leaf(self) -> None:
+        self._leaf = None
+        self._leaf_moved = True
+
+    @property
+    def leaf_moved(self) -> bool:
+        """True when the user moved the leaf away from the file's last entry."""
+        return self._leaf_moved
+
+    # pi's API: appending ------------------------------------------------------------------
+    def append_message(self, message: dict[str, Any]) -> str:
+        return self._append({"type": "message", **self._base(), "message": message})
+
+    def append_thinking_level_change(self, thinking_level: str) -> str:
+        return self._append({"type": "thinking_level_change", **self._base(), "thinkingLevel": thinking_level})
+
+    def append_model_change(self, provider: str, model_id: str) -> str:
+        return self._append({"type": "model_change", **self._base(), "provider": provider, "modelId": model_id})
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        details: Any = None,
+        from_hook: bool | None = None,
+    ) -> str:
+        entry = {"type": "compaction", **self._base(), "summary": summary, "firstKeptEntryId": first_kept_entry_id,
+                 "tokensBefore": tokens_before, "details": details, "fromHook": from_hook}
+        return self._append(_omit_none(entry, ("details", "fromHook")))
+
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+        entry = {"type": "custom", "customType": custom_type, "data": data, **self._base()}
+        return self._append(_omit_none(entry, ("data",)))
+
+    def append_session_info(self, name: str) -> str:
+        return self._append({"type": "session_info", **self._base(), "name": name.strip()})
+
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
+        entry = {"type": "custom_message", "customType": custom_type, "content": content, "display": display,
+                 "details": details, **self._base()}
+        return self._append(_omit_none(entry, ("details",)))
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set (or, with None/empty, clear) a label; the label entry becomes the leaf."""
+        if target_id not in self.index.by_id:
+            raise LoomError(f"entry {target_id} not found")
+        entry: dict[str, Any] = {"type": "label", **self._base(), "targetId": target_id}
+        if label:
+            entry["label"] = label
+        return self._append(entry)
+
+    def branch_with_summary(
+        self, from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+    ) -> str:
+        if from_id is not None and from_id not in self.index.by_id:
+            raise LoomError(f"entry {from_id} not found")
+        self._leaf = from_id
+        entry = {"type": "branch_summary", "id": self._new_id(), "parentId": from_id, "timestamp": now_iso(),
+                 "fromId": from_id if from_id is not None else "root", "summary": summary, "details": details,
+                 "fromHook": from_hook}
+        return self._append(_omit_none(entry, ("details", "fromHook")))
+
+    # branching to a new file --------------------------------------------------------------
+    def branch_entries(self, leaf_id: str) -> tuple[list[Entry], list[dict[str, Any]]]:
+        """What createBranchedSession copies: the root → leaf path without label entries, and
+        the re-created label chain (pi-session-spec §7.5)."""
+        path = self.index.path_to(leaf_id)
+        if not path:
+            raise LoomError(f"entry {leaf_id} not found")
+        kept = [e for e in path if e.type != "label"]
+        ids = {e.id for e in kept}
+        labels: list[dict[str, Any]] = []
+        parent = kept[-1].id if kept else None
+        for target, (label, ts) in self.index.labels.items():
+            if target in {e.id for e in kept}:
+                lid = new_entry_id(ids)
+                ids.add(lid)
+                entry: dict[str, Any] = {"type": "label", "id": lid, "parentId": parent}
+                if ts is not None:
+                    entry["timestamp"] = ts
+                entry["targetId"] = target
+                entry["label"] = label
+                labels.append(entry)
+                parent = lid
+        return kept, labels
+
+    def create_branched_session(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
+        """Write the branch ending at ``leaf_id`` to a new session file; returns its path.
+
+        The file is what pi's createBranchedSession writes: a version 3 header whose
+        ``parentSession`` is this file's absolute path, the path entries, then the labels.
+        Written atomically and never over an existing file. This manager stays on its file.
+        """
+        self._require_writable_format()
+        kept, labels = self.branch_entries(leaf_id)
+        sid = new_session_id()
+        ts = now_iso()
+        header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": sid, "timestamp": ts,
+                                  "cwd": self.header.get("cwd", os.getcwd())}
+        source = self.path or getattr(self, "source_path", None)
+        if source:
+            header["parentSession"] = source
+        if out is None:
+            base = dir or (os.path.dirname(source) if source else os.getcwd())
+            out = os.path.join(base, branch_file_name(ts, sid))
+        lines = [js_json(header).encode()]
+        lines += [self.raw_line(e) for e in kept]
+        lines += [js_json(lab).encode() for lab in labels]
+        store.write_new_file(out, b"\n".join(lines) + b"\n")
+        return os.path.abspath(out)
+
+    # live follow --------------------------------------------------------------------------
+    def refresh(self) -> list[Entry]:
+        """Index bytes another writer appended; returns the new entries (in file order).
+
+        Raises WriteConflict when the file was rewritten, truncated or removed: the caller
+        reloads or tells the user.
+        """
+        if self.path is None or self._mark is None:
+            return []
+        size = store.check_unchanged_prefix(self.path, self._mark)
+        if size == self._indexed_to:
+            return []
+        added: list[Entry] = []
+        parser = LineParser(self.state, added.append)
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            consumed, _eof = parse_from(fd, self._indexed_to, parser)
+        finally:
+            os.close(fd)
+        fresh = [e for e in added if self.index.add(e)]
+        self._indexed_to = consumed
+        self._mark = store.mark_file(self.path, consumed)
+        if not self._leaf_moved:
+            self._leaf = self.index.leaf_id
+        return fresh
+
+    # internals ----------------------------------------------------------------------------
+    def load(self, e: Entry) -> dict[str, Any]:
+        """The full entry behind a skeleton (decoded from its byte span, cached)."""
+        if e.data is not None:
+            return e.data
+        hit = self._cache.get(e.id)
+        if hit is not None:
+            self._cache.move_to_end(e.id)
+            return hit
+        obj = decode_line(self.raw_line(e))
+        self._cache[e.id] = obj
+        if len(self._cache) > 512:
+            self._cache.popitem(last=False)
+        return obj  # type: ignore[no-any-return]
+
+    def raw_line(self, e: Entry) -> bytes:
+        """The entry's line as written (without newline); serialised for in-memory entries."""
+        if e.data is not None or self.path is None or e.offset < 0:
+            return js_json(e.data).encode()
+        with open(self.path, "rb") as f:
+            f.seek(e.offset)
+            raw = f.read(e.size)
+        return raw.rstrip(b"\r\n\t ")
+
+    def other_lines(self) -> list[LineInfo]:
+        """Header, title and opaque lines with their positions (what a rewrite must keep)."""
+        return self.state.lines
+
+    def _base(self) -> dict[str, Any]:
+        return {"id": self._new_id(), "parentId": self._leaf, "timestamp": now_iso()}
+
+    def _new_id(self) -> str:
+        return new_entry_id(self.index.by_id)
+
+    def _require_writable_format(self) -> None:
+        if self.path is not None and self.state.version < CURRENT_VERSION:
+            raise WriteRefused(
+                f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
+                f"{self.path}` first (it keeps a .bak copy)"
+            )
+
+    def _append(self, obj: dict[str, Any]) -> str:
+        if self.path is None:
+            if self.read_only_reason:
+                raise WriteRefused(self.read_only_reason)
+            e = entry_from_dict(obj, line=0)
+            assert e is not None
+            self.index.add(e)
+            self._leaf = e.id
+            self._leaf_moved = False
+            return e.id
+        self._require_writable_format()
+        self.refresh()  # index what another writer appended; raises if the file was rewritten
+        assert self._mark is not None
+        size = os.stat(self.path).st_size
+        needs_newline = size > 0 and not _ends_with_newline(self.path, size)
+        if obj["type"] != "branch_summary":
+            obj["parentId"] = self._leaf  # the leaf may have followed another writer's lines
+        line = js_json(obj).encode() + b"\n"
+        store.append_line(self.path, line, needs_newline)
+        self._leaf_moved = True  # keep refresh from moving the leaf; set below
+        self.refresh()
+        if obj["id"] not in self.index.by_id:
+            raise LoomError("the appended line could not be read back; the file may be shared with a writer")
+        self._leaf = obj["id"]
+        self._leaf_moved = False
+        return obj["id"]  # type: ignore[no-any-return]
+
+
+def _ends_with_newline(path: str, size: int) -> bool:
+    with open(path, "rb") as f:
+        f.seek(size - 1)
+        return f.read(1) == b"\n"
+
+
+def _omit_none(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    for k in keys:
+        if entry.get(k) is None:
+            entry.pop(k, None)
+    return entry
+
+
+def entry_from_dict(obj: dict[str, Any], line: int = 0) -> Entry | None:
+    """A skeleton for an entry that lives in memory (keeps the dict as its data)."""
+    eid = obj.get("id")
+    if not isinstance(eid, str):
+        return None
+    parent = obj.get("parentId")
+    etype = obj.get("type")
+    e = Entry(eid, parent if isinstance(parent, str) else None, etype if isinstance(etype, str) else "")
+    e.line = line
+    fill(e, obj)
+    e.data = obj
+    return e

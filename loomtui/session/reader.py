@@ -1,0 +1,238 @@
+"""Bytes → entries: pi's tolerant JSONL rules (pi-session-spec §2, §6).
+
+Reads in chunks so a 150 MB file never sits in memory twice. Every physical line ends up as
+exactly one of: blank, the header, the omp title slot, an entry, or an opaque line with a
+diagnostic. Nothing here writes; a line that cannot be read is reported, never dropped from the
+file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from loomtui.session.entries import Entry, fill
+from loomtui.session.errors import Diagnostic, SessionFormatError
+
+CHUNK = 8 << 20
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(slots=True)
+class LineInfo:
+    """A physical line that is not an entry, kept so that rewrites can preserve it."""
+
+    line: int
+    offset: int
+    size: int
+    kind: str  # "header" | "title" | "opaque"
+
+
+def decode_line(raw: bytes | memoryview) -> Any:
+    """JSON.parse semantics: orjson first; stdlib for what orjson refuses but JS accepts."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    text = bytes(raw).decode("utf-8", errors="replace")
+
+    def no_constants(name: str) -> Any:
+        raise ValueError(name)
+
+    return json.loads(text, parse_constant=no_constants)
+
+
+def migrated_id(session_id: str, n: int, taken: set[str]) -> str:
+    """Deterministic 8-hex id for a v1 entry: the same file gets the same ids on every open."""
+    k = 0
+    while True:
+        digest = hashlib.blake2b(f"{session_id}\x00{n}\x00{k}".encode(), digest_size=4).hexdigest()
+        if digest not in taken:
+            return digest
+        k += 1
+
+
+@dataclass
+class ParseState:
+    """What the parser knows between chunks (and between live-follow reads)."""
+
+    header: dict[str, Any] | None = None
+    title: dict[str, Any] | None = None
+    version: int = 3
+    line_no: int = 0
+    parsed_count: int = 0  # JSON values parsed so far (pi's array index, header included)
+    # v1 migration: ids by parsed index, previous entry id
+    v1_ids: dict[int, str] = field(default_factory=dict)
+    v1_prev: str | None = None
+    v1_taken: set[str] = field(default_factory=set)
+    lines: list[LineInfo] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class LineParser:
+    """Turns complete lines into entries, calling ``on_entry`` for each in file order."""
+
+    def __init__(self, state: ParseState, on_entry: Callable[[Entry], None]) -> None:
+        self.state = state
+        self.on_entry = on_entry
+
+    def diag(self, line: int, reason: str) -> None:
+        self.state.diagnostics.append(Diagnostic(line, reason))
+
+    def feed(self, buf: bytes, base: int, final: bool) -> int:
+        """Consume complete lines of ``buf`` (file offset ``base``); returns bytes consumed.
+
+        With ``final`` a last line without newline is consumed too when it parses (pi reads
+        it); a torn one that does not parse is left for later (live follow may complete it).
+        """
+        view = memoryview(buf)
+        pos = 0
+        n = len(buf)
+        st = self.state
+        while pos < n:
+            nl = buf.find(b"\n", pos)
+            if nl < 0:
+                if not final:
+                    break
+                end = n
+            else:
+                end = nl
+            raw = view[pos:end]
+            obj, ok = self._parse(raw, st.line_no + 1)
+            if nl < 0 and not ok:
+                # torn last line: not consumed; reported once by the caller
+                break
+            st.line_no += 1
+            self._route(obj, st.line_no, base + pos, end - pos)
+            pos = end + 1 if nl >= 0 else end
+        return pos
+
+    def _parse(self, raw: memoryview, line_no: int) -> tuple[Any, bool]:
+        if line_no == 1 and raw[:3] == BOM:
+            raw = raw[3:]
+        try:
+            return decode_line(raw), True
+        except (ValueError, UnicodeDecodeError) as exc:
+            if not bytes(raw).strip():
+                return None, True  # blank line
+            return _BadLine(str(exc).split("\n")[0][:120]), False
+
+    def _route(self, obj: Any, line_no: int, offset: int, size: int) -> None:
+        st = self.state
+        if obj is None:
+            return  # blank line
+        if isinstance(obj, _BadLine):
+            st.lines.append(LineInfo(line_no, offset, size, "opaque"))
+            self.diag(line_no, f"not valid JSON ({obj.reason})")
+            return
+        st.parsed_count += 1
+        index = st.parsed_count - 1
+        if not isinstance(obj, dict):
+            st.lines.append(LineInfo(line_no, offset, size, "opaque"))
+            self.diag(line_no, f"not a JSON object ({type(obj).__name__})")
+            return
+        etype = obj.get("type")
+        if st.header is None:
+            if index == 0 and etype == "title":
+                st.title = obj
+                st.parsed_count -= 1  # omp folds the slot into the header
+                st.lines.append(LineInfo(line_no, offset, size, "title"))
+                return
+            if obj.get("kind") == "header":
+                raise SessionFormatError(
+                    "this is a pi v4 session log (first line has kind:\"header\"); loomtui reads "
+                    "v1-v3 session files only"
+                )
+            if etype == "session" and isinstance(obj.get("id"), str):
+                st.header = obj
+                v = obj.get("version")
+                st.version = v if isinstance(v, int) and not isinstance(v, bool) else 1
+                st.lines.append(LineInfo(line_no, offset, size, "header"))
+                return
+            raise SessionFormatError(
+                f"line {line_no}: no session header (expected a first line with "
+                "type:\"session\" and an id); is this a pi session file?"
+            )
+        if etype == "session":
+            st.lines.append(LineInfo(line_no, offset, size, "opaque"))
+            self.diag(line_no, "second session header ignored")
+            return
+        if st.version < 2:
+            eid = migrated_id(str(st.header.get("id")), index, st.v1_taken)
+            st.v1_taken.add(eid)
+            st.v1_ids[index] = eid
+            obj["id"] = eid
+            obj["parentId"] = st.v1_prev
+            st.v1_prev = eid
+            if etype == "compaction" and "firstKeptEntryIndex" in obj:
+                fk = obj.pop("firstKeptEntryIndex")
+                if isinstance(fk, int) and fk in st.v1_ids:
+                    obj["firstKeptEntryId"] = st.v1_ids[fk]
+        if st.version < 3 and etype == "message":
+            msg = obj.get("message")
+            if isinstance(msg, dict) and msg.get("role") == "hookMessage":
+                msg["role"] = "custom"
+        eid = obj.get("id")
+        if not isinstance(eid, str):
+            st.lines.append(LineInfo(line_no, offset, size, "opaque"))
+            self.diag(line_no, "entry without a string id")
+            return
+        parent = obj.get("parentId")
+        if parent is not None and not isinstance(parent, str):
+            self.diag(line_no, f"entry {eid}: parentId is not a string; treated as a root")
+            parent = None
+        e = Entry(eid, parent, etype if isinstance(etype, str) else "")
+        e.line = line_no
+        e.offset = offset
+        e.size = size
+        fill(e, obj)
+        if st.version < 3:
+            e.data = obj  # migrated in memory: the file does not hold these ids
+        self.on_entry(e)
+
+
+class _BadLine:
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def read_chunks(fd: int, start: int) -> Iterator[tuple[bytes, int, bool]]:
+    """Yield (bytes, file offset, is_last) chunks from ``start`` to the end of the file."""
+    pos = start
+    os.lseek(fd, start, os.SEEK_SET)
+    while True:
+        chunk = os.read(fd, CHUNK)
+        if not chunk:
+            yield b"", pos, True
+            return
+        yield chunk, pos, False
+        pos += len(chunk)
+
+
+def parse_from(fd: int, start: int, parser: LineParser) -> tuple[int, int]:
+    """Parse complete lines from ``start``; returns (offset after the last consumed byte, EOF)."""
+    carry = b""
+    carry_at = start
+    eof = start
+    for chunk, at, last in read_chunks(fd, start):
+        if last:
+            eof = carry_at + len(carry)
+            if carry:
+                used = parser.feed(carry, carry_at, final=True)
+                return carry_at + used, eof
+            return carry_at, eof
+        buf = carry + chunk if carry else chunk
+        if not carry:
+            carry_at = at
+        used = parser.feed(buf, carry_at, final=False)
+        carry = buf[used:]
+        carry_at += used
+    return carry_at, eof  # pragma: no cover
