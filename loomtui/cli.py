@@ -1,2 +1,72 @@
-def main() -> int:
-    return 0
+"""`loomtui` entry point: the browser app, or one of the terminal-free subcommands.
+
+Each subcommand lives in ``loomtui/commands/<name>.py`` with ``add_arguments(parser)`` and
+``run(args) -> int``. Errors a user can cause (LoomError) print one line on stderr and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from loomtui.session.errors import LoomError
+
+#: subcommand -> (module under loomtui.commands, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "tree": ("tree", "print the session tree as pi's /tree draws it"),
+    "info": ("info", "summarise a session: entries, branches, labels, models, tokens, diagnostics"),
+    "label": ("label", "set or clear the label of an entry (appends a label entry)"),
+    "export-branch": ("export_branch", "write the branch ending at an entry to a new session file"),
+    "migrate": ("migrate", "rewrite a v1/v2 session as v3 (keeps FILE.bak)"),
+    "export-openloom": ("export_openloom", "export a session or loom (or one branch) as OpenLoom v2"),
+}
+
+
+APP_USAGE = """\
+browser:
+  loomtui [FILE] [--theme NAME] [--filter MODE] [--sessions-dir DIR]
+      open FILE (a pi/omp session or another loom) in the browser; without FILE, the
+      session picker over ~/.pi/agent/sessions, ~/.omp/agent/sessions and --sessions-dir
+      (the bundled samples when there are none). `loomtui app --help` shows every option.
+"""
+
+
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only the selected subcommand's module is imported (fast start)."""
+    parser = argparse.ArgumentParser(
+        prog="loomtui",
+        description="Browse, label and branch pi / oh-my-pi session trees and other LLM looms.",
+        epilog=APP_USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == selected:
+            importlib.import_module(f"loomtui.commands.{module}").add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "app":
+        argv = argv[1:]
+    elif argv and argv[0] in ("-h", "--help"):
+        build_parser().print_help()
+        return 0
+    if not argv or argv[0] not in SUBCOMMANDS:
+        # no subcommand: the browser (optionally on FILE)
+        from loomtui.commands import app as app_command
+
+        return app_command.main(argv)
+    parser = build_parser(argv[0])
+    args = parser.parse_args(argv)
+    module = importlib.import_module(f"loomtui.commands.{SUBCOMMANDS[args.command][0]}")
+    try:
+        return int(module.run(args) or 0)
+    except LoomError as exc:
+        print(f"loomtui: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

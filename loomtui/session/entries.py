@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from loomtui.session.jsstr import utf16_len, utf16_slice
+from loomtui.session.jsstr import js_trim, utf16_len, utf16_slice
 
 #: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (pi-session-spec §9.4).
 TEXT_CAP = 200
 #: Longest string kept inside a tool call's arguments; pi prints at most 50 units of any of them.
-ARG_CAP = 120
+ARG_CAP = 400
 
 MESSAGE = "message"
 
@@ -47,6 +47,8 @@ class Entry:
         "stop_reason",
         "tool_name",
         "tool_calls",
+        "content_is_str",
+        "hidden",
         "data",
     )
 
@@ -66,6 +68,10 @@ class Entry:
         self.stop_reason: Any = None
         self.tool_name: Any = None
         self.tool_calls: tuple[tuple[Any, Any, Any], ...] | None = None
+        #: custom_message content was a plain string (pi searches all of it, not 200 units)
+        self.content_is_str = False
+        #: adapters mark entries shown only in the "all" filter (e.g. OpenLoom pruned nodes)
+        self.hidden: str | None = None
         #: the full entry, for entries that live only in memory (adapters, migrated files)
         self.data: dict[str, Any] | None = None
 
@@ -91,7 +97,8 @@ def content_text(content: Any, cap: int | None = TEXT_CAP) -> str:
             if isinstance(block, dict) and block.get("type") == "text":
                 t = block.get("text")
                 out += t if isinstance(t, str) else _js_concat(t)
-                if cap is not None and utf16_len(out) >= cap:
+                # 2 * len >= UTF-16 length: only measure when the cap may be reached
+                if cap is not None and 2 * len(out) >= cap and utf16_len(out) >= cap:
                     return utf16_slice(out, cap)
         return out
     return ""
@@ -104,8 +111,6 @@ def _js_concat(v: Any) -> str:
 
 
 def has_text_content(content: Any) -> bool:
-    from loomtui.session.jsstr import js_trim
-
     if isinstance(content, str):
         return bool(js_trim(content))
     if isinstance(content, list):
@@ -122,8 +127,16 @@ def compact_args(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str):
         return value if len(value) <= ARG_CAP else value[:ARG_CAP]
     if isinstance(value, dict):
-        if depth > 3:
+        if depth > 8:
             return {}
+        if len(value) <= 12:
+            # the usual case: flat arguments with short values need no copy
+            for v in value.values():
+                tv = type(v)
+                if (tv is str and len(v) > ARG_CAP) or tv is dict or tv is list:
+                    break
+            else:
+                return value
         out = {}
         for i, (k, v) in enumerate(value.items()):
             if i >= 12:
@@ -131,7 +144,7 @@ def compact_args(value: Any, depth: int = 0) -> Any:
             out[k] = compact_args(v, depth + 1)
         return out
     if isinstance(value, list):
-        if depth > 3:
+        if depth > 8:
             return []
         return [compact_args(v, depth + 1) for v in value[:12]]
     return value
@@ -141,6 +154,9 @@ def fill(e: Entry, obj: dict[str, Any]) -> None:
     """Copy into ``e`` what the tree, filters and search need from the decoded entry ``obj``."""
     t = e.type
     e.timestamp = obj.get("timestamp")
+    hidden = obj.get("hidden")
+    if hidden:
+        e.hidden = str(hidden)
     if t == MESSAGE:
         msg = obj.get("message")
         if not isinstance(msg, dict):
@@ -180,6 +196,7 @@ def fill(e: Entry, obj: dict[str, Any]) -> None:
         e.aux = obj.get("customType")
         c = obj.get("content")
         e.text = content_text(c, None) if c is not None else ""
+        e.content_is_str = isinstance(c, str)
     elif t == "compaction":
         e.aux = obj.get("tokensBefore")
         e.text = obj.get("summary") if isinstance(obj.get("summary"), str) else None

@@ -1,0 +1,93 @@
+"""`loomtui tree FILE`: print the session tree exactly as pi's /tree draws it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+
+from loomtui.commands._open import open_session
+from loomtui.session.errors import LoomError
+from loomtui.view.layout import FILTER_MODES
+from loomtui.view.model import TreeModel
+from loomtui.view.text import Segment
+from loomtui.view.width import truncate_to_width
+
+#: pi's dark theme roles as plain ANSI (the app uses themes/*.toml instead)
+ANSI = {
+    "accent": "36",
+    "success": "32",
+    "muted": "90",
+    "error": "31",
+    "dim": "2",
+    "warning": "33",
+    "customMessageLabel": "35",
+    "borderAccent": "36",
+    "text": "",
+}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a pi/omp session file (or another loom)")
+    p.add_argument("--filter", default="default", choices=FILTER_MODES, help="filter mode (default: default)")
+    p.add_argument("--search", default="", metavar="QUERY", help="search query, as typed into /tree")
+    p.add_argument("--width", type=int, default=None, help="cut rows at N columns (default: terminal, else 200)")
+    p.add_argument("--leaf", default=None, metavar="ID", help="draw the tree as if ID were the leaf")
+    p.add_argument("--ids", action="store_true", help="print '<entry id><TAB>' before each row")
+    p.add_argument("--color", default="auto", choices=("auto", "always", "never"), help="colour output")
+
+
+def _colored(segs: list[Segment], selected: bool) -> str:
+    out = []
+    for style, text in segs:
+        code = ANSI.get(style, "")
+        if selected and style == "text":
+            code = "1"
+        out.append(f"\x1b[{code}m{text}\x1b[0m" if code else text)
+    line = "".join(out)
+    return f"\x1b[48;5;236m{line}\x1b[0m" if selected else line
+
+
+def _cut_colored(segs: list[Segment], width: int) -> list[Segment]:
+    plain = "".join(t for _s, t in segs)
+    cut = truncate_to_width(plain, width)
+    if cut == plain:
+        return segs
+    out: list[Segment] = []
+    left = len(cut) - 3
+    for style, text in segs:
+        if left <= 0:
+            break
+        out.append((style, text[:left]))
+        left -= len(text)
+    out.append(("text", "..."))
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    manager = open_session(args.file)
+    if args.leaf is not None and args.leaf not in manager.index.by_id:
+        raise LoomError(f"no entry {args.leaf!r} in {args.file}")
+    model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)
+    if args.search:
+        model.type_text(args.search)
+    color = args.color == "always" or (
+        args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    )
+    width = args.width
+    if width is None:
+        width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() else 200
+    out = []
+    if not len(model):
+        out.append(truncate_to_width("  No entries found", width))
+    for i in range(len(model)):
+        segs = model.row_segments(i)
+        if color:
+            line = _colored(_cut_colored(segs, width), i == model.selected)
+        else:
+            line = truncate_to_width("".join(t for _s, t in segs), width)
+        out.append(f"{model.entry_at(i).id}\t{line}" if args.ids else line)
+    out.append(truncate_to_width(model.footer(), width))
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0

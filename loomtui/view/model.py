@@ -1,0 +1,348 @@
+"""The /tree state machine: filter mode, search, folds, selection and navigation (§9.3, §9.6).
+
+``TreeModel`` behaves like pi's ``TreeList``: every filter, search and Esc-clear resets folds;
+the selection survives refilters (same entry or its nearest visible ancestor, else the last
+row); ↑/↓ wrap; paging clamps; Ctrl+←/→ fold or jump between branch segments. Rows are kept
+as flat arrays (``layout.Layout``) and turned into text only when drawn.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+from typing import Any
+
+from loomtui.session.entries import Entry
+from loomtui.session.jsstr import js_split_ws, js_string
+from loomtui.session.manager import SessionManager
+from loomtui.view import layout as L
+from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
+
+
+class TreeModel:
+    """What the tree view shows for one session, and how keys change it."""
+
+    def __init__(
+        self,
+        manager: SessionManager,
+        *,
+        leaf_id: str | None = None,
+        use_manager_leaf: bool = True,
+        filter_mode: str = "default",
+        page_size: int = 20,
+        home: str | None = None,
+    ) -> None:
+        self.manager = manager
+        self.index = manager.index
+        self.leaf_id = manager.get_leaf_id() if use_manager_leaf and leaf_id is None else leaf_id
+        self.mode = filter_mode if filter_mode in L.FILTER_MODES else "default"
+        self.query = ""
+        self.folded: set[str] = set()
+        self.page_size = max(1, page_size)
+        self.show_label_times = False
+        self.home = home_dir() if home is None else home
+        self.selected = 0
+        self._last_selected_id: str | None = None
+        self._search: list[str | None] = []
+        self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
+        self.flat = L.flatten(self.index, self.leaf_id)
+        self.rows = L.Layout([])
+        self._apply_filter()
+        self.selected = self._nearest_visible(self.leaf_id)
+        self._remember()
+
+    # queries ------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def entry_at(self, i: int) -> Entry:
+        return self.flat.entries[self.rows.positions[i]]
+
+    @property
+    def selected_entry(self) -> Entry | None:
+        return self.entry_at(self.selected) if len(self.rows) else None
+
+    @property
+    def selected_id(self) -> str | None:
+        e = self.selected_entry
+        return e.id if e is not None else None
+
+    def row_of(self, entry_id: str) -> int | None:
+        """The row showing ``entry_id``, if it is visible."""
+        p = self.flat.pos.get(entry_id)
+        if p is None:
+            return None
+        positions = self.rows.positions
+        i = bisect_left(positions, p)
+        return i if i < len(positions) and positions[i] == p else None
+
+    def label(self, entry_id: str) -> Any:
+        return self.index.label_of(entry_id)
+
+    def footer(self) -> str:
+        tags = L.FILTER_TAGS[self.mode] + (" [+label time]" if self.show_label_times else "")
+        if not len(self.rows):
+            return f"  (0/0){tags}"
+        return f"  ({self.selected + 1}/{len(self.rows)}){tags}"
+
+    def row_segments(self, i: int, *, cursor: bool = True) -> list[Segment]:
+        """Row ``i`` as pi draws it: cursor, prefix, fold marker, •, [label], time, text."""
+        lay = self.rows
+        e = self.entry_at(i)
+        selected = i == self.selected
+        segs: list[Segment] = []
+        if cursor:
+            segs.append(("accent", "› ") if selected else ("text", "  "))
+        folded = e.id in self.folded
+        pre = L.prefix(lay, i, folded)
+        if pre:
+            segs.append(("dim", pre))
+        if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
+            segs.append(("accent", "⊞ "))
+        if e.id in self.flat.active:
+            segs.append(("accent", "• "))
+        label = self.label(e.id)
+        if label is not None:
+            segs.append(("warning", f"[{js_string(label)}] "))
+            if self.show_label_times:
+                ts = self.index.label_timestamp(e.id)
+                if ts:
+                    segs.append(("muted", format_label_time(ts) + " "))
+        segs.extend(display_segments(e, self.flat.tool_calls, self.home))
+        return segs
+
+    def row_text(self, i: int, *, cursor: bool = True) -> str:
+        return "".join(s for _style, s in self.row_segments(i, cursor=cursor))
+
+    def lines(self) -> list[str]:
+        """Every row plus the footer, as pi's list renders them (uncut)."""
+        if not len(self.rows):
+            return ["  No entries found", self.footer()]
+        return [self.row_text(i) for i in range(len(self.rows))] + [self.footer()]
+
+    # filters and search -------------------------------------------------------------------
+    def set_filter(self, mode: str) -> None:
+        if mode not in L.FILTER_MODES:
+            raise ValueError(f"unknown filter mode {mode!r}; use one of {', '.join(L.FILTER_MODES)}")
+        self.mode = mode
+        self.folded.clear()
+        self._refilter()
+
+    def toggle_filter(self, mode: str) -> None:
+        """Ctrl+T/U/L/A: the mode, or back to default when it is already on."""
+        self.set_filter("default" if self.mode == mode else mode)
+
+    def cycle_filter(self, step: int = 1) -> None:
+        modes = L.FILTER_MODES
+        self.set_filter(modes[(modes.index(self.mode) + step) % len(modes)])
+
+    def set_query(self, query: str) -> None:
+        self.query = query
+        self.folded.clear()
+        self._refilter()
+
+    def type_text(self, text: str) -> None:
+        """Printable keys append to the query, one refilter per character (as pi does)."""
+        for ch in text:
+            if ord(ch) < 32 or ord(ch) == 0x7F or 0x80 <= ord(ch) <= 0x9F:
+                continue
+            self.set_query(self.query + ch)
+
+    def backspace(self) -> None:
+        if self.query:
+            self.set_query(self.query[:-1])
+
+    def clear_query(self) -> bool:
+        """Esc: clear the search (and folds); False when there was none (the caller closes)."""
+        if not self.query:
+            return False
+        self.set_query("")
+        return True
+
+    def toggle_label_times(self) -> None:
+        self.show_label_times = not self.show_label_times
+
+    # navigation ---------------------------------------------------------------------------
+    def move(self, step: int) -> None:
+        n = len(self.rows)
+        if n:
+            if step < 0:
+                self.selected = n - 1 if self.selected == 0 else self.selected - 1
+            else:
+                self.selected = 0 if self.selected == n - 1 else self.selected + 1
+            self._remember()
+
+    def page(self, step: int) -> None:
+        n = len(self.rows)
+        if n:
+            if step < 0:
+                self.selected = max(0, self.selected - self.page_size)
+            else:
+                self.selected = min(n - 1, self.selected + self.page_size)
+            self._remember()
+
+    def home_key(self) -> None:
+        self.select_row(0)
+
+    def end_key(self) -> None:
+        self.select_row(len(self.rows) - 1)
+
+    def select_row(self, i: int) -> None:
+        if len(self.rows):
+            self.selected = max(0, min(len(self.rows) - 1, i))
+            self._remember()
+
+    def select_id(self, entry_id: str) -> None:
+        """Select ``entry_id`` or its nearest visible ancestor."""
+        self.selected = self._nearest_visible(entry_id)
+        self._remember()
+
+    def fold_or_up(self) -> None:
+        """Ctrl+← / Alt+←: fold a foldable row, else jump to the previous segment start."""
+        if not len(self.rows):
+            return
+        i = self.selected
+        e = self.entry_at(i)
+        if self.rows.is_foldable(i) and e.id not in self.folded:
+            self.folded.add(e.id)
+            self._refilter()
+        else:
+            self.selected = self._segment_start_up(i)
+            self._remember()
+
+    def unfold_or_down(self) -> None:
+        """Ctrl+→ / Alt+→: unfold a folded row, else jump down to the next segment start."""
+        if not len(self.rows):
+            return
+        i = self.selected
+        e = self.entry_at(i)
+        if e.id in self.folded:
+            self.folded.discard(e.id)
+            self._refilter()
+        else:
+            self.selected = self._segment_start_down(i)
+            self._remember()
+
+    def _segment_start_down(self, i: int) -> int:
+        lay = self.rows
+        cur = i
+        while True:
+            kids = lay.kids[cur]
+            if kids == 0:
+                return cur
+            first = cur + 1  # pre-order: the first visible child follows its parent
+            if kids > 1:
+                return first
+            cur = first
+
+    def _segment_start_up(self, i: int) -> int:
+        lay = self.rows
+        cur = i
+        while True:
+            p = lay.parent[cur]
+            if p < 0:
+                return cur
+            if lay.kids[p] > 1 and cur < self.selected:
+                return cur
+            cur = p
+
+    # leaf ---------------------------------------------------------------------------------
+    def set_leaf(self, leaf_id: str | None) -> None:
+        """Re-root the view on another leaf (active path and branch order change)."""
+        self.leaf_id = leaf_id
+        self.flat = L.flatten(self.index, leaf_id)
+        self._matches = None
+        self._refilter()
+
+    def entries_changed(self, new_entries: Iterable[Entry] = (), leaf_id: str | None = None) -> None:
+        """Entries were appended (live follow, label writes): rebuild what they affect."""
+        self.leaf_id = leaf_id if leaf_id is not None else self.leaf_id
+        self.flat = L.flatten(self.index, self.leaf_id)
+        self._matches = None
+        self._refilter()
+
+    def labels_changed(self) -> None:
+        """A label was set or cleared; rows keep their layout unless the filter depends on labels."""
+        self._matches = None
+        if self.mode == "labeled-only" or self.query:
+            self._refilter()
+
+    # internals ----------------------------------------------------------------------------
+    def _remember(self) -> None:
+        if len(self.rows):
+            self._last_selected_id = self.entry_at(self.selected).id
+
+    def _nearest_visible(self, entry_id: str | None) -> int:
+        n = len(self.rows)
+        if n == 0:
+            return 0
+        cur = self.index.by_id.get(entry_id) if entry_id is not None else None
+        while cur is not None:
+            i = self.row_of(cur.id)
+            if i is not None:
+                return i
+            cur = self.index.parent_of(cur)
+        return n - 1
+
+    def _refilter(self) -> None:
+        if len(self.rows):
+            self._last_selected_id = self.entry_at(self.selected).id
+        self._apply_filter()
+        if self._last_selected_id is not None:
+            self.selected = self._nearest_visible(self._last_selected_id)
+        elif self.selected >= len(self.rows):
+            self.selected = max(0, len(self.rows) - 1)
+        self._remember()
+
+    def _apply_filter(self) -> None:
+        if self.flat.version != self.index.version:
+            self.flat = L.flatten(self.index, self.leaf_id)
+            self._matches = None
+        positions = L.visible_positions(self.flat, self.mode, self.index.labels)
+        tokens = tuple(js_split_ws(self.query.lower()))
+        if tokens:
+            positions = self._search_positions(positions, tokens)
+        if self.folded:
+            positions = L.drop_folded(self.flat, positions, self.folded)
+        self.rows = L.layout(self.flat, positions)
+
+    def _search_text(self, e: Entry) -> str:
+        cache = self._search
+        if len(cache) < len(self.index.entries):
+            cache.extend([None] * (len(self.index.entries) - len(cache)))
+        s = cache[e.index]
+        if s is None:
+            s = search_text(e)
+            cache[e.index] = s
+        return s
+
+    def warm_search(self) -> None:
+        """Build the searchable text of every entry now (the app does this after first paint)."""
+        for e in self.index.entries:
+            self._search_text(e)
+
+    def _search_positions(self, positions: list[int], tokens: tuple[str, ...]) -> list[int]:
+        key = (self.mode, self.leaf_id, self.index.version)
+        prev = self._matches
+        candidates = positions
+        if prev is not None and prev[0][:3] == key[:3]:
+            old_tokens = prev[0][3]
+            if all(any(o in t for t in tokens) for o in old_tokens):
+                candidates = prev[1]
+        entries = self.flat.entries
+        labels = self.index.labels
+        text_of = self._search_text
+        out = []
+        for p in candidates:
+            e = entries[p]
+            s = text_of(e)
+            if all(t in s for t in tokens):
+                out.append(p)
+                continue
+            hit = labels.get(e.id)
+            if hit is not None:
+                lab = js_string(hit[0]).lower()
+                if all(t in s or t in lab for t in tokens):
+                    out.append(p)
+        self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
+        return out
