@@ -49,6 +49,10 @@ def _compare(a: tuple[float, int], b: tuple[float, int]) -> int:
 _KEY = cmp_to_key(_compare)
 
 
+def _by_index(e: Entry) -> int:
+    return e.index
+
+
 class SessionIndex:
     """Entries by id, children in pi's order, roots in file order, labels and the leaf."""
 
@@ -144,26 +148,79 @@ class SessionIndex:
 
     def build(self, entries: list[Entry]) -> None:
         """Index a whole file's entries at once (faster than ``add`` one by one)."""
-        for e in entries:
-            self.add(e, link=False)
+        # ``add`` and linking in one loop without per-call overhead (the hot loop of opening a
+        # big file). A parent usually precedes its children; the others are linked afterwards.
         by_id = self.by_id
+        own = self.entries
+        labels = self.labels
         children = self._children
         roots = self.roots
         root_set = self._root_set
-        for e in self.entries:
+        later: list[Entry] = []
+        n = len(own)
+        for e in entries:
+            eid = e.id
+            if eid in by_id:
+                self.add(e, link=False)  # records the duplicate
+                continue
+            e.index = n
+            n += 1
+            own.append(e)
+            by_id[eid] = e
             p = e.parent_id
-            if p is None or p == e.id or p not in by_id:
+            if p is None or p == eid:
                 roots.append(e)
-                root_set.add(e.id)
-                if p is not None and p != e.id:
-                    self._waiting.setdefault(p, []).append(e)
+                root_set.add(eid)
             else:
                 kids = children.get(p)
-                if kids is None:
+                if kids is not None:
+                    kids.append(e)
+                elif p in by_id:
                     children[p] = [e]
                 else:
-                    kids.append(e)
-        self._break_cycles()
+                    later.append(e)
+            t = e.type
+            if t == "label" or t == "session_info":
+                if t == "label":
+                    target = e.aux
+                    if target is not None:
+                        key = target if isinstance(target, str) else str(target)
+                        if e.text:
+                            labels[key] = (e.text, e.timestamp)
+                        else:
+                            labels.pop(key, None)
+                else:
+                    name = e.text
+                    self.session_name = name.strip() or None if isinstance(name, str) else None
+        if own:
+            self.leaf_id = own[-1].id
+        forward = False  # some parent comes later in the file: a cycle is possible
+        if later:
+            resort: set[str] = set()
+            for e in later:
+                p = e.parent_id
+                if p in by_id:
+                    forward = True
+                    kids = children.get(p)
+                    if kids is None:
+                        children[p] = [e]
+                    else:
+                        kids.append(e)
+                        resort.add(p)
+                else:
+                    self._waiting.setdefault(p, []).append(e)
+            for p in resort:
+                children[p].sort(key=_by_index)
+            # roots stay in file order
+            orphans = [e for e in later if e.parent_id not in by_id]
+            if orphans:
+                for e in orphans:
+                    root_set.add(e.id)
+                roots.extend(orphans)
+                roots.sort(key=_by_index)
+        if forward:
+            # parent indices strictly decrease along every chain otherwise, so no cycle exists
+            self._break_cycles()
         self.version += 1
 
     def _break_cycles(self) -> None:
@@ -245,16 +302,24 @@ class SessionIndex:
             self._sorted[entry_id] = s
         return s
 
+    def child_lists(self) -> dict[str, list[Entry]]:
+        """Children in file order by parent id (read-only; for fast traversals)."""
+        return self._children
+
     def children_in_file_order(self, entry_id: str) -> list[Entry]:
         return list(self._children.get(entry_id, ()))
 
     def path_to(self, entry_id: str | None) -> list[Entry]:
         """Root → entry along linked parents (pi's getBranch, cycle-safe)."""
         out: list[Entry] = []
-        cur = self.by_id.get(entry_id) if entry_id is not None else None
+        by_id = self.by_id
+        roots = self._root_set
+        cur = by_id.get(entry_id) if entry_id is not None else None
         while cur is not None:
             out.append(cur)
-            cur = self.parent_of(cur)
+            if cur.id in roots or cur.parent_id is None:
+                break
+            cur = by_id.get(cur.parent_id)
         out.reverse()
         return out
 

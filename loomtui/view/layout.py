@@ -66,46 +66,62 @@ class Flat:
     version: int
 
 
-def flatten(index: SessionIndex, leaf_id: str | None) -> Flat:
-    """DFS pre-order; at every level the child holding the leaf goes first (pi's flattenTree)."""
+def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
+    """Visibility class of every entry, as if none were the leaf (see ``flatten``)."""
+    return bytearray(visibility_class(e, None) for e in entries[start:])
+
+
+def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None = None) -> Flat:
+    """DFS pre-order; at every level the child holding the leaf goes first (pi's flattenTree).
+
+    ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens.
+    """
     active = frozenset(e.id for e in index.path_to(leaf_id)) if leaf_id is not None else frozenset()
     roots = index.roots
     if active and len(roots) > 1:
         roots = [r for r in roots if r.id in active] + [r for r in roots if r.id not in active]
     out: list[Entry] = []
+    parent_pos: list[int] = []
     append = out.append
+    append_parent = parent_pos.append
     tool_calls: dict[Any, tuple[Any, Any]] = {}
-    children = index.children
-    stack = list(reversed(roots))
+    kids_of = index.child_lists()
+    sorted_children = index.children
+    stack: list[tuple[Entry, int]] = [(r, -1) for r in reversed(roots)]
     pop = stack.pop
-    push = stack.extend
+    push = stack.append
     while stack:
-        e = pop()
+        e, pp = pop()
+        me = len(out)
         append(e)
+        append_parent(pp)
         if e.tool_calls is not None:
             for call_id, name, args in e.tool_calls:
                 tool_calls[call_id] = (name, args)
-        kids = children(e.id)
+        kids = kids_of.get(e.id)
         if kids:
             if len(kids) == 1:
-                stack.append(kids[0])
+                push((kids[0], me))
             else:
+                ordered = sorted_children(e.id)
                 if active:
-                    ordered = [k for k in kids if k.id in active] + [k for k in kids if k.id not in active]
-                else:
-                    ordered = kids
-                push(reversed(ordered))
+                    ordered = [k for k in ordered if k.id in active] + [k for k in ordered if k.id not in active]
+                stack.extend([(k, me) for k in reversed(ordered)])
     n = len(out)
     pos = {e.id: i for i, e in enumerate(out)}
     end = list(range(1, n + 1))
-    parent_of = index.parent_of
-    for i in range(n - 1, -1, -1):
-        p = parent_of(out[i])
-        if p is not None:
-            j = pos[p.id]
-            if end[i] > end[j]:
-                end[j] = end[i]
-    classes = bytearray(visibility_class(e, leaf_id) for e in out)
+    for i in range(n - 1, 0, -1):
+        j = parent_pos[i]
+        if j >= 0 and end[i] > end[j]:
+            end[j] = end[i]
+    if classes_by_index is None or len(classes_by_index) < len(index.entries):
+        classes_by_index = base_classes(index.entries)
+    cls = classes_by_index
+    classes = bytearray([cls[e.index] for e in out])
+    if leaf_id is not None and leaf_id in pos:
+        leaf = out[pos[leaf_id]]
+        if cls[leaf.index] == HIDDEN:
+            classes[pos[leaf_id]] = OTHER  # the current leaf is always shown (§9.3 rule 1)
     return Flat(leaf_id, out, pos, end, classes, tool_calls, active, index.version)
 
 
@@ -122,6 +138,8 @@ class Layout:
     parent: list[int] = field(default_factory=list)  # visible index of the visible parent, -1 for roots
     kids: list[int] = field(default_factory=list)  # number of visible children
     multiple_roots: bool = False
+    #: prefix strings by (gutters, levels, connector glyph); rows of one segment share them
+    prefix_cache: dict[Any, tuple[Any, str]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -189,60 +207,73 @@ def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]
 
 
 def layout(flat: Flat, positions: list[int]) -> Layout:
-    """pi's recalculateVisualStructure over the visible rows (in display order)."""
+    """pi's recalculateVisualStructure over the visible rows (in display order).
+
+    Rows are in pre-order, so a row's visible parent is the nearest row above it whose
+    subtree (``flat.end``) still contains it: one stack pass finds parents and child counts,
+    a second pass assigns indent, connectors and gutters top-down.
+    """
     n = len(positions)
     lay = Layout(positions)
     if n == 0:
         return lay
-    end = flat.end
+    full_end = flat.end
+    ends = [full_end[p] for p in positions]
     parent = [-1] * n
     kids = [0] * n
+    last_child = [-1] * n
     stack: list[int] = []
+    pop = stack.pop
+    push = stack.append
     roots = 0
+    last_root = -1
     for i, p in enumerate(positions):
-        while stack and p >= end[positions[stack[-1]]]:
-            stack.pop()
+        while stack and p >= ends[stack[-1]]:
+            pop()
         if stack:
             q = stack[-1]
             parent[i] = q
             kids[q] += 1
+            last_child[q] = i
         else:
             roots += 1
-        stack.append(i)
+            last_root = i
+        push(i)
     multiple = roots > 1
     indent = [0] * n
     connector = bytearray(n)
     last = bytearray(n)
     vrc = bytearray(n)
-    gutters: list[tuple[tuple[int, bool], ...]] = [()] * n
-    seen = [0] * n
-    child_gutters: dict[int, tuple[tuple[int, bool], ...]] = {}
-    roots_seen = 0
+    empty: tuple[tuple[int, bool], ...] = ()
+    gutters: list[tuple[tuple[int, bool], ...]] = [empty] * n
+    child_gutters: list[tuple[tuple[int, bool], ...] | None] = [None] * n
+    root_indent = 1 if multiple else 0
     for i in range(n):
         q = parent[i]
         if q < 0:
-            roots_seen += 1
-            indent[i] = 1 if multiple else 0
-            connector[i] = vrc[i] = multiple
-            last[i] = roots_seen == roots
+            indent[i] = root_indent
+            if multiple:
+                connector[i] = 1
+                vrc[i] = 1
+            if i == last_root:
+                last[i] = 1
             continue
-        pk = kids[q]
         pind = indent[q]
-        if pk > 1:
+        if kids[q] > 1:
             indent[i] = pind + 1
             connector[i] = 1
-        elif connector[q] and pind > 0:
+        elif pind and connector[q]:
             indent[i] = pind + 1
         else:
             indent[i] = pind
-        seen[q] += 1
-        last[i] = seen[q] == pk
-        g = child_gutters.get(q)
+        if last_child[q] == i:
+            last[i] = 1
+        g = child_gutters[q]
         if g is None:
             g = gutters[q]
             if connector[q] and not vrc[q]:
-                d = max(0, pind - 1) if multiple else pind
-                g = g + ((max(0, d - 1), not last[q]),)
+                d = pind - 1 if multiple and pind > 0 else pind
+                g = g + ((d - 1 if d > 0 else 0, not last[q]),)
             child_gutters[q] = g
         gutters[i] = g
     lay.parent = parent
@@ -256,25 +287,38 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     return lay
 
 
-def prefix(lay: Layout, i: int, folded: bool) -> str:
-    """The gutter/connector columns of row ``i`` (3 per display level)."""
+def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> str:
+    """The gutter/connector columns of row ``i`` (3 per display level), at most ``max_cols``."""
     d = lay.display_indent(i)
     if d == 0:
         return ""
-    shows_connector = lay.connector[i] and not lay.virtual_root_child[i]
+    shows_connector = bool(lay.connector[i] and not lay.virtual_root_child[i])
+    glyph = ""
+    if shows_connector:
+        glyph = ("└" if lay.last[i] else "├") + ("⊞" if folded else ("⊟" if lay.is_foldable(i) else "─")) + " "
+    levels = d if max_cols is None else min(d, max_cols // 3 + 1)
+    gutters = lay.gutters[i]
+    key = (id(gutters), levels, glyph, d)
+    cache = lay.prefix_cache
+    hit = cache.get(key)
+    if hit is not None and hit[0] is gutters:
+        return hit[1]
     cpos = d - 1 if shows_connector else -1
     first: dict[int, bool] = {}
-    for position, show in lay.gutters[i]:
-        if position not in first:
+    for position, show in gutters:
+        if position < levels and position not in first:
             first[position] = show
     parts = []
-    for level in range(d):
+    for level in range(levels):
         show = first.get(level)
         if show is not None:
             parts.append("│  " if show else "   ")
         elif level == cpos:
-            glyph = "⊞" if folded else ("⊟" if lay.is_foldable(i) else "─")
-            parts.append(("└" if lay.last[i] else "├") + glyph + " ")
+            parts.append(glyph)
         else:
             parts.append("   ")
-    return "".join(parts)
+    text = "".join(parts)
+    if len(cache) > 4096:
+        cache.clear()
+    cache[key] = (gutters, text)
+    return text

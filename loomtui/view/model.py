@@ -44,8 +44,10 @@ class TreeModel:
         self.selected = 0
         self._last_selected_id: str | None = None
         self._search: list[str | None] = []
+        self._flat_texts: tuple[L.Flat, list[str]] | None = None
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
-        self.flat = L.flatten(self.index, self.leaf_id)
+        self._classes = L.base_classes(self.index.entries)
+        self.flat = self._flatten()
         self.rows = L.Layout([])
         self._apply_filter()
         self.selected = self._nearest_visible(self.leaf_id)
@@ -85,7 +87,7 @@ class TreeModel:
             return f"  (0/0){tags}"
         return f"  ({self.selected + 1}/{len(self.rows)}){tags}"
 
-    def row_segments(self, i: int, *, cursor: bool = True) -> list[Segment]:
+    def row_segments(self, i: int, *, cursor: bool = True, max_cols: int | None = None) -> list[Segment]:
         """Row ``i`` as pi draws it: cursor, prefix, fold marker, •, [label], time, text."""
         lay = self.rows
         e = self.entry_at(i)
@@ -94,7 +96,7 @@ class TreeModel:
         if cursor:
             segs.append(("accent", "› ") if selected else ("text", "  "))
         folded = e.id in self.folded
-        pre = L.prefix(lay, i, folded)
+        pre = L.prefix(lay, i, folded, max_cols)
         if pre:
             segs.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
@@ -250,14 +252,14 @@ class TreeModel:
     def set_leaf(self, leaf_id: str | None) -> None:
         """Re-root the view on another leaf (active path and branch order change)."""
         self.leaf_id = leaf_id
-        self.flat = L.flatten(self.index, leaf_id)
+        self.flat = self._flatten()
         self._matches = None
         self._refilter()
 
     def entries_changed(self, new_entries: Iterable[Entry] = (), leaf_id: str | None = None) -> None:
         """Entries were appended (live follow, label writes): rebuild what they affect."""
         self.leaf_id = leaf_id if leaf_id is not None else self.leaf_id
-        self.flat = L.flatten(self.index, self.leaf_id)
+        self.flat = self._flatten()
         self._matches = None
         self._refilter()
 
@@ -268,6 +270,12 @@ class TreeModel:
             self._refilter()
 
     # internals ----------------------------------------------------------------------------
+    def _flatten(self) -> L.Flat:
+        have = len(self._classes)
+        if have < len(self.index.entries):
+            self._classes += L.base_classes(self.index.entries, have)
+        return L.flatten(self.index, self.leaf_id, self._classes)
+
     def _remember(self) -> None:
         if len(self.rows):
             self._last_selected_id = self.entry_at(self.selected).id
@@ -296,7 +304,7 @@ class TreeModel:
 
     def _apply_filter(self) -> None:
         if self.flat.version != self.index.version:
-            self.flat = L.flatten(self.index, self.leaf_id)
+            self.flat = self._flatten()
             self._matches = None
         positions = L.visible_positions(self.flat, self.mode, self.index.labels)
         tokens = tuple(js_split_ws(self.query.lower()))
@@ -306,43 +314,59 @@ class TreeModel:
             positions = L.drop_folded(self.flat, positions, self.folded)
         self.rows = L.layout(self.flat, positions)
 
-    def _search_text(self, e: Entry) -> str:
+    def _texts_in_display_order(self) -> list[str]:
+        """Searchable text per flat position (built on the first search after a flatten)."""
+        flat = self.flat
+        if self._flat_texts is not None and self._flat_texts[0] is flat:
+            return self._flat_texts[1]
         cache = self._search
-        if len(cache) < len(self.index.entries):
-            cache.extend([None] * (len(self.index.entries) - len(cache)))
-        s = cache[e.index]
-        if s is None:
-            s = search_text(e)
-            cache[e.index] = s
-        return s
+        entries = self.index.entries
+        if len(cache) < len(entries):
+            cache.extend([None] * (len(entries) - len(cache)))
+        for e in flat.entries:
+            if cache[e.index] is None:
+                cache[e.index] = search_text(e)
+        texts: list[str] = [cache[e.index] for e in flat.entries]  # type: ignore[misc]
+        self._flat_texts = (flat, texts)
+        return texts
 
     def warm_search(self) -> None:
         """Build the searchable text of every entry now (the app does this after first paint)."""
-        for e in self.index.entries:
-            self._search_text(e)
+        self._texts_in_display_order()
 
     def _search_positions(self, positions: list[int], tokens: tuple[str, ...]) -> list[int]:
+        """Rows whose searchable text (label included) holds every token (pi's AND search).
+
+        When the query only grew, the previous matches are the only candidates.
+        """
         key = (self.mode, self.leaf_id, self.index.version)
         prev = self._matches
         candidates = positions
-        if prev is not None and prev[0][:3] == key[:3]:
+        if prev is not None and prev[0][:3] == key:
             old_tokens = prev[0][3]
             if all(any(o in t for t in tokens) for o in old_tokens):
                 candidates = prev[1]
-        entries = self.flat.entries
+        texts = self._texts_in_display_order()
+        out = candidates
+        for t in tokens:
+            out = [p for p in out if t in texts[p]]
         labels = self.index.labels
-        text_of = self._search_text
-        out = []
-        for p in candidates:
-            e = entries[p]
-            s = text_of(e)
-            if all(t in s for t in tokens):
-                out.append(p)
-                continue
-            hit = labels.get(e.id)
-            if hit is not None:
-                lab = js_string(hit[0]).lower()
+        if labels:
+            pos = self.flat.pos
+            have = set(out)
+            extra = []
+            for target, (label, _ts) in labels.items():
+                p = pos.get(target)
+                if p is None or p in have:
+                    continue
+                i = bisect_left(candidates, p)
+                if i == len(candidates) or candidates[i] != p:
+                    continue
+                lab = js_string(label).lower()
+                s = texts[p]
                 if all(t in s or t in lab for t in tokens):
-                    out.append(p)
+                    extra.append(p)
+            if extra:
+                out = sorted(have.union(extra))
         self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
         return out

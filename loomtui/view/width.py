@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from functools import lru_cache
+
+
+_WIDE = re.compile(
+    "[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf"
+    "\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
+    "\U0001f300-\U0001faff\U00020000-\U0003fffd]"
+)
+_ZERO = re.compile("[\x00-\x1f\x7f-\x9f\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u200b-\u200f"
+                   "\u20d0-\u20ff\ufe00-\ufe0f\ufeff]")
 
 
 @lru_cache(maxsize=4096)
 def char_width(c: str) -> int:
-    """Columns a code point takes: 0 for combining/format marks, 2 for wide and emoji."""
-    o = ord(c)
-    if o < 0x300:
-        return 0 if o < 32 or 0x7F <= o < 0xA0 else 1
-    cat = unicodedata.category(c)
-    if cat in ("Mn", "Me", "Cf") or 0xFE00 <= o <= 0xFE0F:
+    """Columns a code point takes: 0 for control and combining marks, 2 for wide and emoji."""
+    if _ZERO.match(c):
         return 0
-    if unicodedata.east_asian_width(c) in ("W", "F") or 0x1F300 <= o <= 0x1FAFF:
-        return 2
-    return 1
+    return 2 if _WIDE.match(c) else 1
 
 
 def text_width(s: str) -> int:
+    """Columns ``s`` takes (fast: counts only the wide and zero-width code points)."""
     if s.isascii():
-        return len(s)
-    return sum(char_width(c) for c in s)
+        return len(s) - (len(_ZERO.findall(s)) if not s.isprintable() else 0)
+    return len(s) + len(_WIDE.findall(s)) - len(_ZERO.findall(s))
 
 
 def truncate_to_width(s: str, width: int, ellipsis: str = "...") -> str:
@@ -36,7 +40,7 @@ def truncate_to_width(s: str, width: int, ellipsis: str = "...") -> str:
     if ew >= width:
         return ellipsis[:width]
     target = width - ew
-    if s.isascii():
+    if s.isascii() or not (_WIDE.search(s) or _ZERO.search(s)):
         return s[:target] + ellipsis
     out = []
     used = 0

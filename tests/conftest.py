@@ -1,0 +1,85 @@
+"""Shared fixtures: where the project's shared material (fixtures, oracle) lives."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.fail(f"shared material not found at {SHARED}")
+    return SHARED
+
+
+# --- session files (session core and command tests) -------------------------------------------
+
+#: the header ``write_session`` puts first (tests/session/session_helpers.py has the same)
+SESSION_HEADER = {"type": "session", "version": 3, "id": "sess-0001", "timestamp": "2026-03-01T09:00:00.000Z",
+                  "cwd": "/srv/demo"}
+
+
+def _json_line(obj: object) -> bytes:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+
+
+@pytest.fixture(scope="session")
+def pi_dir(shared_dir: Path) -> Path:
+    """The real pi session files (read-only)."""
+    return shared_dir / "fixtures" / "pi"
+
+
+@pytest.fixture(scope="session")
+def goldens_dir(shared_dir: Path) -> Path:
+    """What the published pi computes for each file in ``pi_dir``."""
+    return shared_dir / "fixtures" / "pi-goldens"
+
+
+@pytest.fixture
+def pi_copy(pi_dir: Path, tmp_path: Path) -> Callable[[str], Path]:
+    """A writable copy of a shared pi fixture, by name without ``.jsonl``."""
+
+    def copy(name: str) -> Path:
+        dst = tmp_path / f"{name}.jsonl"
+        shutil.copyfile(pi_dir / f"{name}.jsonl", dst)
+        dst.chmod(0o644)
+        return dst
+
+    return copy
+
+
+@pytest.fixture
+def write_session(tmp_path: Path) -> Callable[..., Path]:
+    """Write a session file from parts: dicts become JSON lines, str parts are written with a
+    newline, bytes exactly as given; ``SESSION_HEADER`` first unless ``header`` says otherwise
+    (None: no header line)."""
+    counter = [0]
+
+    def write(parts: list[Any], header: Any = SESSION_HEADER, name: str | None = None,
+              trailing_newline: bool = True) -> Path:
+        counter[0] += 1
+        path = tmp_path / (name or f"s{counter[0]}.jsonl")
+        chunks = [] if header is None else [_json_line(header)]
+        for part in parts:
+            if isinstance(part, bytes):
+                chunks.append(part)
+            elif isinstance(part, str):
+                chunks.append(part.encode() + b"\n")
+            else:
+                chunks.append(_json_line(part))
+        data = b"".join(chunks)
+        if not trailing_newline and data.endswith(b"\n"):
+            data = data[:-1]
+        path.write_bytes(data)
+        return path
+
+    return write

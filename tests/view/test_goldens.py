@@ -1,0 +1,36 @@
+"""Rows must be exactly what pi's /tree draws (goldens made by the published pi)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loomtui.session.manager import SessionManager
+from loomtui.view.model import TreeModel
+from loomtui.view.width import truncate_to_width
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+FIXTURES = sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))
+
+
+def golden_views(path: Path) -> list[dict]:
+    golden = SHARED / "fixtures" / "pi-goldens" / (path.stem + ".json")
+    return json.loads(golden.read_text())["views"]
+
+
+CASES = [(f, v["mode"], v["query"]) for f in FIXTURES for v in golden_views(f)]
+
+
+@pytest.mark.parametrize("path,mode,query", CASES, ids=[f"{f.stem}-{m}-{q or 'noquery'}" for f, m, q in CASES])
+def test_rows_match_pi_golden(path: Path, mode: str, query: str) -> None:
+    expected = next(v for v in golden_views(path) if v["mode"] == mode and v["query"] == query)
+    model = TreeModel(SessionManager.open(str(path)), filter_mode=mode, home="/home/user")
+    model.type_text(query)
+    assert [truncate_to_width(line, 1000) for line in model.lines()] == expected["lines"]
+
+
+def test_every_fixture_has_golden_views() -> None:
+    assert len(FIXTURES) == 5
+    assert all(len(golden_views(f)) == 10 for f in FIXTURES)

@@ -1,0 +1,104 @@
+"""pi's layout rules (pi-session-spec §9.2) on hand-built trees."""
+
+from __future__ import annotations
+
+from loomtui.view.model import TreeModel
+from tests.view.helpers import assistant, branched, label, session, user
+
+
+def rows(model: TreeModel) -> list[str]:
+    return [model.row_text(i, cursor=False) for i in range(len(model))]
+
+
+def test_branch_with_leaf_on_a_is_listed_first_and_chains_stay_flat() -> None:
+    assert rows(TreeModel(branched())) == [
+        "• user: fix the build",
+        "• assistant: looking",
+        "• user: two ideas",
+        "├⊟ • user: try A",
+        "│     • assistant: A done",
+        "│     • user: more A",
+        "│     • assistant: ok",
+        "└⊟ user: try B",
+        "      assistant: B done",
+        "      user: more B",
+    ]
+
+
+def test_leaf_on_b_puts_branch_b_first() -> None:
+    model = TreeModel(branched(), leaf_id="ub2", use_manager_leaf=False)
+    assert rows(model)[3:5] == ["├⊟ • user: try B", "│     • assistant: B done"]
+    assert rows(model)[6] == "└⊟ user: try A"
+
+
+def test_nested_branching_gutters() -> None:
+    sm = session([
+        user("u1", None, "u1", 1), assistant("a1", "u1", "a1", 2),
+        user("x", "a1", "x", 3), user("x1", "x", "x1", 4), assistant("x1a", "x1", "x1a", 5),
+        user("x2", "x", "x2", 6), user("y", "a1", "y", 7), assistant("ya", "y", "ya", 8),
+    ])
+    model = TreeModel(sm, leaf_id="x1a", use_manager_leaf=False)
+    assert rows(model) == [
+        "• user: u1",
+        "• assistant: a1",
+        "├⊟ • user: x",
+        "│  ├⊟ • user: x1",
+        "│  │     • assistant: x1a",
+        "│  └─ user: x2",
+        "└⊟ user: y",
+        "      assistant: ya",
+    ]
+
+
+def test_two_roots_shift_everything_below_them() -> None:
+    sm = session([
+        user("r1", None, "fix the build", 1), assistant("a1", "r1", "looking", 2),
+        user("r2", None, "fix the build (re-edited)", 3), assistant("a2", "r2", "hi again", 4),
+        label("l1", "a1", "a1", None, 5),
+    ])
+    model = TreeModel(sm, leaf_id="a1", use_manager_leaf=False)
+    assert rows(model) == [
+        "• user: fix the build",
+        "   • assistant: looking",
+        "user: fix the build (re-edited)",
+        "   assistant: hi again",
+    ]
+
+
+def test_hidden_entries_reattach_children_to_nearest_visible_ancestor() -> None:
+    sm = session([
+        user("u1", None, "q", 1),
+        assistant("t1", "u1", "", 2, stop="toolUse", blocks=[{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}]),
+        {"type": "message", "id": "r1", "parentId": "t1", "timestamp": "2026-01-01T00:00:03.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "content": []}},
+        assistant("a2", "r1", "done", 4),
+    ])
+    model = TreeModel(sm, filter_mode="no-tools")
+    assert rows(model) == ["• user: q", "• assistant: done"]
+    model.set_filter("default")
+    assert rows(model) == ["• user: q", "• [ls: .]", "• assistant: done"]
+    model.set_filter("all")
+    assert rows(model) == ["• user: q", "• [ls: .]", "• assistant: done"]
+
+
+def test_tool_only_assistant_is_shown_when_it_is_the_leaf_or_errored() -> None:
+    sm = session([
+        user("u1", None, "q", 1),
+        assistant("e1", "u1", "", 2, stop="error", errorMessage="Rate limit\nexceeded " + "x" * 100),
+        assistant("t1", "e1", "", 3, stop="toolUse"),
+    ])
+    model = TreeModel(sm)
+    assert rows(model) == ["• user: q", "• assistant: Rate limit exceeded " + "x" * 60, "• assistant: (no content)"]
+    other = TreeModel(sm, leaf_id="e1", use_manager_leaf=False)
+    assert rows(other) == ["• user: q", "• assistant: Rate limit exceeded " + "x" * 60]
+
+
+def test_unknown_entry_types_render_generically() -> None:
+    sm = session([user("u1", None, "q", 1),
+                  {"type": "ttsr_injection", "id": "t1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z"}])
+    assert rows(TreeModel(sm)) == ["• user: q", "• [ttsr injection]"]
+
+
+def test_empty_view_says_no_entries_found() -> None:
+    model = TreeModel(branched(), filter_mode="labeled-only")
+    assert model.lines() == ["  No entries found", "  (0/0) [labeled]"]

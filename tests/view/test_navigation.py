@@ -1,0 +1,174 @@
+"""Keys of pi's /tree on the view model (pi-session-spec §9.6)."""
+
+from __future__ import annotations
+
+from loomtui.view.model import TreeModel
+from tests.view.helpers import assistant, branched, label, session, user
+
+
+def test_initial_selection_is_the_leaf() -> None:
+    model = TreeModel(branched())
+    assert model.selected_id == "ok"
+    assert model.footer() == "  (7/10)"
+
+
+def test_hidden_leaf_selects_nearest_visible_ancestor() -> None:
+    sm = branched()
+    sm.append_label_change("ua", "good")  # the label entry becomes the leaf
+    model = TreeModel(sm)
+    assert sm.get_leaf_id() not in {"ok"}
+    assert model.selected_id == "ok"
+
+
+def test_up_and_down_wrap() -> None:
+    model = TreeModel(branched())
+    model.select_row(0)
+    model.move(-1)
+    assert model.selected == len(model) - 1
+    model.move(1)
+    assert model.selected == 0
+
+
+def test_page_moves_clamp_at_the_ends() -> None:
+    model = TreeModel(branched(), page_size=4)
+    model.select_row(1)
+    model.page(-1)
+    assert model.selected == 0
+    model.page(1)
+    model.page(1)
+    assert model.selected == 8
+    model.page(1)
+    assert model.selected == 9
+
+
+def test_home_and_end() -> None:
+    model = TreeModel(branched())
+    model.end_key()
+    assert model.selected == 9
+    model.home_key()
+    assert model.selected == 0
+
+
+def test_fold_hides_subtree_and_unfold_restores_it() -> None:
+    model = TreeModel(branched())
+    model.select_id("ua")
+    model.fold_or_up()
+    assert "ua" in model.folded
+    assert [model.row_text(i, cursor=False) for i in range(len(model))][3:] == [
+        "├⊞ • user: try A",
+        "└⊟ user: try B",
+        "      assistant: B done",
+        "      user: more B",
+    ]
+    model.unfold_or_down()
+    assert not model.folded
+    assert len(model) == 10
+
+
+def test_fold_on_non_foldable_row_jumps_to_previous_segment_start() -> None:
+    model = TreeModel(branched())
+    model.select_id("ok")
+    model.fold_or_up()
+    assert model.selected_id == "ua"
+    model.fold_or_up()  # ua is foldable: folds
+    assert model.folded == {"ua"}
+
+
+def test_unfold_on_expanded_row_jumps_down_to_next_branch() -> None:
+    model = TreeModel(branched())
+    model.select_id("u1")
+    model.unfold_or_down()
+    assert model.selected_id == "ua"
+    model.unfold_or_down()
+    assert model.selected_id == "ok"
+
+
+def test_root_fold_marker() -> None:
+    sm = session([user("u1", None, "a", 1), assistant("a1", "u1", "b", 2), user("u2", "a1", "c", 3),
+                  user("u3", "a1", "d", 4)])
+    model = TreeModel(sm, leaf_id="u2", use_manager_leaf=False)
+    model.select_row(0)
+    model.fold_or_up()
+    assert model.row_text(0) == "› ⊞ • user: a"
+    assert len(model) == 1
+
+
+def test_filter_toggles_and_cycles_reset_folds() -> None:
+    model = TreeModel(branched())
+    model.select_id("ua")
+    model.fold_or_up()
+    model.toggle_filter("user-only")
+    assert model.mode == "user-only" and not model.folded
+    model.toggle_filter("user-only")
+    assert model.mode == "default"
+    model.cycle_filter(1)
+    assert model.mode == "no-tools"
+    model.cycle_filter(-1)
+    model.cycle_filter(-1)
+    assert model.mode == "all"
+    assert model.footer().endswith(" [all]")
+
+
+def test_selection_survives_refilter_via_nearest_visible_ancestor() -> None:
+    model = TreeModel(branched())
+    model.select_id("aa")
+    model.set_filter("user-only")
+    assert model.selected_id == "ua"
+
+
+def test_search_types_backspaces_and_escape_clears() -> None:
+    model = TreeModel(branched())
+    model.type_text("more")
+    assert [model.entry_at(i).id for i in range(len(model))] == ["ua2", "ub2"]
+    model.type_text(" b")
+    assert [model.entry_at(i).id for i in range(len(model))] == ["ub2"]
+    model.backspace()
+    model.backspace()
+    assert len(model) == 2
+    assert model.clear_query() is True
+    assert model.query == "" and len(model) == 10
+    assert model.clear_query() is False
+
+
+def test_search_matches_labels_too() -> None:
+    sm = branched()
+    sm.append_label_change("ab", "Winner")
+    model = TreeModel(sm)
+    model.type_text("winner done")
+    assert [model.entry_at(i).id for i in range(len(model))] == ["ab"]
+
+
+def test_incremental_search_equals_fresh_search() -> None:
+    sm = branched()
+    for q in ["a", "a d", "a do", "more a"]:
+        step = TreeModel(sm)
+        step.type_text(q)
+        fresh = TreeModel(sm)
+        fresh.set_query(q)
+        assert [step.entry_at(i).id for i in range(len(step))] == [fresh.entry_at(i).id for i in range(len(fresh))]
+
+
+def test_set_leaf_reorders_and_moves_active_path() -> None:
+    model = TreeModel(branched())
+    model.set_leaf("ab")
+    assert model.row_text(3, cursor=False) == "├⊟ • user: try B"
+    assert "ok" not in model.flat.active
+
+
+def test_label_timestamps_toggle() -> None:
+    sm = session([user("u1", None, "q", 1), label("l1", "u1", "u1", "mark", 2)])
+    model = TreeModel(sm)
+    model.toggle_label_times()
+    assert model.row_text(0, cursor=False).startswith("• [mark] ")
+    assert model.footer().endswith(" [+label time]")
+    assert "user: q" in model.row_text(0, cursor=False)
+
+
+def test_entries_changed_picks_up_appends() -> None:
+    sm = branched()
+    model = TreeModel(sm)
+    new = sm.append_message({"role": "user", "content": "again", "timestamp": 11})
+    model.entries_changed([sm.index.by_id[new]], leaf_id=new)
+    assert model.selected_id == "ok"
+    assert model.row_of(new) == 7
+    assert model.row_text(7, cursor=False) == "│     • user: again"
