@@ -9,7 +9,7 @@ sessions refilter in milliseconds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bisect import bisect_left
 from itertools import compress
 from typing import Any
 
@@ -23,14 +23,14 @@ FILTER_TAGS = {"default": "", "no-tools": " [no-tools]", "user-only": " [user]",
 # visibility classes of a flattened entry
 HIDDEN, SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY = range(6)
 SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
-_MODE_CLASSES = {
+MODE_CLASSES = {
     "default": {TOOL_RESULT, USER, OTHER},
     "no-tools": {USER, OTHER},
     "user-only": {USER},
     "all": {SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY},
     "labeled-only": {SETTINGS, TOOL_RESULT, USER, OTHER},
 }
-_MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in _MODE_CLASSES.items()}
+_MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in MODE_CLASSES.items()}
 
 
 def visibility_class(e: Entry, leaf_id: str | None) -> int:
@@ -52,18 +52,81 @@ def visibility_class(e: Entry, leaf_id: str | None) -> int:
     return OTHER
 
 
-@dataclass
 class Flat:
-    """The whole tree in display order for one leaf."""
+    """The whole tree in display order for one leaf.
 
-    leaf_id: str | None
-    entries: list[Entry]
-    pos: dict[str, int]
-    end: list[int]  # one past the last position of each entry's subtree
-    classes: bytearray
-    tool_calls: dict[Any, tuple[Any, Any]]
-    active: frozenset[str]
-    version: int
+    Positions are list indices into ``entries``. A live append lands right after the leaf,
+    i.e. at ``head``; so positions and subtree ends from ``head`` on are stored relative to the
+    end of the list (``p - len - 1``, always ≤ -2) and an insertion at ``head`` shifts them
+    without touching them. ``position``/``end`` decode.
+    """
+
+    __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end")
+
+    def __init__(
+        self,
+        leaf_id: str | None,
+        entries: list[Entry],
+        pos: dict[str, int],
+        end: list[int],
+        classes: bytearray,
+        tool_calls: dict[Any, tuple[Any, Any]],
+        active: set[str],
+        version: int,
+        head: int,
+    ) -> None:
+        self.leaf_id = leaf_id
+        self.entries = entries
+        self.classes = classes
+        self.tool_calls = tool_calls
+        self.active = active
+        self.version = version
+        self.head = head
+        n1 = len(entries) + 1
+        self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()} if head < len(entries) else pos
+        self._end = [x if x < head else x - n1 for x in end]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._pos
+
+    def position(self, entry_id: str) -> int | None:
+        x = self._pos.get(entry_id)
+        if x is None or x >= 0:
+            return x
+        return x + len(self.entries) + 1
+
+    def end(self, p: int) -> int:
+        """One past the last position of the subtree at ``p``."""
+        x = self._end[p]
+        return x if x >= 0 else x + len(self.entries) + 1
+
+    def ends(self, positions: list[int]) -> list[int]:
+        n1 = len(self.entries) + 1
+        raw = self._end
+        return [x if x >= 0 else x + n1 for x in [raw[p] for p in positions]]
+
+    def move_head(self, head: int) -> None:
+        """Re-encode around a new insertion point (linear; only when appends move elsewhere)."""
+        n1 = len(self.entries) + 1
+        pos = {e.id: i for i, e in enumerate(self.entries)}
+        ends = [self.end(p) for p in range(len(self.entries))]
+        self.head = head
+        self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
+        self._end = [x if x < head else x - n1 for x in ends]
+
+    def insert_at_head(self, e: Entry, cls: int) -> int:
+        """Insert a new childless entry at ``head``; every stored value stays valid."""
+        h = self.head
+        n = len(self.entries)
+        self.entries.insert(h, e)
+        self.classes.insert(h, cls)
+        self._end.insert(h, h - n - 1)  # end = h + 1 = new head: stored relative to the new length
+        self._pos[e.id] = h
+        self.head = h + 1
+        return h
 
 
 def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
@@ -76,7 +139,7 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
 
     ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens.
     """
-    active = frozenset(e.id for e in index.path_to(leaf_id)) if leaf_id is not None else frozenset()
+    active = {e.id for e in index.path_to(leaf_id)} if leaf_id is not None else set()
     roots = index.roots
     if active and len(roots) > 1:
         roots = [r for r in roots if r.id in active] + [r for r in roots if r.id not in active]
@@ -122,71 +185,177 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
         leaf = out[pos[leaf_id]]
         if cls[leaf.index] == HIDDEN:
             classes[pos[leaf_id]] = OTHER  # the current leaf is always shown (§9.3 rule 1)
-    return Flat(leaf_id, out, pos, end, classes, tool_calls, active, index.version)
+    head = end[pos[leaf_id]] if leaf_id is not None and leaf_id in pos else n
+    return Flat(leaf_id, out, pos, end, classes, tool_calls, active, index.version, head)
 
 
-@dataclass
+def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:
+    """Put a freshly appended entry into ``flat`` in place, when the order allows it.
+
+    Applies when ``e``'s parent had no children before (the usual live append: a child of the
+    leaf) and the leaf either stays or moves to ``e`` along the same path; then ``e`` goes
+    right after its parent and nothing else moves. Returns ``e``'s position, or None when a
+    full ``flatten`` is needed.
+    """
+    parent = index.parent_of(e)
+    kids = index.child_lists()
+    if parent is None or e.id in flat or len(kids.get(parent.id, ())) != 1 or kids.get(e.id):
+        return None
+    at_parent = flat.position(parent.id)
+    if at_parent is None:
+        return None
+    old_leaf = flat.leaf_id
+    if leaf_id == e.id:
+        if old_leaf is not None and old_leaf != parent.id:
+            return None
+    elif leaf_id != old_leaf:
+        return None
+    if flat.head != at_parent + 1:
+        flat.move_head(at_parent + 1)
+    cls = OTHER if (leaf_id == e.id and base_class == HIDDEN) else base_class
+    at = flat.insert_at_head(e, cls)
+    if old_leaf is not None and leaf_id != old_leaf:
+        p_old = flat.position(old_leaf)
+        if p_old is not None:
+            # a tool-only assistant was shown only while it was the leaf (§9.3 rule 1)
+            flat.classes[p_old] = visibility_class(index.by_id[old_leaf], leaf_id)
+    if e.tool_calls is not None:
+        for call_id, name, args in e.tool_calls:
+            flat.tool_calls[call_id] = (name, args)
+    if leaf_id == e.id:
+        flat.active.add(e.id)
+    flat.leaf_id = leaf_id
+    flat.version = index.version
+    return at
+
+
 class Layout:
-    """Visible rows: flat positions plus pi's per-row layout fields."""
+    """Visible rows: flat positions plus pi's per-row layout fields, as parallel arrays.
 
-    positions: list[int]
-    indent: list[int] = field(default_factory=list)
-    connector: bytearray = field(default_factory=bytearray)
-    last: bytearray = field(default_factory=bytearray)
-    virtual_root_child: bytearray = field(default_factory=bytearray)
-    gutters: list[tuple[tuple[int, bool], ...]] = field(default_factory=list)
-    parent: list[int] = field(default_factory=list)  # visible index of the visible parent, -1 for roots
-    kids: list[int] = field(default_factory=list)  # number of visible children
-    multiple_roots: bool = False
-    #: prefix strings by (gutters, levels, connector glyph); rows of one segment share them
-    prefix_cache: dict[Any, tuple[Any, str]] = field(default_factory=dict)
+    Like ``Flat``, rows from ``split`` on store their flat position and their parent's row
+    relative to the end, so a row added at ``split`` (a live append after the leaf) shifts
+    them for free. ``position(i)`` and ``parent_row(i)`` decode; -1 means "no parent".
+    """
+
+    def __init__(self, flat: Flat | None = None, positions: list[int] | None = None) -> None:
+        self.flat = flat
+        self.positions: list[int] = positions or []
+        self.split = len(self.positions)
+        self.indent: list[int] = []
+        self.connector = bytearray()
+        self.last = bytearray()
+        self.virtual_root_child = bytearray()
+        self.gutters: list[tuple[tuple[int, bool], ...]] = []
+        self.parent: list[int] = []
+        self.kids: list[int] = []
+        self.multiple_roots = False
+        #: prefix strings by (gutters, levels, connector glyph); rows of one segment share them
+        self.prefix_cache: dict[Any, tuple[Any, str]] = {}
 
     def __len__(self) -> int:
         return len(self.positions)
+
+    def position(self, i: int) -> int:
+        x = self.positions[i]
+        return x if x >= 0 else x + len(self.flat) + 1  # type: ignore[arg-type]
+
+    def parent_row(self, i: int) -> int:
+        x = self.parent[i]
+        return x if x >= -1 else x + len(self.positions) + 1
+
+    def find_row(self, p: int) -> int | None:
+        """The row showing flat position ``p``, if visible."""
+        flat = self.flat
+        if flat is None:
+            return None
+        if p < flat.head:
+            i = bisect_left(self.positions, p, 0, self.split)
+            return i if i < self.split and self.positions[i] == p else None
+        key = p - len(flat) - 1
+        i = bisect_left(self.positions, key, self.split)
+        return i if i < len(self.positions) and self.positions[i] == key else None
 
     def display_indent(self, i: int) -> int:
         return max(0, self.indent[i] - 1) if self.multiple_roots else self.indent[i]
 
     def children_of(self, i: int) -> list[int]:
         """Visible children of row ``i`` (-1: the visible roots), in row order."""
+        n = len(self.positions)
         if i >= 0 and self.kids[i] == 0:
             return []
-        out = []
-        parent = self.parent
-        start = i + 1 if i >= 0 else 0
-        n = len(self.positions)
-        want = self.kids[i] if i >= 0 else n
-        j = start
-        while j < n and len(out) < want:
-            if parent[j] == i:
-                out.append(j)
-            elif i >= 0 and parent[j] < i:
-                break
-            j += 1
-        return out
+        return [j for j in range(i + 1, n) if self.parent_row(j) == i]
 
     def is_foldable(self, i: int) -> bool:
         """Has visible children and is a visible root or a segment start (pi's isFoldable)."""
         if self.kids[i] == 0:
             return False
-        p = self.parent[i]
+        p = self.parent_row(i)
         return p < 0 or self.kids[p] > 1
+
+    def drop_last_head_row(self) -> bool:
+        """Remove the row just before ``split`` when it has no visible children (its entry
+        stopped being shown); rows after it are stored relative to the end and shift alone."""
+        r = self.split - 1
+        if r < 0 or self.kids[r] != 0:
+            return False
+        p = self.parent_row(r)
+        if p >= 0:
+            if self.kids[p] != 1:
+                return False
+            self.kids[p] = 0
+        elif self.multiple_roots or len(self.positions) == 1:
+            return False
+        for arr in (self.positions, self.parent, self.kids, self.indent, self.connector, self.last,
+                    self.virtual_root_child, self.gutters):
+            del arr[r]
+        self.split = r
+        return True
+
+    def add_only_child(self, position: int) -> int | None:
+        """Add a row for a new entry just inserted at flat ``position`` (== the old head).
+
+        Works when the row above is its visible parent and had no visible children; returns
+        the new row, or None when a relayout is needed.
+        """
+        flat = self.flat
+        r = self.split
+        if flat is None or r == 0 or (r < len(self.positions) and self.positions[r] >= 0):
+            return None
+        i = r - 1
+        if self.kids[i] != 0 or flat.end(self.position(i)) <= position:
+            return None
+        self.positions.insert(r, position)
+        self.split = r + 1
+        self.parent.insert(r, i)
+        self.kids[i] = 1
+        self.kids.insert(r, 0)
+        pind = self.indent[i]
+        self.indent.insert(r, pind + 1 if (self.connector[i] and pind > 0) else pind)
+        self.connector.insert(r, 0)
+        self.last.insert(r, 1)
+        self.virtual_root_child.insert(r, 0)
+        g = self.gutters[i]
+        if self.connector[i] and not self.virtual_root_child[i]:
+            d = max(0, pind - 1) if self.multiple_roots else pind
+            g = g + ((max(0, d - 1), not self.last[i]),)
+        self.gutters.insert(r, g)
+        return r
 
 
 def visible_positions(flat: Flat, mode: str, labels: dict[str, Any]) -> list[int]:
     """Flat positions passing the tool-only rule and the filter mode."""
     if mode == "labeled-only":
-        pos = flat.pos
-        allowed = _MODE_CLASSES["labeled-only"]
-        hits = [pos[t] for t in labels if t in pos]
-        return sorted(p for p in hits if flat.classes[p] in allowed)
+        allowed = MODE_CLASSES["labeled-only"]
+        hits = [flat.position(t) for t in labels if t in flat]
+        return sorted(p for p in hits if p is not None and flat.classes[p] in allowed)
     table = _MODE_TABLES.get(mode, _MODE_TABLES["default"])
     return list(compress(range(len(flat.entries)), flat.classes.translate(table)))
 
 
 def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]:
     """Hide every row below a folded entry (descendants in the full tree)."""
-    ranges = sorted((flat.pos[f] + 1, flat.end[flat.pos[f]]) for f in folded if f in flat.pos)
+    at = [flat.position(f) for f in folded if f in flat]
+    ranges = sorted((p + 1, flat.end(p)) for p in at if p is not None)
     if not ranges:
         return positions
     out = []
@@ -214,11 +383,10 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     a second pass assigns indent, connectors and gutters top-down.
     """
     n = len(positions)
-    lay = Layout(positions)
+    lay = Layout(flat, positions)
     if n == 0:
         return lay
-    full_end = flat.end
-    ends = [full_end[p] for p in positions]
+    ends = flat.ends(positions)
     parent = [-1] * n
     kids = [0] * n
     last_child = [-1] * n
@@ -276,6 +444,13 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
                 g = g + ((d - 1 if d > 0 else 0, not last[q]),)
             child_gutters[q] = g
         gutters[i] = g
+    split = bisect_left(positions, flat.head)
+    if split < n:
+        n1 = len(flat) + 1
+        m1 = n + 1
+        lay.positions = positions[:split] + [p - n1 for p in positions[split:]]
+        parent = [q if q < split else q - m1 for q in parent]
+    lay.split = split
     lay.parent = parent
     lay.kids = kids
     lay.indent = indent

@@ -48,7 +48,7 @@ class TreeModel:
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = L.base_classes(self.index.entries)
         self.flat = self._flatten()
-        self.rows = L.Layout([])
+        self.rows = L.Layout()
         self._apply_filter()
         self.selected = self._nearest_visible(self.leaf_id)
         self._remember()
@@ -58,7 +58,7 @@ class TreeModel:
         return len(self.rows)
 
     def entry_at(self, i: int) -> Entry:
-        return self.flat.entries[self.rows.positions[i]]
+        return self.flat.entries[self.rows.position(i)]
 
     @property
     def selected_entry(self) -> Entry | None:
@@ -71,12 +71,8 @@ class TreeModel:
 
     def row_of(self, entry_id: str) -> int | None:
         """The row showing ``entry_id``, if it is visible."""
-        p = self.flat.pos.get(entry_id)
-        if p is None:
-            return None
-        positions = self.rows.positions
-        i = bisect_left(positions, p)
-        return i if i < len(positions) and positions[i] == p else None
+        p = self.flat.position(entry_id)
+        return None if p is None else self.rows.find_row(p)
 
     def label(self, entry_id: str) -> Any:
         return self.index.label_of(entry_id)
@@ -241,7 +237,7 @@ class TreeModel:
         lay = self.rows
         cur = i
         while True:
-            p = lay.parent[cur]
+            p = lay.parent_row(cur)
             if p < 0:
                 return cur
             if lay.kids[p] > 1 and cur < self.selected:
@@ -257,17 +253,74 @@ class TreeModel:
         self._refilter()
 
     def entries_changed(self, new_entries: Iterable[Entry] = (), leaf_id: str | None = None) -> None:
-        """Entries were appended (live follow, label writes): rebuild what they affect."""
-        self.leaf_id = leaf_id if leaf_id is not None else self.leaf_id
-        self.flat = self._flatten()
-        self._matches = None
-        self._refilter()
+        """Entries were appended (live follow, label writes): update what they affect.
 
-    def labels_changed(self) -> None:
-        """A label was set or cleared; rows keep their layout unless the filter depends on labels."""
+        The usual case — a new child of the leaf, the leaf following it — costs a few list
+        shifts; anything else (a new branch, a label in labeled-only mode, an active search)
+        rebuilds the order and the rows.
+        """
+        new = list(new_entries)
+        target_leaf = leaf_id if leaf_id is not None else self.leaf_id
+        have = len(self._classes)
+        if have < len(self.index.entries):
+            self._classes += L.base_classes(self.index.entries, have)
+        incremental = len(new) <= 64 and not self.query and not self.folded
+        if incremental:
+            for k, e in enumerate(new):
+                step_leaf = target_leaf if k == len(new) - 1 else self.leaf_id
+                if step_leaf != self.leaf_id and step_leaf != e.id:
+                    incremental = False
+                    break
+                if not self._insert(e, step_leaf):
+                    incremental = False
+                    break
+        self._flat_texts = None
         self._matches = None
-        if self.mode == "labeled-only" or self.query:
+        if not incremental:
+            self.leaf_id = target_leaf
+            self.flat = self._flatten()
             self._refilter()
+        else:
+            self.leaf_id = target_leaf
+
+    def _insert(self, e: Entry, leaf_id: str | None) -> bool:
+        if e.type == "label" and self.mode == "labeled-only":
+            return False
+        head_before = self.flat.head
+        old_leaf = self.flat.leaf_id
+        old_at = self.flat.position(old_leaf) if old_leaf is not None else None
+        old_shown = old_at is not None and self.flat.classes[old_at] in L.MODE_CLASSES.get(self.mode, ())
+        at = L.insert_new_child(self.flat, self.index, e, leaf_id, self._classes[e.index])
+        if at is None:
+            return False
+        self.leaf_id = leaf_id
+        if at != head_before:
+            self._refilter()  # the insertion point moved: rows were encoded around the old one
+            return True
+        if old_shown and old_at is not None and self.flat.classes[old_at] == L.HIDDEN:
+            # the old leaf was a tool-only assistant: its row goes away
+            was_selected = self.selected == self.rows.split - 1
+            if self.rows.find_row(old_at) != self.rows.split - 1 or not self.rows.drop_last_head_row():
+                self._refilter()
+                return True
+            if self.selected >= self.rows.split and self.selected > 0:
+                self.selected -= 1
+            elif was_selected:
+                self.selected = max(0, self.rows.split - 1)
+        if self.mode == "labeled-only" or self.flat.classes[at] not in L.MODE_CLASSES[self.mode]:
+            self._remember()
+            # not shown: rows after it are stored relative to the end and shift by themselves
+            if self.rows.flat is not self.flat:
+                self._refilter()
+            return True
+        row = self.rows.add_only_child(at) if self.rows.flat is self.flat else None
+        if row is None:
+            self._refilter()
+            return True
+        if self.selected >= row and len(self.rows) > 1:
+            self.selected += 1
+        self._remember()
+        return True
 
     # internals ----------------------------------------------------------------------------
     def _flatten(self) -> L.Flat:
@@ -352,11 +405,10 @@ class TreeModel:
             out = [p for p in out if t in texts[p]]
         labels = self.index.labels
         if labels:
-            pos = self.flat.pos
             have = set(out)
             extra = []
             for target, (label, _ts) in labels.items():
-                p = pos.get(target)
+                p = self.flat.position(target)
                 if p is None or p in have:
                     continue
                 i = bisect_left(candidates, p)

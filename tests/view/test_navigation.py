@@ -172,3 +172,71 @@ def test_entries_changed_picks_up_appends() -> None:
     assert model.selected_id == "ok"
     assert model.row_of(new) == 7
     assert model.row_text(7, cursor=False) == "│     • user: again"
+
+
+def _snapshot(model: TreeModel) -> tuple[list[str], str]:
+    return [model.row_text(i) for i in range(len(model))], model.footer()
+
+
+def test_incremental_appends_match_a_fresh_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
+    path = tmp_path / "s.jsonl"
+    shutil.copy(src, path)
+    from loomtui.session.manager import SessionManager
+
+    for mode in ("default", "no-tools", "all", "user-only"):
+        sm = SessionManager.open(str(path))
+        live = TreeModel(sm, filter_mode=mode, home="/home/user")
+        live.select_row(2)
+        for k in range(4):
+            before = len(sm.index.entries)
+            if k == 1:
+                sm.append_model_change("openai", "gpt-5")
+            elif k == 2:
+                sm.append_message({"role": "assistant", "content": [], "stopReason": "toolUse"})
+            else:
+                sm.append_message({"role": "user", "content": f"step {k}", "timestamp": k})
+            new = sm.index.entries[before:]
+            selected = live.selected_id
+            live.entries_changed(new, leaf_id=sm.get_leaf_id())
+            fresh = TreeModel(sm, filter_mode=mode, home="/home/user")
+            fresh.select_id(selected)  # type: ignore[arg-type]
+            assert _snapshot(live) == _snapshot(fresh), (mode, k)
+            assert live.selected_id == selected
+
+
+def test_tool_result_after_tool_only_leaf_updates_in_place_like_a_fresh_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from loomtui.session.manager import SessionManager
+
+    path = tmp_path / "live.jsonl"
+    path.write_text('{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n')
+    writer = SessionManager.open(str(path))
+    writer.append_message({"role": "user", "content": "go", "timestamp": 1})
+    writer.append_message({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"})
+    writer.append_message({"role": "user", "content": "branch", "timestamp": 2})
+    writer.branch(writer.index.entries[1].id)
+    writer.append_message({"role": "user", "content": "other", "timestamp": 3})
+    for mode in ("default", "no-tools", "all"):
+        reader = SessionManager.open(str(path))
+        live = TreeModel(reader, filter_mode=mode, home="/home/user")
+        initial = live.selected_id
+        steps = [
+            lambda: writer.append_message({"role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "toolCall", "id": f"c-{mode}", "name": "ls", "arguments": {"path": "/p"}}]}),
+            lambda: writer.append_message({"role": "toolResult", "toolCallId": f"c-{mode}", "toolName": "ls",
+                                           "content": [{"type": "text", "text": "a b"}], "isError": False}),
+            lambda: writer.append_message({"role": "assistant", "content": [{"type": "text", "text": "done"}],
+                                           "stopReason": "stop"}),
+        ]
+        for k, step in enumerate(steps):
+            step()
+            new = reader.refresh()
+            live.entries_changed(new, leaf_id=reader.get_leaf_id())
+            fresh = TreeModel(reader, filter_mode=mode, home="/home/user")
+            assert [live.row_text(i, cursor=False) for i in range(len(live))] == [
+                fresh.row_text(i, cursor=False) for i in range(len(fresh))
+            ], (mode, k)
+            assert live.selected_id == initial, (mode, k)  # the selection stays where the user left it
