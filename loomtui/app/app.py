@@ -1,0 +1,168 @@
+"""LoomApp: the Textual application (screens, bindings with ids, themes, palette, errors)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from datetime import datetime
+from pathlib import Path
+
+from textual.app import App
+from textual.theme import Theme
+
+from loomtui.app import keymap
+from loomtui.app.commands import LoomCommands
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.dialogs import MessageScreen
+from loomtui.app.screens.help import HelpScreen
+from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
+
+
+def log_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "loomtui"
+
+
+class LoomApp(App[int], inherit_bindings=False):
+    """``loomtui [FILE]``: the browser on FILE, or the session picker."""
+
+    TITLE = "loomtui"
+    ENABLE_COMMAND_PALETTE = True
+    COMMANDS = App.COMMANDS | {LoomCommands}
+    BINDINGS = keymap.bindings("app")
+
+    def __init__(
+        self,
+        path: str | None = None,
+        *,
+        theme: str | None = None,
+        filter_mode: str = "default",
+        sessions_dirs: list[str] | None = None,
+        watch: bool = True,
+    ) -> None:
+        self._theme_request = theme
+        super().__init__()
+        self.start_path = path
+        self.filter_mode = filter_mode
+        self.sessions_dirs = list(sessions_dirs or [])
+        self.follow_files = watch
+        self.user_keymap: dict[str, str] = {}
+        self.theme_sources: dict[str, str] = {}
+        self._pending_notices: list[tuple[str, str]] = []
+        self._register_themes()
+
+    # themes --------------------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        defaults = {
+            "accent": "#8abeb7", "success": "#b5bd68", "muted": "#808080", "dim": "#666666",
+            "error": "#cc6666", "warning": "#ffff00", "customMessageLabel": "#9575cd",
+            "borderAccent": "#00d7ff", "text": "#d4d4d4", "selectedBg": "#3a3a4a",
+        }
+        return {variable_name(role): defaults[role] for role in TREE_ROLES}
+
+    def _register_themes(self) -> None:
+        loaded = load_themes()
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        self.theme_sources = dict(loaded.sources)
+        for problem in loaded.problems:
+            self._pending_notices.append((problem, "theme file ignored"))
+        if DEFAULT_THEME not in self.available_themes:  # no bundled themes found: a built-in fallback
+            self.register_theme(Theme(name=DEFAULT_THEME, primary="#5f87ff", accent="#00d7ff", dark=True))
+        name, problem = resolve_theme_name(self._theme_request or os.environ.get("LOOMTUI_THEME"),
+                                           self.available_themes)
+        if problem:
+            self._pending_notices.append((problem, "theme"))
+        self.theme = name
+
+    def set_theme(self, name: str) -> None:
+        if name in self.available_themes:
+            self.theme = name
+            self.notify(f"Theme: {name}", timeout=2)
+
+    # startup -------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        keymap_overrides, problems = keymap.load_user_keymap()
+        self.user_keymap = keymap_overrides
+        if keymap_overrides:
+            self.set_keymap(keymap_overrides)
+        for problem in problems:
+            self._pending_notices.append((problem, "keymap"))
+        for message, title in self._pending_notices:
+            self.notify(message, title=title, severity="warning", timeout=10)
+        self._pending_notices.clear()
+        if self.start_path:
+            self.open_session_file(self.start_path)
+        else:
+            self.open_picker()
+
+    def open_picker(self) -> None:
+        """The session picker (issue 5); until it exists, the bundled samples or a message."""
+        try:
+            from loomtui.app.screens.picker import PickerScreen  # type: ignore[import-not-found]
+        except ImportError:
+            PickerScreen = None  # noqa: N806
+        if PickerScreen is not None:
+            self.push_screen(PickerScreen(self.sessions_dirs))
+            return
+        samples = Path(__file__).resolve().parents[2] / "sample_sessions"
+        files = sorted(samples.glob("*.jsonl")) if samples.is_dir() else []
+        if files:
+            self.open_session_file(str(files[0]))
+            self.notify(f"No FILE given: showing the bundled sample {files[0].name}.", timeout=8)
+        else:
+            self.push_screen(MessageScreen("No session file given. Run `loomtui FILE` with a pi session (.jsonl)."))
+
+    def open_session_file(self, path: str) -> BrowserScreen:
+        """Open ``path`` in a new browser on top of the current screen (Esc returns)."""
+        screen = BrowserScreen(path, filter_mode=self.filter_mode)
+        self.push_screen(screen)
+        return screen
+
+    def on_browser_screen_opened(self, event: BrowserScreen.Opened) -> None:
+        """Follow the file while it is open (``loomtui.app.watch``, issue 5), when available."""
+        if not self.follow_files:
+            return
+        try:
+            from loomtui.app import watch  # type: ignore[attr-defined]
+        except ImportError:
+            return
+        start = getattr(watch, "start", None)
+        if callable(start):
+            try:
+                start(event.browser)
+            except Exception as exc:
+                self.log_error(exc)
+                self.notify(f"Live follow is off: {exc}", severity="warning", timeout=6)
+
+    # actions -------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        if isinstance(self.screen, HelpScreen):
+            return
+        self.push_screen(HelpScreen(self.user_keymap))
+
+    # errors --------------------------------------------------------------------------------
+    def log_error(self, exc: BaseException) -> Path | None:
+        """Write a traceback to the log file (never to the screen)."""
+        try:
+            d = log_dir()
+            d.mkdir(parents=True, exist_ok=True)
+            path = d / "errors.log"
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(f"--- {datetime.now().isoformat()}\n")
+                f.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+            return path
+        except OSError:
+            return None
+
+    def _fatal_error(self) -> None:
+        """An unexpected exception: log the traceback, exit with one readable line."""
+        exc = self._exception or sys.exc_info()[1]
+        where = self.log_error(exc) if exc is not None else None
+        self.bell()
+        msg = f"loomtui stopped after an internal error: {type(exc).__name__}: {exc}" if exc else "loomtui stopped"
+        if where is not None:
+            msg += f" (details in {where})"
+        self.panic(msg)
+

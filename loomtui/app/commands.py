@@ -1,0 +1,87 @@
+"""The command palette (Ctrl+P): every action, titled with its current state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from loomtui.app.keymap import SPEC_BY_ID, display_keys
+from loomtui.view.layout import FILTER_MODES
+
+if TYPE_CHECKING:
+    from loomtui.app.app import LoomApp
+
+
+Command = tuple[str, Callable[[], object], str]
+
+
+class LoomCommands(Provider):
+    """posting-style provider: the list is rebuilt from the screen's state each time."""
+
+    def _keys(self, binding_id: str) -> str:
+        app: LoomApp = self.app  # type: ignore[assignment]
+        spec = SPEC_BY_ID.get(binding_id)
+        return display_keys(spec, getattr(app, "user_keymap", {})) if spec else ""
+
+    def commands(self) -> list[Command]:
+        from loomtui.app.screens.browser import BrowserScreen
+
+        app: LoomApp = self.app  # type: ignore[assignment]
+        screen = self.screen
+        out: list[Command] = []
+        if isinstance(screen, BrowserScreen) and screen.model is not None:
+            model = screen.model
+            for mode in FILTER_MODES:
+                mark = "● " if model.mode == mode else "  "
+                out.append((f"{mark}filter: {mode}", partial(screen.action_set_filter, mode),
+                            "current filter" if model.mode == mode else "show this filter mode"))
+            state = "on" if model.show_label_times else "off"
+            out.append((f"label timestamps: {state} (toggle)", screen.action_toggle_label_times,
+                        self._keys("browser.label-times")))
+            sel = model.selected_entry
+            if sel is not None:
+                out.append(("move the leaf to the selected entry", screen.action_move_leaf,
+                            self._keys("browser.select")))
+                out.append(("edit the label of the selected entry…", screen.action_edit_label,
+                            self._keys("browser.label")))
+                out.append(("export the branch ending at the selected entry…", screen.action_export_branch,
+                            self._keys("browser.export")))
+                out.append(("copy the selected entry's text", screen.action_copy_text, self._keys("browser.copy")))
+            leaf = model.leaf_id
+            out.append((f"persist the leaf ({leaf or 'before the first entry'}) so pi resumes there…",
+                        screen.action_persist_leaf, self._keys("browser.persist-leaf")))
+            if screen.user_moved_leaf:
+                out.append(("follow the file's leaf again", screen.action_follow_file_leaf,
+                            "undo Enter: the leaf follows the file's last entry"))
+            if model.query:
+                out.append((f"clear the search ({model.query!r})", screen.action_escape, self._keys("browser.escape")))
+            n = len(screen.manager.diagnostics) if screen.manager is not None else 0
+            out.append((f"diagnostics: {n} line{'s' if n != 1 else ''} repaired or skipped",
+                        screen.action_show_diagnostics, self._keys("browser.diagnostics")))
+            out.append(("expand truncated output in the detail pane", screen.action_expand_detail,
+                        self._keys("detail.expand")))
+            out.append(("switch focus: tree / detail pane", screen.action_switch_focus,
+                        self._keys("browser.switch-focus")))
+            if screen.has_screen_below:
+                out.append(("back to the session list", screen.action_back, "Esc with an empty search"))
+        for name in sorted(app.available_themes):
+            mark = "● " if app.theme == name else "  "
+            out.append((f"{mark}theme: {name}", partial(app.set_theme, name),
+                        "current theme" if app.theme == name else app.theme_sources.get(name, "built into Textual")))
+        out.append(("help: every key", app.action_help, self._keys("app.help")))
+        out.append(("quit", app.action_quit, self._keys("app.quit")))
+        return out
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self.commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self.commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

@@ -1,0 +1,148 @@
+"""Every key binding of the app, with an id, and user overrides from ``keymap.toml``.
+
+The keys follow pi's /tree (pi-session-spec §9.6): in the tree, printable keys type into the
+search query, so every action sits on a key a query cannot use (Shift+L and Shift+T are capital
+letters pi never lets into the query either). Users remap a binding by id in
+``~/.config/loomtui/keymap.toml``::
+
+    [keys]
+    "browser.export" = "ctrl+x"
+    "tree.page-down" = "pagedown,ctrl+f"
+
+(a top-level ``"id" = "keys"`` works too). Unknown ids and malformed values are reported, not
+fatal.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.binding import Binding
+
+from loomtui.app.themes import config_dir
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    id: str
+    keys: str
+    action: str
+    description: str
+    #: where the binding lives: "app", "browser" (the browser screen), "tree", "detail"
+    scope: str
+    show: bool = False
+    key_display: str | None = None
+    priority: bool = False
+
+
+SPECS: tuple[KeySpec, ...] = (
+    # the tree (focused)
+    KeySpec("tree.up", "up", "cursor(-1)", "move up (wraps)", "tree", key_display="↑"),
+    KeySpec("tree.down", "down", "cursor(1)", "move down (wraps)", "tree", key_display="↓"),
+    KeySpec("tree.page-up", "left,pageup,ctrl+b", "page(-1)", "page up", "tree", key_display="←/PgUp"),
+    KeySpec("tree.page-down", "right,pagedown,ctrl+f", "page(1)", "page down", "tree", key_display="→/PgDn"),
+    KeySpec("tree.home", "home", "home", "first row", "tree", key_display="Home"),
+    KeySpec("tree.end", "end", "end", "last row", "tree", key_display="End"),
+    KeySpec("tree.fold-or-up", "ctrl+left,alt+left", "fold_or_up", "fold, or jump to the previous branch segment",
+            "tree", key_display="^←/Alt+←"),
+    KeySpec("tree.unfold-or-down", "ctrl+right,alt+right", "unfold_or_down",
+            "unfold, or jump to the next branch segment", "tree", key_display="^→/Alt+→"),
+    KeySpec("tree.backspace", "backspace", "backspace", "delete the last search character", "tree",
+            key_display="Backspace"),
+    # the browser screen (tree or detail focused)
+    KeySpec("browser.select", "enter", "move_leaf", "move the leaf here (a user message: to its parent)",
+            "browser", show=True, key_display="Enter"),
+    KeySpec("browser.label", "L,shift+l", "edit_label", "edit the label (empty clears)", "browser", show=True,
+            key_display="⇧L"),
+    KeySpec("browser.label-times", "T,shift+t", "toggle_label_times", "show label timestamps", "browser",
+            key_display="⇧T"),
+    KeySpec("browser.filter-default", "ctrl+d", "set_filter('default')", "filter: default", "browser",
+            key_display="^D"),
+    KeySpec("browser.filter-no-tools", "ctrl+t", "toggle_filter('no-tools')", "filter: no tool results ↔ default",
+            "browser", key_display="^T"),
+    KeySpec("browser.filter-user-only", "ctrl+u", "toggle_filter('user-only')", "filter: user messages ↔ default",
+            "browser", key_display="^U"),
+    KeySpec("browser.filter-labeled-only", "ctrl+l", "toggle_filter('labeled-only')",
+            "filter: labeled entries ↔ default", "browser", key_display="^L"),
+    KeySpec("browser.filter-all", "ctrl+a", "toggle_filter('all')", "filter: everything ↔ default", "browser",
+            key_display="^A"),
+    KeySpec("browser.filter-next", "ctrl+o", "cycle_filter(1)", "next filter", "browser", key_display="^O"),
+    KeySpec("browser.filter-prev", "ctrl+shift+o", "cycle_filter(-1)", "previous filter", "browser",
+            key_display="⇧^O"),
+    KeySpec("browser.escape", "escape", "escape", "clear the search (else back to the session list)", "browser",
+            key_display="Esc"),
+    KeySpec("browser.export", "ctrl+e", "export_branch", "export the branch ending here to a new session",
+            "browser", show=True, key_display="^E"),
+    KeySpec("browser.persist-leaf", "ctrl+s", "persist_leaf", "persist the leaf (pi resumes there)", "browser",
+            show=True, key_display="^S"),
+    KeySpec("browser.copy", "ctrl+y", "copy_text", "copy the entry's text", "browser", key_display="^Y"),
+    KeySpec("browser.diagnostics", "f2", "show_diagnostics", "list lines the reader repaired or skipped",
+            "browser", key_display="F2"),
+    KeySpec("browser.switch-focus", "tab", "switch_focus", "switch between tree and detail pane", "browser",
+            key_display="Tab"),
+    KeySpec("browser.switch-focus-back", "shift+tab", "switch_focus", "switch between tree and detail pane",
+            "browser", key_display="⇧Tab"),
+    # the detail pane (focused)
+    KeySpec("detail.expand", "x", "expand_all", "show truncated outputs in full", "detail", key_display="x"),
+    # the whole app
+    KeySpec("app.help", "f1", "help", "help: every key", "app", show=True, key_display="F1"),
+    KeySpec("app.palette", "ctrl+p", "command_palette", "command palette", "app", show=True, key_display="^P",
+            priority=True),
+    KeySpec("app.quit", "ctrl+q", "quit", "quit", "app", show=True, key_display="^Q", priority=True),
+)
+
+SPEC_BY_ID = {s.id: s for s in SPECS}
+
+
+def bindings(scope: str) -> list[Binding]:
+    return [
+        Binding(s.keys, s.action, s.description, show=s.show, key_display=s.key_display, priority=s.priority,
+                id=s.id)
+        for s in SPECS
+        if s.scope == scope
+    ]
+
+
+def keymap_path() -> Path:
+    return config_dir() / "keymap.toml"
+
+
+def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """The user's overrides (id → keys) and what was wrong with the file, if anything."""
+    path = path or keymap_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except OSError as exc:
+        return {}, [f"{path}: {exc.strerror or exc}"]
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return {}, [f"{path.name}: not valid TOML ({exc}); using the default keys"]
+    table = data.get("keys", data) if isinstance(data.get("keys"), dict) else data
+    keymap: dict[str, str] = {}
+    problems: list[str] = []
+    for binding_id, keys in table.items():
+        if binding_id == "keys":
+            continue
+        if binding_id not in SPEC_BY_ID:
+            problems.append(f"{path.name}: unknown binding id {binding_id!r}")
+            continue
+        if isinstance(keys, list):
+            keys = ",".join(str(k) for k in keys)
+        if not isinstance(keys, str) or not keys.strip():
+            problems.append(f"{path.name}: {binding_id} needs a key string like \"ctrl+x\"")
+            continue
+        keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+    return keymap, problems
+
+
+def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """The keys to show in help for ``spec``, honouring the user's keymap."""
+    override = keymap.get(spec.id)
+    if override:
+        return ", ".join(override.split(","))
+    return spec.key_display or spec.keys

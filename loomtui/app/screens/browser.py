@@ -1,0 +1,634 @@
+"""The loom browser: filter/search bar, the tree, the detail pane, key hints and ``(i/n) [mode]``.
+
+The screen owns one ``SessionManager`` (the file) and one ``TreeModel`` (what the tree shows).
+Leaf moves are in memory, as in pi's /tree (pi-session-spec §9.7): Enter moves the view's
+leaf and the manager's leaf; nothing is written. Writes are explicit — Shift+L (a label entry),
+Ctrl+S (persist the leaf: one no-op label entry parented on it, spec §12 option 2), Ctrl+E (a new
+session file) — and a failed write is a notice; the in-memory state stays as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Static
+
+from loomtui.app import keymap
+from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ExportDialog, LabelDialog
+from loomtui.app.widgets.detail import DetailPane, entry_full_text
+from loomtui.app.widgets.filter_bar import FilterBar
+from loomtui.app.widgets.tree_view import TreeView
+from loomtui.session.entries import Entry
+from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict
+from loomtui.session.manager import SessionManager
+from loomtui.view.layout import FILTER_MODES
+from loomtui.view.model import TreeModel
+from loomtui.view.text import display_text
+
+#: files above this size open in a worker thread (the screen paints "loading" first)
+ASYNC_OPEN_BYTES = 4 * 1024 * 1024
+#: the detail pane follows keyboard moves after this pause (holding ↓ stays smooth)
+DETAIL_DEBOUNCE = 0.06
+
+
+class BrowserScreen(Screen[None]):
+    """One open session."""
+
+    BINDINGS = keymap.bindings("browser")
+
+    DEFAULT_CSS = """
+    BrowserScreen { layout: vertical; }
+    BrowserScreen > #main { height: 1fr; }
+    BrowserScreen #tree { width: 3fr; min-width: 30; }
+    BrowserScreen #detail { width: 2fr; min-width: 30; border-left: vkey $panel; }
+    BrowserScreen #detail.-hidden { display: none; }
+    BrowserScreen > #status { height: 1; background: $panel; }
+    BrowserScreen #hints { width: 1fr; color: $text-muted; padding: 0 1; }
+    BrowserScreen #position { width: auto; padding: 0 1 0 0; text-style: bold; }
+    """
+
+    class Opened(Message):
+        """The session is loaded and shown (the app starts following the file)."""
+
+        def __init__(self, screen: "BrowserScreen") -> None:
+            super().__init__()
+            self.browser = screen
+
+    def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default") -> None:
+        super().__init__()
+        self.path = os.path.abspath(path)
+        self.manager: SessionManager | None = manager
+        self.model: TreeModel | None = None
+        self.initial_filter = filter_mode if filter_mode in FILTER_MODES else "default"
+        #: Enter moved the leaf: live appends no longer move it (pi keeps its in-memory leaf)
+        self.user_moved_leaf = False
+        #: ids of entries this screen wrote (label, persist): they do not move the view's leaf
+        self._own_writes: set[str] = set()
+        self._known_entries = 0
+        self._detail_timer: Timer | None = None
+        self.last_export: str | None = None
+
+    # layout ---------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield FilterBar(id="filter-bar")
+        with Horizontal(id="main"):
+            yield TreeView(id="tree")
+            yield DetailPane(id="detail")
+        with Horizontal(id="status"):
+            yield Static("", id="hints")
+            yield Static("", id="position")
+
+    @property
+    def tree(self) -> TreeView:
+        return self.query_one("#tree", TreeView)
+
+    @property
+    def detail(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    @property
+    def has_screen_below(self) -> bool:
+        """Opened from the picker (or from another browser): Esc goes back to it."""
+        stack = self.app.screen_stack
+        return self in stack and stack.index(self) >= 2
+
+    def on_mount(self) -> None:
+        self._update_hints()
+        if self.manager is not None:
+            self._install(self.manager)
+            return
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        if size <= ASYNC_OPEN_BYTES:
+            try:
+                manager = self._open(self.path)
+            except Exception as exc:  # reported on an error screen, never as a traceback
+                self._load_failed(exc)
+                return
+            self._install(manager)
+        else:
+            self.tree.loading = True
+            self.query_one(FilterBar).show(f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "",
+                                          False)
+            self._load_in_thread()
+
+    @staticmethod
+    def _open(path: str) -> SessionManager:
+        from loomtui.commands._open import open_session
+
+        return open_session(path)
+
+    @work(thread=True, exclusive=True, group="open")
+    def _load_in_thread(self) -> None:
+        try:
+            manager = self._open(self.path)
+            model = TreeModel(manager, filter_mode=self.initial_filter)
+        except Exception as exc:
+            self.app.call_from_thread(self._load_failed, exc)
+            return
+        self.app.call_from_thread(self._install, manager, model)
+
+    def _load_failed(self, exc: BaseException) -> None:
+        from loomtui.app.screens.dialogs import ErrorScreen
+
+        name = os.path.basename(self.path)
+        if isinstance(exc, SessionFormatError):
+            hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
+                    '{"type":"session"} header, versions 1-3) and OpenLoom / socketteer looms.')
+            screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
+        elif isinstance(exc, (LoomError, OSError)):
+            screen = ErrorScreen(f"Cannot open {name}", str(exc))
+        else:
+            self.app.log_error(exc)
+            screen = ErrorScreen(f"Cannot open {name}", f"loomtui failed while reading it: {type(exc).__name__}: {exc}")
+        if self.is_current:
+            self.app.switch_screen(screen)
+        else:
+            self.app.push_screen(screen)
+
+    def _install(self, manager: SessionManager, model: TreeModel | None = None) -> None:
+        self.manager = manager
+        tree = self.tree
+        tree.loading = False
+        height = max(1, tree.scrollable_content_region.height - 1)
+        if model is None:
+            model = TreeModel(manager, filter_mode=self.initial_filter, page_size=height)
+        else:
+            model.page_size = height
+        self.model = model
+        self.user_moved_leaf = False
+        self._known_entries = len(manager.index.entries)
+        tree.set_model(model)
+        tree.focus()
+        self._refresh_bars()
+        self._update_detail(immediate=True)
+        self._opening_notices()
+        self.call_after_refresh(self._warm_search)
+        self.post_message(self.Opened(self))
+
+    def _opening_notices(self) -> None:
+        manager = self.manager
+        assert manager is not None
+        diags = manager.diagnostics
+        if diags:
+            first = str(diags[0])
+            more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
+            keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.diagnostics"], self._user_keymap())
+            self.notify(
+                f"{len(diags)} line{'s' if len(diags) != 1 else ''} repaired or skipped: {first}{more}. "
+                f"{keys} lists them.",
+                title="Session opened with diagnostics",
+                severity="warning",
+                timeout=12,
+            )
+        if manager.read_only_reason:
+            self.notify(manager.read_only_reason, title="Read-only", severity="information", timeout=8)
+        elif manager.path is not None and manager.version < 3:
+            self.notify(
+                f"A version {manager.version} session: browsing works, writes (labels, persisting the leaf) "
+                f"need `loomtui migrate {manager.path}` first.",
+                title="Old session format",
+                severity="information",
+                timeout=8,
+            )
+
+    @work(thread=True, exclusive=True, group="warm-search")
+    def _warm_search(self) -> None:
+        if self.model is not None:
+            self.model.warm_search()
+
+    def _user_keymap(self) -> dict[str, str]:
+        return getattr(self.app, "user_keymap", {})
+
+    # bars -----------------------------------------------------------------------------------
+    def _title(self) -> str:
+        manager = self.manager
+        if manager is None:
+            return self.path
+        name = manager.get_session_name()
+        title = manager.title.get("title") if isinstance(manager.title, dict) else None
+        label = name or title or os.path.basename(self.path)
+        parts = [label, self.path if label != os.path.basename(self.path) else os.path.dirname(self.path)]
+        parts.append(f"{len(manager.index.entries):,} entries")
+        if manager.path is not None and manager.version < 3:
+            parts.append(f"v{manager.version}, read-only")
+        elif manager.read_only_reason:
+            parts.append(f"{manager.source_format}, read-only")
+        if manager.diagnostics:
+            parts.append(f"{len(manager.diagnostics)} diagnostics")
+        if self.model is not None:
+            parts.append(f"leaf {self.model.leaf_id or '(none)'}{' (moved)' if self.user_moved_leaf else ''}")
+        return "  ·  ".join(parts)
+
+    def _refresh_bars(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        self.query_one(FilterBar).show(self._title(), model.mode, model.query, model.show_label_times)
+        self.query_one("#position", Static).update(Text(model.footer().strip() or "(0/0)"))
+
+    def _update_hints(self) -> None:
+        km = self._user_keymap()
+        parts = ["↑↓ move", "←→ page"]
+        for binding_id, what in (
+            ("browser.select", "leaf"),
+            ("browser.label", "label"),
+            ("browser.export", "export"),
+            ("browser.persist-leaf", "persist"),
+            ("app.palette", "commands"),
+            ("app.help", "help"),
+        ):
+            keys = keymap.display_keys(keymap.SPEC_BY_ID[binding_id], km)
+            parts.append(f"{keys} {what}")
+        self.query_one("#hints", Static).update(Text("  ".join(parts), no_wrap=True, overflow="ellipsis"))
+
+    # tree events ------------------------------------------------------------------------------
+    @on(TreeView.Moved)
+    def _tree_moved(self, event: TreeView.Moved) -> None:
+        self._refresh_bars()
+        self._update_detail()
+
+    @on(TreeView.Changed)
+    def _tree_changed(self, event: TreeView.Changed) -> None:
+        self._refresh_bars()
+
+    @on(TreeView.HelpRequested)
+    def _help_requested(self, event: TreeView.HelpRequested) -> None:
+        self.app.action_help()  # type: ignore[attr-defined]
+
+    def _update_detail(self, *, immediate: bool = False, force: bool = False) -> None:
+        if self._detail_timer is not None:
+            self._detail_timer.stop()
+            self._detail_timer = None
+        if immediate:
+            self._show_detail(force)
+        else:
+            self._detail_timer = self.set_timer(DETAIL_DEBOUNCE, lambda: self._show_detail(force))
+
+    def _show_detail(self, force: bool = False) -> None:
+        self._detail_timer = None
+        model = self.model
+        self.detail.show(self.manager, model, model.selected_entry if model is not None else None, force=force)
+
+    def _rows_changed(self) -> None:
+        self.tree.rows_changed()
+
+    # guarded actions --------------------------------------------------------------------------
+    def _guard(self, what: str, fn: Callable[[], Any]) -> Any:
+        """Run ``fn``; a failure becomes a notice (nothing in memory is lost)."""
+        try:
+            return fn()
+        except (LoomError, OSError) as exc:
+            self.notify(str(exc), title=f"{what}: not done", severity="error", timeout=10)
+        except Exception as exc:  # never a traceback on screen
+            self.app.log_error(exc)  # type: ignore[attr-defined]
+            self.notify(f"{type(exc).__name__}: {exc}", title=f"{what}: internal error", severity="error",
+                        timeout=10)
+        return None
+
+    # filters and search -------------------------------------------------------------------------
+    def action_set_filter(self, mode: str) -> None:
+        if self.model is not None and mode in FILTER_MODES:
+            self.model.set_filter(mode)
+            self._rows_changed()
+
+    def action_toggle_filter(self, mode: str) -> None:
+        if self.model is not None and mode in FILTER_MODES:
+            self.model.toggle_filter(mode)
+            self._rows_changed()
+
+    def action_cycle_filter(self, step: int) -> None:
+        if self.model is not None:
+            self.model.cycle_filter(step)
+            self._rows_changed()
+
+    def action_toggle_label_times(self) -> None:
+        if self.model is not None:
+            self.model.toggle_label_times()
+            self.tree.model_changed()
+            self._refresh_bars()
+
+    def action_escape(self) -> None:
+        """pi's Esc: clear the search (and folds); with nothing to clear, go back."""
+        model = self.model
+        if model is None:
+            if self.has_screen_below:
+                self.app.pop_screen()
+            return
+        if model.clear_query():
+            self._rows_changed()
+        elif model.folded:
+            model.set_filter(model.mode)  # every filter change resets folds (pi)
+            self._rows_changed()
+        elif self.has_screen_below:
+            self.action_back()
+
+    def action_back(self) -> None:
+        if self.has_screen_below:
+            self.app.pop_screen()
+
+    def action_switch_focus(self) -> None:
+        if self.tree.has_focus:
+            self.detail.focus()
+        else:
+            self.tree.focus()
+
+    def action_expand_detail(self) -> None:
+        self.detail.action_expand_all()
+
+    def action_show_diagnostics(self) -> None:
+        if self.manager is not None:
+            self.app.push_screen(DiagnosticsScreen(self.path, list(self.manager.diagnostics)))
+
+    # the leaf ---------------------------------------------------------------------------------
+    def action_move_leaf(self) -> None:
+        """Enter: pi's navigateTree without a summary (spec §9.7): a user message or a
+        custom_message moves the leaf to its parent (a root one resets it), anything else to
+        itself. In memory only."""
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        e = model.selected_entry
+        if e is None:
+            return
+        if e.id == model.leaf_id:
+            self.notify("Already at this point.", timeout=3)
+            return
+
+        def move() -> None:
+            if (e.type == "message" and e.role == "user") or e.type == "custom_message":
+                parent = manager.index.parent_of(e)
+                new_leaf = parent.id if parent is not None else None
+            else:
+                new_leaf = e.id
+            screen_row = self.tree.screen_row
+            if new_leaf is None:
+                manager.reset_leaf()
+            else:
+                manager.branch(new_leaf)
+            self.user_moved_leaf = True
+            model.set_leaf(new_leaf)
+            model.select_id(e.id)
+            self.tree.model_changed(keep_screen_row=screen_row)
+            self._refresh_bars()
+            self._update_detail(immediate=True)
+            if new_leaf is None:
+                self.notify("Leaf reset: before the first entry (pi: re-editing the first message).", timeout=5)
+            elif new_leaf != e.id:
+                self.notify(f"Leaf moved to {new_leaf}, the parent of this message (pi: re-edit it).", timeout=5)
+            else:
+                self.notify(f"Leaf moved to {new_leaf}. Ctrl+S persists it for pi.", timeout=5)
+
+        self._guard("Move the leaf", move)
+
+    def action_follow_file_leaf(self) -> None:
+        """Undo Enter: the leaf follows the file's last entry again."""
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        leaf = manager.index.leaf_id
+        if leaf is not None:
+            manager.branch(leaf)
+        self.user_moved_leaf = False
+        model.set_leaf(leaf)
+        self.tree.model_changed()
+        self._refresh_bars()
+
+    def _ensure_write_parent(self) -> None:
+        """Labels are appended as children of the leaf (pi). Never write ``parentId: null``:
+        with the leaf reset, the label goes under the file's last entry instead."""
+        model, manager = self.model, self.manager
+        assert model is not None and manager is not None
+        if self.user_moved_leaf and model.leaf_id is not None:
+            manager.branch(model.leaf_id)
+        elif manager.get_leaf_id() is None and manager.index.leaf_id is not None:
+            manager.branch(manager.index.leaf_id)
+
+    def _after_own_write(self, new_id: str) -> None:
+        self._own_writes.add(new_id)
+        assert self.model is not None
+        self.model.labels_changed()
+        self.tree.model_changed()
+        self._refresh_bars()
+        self._update_detail(immediate=True, force=True)
+
+    # labels -----------------------------------------------------------------------------------
+    def action_edit_label(self) -> None:
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        e = model.selected_entry
+        if e is None:
+            return
+        current = manager.index.label_of(e.id)
+        current_text = current if isinstance(current, str) else (None if current is None else str(current))
+        row = display_text(e, model.flat.tool_calls)
+
+        def done(value: str | None) -> None:
+            if value is None:
+                return
+            label = value.strip() or None
+            if label == current_text:
+                self.notify("Label unchanged; nothing written.", timeout=3)
+                return
+            if label is None and current is None:
+                return
+            self._guard("Label", lambda: self._write_label(e, label))
+
+        self.app.push_screen(LabelDialog(row, current_text), done)
+
+    def _write_label(self, e: Entry, label: str | None) -> None:
+        manager = self.manager
+        assert manager is not None
+        self._ensure_write_parent()
+        new_id = manager.append_label_change(e.id, label)
+        self._after_own_write(new_id)
+        self.notify(f"Label {'set: ' + label if label else 'cleared'} on {e.id} (label entry {new_id}).", timeout=4)
+
+    # persisting the leaf -----------------------------------------------------------------------
+    def action_persist_leaf(self) -> None:
+        """Ctrl+S: append one no-op label entry parented on the leaf (spec §12 option 2) so pi,
+        which resumes at the file's last entry, resumes here. Never a ``parentId: null`` entry."""
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        leaf = model.leaf_id
+        if leaf is None:
+            self.notify(
+                "The leaf is before the first entry. pi could only resume there from an entry with "
+                "parentId null, which loomtui never writes. Move the leaf to an entry first.",
+                title="Persist the leaf: not done",
+                severity="warning",
+                timeout=8,
+            )
+            return
+        last = manager.index.by_id.get(manager.index.leaf_id) if manager.index.leaf_id else None
+        if last is not None and (last.id == leaf or (last.parent_id == leaf and last.type == "label")):
+            self.notify(f"pi already resumes at {leaf}: the file ends there. Nothing written.", timeout=5)
+            return
+        e = manager.index.by_id.get(leaf)
+        if e is None:
+            return
+        label = manager.index.label_of(leaf)
+        row = display_text(e, model.flat.tool_calls)
+        what = f"re-stating its label [{label}]" if label is not None else "without a label"
+        body = (
+            f"Append one label entry parented on {leaf}\n  {row[:100]}\n{what}, so that pi resumes the session "
+            "there. pi leaves label entries out of the model's context and /tree hides them, so nothing "
+            "else changes."
+        )
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                return
+
+            def write() -> None:
+                manager.branch(leaf)
+                new_id = manager.append_label_change(leaf, label)
+                self.user_moved_leaf = False
+                self._after_own_write(new_id)
+                self.notify(f"Leaf persisted: pi resumes at {leaf} (label entry {new_id}).", timeout=5)
+
+            self._guard("Persist the leaf", write)
+
+        self.app.push_screen(ConfirmDialog("Persist the leaf?", body, "Append"), done)
+
+    # export ------------------------------------------------------------------------------------
+    def action_export_branch(self) -> None:
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        e = model.selected_entry
+        if e is None:
+            return
+
+        def prepare() -> None:
+            kept, labels = manager.branch_entries(e.id)
+            source = manager.path or getattr(manager, "source_path", None)
+            default_dir = os.path.dirname(source) if source else os.getcwd()
+
+            def export(dest: str) -> str:
+                if dest.endswith(".jsonl"):
+                    parent = os.path.dirname(os.path.abspath(dest))
+                    if not os.path.isdir(parent):
+                        raise LoomError(f"{parent} is not a directory")
+                    path = manager.create_branched_session(e.id, out=dest)
+                else:
+                    if not os.path.isdir(dest):
+                        raise LoomError(f"{dest} is not a directory (end the path in .jsonl to name a file)")
+                    path = manager.create_branched_session(e.id, dir=dest)
+                self.last_export = path
+                self.notify(f"Exported {len(kept) + len(labels)} entries to {path}", title="Branch exported",
+                            timeout=10)
+                return path
+
+            def done(to_open: str | None) -> None:
+                if to_open:
+                    self.app.open_session_file(to_open)  # type: ignore[attr-defined]
+
+            self.app.push_screen(
+                ExportDialog(display_text(e, model.flat.tool_calls), len(kept), len(labels), default_dir, export),
+                done,
+            )
+
+        self._guard("Export", prepare)
+
+    # copy ----------------------------------------------------------------------------------------
+    def action_copy_text(self) -> None:
+        model, manager = self.model, self.manager
+        if model is None or manager is None or model.selected_entry is None:
+            return
+        e = model.selected_entry
+
+        def copy() -> None:
+            text = entry_full_text(manager.load(e))
+            self.app.copy_to_clipboard(text)
+            self.notify(f"Copied {len(text):,} characters of {e.id}.", timeout=3)
+
+        self._guard("Copy", copy)
+
+    # live follow ---------------------------------------------------------------------------------
+    def apply_appended(self) -> None:
+        """Index what another writer appended and update the view in place (the watcher calls
+        this). Selection, filter, search and folds are kept; the leaf follows the file's last
+        entry unless the user moved it. A rewritten or truncated file is reloaded."""
+        manager, model = self.manager, self.model
+        if manager is None or model is None:
+            return
+        try:
+            manager.refresh()
+        except (WriteConflict, FileNotFoundError, SessionFormatError) as exc:
+            if os.path.exists(self.path):
+                self.reload(f"{os.path.basename(self.path)} changed on disk ({exc}); reloaded.")
+            else:
+                self.notify(f"{self.path} is gone; showing what was loaded.", severity="warning", timeout=8)
+            return
+        except Exception as exc:
+            self.app.log_error(exc)  # type: ignore[attr-defined]
+            self.notify(f"Could not read the new lines: {exc}", severity="error", timeout=8)
+            return
+        entries = manager.index.entries
+        fresh = entries[self._known_entries :]
+        if not fresh and model.flat.version == manager.index.version:
+            return
+        self._known_entries = len(entries)
+        external = [e for e in fresh if e.id not in self._own_writes]
+        if external and not self.user_moved_leaf:
+            leaf = manager.get_leaf_id()
+        else:
+            leaf = model.leaf_id
+        screen_row = self.tree.screen_row
+        selected_before = model.selected_id
+        model.entries_changed(fresh, leaf_id=leaf)
+        if leaf is None and model.leaf_id is not None and not self.user_moved_leaf:
+            model.set_leaf(None)
+        self.tree.model_changed(keep_screen_row=screen_row)
+        self._refresh_bars()
+        sel = model.selected_entry
+        if sel is not None and (sel.id != selected_before or (sel.type == "message" and sel.role == "assistant")):
+            self._update_detail(immediate=True, force=True)
+
+    def reload(self, message: str | None = None) -> None:
+        """Re-read the file (it was rewritten): keep the filter, search and selection."""
+        model = self.model
+        mode = model.mode if model else self.initial_filter
+        query = model.query if model else ""
+        selected = model.selected_id if model else None
+        label_times = model.show_label_times if model else False
+        user_leaf = model.leaf_id if (model is not None and self.user_moved_leaf) else None
+        moved = self.user_moved_leaf
+        try:
+            manager = self._open(self.path)
+        except Exception as exc:
+            self.notify(f"Could not reload {self.path}: {exc}", severity="error", timeout=10)
+            return
+        if moved and user_leaf is not None and user_leaf in manager.index.by_id:
+            manager.branch(user_leaf)
+            new_model = TreeModel(manager, leaf_id=user_leaf, use_manager_leaf=False, filter_mode=mode)
+        else:
+            moved = False
+            new_model = TreeModel(manager, filter_mode=mode)
+        if query:
+            new_model.set_query(query)
+        if label_times:
+            new_model.toggle_label_times()
+        if selected is not None:
+            new_model.select_id(selected)
+        self._own_writes.clear()
+        self._install(manager, new_model)
+        self.user_moved_leaf = moved
+        self._refresh_bars()
+        if message:
+            self.notify(message, severity="warning", timeout=6)

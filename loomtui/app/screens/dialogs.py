@@ -1,0 +1,272 @@
+"""Small screens: label edit, export, confirmations, diagnostics, errors, plain messages."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Input, Label, Static
+
+from loomtui.session.errors import Diagnostic, LoomError
+
+_DIALOG_CSS = """
+{name} {{
+    align: center middle;
+    background: $background 60%;
+}}
+{name} > Vertical {{
+    width: 80%;
+    max-width: 100;
+    height: auto;
+    max-height: 90%;
+    border: round $primary;
+    background: $surface;
+    padding: 1 2;
+}}
+{name} .title {{ text-style: bold; margin-bottom: 1; }}
+{name} .muted {{ color: $text-muted; }}
+{name} .error {{ color: $error; }}
+{name} Horizontal.buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
+{name} Horizontal.buttons Button {{ margin-left: 2; }}
+"""
+
+
+def _css(name: str) -> str:
+    return _DIALOG_CSS.format(name=name)
+
+
+class LabelDialog(ModalScreen[str | None]):
+    """pi's Shift+L: "Label (empty to remove):", prefilled. Enter returns the text; Esc None."""
+
+    DEFAULT_CSS = _css("LabelDialog")
+    BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
+
+    def __init__(self, entry_text: str, current: str | None) -> None:
+        super().__init__()
+        self.entry_text = entry_text
+        self.current = current or ""
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Label (empty to remove):", classes="title")
+            yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
+            yield Input(value=self.current, id="label-input", placeholder="no label")
+            yield Static("Enter: save   Esc: cancel", classes="muted")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question (Enter/y confirms, Esc/n cancels)."""
+
+    DEFAULT_CSS = _css("ConfirmDialog")
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "cancel", show=False),
+        Binding("y", "answer(True)", "confirm", show=False),
+    ]
+
+    def __init__(self, title: str, body: str, confirm: str = "Confirm") -> None:
+        super().__init__()
+        self.title_text = title
+        self.body = body
+        self.confirm = confirm
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self.title_text, classes="title")
+            yield Static(Text(self.body))
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="no")
+                yield Button(self.confirm, id="yes", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class ExportDialog(ModalScreen[str | None]):
+    """Ctrl+E: where the branch goes and how many entries it holds; then the result.
+
+    ``export(dest)`` writes the file (``dest`` is a directory, or a path ending in .jsonl) and
+    returns its path, or raises. After a successful export the dialog offers to open the file;
+    it dismisses with the path to open, or None.
+    """
+
+    DEFAULT_CSS = _css("ExportDialog")
+    BINDINGS = [Binding("escape", "close", "close", show=False)]
+
+    def __init__(self, entry_text: str, count: int, labels: int, default_dir: str,
+                 export: Callable[[str], str]) -> None:
+        super().__init__()
+        self.entry_text = entry_text
+        self.count = count
+        self.labels = labels
+        self.default_dir = default_dir
+        self.export = export
+        self.written: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Export the branch ending here to a new session file", classes="title")
+            yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
+            labels = f" + {self.labels} label entr{'y' if self.labels == 1 else 'ies'}" if self.labels else ""
+            yield Static(f"{self.count} entries{labels}; the header's parentSession names this file.", id="count")
+            yield Label("Destination (a directory, or a file path ending in .jsonl):")
+            yield Input(value=self.default_dir, id="dest")
+            yield Static("", id="result")
+            with Horizontal(classes="buttons"):
+                yield Button("Cancel", id="cancel")
+                yield Button("Export", id="export", variant="primary")
+                yield Button("Open it", id="open", variant="success")
+
+    def on_mount(self) -> None:
+        self.query_one("#open", Button).display = False
+        self.query_one("#dest", Input).focus()
+
+    @on(Input.Submitted, "#dest")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self.written is None:
+            self.do_export()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "export":
+            self.do_export()
+        elif event.button.id == "open":
+            self.dismiss(self.written)
+        else:
+            self.dismiss(None)
+
+    def do_export(self) -> None:
+        dest = os.path.expanduser(self.query_one("#dest", Input).value.strip()) or self.default_dir
+        result = self.query_one("#result", Static)
+        try:
+            path = self.export(dest)
+        except (LoomError, OSError) as exc:
+            result.update(Text(f"Not written: {exc}", style="bold red"))
+            return
+        self.written = path
+        result.update(Text(f"Written: {path}", style="bold"))
+        self.query_one("#export", Button).display = False
+        self.query_one("#dest", Input).disabled = True
+        self.query_one("#cancel", Button).label = "Close"
+        open_button = self.query_one("#open", Button)
+        open_button.display = True
+        open_button.focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class DiagnosticsScreen(ModalScreen[None]):
+    """Every line the reader repaired or skipped, with its line number."""
+
+    DEFAULT_CSS = _css("DiagnosticsScreen") + """
+    DiagnosticsScreen VerticalScroll { height: auto; max-height: 30; }
+    """
+    BINDINGS = [Binding("escape,q,enter", "close", "close", show=False)]
+
+    def __init__(self, path: str, diagnostics: list[Diagnostic]) -> None:
+        super().__init__()
+        self.path = path
+        self.diagnostics = diagnostics
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            n = len(self.diagnostics)
+            yield Label(f"{n} diagnostic{'s' if n != 1 else ''}: {self.path}", classes="title")
+            with VerticalScroll():
+                if not self.diagnostics:
+                    yield Static("The reader found nothing to repair.", classes="muted")
+                body = Text()
+                for d in self.diagnostics:
+                    body.append(f"line {d.line:>6}  " if d.line else " " * 14, style="bold")
+                    body.append(d.reason + "\n")
+                yield Static(body)
+            yield Static("Esc: close", classes="muted")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ErrorScreen(Screen[None]):
+    """A file loomtui cannot show (v4 log, no header, not JSONL): what and what to do."""
+
+    DEFAULT_CSS = """
+    ErrorScreen { align: center middle; }
+    ErrorScreen > Vertical {
+        width: 90%; max-width: 110; height: auto;
+        border: heavy $error; padding: 1 2; background: $surface;
+    }
+    ErrorScreen .title { text-style: bold; color: $error; margin-bottom: 1; }
+    ErrorScreen .muted { color: $text-muted; margin-top: 1; }
+    """
+    BINDINGS = [Binding("escape,q,enter", "close", "close", show=False)]
+
+    def __init__(self, title: str, message: str, hint: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.message = message
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text), classes="title")
+            yield Static(Text(self.message))
+            if self.hint:
+                yield Static(Text(self.hint))
+            back = "go back" if self._has_screen_below() else "quit"
+            yield Static(f"Esc, q or Enter: {back}", classes="muted")
+
+    def _has_screen_below(self) -> bool:
+        try:
+            return len(self.app.screen_stack) > 2
+        except Exception:
+            return False
+
+    def action_close(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+        else:
+            self.app.exit(return_code=2)
+
+
+class MessageScreen(Screen[None]):
+    """A plain message (nothing to open)."""
+
+    DEFAULT_CSS = """
+    MessageScreen { align: center middle; }
+    MessageScreen > Static { width: auto; max-width: 100; border: round $primary; padding: 1 2; }
+    """
+    BINDINGS = [Binding("escape,q,enter", "app.quit", "quit", show=False)]
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.message + "\n\nEsc, q or Enter: quit"))

@@ -1,0 +1,73 @@
+"""The bar above the tree: session title, filter modes (the active one highlighted, each
+clickable) and the search query as typed (pi: ``Type to search: <query>``)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.content import Content
+from textual.markup import escape
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from loomtui.app.widgets.tree_view import printable
+from loomtui.view.layout import FILTER_MODES
+
+#: how each mode is named in the bar (pi's HTML export buttons)
+MODE_NAMES = {
+    "default": "default",
+    "no-tools": "no-tools",
+    "user-only": "user",
+    "labeled-only": "labeled",
+    "all": "all",
+}
+
+
+class FilterBar(Vertical):
+    DEFAULT_CSS = """
+    FilterBar {
+        height: 2;
+        background: $panel;
+        padding: 0 1;
+    }
+    FilterBar > #title {
+        height: 1;
+        color: $foreground;
+        text-style: bold;
+    }
+    FilterBar > #modes {
+        height: 1;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._state: tuple[str, str, str, bool, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="title", markup=False)
+        yield Static("", id="modes")
+
+    def show(self, title: str, mode: str, query: str, label_times: bool, extra: str = "") -> None:
+        state = (title, mode, query, label_times, extra)
+        if state == self._state:
+            return
+        self._state = state
+        self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"))
+        parts = ["[dim]Filter:[/] "]
+        for m in FILTER_MODES:
+            name = MODE_NAMES[m]
+            if m == mode:
+                parts.append(f"[bold reverse][@click=screen.set_filter('{m}')] {name} [/][/] ")
+            else:
+                parts.append(f"[@click=screen.set_filter('{m}')] {name} [/] ")
+        if label_times:
+            parts.append("[dim]\\[+label time][/] ")
+        parts.append(" [dim]Search:[/] ")
+        if query:
+            parts.append(f"[bold]{escape(printable(query))}[/]▏")
+        else:
+            parts.append("[dim italic]type to search[/]")
+        if extra:
+            parts.append(f"  [dim]{escape(extra)}[/]")
+        self.query_one("#modes", Static).update(Content.from_markup("".join(parts)))

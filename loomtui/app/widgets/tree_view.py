@@ -1,0 +1,312 @@
+"""The session tree: a Line-API ScrollView that draws only the visible rows of ``TreeModel``.
+
+Never ``textual.widgets.Tree``: sessions are chains thousands of levels deep and ``Tree``
+recurses per level and rebuilds every line on each change (textual-notes §2). Here the model
+holds the rows as flat arrays; ``render_line(y)`` turns one visible row into a ``Strip`` from an
+LRU cache keyed by (row, selected, width, generation), where the generation changes whenever
+the model's rows, labels, leaf or theme change. A cursor move repaints two lines.
+
+Rows are pi's /tree rows (``TreeModel.row_segments``): the widget only clamps very deep
+indentation (the leftmost cells become ``…``), cuts long rows with ``…`` and highlights the
+selected row (pi: content bold on ``selectedBg``).
+"""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from loomtui.app import keymap
+from loomtui.app.themes import tree_colors
+from loomtui.view.model import TreeModel
+
+_PREFIX_CHARS = frozenset(" │├└─⊞⊟")
+_CONTROL = {c: chr(0x2400 + c) for c in range(32)} | {0x7F: "\u2421"}
+_CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})
+
+
+def printable(text: str) -> str:
+    """Control characters would drive the terminal: show them as control pictures instead."""
+    if text.isprintable():
+        return text
+    return text.translate(_CONTROL)
+
+
+class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
+    """pi's /tree rows for one ``TreeModel``; printable keys type into the model's search."""
+
+    BINDINGS = keymap.bindings("tree")
+
+    DEFAULT_CSS = """
+    TreeView {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        background: $background;
+    }
+    TreeView:focus {
+        background-tint: $foreground 3%;
+    }
+    """
+
+    class Moved(Message):
+        """The selected row changed (the detail pane and footer follow)."""
+
+        def __init__(self, tree: "TreeView") -> None:
+            super().__init__()
+            self.tree = tree
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, TreeView.Moved)
+
+    class Changed(Message):
+        """Rows changed (filter, search, folds): the filter bar and footer follow."""
+
+        def __init__(self, tree: "TreeView") -> None:
+            super().__init__()
+            self.tree = tree
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, TreeView.Changed)
+
+    class HelpRequested(Message):
+        """``?`` with an empty query (pi-session-spec: help only while nothing is typed)."""
+
+    def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.model = model
+        self._cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
+        self._generation = 0
+        self._styles: dict[str, Style] = {}
+        self._selected_bg = Style()
+        self._last_selected = -1
+
+    # setup ---------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._update_styles()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+        self.model_changed(center=True)
+
+    def _theme_changed(self) -> None:
+        self._update_styles()
+        self._generation += 1
+        self._cache.clear()
+        self.refresh()
+
+    def _update_styles(self) -> None:
+        colors = tree_colors(self.app.current_theme)
+        self._styles = {role: Style(color=value) for role, value in colors.items() if role != "selectedBg"}
+        self._selected_bg = Style(bgcolor=colors["selectedBg"])
+
+    def set_model(self, model: TreeModel) -> None:
+        self.model = model
+        self.model_changed(center=True)
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.model is not None:
+            self.model.page_size = max(1, self.scrollable_content_region.height - 1)
+        self._cache.clear()
+        self._generation += 1
+        self.virtual_size = Size(self.scrollable_content_region.width, len(self.model) if self.model else 0)
+        self.scroll_to_selected()
+
+    # what the screen calls after changing the model ------------------------------------------
+    def model_changed(self, *, center: bool = False, keep_screen_row: int | None = None) -> None:
+        """The rows, labels, leaf or folds changed: redraw everything visible."""
+        self._generation += 1
+        self._cache.clear()
+        n = len(self.model) if self.model is not None else 0
+        self.virtual_size = Size(self.scrollable_content_region.width, n)
+        if self.model is not None:
+            self.model.page_size = max(1, self.scrollable_content_region.height - 1)
+        if keep_screen_row is not None and self.model is not None and n:
+            self.scroll_to(y=max(0, self.model.selected - keep_screen_row), animate=False, immediate=True)
+        self.scroll_to_selected(center=center)
+        self._last_selected = self.model.selected if self.model is not None else -1
+        self.refresh()
+
+    def selection_changed(self) -> None:
+        """Only the selected row moved: repaint the old and the new row."""
+        model = self.model
+        if model is None:
+            return
+        old, new = self._last_selected, model.selected
+        self._last_selected = new
+        self.scroll_to_selected()
+        top = int(self.scroll_offset.y)
+        width = self.size.width
+        for row in (old, new):
+            if row >= 0:
+                self.refresh(Region(0, row - top, width, 1))
+        self.post_message(self.Moved(self))
+
+    @property
+    def screen_row(self) -> int:
+        """Where the selected row sits in the viewport (kept across live appends)."""
+        return (self.model.selected if self.model else 0) - int(self.scroll_offset.y)
+
+    def scroll_to_selected(self, *, center: bool = False) -> None:
+        model = self.model
+        if model is None or not len(model):
+            return
+        height = self.scrollable_content_region.height
+        if height <= 0:
+            return
+        row = model.selected
+        top = int(self.scroll_offset.y)
+        margin = min(2, max(0, (height - 1) // 4))
+        if center or row < top - height or row > top + 2 * height:
+            new_top = row - height // 2
+        elif row < top + margin:
+            new_top = row - margin
+        elif row > top + height - 1 - margin:
+            new_top = row - height + 1 + margin
+        else:
+            return
+        new_top = max(0, min(new_top, len(model) - height))
+        if new_top != top:
+            self.scroll_to(y=max(0, new_top), animate=False, immediate=True)
+
+    # actions (bound in keymap.SPECS, scope "tree") ----------------------------------------------
+    def _moved(self) -> None:
+        self.selection_changed()
+
+    def action_cursor(self, step: int) -> None:
+        if self.model is not None:
+            self.model.move(step)
+            self._moved()
+
+    def action_page(self, step: int) -> None:
+        if self.model is not None:
+            self.model.page(step)
+            self._moved()
+
+    def action_home(self) -> None:
+        if self.model is not None:
+            self.model.home_key()
+            self._moved()
+
+    def action_end(self) -> None:
+        if self.model is not None:
+            self.model.end_key()
+            self._moved()
+
+    def action_fold_or_up(self) -> None:
+        if self.model is None:
+            return
+        before = (len(self.model), frozenset(self.model.folded))
+        self.model.fold_or_up()
+        if (len(self.model), frozenset(self.model.folded)) != before:
+            self.model_changed()
+            self.post_message(self.Changed(self))
+            self.post_message(self.Moved(self))
+        else:
+            self._moved()
+
+    def action_unfold_or_down(self) -> None:
+        if self.model is None:
+            return
+        before = (len(self.model), frozenset(self.model.folded))
+        self.model.unfold_or_down()
+        if (len(self.model), frozenset(self.model.folded)) != before:
+            self.model_changed()
+            self.post_message(self.Changed(self))
+            self.post_message(self.Moved(self))
+        else:
+            self._moved()
+
+    def action_backspace(self) -> None:
+        if self.model is not None and self.model.query:
+            self.model.backspace()
+            self.rows_changed()
+
+    def rows_changed(self) -> None:
+        """After a refilter: redraw and tell the screen (filter bar, footer, detail)."""
+        self.model_changed()
+        self.post_message(self.Changed(self))
+        self.post_message(self.Moved(self))
+
+    # typing into the search ----------------------------------------------------------------
+    def on_key(self, event: events.Key) -> None:
+        if self.model is None:
+            return
+        ch = event.character
+        if not ch or not event.is_printable or len(ch) != 1:
+            return
+        if event.key.startswith(("ctrl+", "alt+", "super+", "meta+")):
+            return
+        if event.key in self.screen.active_bindings:
+            return  # Shift+L, Shift+T …: the binding runs (pi never lets capitals L/T into the query)
+        event.stop()
+        event.prevent_default()
+        if ch == "?" and not self.model.query:
+            self.post_message(self.HelpRequested())
+            return
+        self.model.type_text(ch)
+        self.rows_changed()
+
+    # mouse ---------------------------------------------------------------------------------
+    def on_click(self, event: events.Click) -> None:
+        if self.model is None or not len(self.model):
+            return
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = offset.y + int(self.scroll_offset.y)
+        if 0 <= row < len(self.model):
+            self.model.select_row(row)
+            self.selection_changed()
+
+    # drawing -------------------------------------------------------------------------------
+    def render_line(self, y: int) -> Strip:
+        model = self.model
+        width = self.scrollable_content_region.width
+        row = y + int(self.scroll_offset.y)
+        if model is None or row >= len(model) or width <= 0:
+            return Strip.blank(max(0, width))
+        selected = row == model.selected
+        key = (row, selected, width, self._generation)
+        strip = self._cache.get(key)
+        if strip is None:
+            try:
+                strip = self._render_row(row, width, selected)
+            except Exception as exc:  # a broken entry must not take the app down
+                strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self._styles.get("error"))])
+                strip = strip.adjust_cell_length(width)
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: int, width: int, selected: bool) -> Strip:
+        assert self.model is not None
+        segs = self.model.row_segments(row, cursor=True)
+        # clamp very deep indentation: keep the rightmost cells, the leftmost becomes "…"
+        if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
+            prefix = segs[1][1]
+            limit = max(4, width // 2)
+            if len(prefix) > limit:
+                segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :])] + segs[2:]
+        styles = self._styles
+        base = styles.get("text", Style())
+        bg = self._selected_bg if selected else None
+        out: list[Segment] = []
+        for role, text in segs:
+            if not text:
+                continue
+            style = styles.get(role, base)
+            if bg is not None:
+                style = style + bg
+                if role == "text":
+                    style = style + Style(bold=True)
+            out.append(Segment(printable(text), style))
+        strip = Strip(out)
+        if strip.cell_length > width:
+            strip = strip.crop(0, width - 1)
+            last_style = out[-1].style if out else None
+            strip = Strip(list(strip) + [Segment("…", last_style)])
+        return strip.adjust_cell_length(width, bg if bg is not None else None)

@@ -1,0 +1,43 @@
+"""`loomtui [FILE]`: the browser (Textual is imported only here and under loomtui/app)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from loomtui.view.layout import FILTER_MODES
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="loomtui",
+        description="Browse a pi / oh-my-pi session tree (or another loom): labels, leaf moves, branch export.",
+        epilog="Without FILE: the session picker. Subcommands (tree, info, label, …): `loomtui --help`.",
+    )
+    p.add_argument("file", nargs="?", metavar="FILE", help="a session .jsonl (or an OpenLoom / socketteer loom)")
+    p.add_argument("--theme", metavar="NAME", default=None,
+                   help="theme: loom-dark (dark), loom-light (light), a Textual theme, or one from "
+                        "~/.config/loomtui/themes/*.toml")
+    p.add_argument("--filter", dest="filter_mode", default="default", choices=FILTER_MODES,
+                   help="initial filter mode (default: default)")
+    p.add_argument("--sessions-dir", dest="sessions_dirs", metavar="DIR", action="append", default=[],
+                   help="also list sessions under DIR in the picker (repeatable)")
+    p.add_argument("--no-follow", dest="follow", action="store_false",
+                   help="do not follow the file while another program appends to it")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.file is not None and not os.path.exists(args.file):
+        print(f"loomtui: {args.file}: no such file", file=sys.stderr)
+        return 2
+    from loomtui.app.app import LoomApp
+
+    app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
+                  watch=args.follow)
+    result = app.run()
+    if isinstance(result, int):
+        return result
+    return app.return_code or 0

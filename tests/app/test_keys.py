@@ -1,0 +1,329 @@
+"""Pilot tests: every key of the browser (pi's /tree keys plus the browser's own)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app_helpers import browser, make_app, notices, rows, select
+from conftest import read_jsonl
+
+from loomtui.app.screens.dialogs import LabelDialog
+from loomtui.app.screens.help import HelpScreen
+from loomtui.app.widgets.detail import DetailPane
+from loomtui.app.widgets.tree_view import TreeView
+
+DEFAULT_ROWS = [
+    "u1000001", "a1000001", "r1000001", "r1000002", "a1000002", "u1000002", "r1000003", "a1000004",
+    "c1000001", "x1000001", "k1000001", "u1000005", "a1000005", "u1000003", "r1000004", "b1000001",
+]
+
+
+async def test_opens_on_the_leaf_with_pi_rows(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert rows(screen) == DEFAULT_ROWS
+        # the leaf (session_info) is hidden in default mode: its nearest visible ancestor is selected
+        assert screen.model.selected_id == "a1000005"
+        assert screen.model.footer() == "  (13/16)"
+        assert isinstance(app.focused, TreeView)
+        assert screen.model.row_text(0) == "  • [start] user: Fix the failing test in `parser.py`, please."
+
+
+async def test_up_down_wrap_page_home_end(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 12)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        await pilot.press("home")
+        assert model.selected == 0
+        await pilot.press("up")  # wraps to the last row
+        assert model.selected == len(model) - 1
+        await pilot.press("down")  # wraps to the first
+        assert model.selected == 0
+        page = model.page_size
+        assert page >= 1
+        await pilot.press("pagedown")
+        assert model.selected == page
+        await pilot.press("pageup")
+        assert model.selected == 0
+        await pilot.press("right")  # → pages like PgDn (pi)
+        assert model.selected == page
+        await pilot.press("left")
+        assert model.selected == 0
+        await pilot.press("end")
+        assert model.selected == len(model) - 1
+        await pilot.press("pagedown")  # clamps
+        assert model.selected == len(model) - 1
+        # the selected row is always on screen
+        tree = screen.tree
+        top = int(tree.scroll_offset.y)
+        assert top <= model.selected < top + tree.scrollable_content_region.height
+
+
+async def test_fold_unfold_and_segment_jumps(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        await select(pilot, screen, "u1000002")  # a segment start with children: foldable
+        await pilot.press("ctrl+left")
+        assert "u1000002" in model.folded
+        assert "r1000003" not in rows(screen)
+        assert "⊞" in model.row_text(model.selected)
+        await pilot.press("ctrl+right")
+        assert not model.folded
+        assert "r1000003" in rows(screen)
+        # not foldable / already unfolded: jumps between branch segments
+        await select(pilot, screen, "x1000001")
+        await pilot.press("alt+left")
+        assert model.selected_id == "u1000002"
+        await select(pilot, screen, "a1000001")
+        await pilot.press("alt+right")
+        assert model.selected_id == "u1000002"  # first child of the first node with two children
+
+
+async def test_filter_keys_toggle_and_cycle(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        await pilot.press("ctrl+t")
+        assert model.mode == "no-tools" and model.footer().endswith("[no-tools]")
+        await pilot.press("ctrl+t")  # toggles back
+        assert model.mode == "default"
+        await pilot.press("ctrl+u")
+        assert model.mode == "user-only" and len(model) == 4
+        await pilot.press("ctrl+l")
+        assert model.mode == "labeled-only" and rows(screen) == ["u1000001", "a1000002"]
+        await pilot.press("ctrl+a")
+        assert model.mode == "all" and len(model) == 24
+        await pilot.press("ctrl+d")
+        assert model.mode == "default"
+        await pilot.press("ctrl+o")
+        assert model.mode == "no-tools"
+        await pilot.press("ctrl+o")
+        assert model.mode == "user-only"
+        await pilot.press("ctrl+shift+o")
+        assert model.mode == "no-tools"
+        await pilot.press("ctrl+shift+o")
+        await pilot.press("ctrl+shift+o")
+        assert model.mode == "all"
+        # the position label follows
+        assert str(screen.query_one("#position").render()).endswith("[all]")
+
+
+async def test_typing_searches_backspace_and_escape(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        await pilot.press("f", "i", "x")
+        assert model.query == "fix"
+        assert rows(screen) == ["u1000001", "a1000002", "u1000002", "a1000004", "b1000001"]
+        await pilot.press("space", "t", "e", "s", "t")
+        assert model.query == "fix test"
+        assert rows(screen) == ["u1000001", "a1000004", "b1000001"]
+        await pilot.press("backspace")
+        assert model.query == "fix tes"
+        await pilot.press("question_mark")  # while typing, ? is a character
+        assert model.query == "fix tes?"
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert model.query == "" and len(model) == 16
+        # Shift+L and Shift+T never type into the query
+        await pilot.press("a", "T")
+        assert model.query == "a" and model.show_label_times
+        await pilot.press("escape")
+
+
+async def test_question_mark_and_f1_show_help(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await browser(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        from loomtui.app.keymap import SPECS
+
+        help_screen = app.screen
+        for spec in SPECS:
+            if spec.id != "browser.switch-focus-back":
+                assert spec.id in help_screen.text, spec.id
+        await pilot.press("f1")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_label_times_toggle(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("T")
+        assert screen.model.show_label_times
+        assert screen.model.footer().endswith("[+label time]")
+        # label time after [label] (UTC, another year: YY/M/D HH:MM)
+        assert screen.model.row_text(0).startswith("  • [start] 25/6/1 10:00 user:")
+        await pilot.press("shift+t")
+        assert not screen.model.show_label_times
+
+
+async def test_tab_switches_focus(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        assert isinstance(app.focused, TreeView)
+        await pilot.press("tab")
+        assert isinstance(app.focused, DetailPane)
+        await pilot.press("tab")
+        assert isinstance(app.focused, TreeView)
+        await pilot.press("shift+tab")
+        assert isinstance(app.focused, DetailPane)
+
+
+async def test_mouse_click_selects_and_wheel_scrolls(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 10)) as pilot:
+        screen = await browser(pilot)
+        tree = screen.tree
+        await pilot.press("home")
+        await pilot.click(TreeView, offset=(5, 2))
+        assert screen.model.selected == 2
+        selected = screen.model.selected
+        before = tree.scroll_offset.y
+        from textual import events
+
+        region = tree.region
+        for _ in range(3):
+            app.post_message(events.MouseScrollDown(None, region.x + 5, region.y + 2, 0, 1, 0, False, False, False,
+                                                    screen_x=region.x + 5, screen_y=region.y + 2))
+        await pilot.pause(0.1)
+        assert tree.scroll_offset.y > before
+        assert screen.model.selected == selected  # the wheel scrolls, it does not select
+
+
+async def test_ctrl_q_quits(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_ctrl_y_copies_full_text(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    copied: list[str] = []
+    async with app.run_test(size=(120, 34)) as pilot:
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000002")
+        await pilot.press("ctrl+y")
+        await select(pilot, screen, "x1000001")
+        await pilot.press("ctrl+y")
+        await select(pilot, screen, "c1000001")
+        await pilot.press("ctrl+y")
+    assert copied[0].startswith("The slice is **off by one**:\n\n```python")
+    assert copied[1] == "git status --short"  # bash: the command (pi's copy)
+    assert copied[2].startswith("## Summary")  # compaction: the summary
+
+
+async def test_enter_moves_the_leaf_in_memory(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    before = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        # an assistant: the leaf moves to it; the active path (•) follows
+        await select(pilot, screen, "r1000004")
+        await pilot.press("enter")
+        assert model.leaf_id == "r1000004"
+        assert screen.manager.get_leaf_id() == "r1000004"
+        assert screen.user_moved_leaf
+        assert model.selected_id == "r1000004"
+        assert rows(screen)[5] == "u1000003"  # the branch holding the leaf is listed first
+        assert model.row_text(5).startswith("  ├⊟ • user: Try a different")
+        # the same entry again: "Already at this point"
+        await pilot.press("enter")
+        assert "Already at this point." in notices(app)
+        # a user message: the leaf moves to its parent (pi: re-edit the message)
+        await select(pilot, screen, "u1000002")
+        await pilot.press("enter")
+        assert model.leaf_id == "a1000002"
+        assert model.selected_id == "u1000002"
+    assert path.read_bytes() == before  # nothing written
+
+
+async def test_enter_on_a_root_user_message_resets_the_leaf(write_session) -> None:
+    path = write_session([
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01.000Z",
+         "message": {"role": "user", "content": "first"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-06-01T10:00:02.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "stopReason": "stop"}},
+    ])
+    app = make_app(path)
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("home", "enter")
+        assert screen.model.leaf_id is None
+        assert screen.manager.get_leaf_id() is None
+        assert "•" not in screen.model.row_text(0)
+        # persisting a reset leaf is refused: it would need a parentId-null entry
+        size = path.stat().st_size
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert path.stat().st_size == size
+        assert any("parentId null" in n for n in notices(app))
+
+
+async def test_label_dialog_prefilled_and_cancel(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    before = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000002")
+        await pilot.press("L")
+        assert isinstance(app.screen, LabelDialog)
+        from textual.widgets import Input
+
+        assert app.screen.query_one(Input).value == "checkpoint"
+        await pilot.press("escape")
+        assert not isinstance(app.screen, LabelDialog)
+    assert path.read_bytes() == before
+
+
+async def test_escape_without_query_returns_to_the_screen_below(fixture_copy) -> None:
+    first = fixture_copy("kinds.jsonl")
+    second = fixture_copy("malformed.jsonl")
+    app = make_app(first)
+    async with app.run_test(size=(120, 34)) as pilot:
+        one = await browser(pilot)
+        app.open_session_file(str(second))
+        await pilot.pause()
+        two = await browser(pilot)
+        assert two is not one and two.has_screen_below
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is one
+        await pilot.press("escape")  # the first browser has nothing below: stays
+        assert app.screen is one
+
+
+async def test_help_lists_user_remapped_keys(fixture_copy, config_dir: Path) -> None:
+    (config_dir / "keymap.toml").write_text('[keys]\n"browser.export" = "ctrl+x"\n"no.such" = "f9"\n')
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        assert any("unknown binding id 'no.such'" in n for n in notices(app))
+        await pilot.press("ctrl+x")
+        from loomtui.app.screens.dialogs import ExportDialog
+
+        assert isinstance(app.screen, ExportDialog)
+        await pilot.press("escape")
+        await pilot.press("f1")
+        assert "ctrl+x" in app.screen.text
+        assert screen is not None

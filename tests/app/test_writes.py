@@ -1,0 +1,281 @@
+"""Pilot tests for the keys that write: Shift+L (label), Ctrl+S (persist the leaf), Ctrl+E (export).
+
+The written files are parsed and checked against pi's rules, and — when node and the published
+pi (``/work/shared/oracle``) are installed — reopened with pi's own SessionManager.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, notices, select
+from conftest import read_jsonl
+from textual.widgets import Input
+
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.dialogs import ConfirmDialog, ExportDialog, LabelDialog
+
+ORACLE = Path(__file__).resolve().parents[3] / "shared" / "oracle" / "pi_tree_oracle.mjs"
+PEER = Path(os.environ.get("PI_PEER", "/tmp/peer")) / "node_modules" / "@mariozechner" / "pi-coding-agent"
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def pi_view(path: Path, export_leaf: str | None = None) -> dict[str, Any] | None:
+    """What the published pi computes for ``path`` (None when node or pi is missing)."""
+    if not ORACLE.exists() or not PEER.exists() or shutil.which("node") is None:
+        return None
+    cmd = ["node", str(ORACLE), str(path)] + (["--export-leaf", export_leaf] if export_leaf else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": "/home/user"})
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def check_label_entry(entry: dict[str, Any], *, parent: str, target: str, label: str | None,
+                      taken: set[str]) -> None:
+    """pi's label entry: {type, id, parentId, timestamp, targetId, label?} (spec §5.1, §12)."""
+    keys = ["type", "id", "parentId", "timestamp", "targetId"] + (["label"] if label is not None else [])
+    assert list(entry) == keys
+    assert entry["type"] == "label"
+    assert re.fullmatch(r"[0-9a-f]{8}", entry["id"]) and entry["id"] not in taken
+    assert entry["parentId"] == parent
+    assert ISO.match(entry["timestamp"])
+    assert entry["targetId"] == target
+    if label is not None:
+        assert entry["label"] == label
+
+
+async def _label(pilot, screen: BrowserScreen, entry_id: str, text: str) -> None:
+    await select(pilot, screen, entry_id)
+    await pilot.press("L")
+    dialog = pilot.app.screen
+    assert isinstance(dialog, LabelDialog)
+    dialog.query_one(Input).value = text
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_shift_l_writes_a_pi_label_entry(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    before = read_jsonl(path)
+    taken = {e.get("id") for e in before}
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await _label(pilot, screen, "u1000002", "  fix branch  ")
+        after = read_jsonl(path)
+        assert after[: len(before)] == before  # append-only
+        assert len(after) == len(before) + 1
+        check_label_entry(after[-1], parent="s1000001", target="u1000002", label="fix branch", taken=taken)
+        # the row shows the label at once; the view keeps the in-memory leaf (pi does not rebuild)
+        assert "[fix branch] user: Yes, apply the fix." in screen.model.row_text(screen.model.selected)
+        assert screen.model.leaf_id == "s1000001"
+        assert screen.manager.get_leaf_id() == after[-1]["id"]  # as in pi: the label entry is the leaf
+        # a second label is chained on the first (pi appends at its leaf)
+        first = after[-1]["id"]
+        await _label(pilot, screen, "a1000002", "")  # empty clears
+        after2 = read_jsonl(path)
+        check_label_entry(after2[-1], parent=first, target="a1000002", label=None, taken=taken | {first})
+        assert "[checkpoint]" not in screen.model.row_text(screen.model.selected)
+    pi = pi_view(path)
+    if pi is not None:
+        assert pi["labels"] == {"u1000001": "start", "u1000002": "fix branch"}
+        assert pi["leafId"] == after2[-1]["id"]
+        assert pi["branch"][-3:] == ["s1000001", first, after2[-1]["id"]]
+
+
+async def test_label_after_enter_is_parented_on_the_moved_leaf(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    taken = {e.get("id") for e in read_jsonl(path)}
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "r1000004")
+        await pilot.press("enter")
+        await _label(pilot, screen, "b1000001", "summary")
+        check_label_entry(read_jsonl(path)[-1], parent="r1000004", target="b1000001", label="summary", taken=taken)
+        assert screen.model.leaf_id == "r1000004"
+
+
+async def test_ctrl_s_persists_the_leaf_with_a_no_op_label_entry(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    before = read_jsonl(path)
+    taken = {e.get("id") for e in before}
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        # the leaf is the file's last entry: nothing to persist
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmDialog)
+        assert len(read_jsonl(path)) == len(before)
+        # move the leaf to the other branch, then persist (confirm)
+        await select(pilot, screen, "r1000004")
+        await pilot.press("enter", "ctrl+s")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("escape")  # cancel: nothing written
+        assert len(read_jsonl(path)) == len(before)
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("enter")  # the confirm button has focus
+        await pilot.pause()
+        after = read_jsonl(path)
+        assert len(after) == len(before) + 1
+        marker = after[-1]
+        check_label_entry(marker, parent="r1000004", target="r1000004", label=None, taken=taken)
+        assert marker["parentId"] is not None
+        assert screen.model.leaf_id == "r1000004"
+        assert not screen.user_moved_leaf
+    pi = pi_view(path)
+    if pi is not None:
+        # pi resumes at the marker, whose parent is the chosen leaf: the same context as there
+        assert pi["leafId"] == marker["id"]
+        assert pi["branch"][-2:] == ["r1000004", marker["id"]]
+        assert "a1000004" not in pi["branch"]
+        assert pi["labels"] == {"u1000001": "start", "a1000002": "checkpoint"}
+        assert pi["context"]["roles"][-2:] == ["assistant", "toolResult"]
+        # pi's /tree focuses the nearest visible ancestor of the hidden marker
+        default_view = pi["views"][0]
+        assert "r1000004" in default_view["ids"] and marker["id"] not in default_view["ids"]
+
+
+async def test_ctrl_s_restates_the_label_of_a_labelled_leaf(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    taken = {e.get("id") for e in read_jsonl(path)}
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000002")
+        await pilot.press("enter", "ctrl+s", "enter")
+        await pilot.pause()
+        check_label_entry(read_jsonl(path)[-1], parent="a1000002", target="a1000002", label="checkpoint",
+                          taken=taken)
+        assert screen.model.label("a1000002") == "checkpoint"
+    pi = pi_view(path)
+    if pi is not None:
+        assert pi["labels"]["a1000002"] == "checkpoint"
+        assert pi["branch"][-2] == "a1000002"
+
+
+async def test_ctrl_e_exports_the_branch_like_pi(fixture_copy, tmp_path: Path) -> None:
+    path = fixture_copy("kinds.jsonl")
+    out_dir = tmp_path / "exports"
+    out_dir.mkdir()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "r1000004")
+        await pilot.press("ctrl+e")
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        assert dialog.count == 10 and dialog.labels == 2  # root → r1000004 without label entries; 2 labels re-created
+        assert dialog.query_one("#dest", Input).value == str(path.parent)
+        dialog.query_one("#dest", Input).value = str(out_dir)
+        await pilot.click("#export")
+        await pilot.pause()
+        written = dialog.written
+        assert written is not None and Path(written).parent == out_dir
+        assert any(written in n for n in notices(app))
+        lines = read_jsonl(written)
+        header, entries = lines[0], lines[1:]
+        assert header["type"] == "session" and header["version"] == 3
+        assert header["parentSession"] == str(path)
+        assert Path(written).name == f"{header['timestamp'].replace(':', '-').replace('.', '-')}_{header['id']}.jsonl"
+        source = {e.get("id"): e for e in read_jsonl(path)}
+        path_ids = ["m1000001", "t1000001", "u1000001", "a1000001", "r1000001", "r1000002", "a1000002",
+                    "u1000003", "a1000006", "r1000004"]
+        kept = [e for e in entries if e["type"] != "label"]
+        assert [e["id"] for e in kept] == [i for i in path_ids]
+        assert all(e == source[e["id"]] for e in kept)  # copied unchanged
+        labels = [e for e in entries if e["type"] == "label"]
+        assert [(e["targetId"], e["label"]) for e in labels] == [("u1000001", "start"), ("a1000002", "checkpoint")]
+        assert labels[0]["parentId"] == "r1000004" and labels[1]["parentId"] == labels[0]["id"]
+        # "Open it": a browser on the new file; Esc comes back
+        await pilot.click("#open")
+        await pilot.pause()
+        opened = await browser(pilot)
+        assert opened is not screen and opened.path == written
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+    pi = pi_view(path, export_leaf="r1000004")
+    if pi is not None:
+        exp = pi["exported"]
+        assert [e for e in exp["entries"] if e["type"] != "label"] == kept
+        pi_labels = [e for e in exp["entries"] if e["type"] == "label"]
+        assert [(e["targetId"], e.get("label")) for e in pi_labels] == [(e["targetId"], e["label"]) for e in labels]
+        assert set(exp["header"]) == set(header)
+
+
+async def test_export_refuses_an_existing_file_and_a_missing_directory(fixture_copy, tmp_path: Path) -> None:
+    path = fixture_copy("kinds.jsonl")
+    existing = tmp_path / "taken.jsonl"
+    existing.write_text("keep me\n")
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        await pilot.press("ctrl+e")
+        dialog = app.screen
+        dialog.query_one("#dest", Input).value = str(existing)
+        await pilot.click("#export")
+        await pilot.pause()
+        assert dialog.written is None
+        assert "Not written" in str(dialog.query_one("#result").render())
+        dialog.query_one("#dest", Input).value = str(tmp_path / "nope")
+        await pilot.click("#export")
+        await pilot.pause()
+        assert dialog.written is None
+        await pilot.press("escape")
+    assert existing.read_text() == "keep me\n"
+
+
+async def test_write_failures_are_notices_and_nothing_is_lost(fixture_copy, monkeypatch) -> None:
+    path = fixture_copy("kinds.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "r1000004")
+        await pilot.press("enter")
+        # a write error (permissions, full disk): a notice, the view and the leaf stay
+        from loomtui.session import store
+
+        def refuse(*_a: Any, **_k: Any) -> int:
+            raise PermissionError(13, "Permission denied", str(path))
+
+        monkeypatch.setattr(store, "append_line", refuse)
+        size = path.stat().st_size
+        await _label(pilot, screen, "b1000001", "x")
+        assert path.stat().st_size == size
+        assert any("Permission denied" in n for n in notices(app))
+        assert screen.model.leaf_id == "r1000004" and screen.model.label("b1000001") is None
+        monkeypatch.undo()
+        # the file is rewritten underneath: the append is refused, nothing is written
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b"Parser fix", b"Parser fox"))
+        await _label(pilot, screen, "b1000001", "y")
+        assert path.read_bytes() == data.replace(b"Parser fix", b"Parser fox")
+        assert any("rewritten" in n or "reopen" in n for n in notices(app))
+        assert screen.model.selected_id == "b1000001"
+
+
+async def test_old_version_files_refuse_writes(fixture_copy) -> None:
+    path = fixture_copy("v1.jsonl")
+    data = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert any("version 1" in n for n in notices(app))
+        await pilot.press("home")
+        await pilot.press("L")
+        app.screen.query_one(Input).value = "x"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("migrate" in n for n in notices(app))
+        assert screen.model is not None
+    assert path.read_bytes() == data
