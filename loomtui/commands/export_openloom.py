@@ -1,0 +1,37 @@
+"""`loomtui export-openloom FILE [--leaf ID] -o OUT [--no-system-context] [--tree ID]`.
+
+Writes a pi session, a loom, or the branch ending at one entry as an OpenLoom v2 document
+(a ZIP bundle when OUT ends in ``.zip``). OUT is never overwritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from loomtui.formats.detect import open_any
+from loomtui.formats.export_openloom import export_openloom
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", metavar="FILE", help="pi session, OpenLoom document or bundle, or socketteer loom")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True,
+                        help="file to write (must not exist); a name ending in .zip writes a bundle with media")
+    parser.add_argument("--leaf", metavar="ID", help="export only the root → ID branch (a new tree)")
+    parser.add_argument("--no-system-context", action="store_true",
+                        help="leave out the tree's systemContext and the agents' system prompts")
+    parser.add_argument("--tree", metavar="ID", help="which tree of a multi-tree OpenLoom document to read")
+
+
+def run(args: argparse.Namespace) -> int:
+    manager = open_any(args.file, tree_id=args.tree)
+    result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
+    what = "bundle" if result.bundle else "document"
+    media = f", {result.media_files} media file(s)" if result.media_files else ""
+    print(f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if manager.diagnostics:
+        print(f"note: {len(manager.diagnostics)} repair(s) while reading {args.file}; `loomtui info` lists them",
+              file=sys.stderr)
+    return 0

@@ -1,0 +1,262 @@
+"""Open any file loomtui can browse, whatever its name: detection is by content.
+
+``open_any(path)`` is what the browser, ``loomtui tree`` and ``loomtui info`` call instead of
+``SessionManager.open``:
+
+* pi / oh-my-pi JSONL (first line is a ``session`` header) → ``SessionManager.open``;
+* a ZIP starting ``PK`` → an OpenLoom bundle (``tree.openloom`` at its root plus media);
+* JSON with ``format: "open-loom"`` → an OpenLoom v2 container (first tree, or ``tree_id``);
+* JSON with ``nodes`` and ``edges``/``rootNodeIds`` → a bare OpenLoom v2 Tree;
+* JSON with a ``nodes`` map and ``rootNodeId`` → OpenLoom v1 (Loom Swift);
+* JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom.
+
+Anything else raises SessionFormatError naming what the file looked like.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import zipfile
+from typing import Any
+
+import orjson
+
+from loomtui.formats import openloom, socketteer
+from loomtui.formats.common import (
+    MAX_DOCUMENT_BYTES,
+    OPENLOOM_V1,
+    OPENLOOM_V2,
+    OPENLOOM_V2_TREE,
+    SOCKETTEER,
+    load_json,
+    loom_source,
+    sha256,
+)
+from loomtui.session.errors import Diagnostic, SessionFormatError
+from loomtui.session.manager import SessionManager
+
+PI = "pi"
+BUNDLE_MEMBER = "tree.openloom"
+
+
+def classify(doc: Any) -> str | None:
+    """The format of a parsed JSON document (None when loomtui cannot read it)."""
+    if isinstance(doc, dict):
+        if "format" in doc:
+            return OPENLOOM_V2 if doc.get("format") == "open-loom" else None
+        if doc.get("type") == "session":
+            return PI
+        if isinstance(doc.get("trees"), list):
+            return OPENLOOM_V2
+        if "nodes" in doc and ("edges" in doc or "rootNodeIds" in doc):
+            return OPENLOOM_V2_TREE
+        if isinstance(doc.get("nodes"), dict) and "rootNodeId" in doc:
+            return OPENLOOM_V1
+    if socketteer.looks_like_socketteer(doc):
+        return SOCKETTEER
+    return None
+
+
+def _unsupported(doc: Any) -> str:
+    """What an unreadable document looks like, for the error message."""
+    if isinstance(doc, dict):
+        if "format" in doc:
+            return f"its format is {doc.get('format')!r}, not \"open-loom\""
+        if doc.get("loomType") == "Exoloom":
+            return "it looks like an Exoloom export, which loomtui cannot read yet"
+        tree = doc.get("loomTree")
+        if isinstance(tree, dict) and "nodeStore" in tree:
+            return "it looks like a MiniLoom file, which loomtui cannot read yet"
+        if isinstance(doc.get("state"), dict) or ("nodes" in doc and "current" in doc):
+            return "it looks like a Loomsidian file, which loomtui cannot read yet"
+        keys = ", ".join(list(map(str, doc))[:8])
+        return f"a JSON object with keys {keys}"
+    return f"a JSON {type(doc).__name__}"
+
+
+def open_any(path: str, tree_id: str | None = None) -> SessionManager:
+    """Open ``path`` as a session, whatever loom format it holds (see the module doc)."""
+    if os.path.isdir(path):
+        raise SessionFormatError(f"{path} is a directory, not a session or loom file")
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+            if head[:2] == b"PK":
+                return open_bundle(path, tree_id)
+            if head.startswith(b"Vers"):
+                f.seek(0)
+                if f.read(24) == b"VersionedTapestryWeave__":
+                    raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
+            f.seek(0)
+            first = f.readline()
+            while first and not first.strip():
+                first = f.readline()
+            size = os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+    stripped = first.strip().removeprefix(b"\xef\xbb\xbf")
+    first_obj: Any = None
+    try:
+        first_obj = orjson.loads(stripped) if stripped else None
+    except orjson.JSONDecodeError:
+        first_obj = None
+    if isinstance(first_obj, dict) and first_obj.get("type") == "session":
+        return SessionManager.open(path)
+    if size == 0 or not stripped:
+        raise SessionFormatError(f"{path} is empty")
+    if size > MAX_DOCUMENT_BYTES:
+        if isinstance(first_obj, dict):
+            return SessionManager.open(path)
+        raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        doc = load_json(data, path)
+    except SessionFormatError:
+        if isinstance(first_obj, dict):
+            # JSON lines without a session header: let the pi reader say what is wrong
+            return SessionManager.open(path)
+        raise SessionFormatError(
+            f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
+        ) from None
+    return open_document(doc, path, sha256(data), tree_id)
+
+
+def open_document(
+    doc: Any,
+    path: str | None,
+    sha: str | None = None,
+    tree_id: str | None = None,
+    bundle_members: dict[str, int] | None = None,
+    bundle_heads: dict[str, bytes] | None = None,
+) -> SessionManager:
+    """A parsed loom document as a session (``path`` names it in messages and for saves)."""
+    # like SessionManager.open: a load allocates many objects and frees none; pause the cyclic
+    # GC meanwhile and freeze what was loaded (architecture.md, "Lazy full entries")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        sm = _open_document(doc, path, sha, tree_id, bundle_members, bundle_heads)
+    finally:
+        if enabled:
+            gc.enable()
+    gc.freeze()
+    return sm
+
+
+def _open_document(
+    doc: Any,
+    path: str | None,
+    sha: str | None = None,
+    tree_id: str | None = None,
+    bundle_members: dict[str, int] | None = None,
+    bundle_heads: dict[str, bytes] | None = None,
+) -> SessionManager:
+    where = path or "document"
+    kind = classify(doc)
+    diag: list[Diagnostic] = []
+    common: dict[str, Any] = {"path": path, "sha": sha, "bundle_members": bundle_members,
+                              "bundle_heads": bundle_heads, "diagnostics": diag}
+    if kind == PI:
+        if path is None or bundle_members is not None:
+            raise SessionFormatError(f"{where}: a pi session header inside a bundle is not supported")
+        return SessionManager.open(path)
+    if kind == OPENLOOM_V2:
+        assert isinstance(doc, dict)
+        _check_version(doc, where, diag)
+        trees = doc.get("trees")
+        if not isinstance(trees, list) or not trees:
+            raise SessionFormatError(f"{where}: OpenLoom document without trees")
+        if "format" not in doc:
+            diag.append(Diagnostic(0, "document has trees but no format field; read as OpenLoom 2.0"))
+        ids = [t.get("id") if isinstance(t, dict) else None for t in trees]
+        if tree_id is not None:
+            if tree_id not in ids:
+                shown = ", ".join(str(i) for i in ids)
+                raise SessionFormatError(f"{where}: no tree with id {tree_id!r} (trees: {shown})")
+            index = ids.index(tree_id)
+        else:
+            index = next((i for i, t in enumerate(trees) if isinstance(t, dict)), -1)
+            if index < 0:
+                raise SessionFormatError(f"{where}: none of the document's trees is an object")
+            if len(trees) > 1:
+                diag.append(Diagnostic(0, f"document holds {len(trees)} trees; showing the first ({ids[index]}); "
+                                          "open another by its tree id"))
+        return openloom.build_session(trees[index], OPENLOOM_V2, container=doc, tree_index=index,
+                                      tree_ids=[str(i) for i in ids], **common)
+    if kind == OPENLOOM_V2_TREE:
+        assert isinstance(doc, dict)
+        if tree_id is not None and doc.get("id") != tree_id:
+            raise SessionFormatError(f"{where}: the tree's id is {doc.get('id')!r}, not {tree_id!r}")
+        return openloom.build_session(doc, OPENLOOM_V2_TREE, **common)
+    if kind == OPENLOOM_V1:
+        assert isinstance(doc, dict)
+        tree, extras = openloom.v1_to_tree(doc, diag)
+        return openloom.build_session(tree, OPENLOOM_V1, extras=extras, **common)
+    if kind == SOCKETTEER:
+        tree, extras = socketteer.to_tree(doc, socketteer.title_for(path), diag)
+        return openloom.build_session(tree, SOCKETTEER, extras=extras, **common)
+    raise SessionFormatError(
+        f"{where} is not a pi session, OpenLoom or socketteer loom file: {_unsupported(doc)}"
+    )
+
+
+def _check_version(doc: dict[str, Any], where: str, diag: list[Diagnostic]) -> None:
+    version = doc.get("version")
+    if isinstance(version, (int, float)) and not isinstance(version, bool):
+        version = str(version)
+    if not isinstance(version, str) or not version.strip():
+        diag.append(Diagnostic(0, "OpenLoom document without a version; read as 2.0"))
+        return
+    major = version.strip().split(".")[0]
+    if major != "2":
+        raise SessionFormatError(
+            f"{where}: OpenLoom version {version} is not supported (loomtui reads 2.x); "
+            "a newer loomtui may read it"
+        )
+
+
+def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
+    """An OpenLoom bundle: a ZIP whose root holds ``tree.openloom`` and the media it refers to."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = [i for i in z.infolist() if not i.is_dir()]
+            names = [i.filename for i in infos]
+            diag_note = None
+            if BUNDLE_MEMBER in names:
+                member = BUNDLE_MEMBER
+            else:
+                candidates = [n for n in names if n.endswith(".openloom") and "/" not in n]
+                if len(candidates) != 1:
+                    raise SessionFormatError(f"{path} is a ZIP without {BUNDLE_MEMBER} at its root, "
+                                             "so not an OpenLoom bundle")
+                member = candidates[0]
+                diag_note = f"bundle has no {BUNDLE_MEMBER}; read {member}"
+            info = z.getinfo(member)
+            if info.file_size > MAX_DOCUMENT_BYTES:
+                raise SessionFormatError(f"{path}: {member} is {info.file_size} bytes, more than loomtui reads")
+            data = z.read(info)
+            members = {i.filename: i.file_size for i in infos}
+            heads: dict[str, bytes] = {}
+            for i in infos:
+                if i.filename != member:
+                    with z.open(i) as m:
+                        heads[i.filename] = m.read(16)
+    except zipfile.BadZipFile as exc:
+        raise SessionFormatError(f"{path} starts like a ZIP but cannot be read as one ({exc})") from None
+    except OSError as exc:
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+    with open(path, "rb") as f:
+        sha = sha256(f.read())
+    doc = load_json(data, f"{path}:{member}")
+    kind = classify(doc)
+    if kind not in (OPENLOOM_V2, OPENLOOM_V2_TREE, OPENLOOM_V1, SOCKETTEER):
+        raise SessionFormatError(f"{path}: {member} is not an OpenLoom document: {_unsupported(doc)}")
+    sm = open_document(doc, path, sha, tree_id, bundle_members=members, bundle_heads=heads)
+    if diag_note:
+        sm.diagnostics.insert(0, Diagnostic(0, diag_note))
+    src = loom_source(sm)
+    assert src is not None
+    src.bundle_member = member
+    return sm

@@ -1,0 +1,246 @@
+"""socketteer/loom JSON (the original Tkinter loom) → an OpenLoom v2 Tree (spec §8, socketteer).
+
+The file nests the tree under ``root`` (each node has ``children`` in sibling order); the
+loader also accepts a bare node or a bare list of nodes, as socketteer's own ``load_tree_data``
+does. Node ``text`` is a segment: the document is the segments along the path, so the tree is
+a buffer-mode tree.
+
+* ``meta.source`` ``AI | prompt | mixed`` → author ``model | human | mixed`` (absent: human).
+* tags, and the legacy ``bookmark``/``archived``/``canonical`` flags, → ``meta.tags``;
+  ``bookmark`` → ``meta.bookmarked``; ``archived`` or any tag the registry hides → ``meta.pruned``.
+* ``generation {id, index}`` → ``generation {requestId, completionIndex, model?}`` through
+  ``model_responses``; ``selected_node_id`` → ``currentNodeId``.
+* everything else of a node (``visited``, ``open``, ``chapter_id``, ``multimedia``, …) →
+  ``extensions["socketteer-loom"]``; the top-level keys (chapters, settings, …) → the tree's.
+
+socketteer has no label text; a label other than ``bookmark`` is kept in the node's
+``loomtui_label`` field when bookmarks are saved back.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from loomtui.formats.common import DEFAULT_LABEL, socketteer_uuid, unique_id
+from loomtui.session.errors import Diagnostic
+
+SOURCE_TO_ROLE = {"AI": "model", "prompt": "human", "mixed": "mixed"}
+LEGACY_FLAGS = ("bookmark", "archived", "canonical")
+LABEL_FIELD = "loomtui_label"
+EXT = "socketteer-loom"
+
+
+def looks_like_socketteer(obj: Any) -> bool:
+    """A nested ``root`` with text/children, a bare node, or a bare list of nodes."""
+    if isinstance(obj, dict):
+        root = obj.get("root")
+        if isinstance(root, dict) and ("children" in root or "text" in root):
+            return True
+        return isinstance(obj.get("text"), str) and isinstance(obj.get("children"), list)
+    if isinstance(obj, list) and obj:
+        return all(isinstance(n, dict) and "text" in n for n in obj)
+    return False
+
+
+def root_of(doc: Any) -> tuple[dict[str, Any] | None, str]:
+    """The root node and the file's shape: ``"root"``, ``"node"`` or ``"list"``."""
+    if isinstance(doc, dict) and isinstance(doc.get("root"), dict):
+        return doc["root"], "root"
+    if isinstance(doc, dict):
+        return doc, "node"
+    if isinstance(doc, list):
+        return {"text": "", "children": doc}, "list"
+    return None, "none"
+
+
+def walk(doc: Any, diag: list[Diagnostic] | None = None) -> list[tuple[str, dict[str, Any], str | None, Any]]:
+    """Every node in pre-order as ``(id, node, parent id, original id)``.
+
+    Ids are the file's; a missing or repeated id gets a deterministic uuid5 from the node's
+    parent and position, so reading the same file twice gives the same ids (bookmark saves rely on it).
+    """
+    out: list[tuple[str, dict[str, Any], str | None, Any]] = []
+    root, shape = root_of(doc)
+    if root is None:
+        return out
+    seen: set[str] = set()
+    stack: list[tuple[dict[str, Any], str | None, int]] = [(root, None, 0)]
+    while stack:
+        node, parent, i = stack.pop()
+        where = f"child #{i} of {parent}" if parent is not None else "the root"
+        raw = node.get("id")
+        nid = str(raw) if isinstance(raw, (str, int)) and not isinstance(raw, bool) and str(raw) else None
+        if nid is None:
+            nid = socketteer_uuid(f"node:{parent}:{i}")
+            if diag is not None and not (shape == "list" and parent is None):
+                diag.append(Diagnostic(0, f"{where} has no id; given {nid}"))
+        elif nid in seen:
+            dup = nid
+            nid = socketteer_uuid(f"dup:{parent}:{i}:{dup}")
+            if diag is not None:
+                diag.append(Diagnostic(0, f"duplicate node id {dup!r} ({where}); this one is given {nid}"))
+        seen.add(nid)
+        out.append((nid, node, parent, raw))
+        kids = node.get("children")
+        if kids is None:
+            continue
+        if not isinstance(kids, list):
+            if diag is not None:
+                diag.append(Diagnostic(0, f"node {nid}: children is not a list; ignored"))
+            continue
+        for k in range(len(kids) - 1, -1, -1):
+            child = kids[k]
+            if isinstance(child, dict):
+                stack.append((child, nid, k))
+            elif diag is not None:
+                diag.append(Diagnostic(0, f"node {nid}: child #{k} is not an object; ignored"))
+    return out
+
+
+def _tags(node: dict[str, Any]) -> list[str]:
+    raw = node.get("tags")
+    tags = [t for t in raw if isinstance(t, str)] if isinstance(raw, list) else []
+    for flag in LEGACY_FLAGS:
+        if node.get(flag) is True and flag not in tags:
+            tags.append(flag)
+    return tags
+
+
+def socketteer_label(node: dict[str, Any]) -> str | None:
+    if "bookmark" not in _tags(node):
+        return None
+    text = node.get(LABEL_FIELD)
+    return text.strip() if isinstance(text, str) and text.strip() else DEFAULT_LABEL
+
+
+def to_tree(doc: Any, name: str, diag: list[Diagnostic]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A socketteer document → (v2 Tree, per-node extras for the entries)."""
+    root, shape = root_of(doc)
+    top = doc if isinstance(doc, dict) and shape == "root" else {}
+    registry = top.get("tags") if isinstance(top.get("tags"), dict) else {}
+    hiding = {k for k, v in registry.items() if isinstance(v, dict) and v.get("hide") is True}
+    responses = top.get("model_responses") if isinstance(top.get("model_responses"), dict) else {}
+    chapters = top.get("chapters") if isinstance(top.get("chapters"), dict) else {}
+    chapter_starts = {c.get("root_id"): c.get("title") for c in chapters.values() if isinstance(c, dict)}
+
+    records = walk(doc, diag)
+    nodes: dict[str, dict[str, Any]] = {}
+    extras: dict[str, dict[str, Any]] = {}
+    edges: list[dict[str, Any]] = []
+    used_tags: list[str] = []
+    taken = {r[0] for r in records}
+    for nid, n, parent, raw_id in records:
+        text = n.get("text")
+        meta_src = n.get("meta") if isinstance(n.get("meta"), dict) else {}
+        source = meta_src.get("source")
+        role = SOURCE_TO_ROLE.get(source, source) if isinstance(source, str) and source else "human"
+        node: dict[str, Any] = {"id": nid,
+                                "content": [{"type": "text", "text": text if isinstance(text, str) else ""}],
+                                "author": {"role": role}}
+        tags = _tags(n)
+        meta: dict[str, Any] = {}
+        if "bookmark" in tags:
+            meta["bookmarked"] = True
+            lab = n.get(LABEL_FIELD)
+            if isinstance(lab, str) and lab.strip() and lab.strip() != DEFAULT_LABEL:
+                meta["bookmarkLabel"] = lab.strip()
+        if "archived" in tags or hiding.intersection(tags):
+            meta["pruned"] = True
+        if tags:
+            meta["tags"] = tags
+            used_tags.extend(t for t in tags if t not in used_tags)
+        if meta:
+            node["meta"] = meta
+        gen_src = n.get("generation")
+        if isinstance(gen_src, dict):
+            gen: dict[str, Any] = {}
+            resp = responses.get(gen_src.get("id")) if isinstance(gen_src.get("id"), str) else None
+            if isinstance(resp, dict) and isinstance(resp.get("model"), str):
+                gen["model"] = resp["model"]
+            if isinstance(gen_src.get("id"), str):
+                gen["requestId"] = gen_src["id"]
+            idx = gen_src.get("index")
+            if isinstance(idx, int) and not isinstance(idx, bool):
+                gen["completionIndex"] = idx
+            if gen:
+                node["generation"] = gen
+        ext = {k: v for k, v in n.items() if k not in ("children", "text", "id")}
+        if raw_id is not None and str(raw_id) != nid:
+            ext["originalId"] = raw_id
+        if ext:
+            node["extensions"] = {EXT: ext}
+        nodes[nid] = node
+
+        extra: dict[str, Any] = {}
+        chapter = chapters.get(n.get("chapter_id")) if isinstance(n.get("chapter_id"), str) else None
+        if isinstance(chapter, dict) and isinstance(chapter.get("title"), str):
+            extra["chapter"] = chapter["title"]
+        if nid in chapter_starts and isinstance(chapter_starts[nid], str):
+            extra["chapterStart"] = chapter_starts[nid]
+        if "visited" in n:
+            extra["visited"] = n["visited"]
+        if isinstance(n.get("multimedia"), list) and n["multimedia"]:
+            extra["multimedia"] = n["multimedia"]
+        if extra:
+            extras[nid] = {"socketteer": extra}
+
+        if parent is not None:
+            eid = unique_id(f"e-{nid}", taken)
+            taken.add(eid)
+            edges.append({"id": eid, "type": "continuation", "sources": [{"nodeId": parent, "role": "primary"}],
+                          "targetNodeId": nid})
+
+    root_id = records[0][0] if records else None
+    tree: dict[str, Any] = {"id": socketteer_uuid(f"tree:{root_id}"), "title": name, "mode": "buffer",
+                            "rootNodeIds": [root_id] if root_id else []}
+    selected = top.get("selected_node_id")
+    if isinstance(selected, str) and selected:
+        tree["currentNodeId"] = selected
+    tree["nodes"] = nodes
+    tree["edges"] = edges
+    tag_defs = [{"name": t} for t in registry if isinstance(t, str)]
+    tag_defs += [{"name": t} for t in used_tags if t not in registry]
+    if tag_defs:
+        tree["tags"] = tag_defs
+    ext_top = {k: v for k, v in top.items() if k != "root"}
+    if shape != "root":
+        ext_top["shape"] = shape
+    if ext_top:
+        tree["extensions"] = {EXT: ext_top}
+    return tree, extras
+
+
+def apply_label(doc: Any, nid: str, label: str | None) -> bool:
+    """Write a label into a socketteer document as its ``bookmark`` tag."""
+    for rid, node, _parent, _raw in walk(doc):
+        if rid != nid:
+            continue
+        tags = node.get("tags")
+        if label:
+            if not isinstance(tags, list):
+                node["tags"] = tags = []
+            if "bookmark" not in tags and node.get("bookmark") is not True:
+                tags.append("bookmark")
+            if label != DEFAULT_LABEL:
+                node[LABEL_FIELD] = label
+            else:
+                node.pop(LABEL_FIELD, None)
+        else:
+            if isinstance(tags, list):
+                node["tags"] = [t for t in tags if t != "bookmark"]
+            if node.get("bookmark") is True:
+                node["bookmark"] = False
+            node.pop(LABEL_FIELD, None)
+        return True
+    return False
+
+
+def title_for(path: str | None) -> str:
+    if not path:
+        return ""
+    base = os.path.basename(path)
+    for suffix in (".json", ".txt"):
+        if base.lower().endswith(suffix):
+            return base[: -len(suffix)]
+    return base
