@@ -638,6 +638,26 @@ def parent_path(s: SessionSummary, sessions: Iterable[SessionSummary]) -> str | 
     return None
 
 
+def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | None = None) -> str | None:
+    """The file a ``parentSession`` reference means (spec §3, §16 item 6): the path itself when
+    it exists (a relative one next to ``near``), else a session in ``dirs`` (default: pi's and
+    omp's roots) plus ``near``'s directory with that id (omp) or that file name (a pi path from
+    before a move). For a browser's "open parent session"."""
+    if not ref:
+        return None
+    p = os.path.expanduser(ref)
+    if not os.path.isabs(p) and near:
+        p = os.path.join(os.path.dirname(os.path.abspath(near)), p)
+    if p.endswith(".jsonl") and os.path.isfile(p):
+        return os.path.abspath(p)
+    roots = list(default_session_dirs() if dirs is None else dirs)
+    if near:
+        roots.append(os.path.dirname(os.path.abspath(near)))
+    probe = SessionSummary(near or "", "", "", None, "", 0.0, 0.0, 0, 0, ref, 3, 0, 0)
+    hit = Lineage(list_sessions(roots)).parent_of(probe)
+    return hit.path if hit is not None else None
+
+
 def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:
     """Sessions grouped by the header's cwd (never the bucket name, spec §1.1), the project with
     the newest session first; in a project, newest first with forks threaded under their parent

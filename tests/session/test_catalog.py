@@ -382,3 +382,15 @@ def test_search_stops_at_the_limit_and_handles_no_tokens() -> None:
 def test_catalog_does_not_import_textual() -> None:
     code = "import sys, loomtui.session.catalog; sys.exit('textual' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_find_session_file_for_a_parent_reference(home: Path, tmp_path: Path) -> None:
+    bucket = home / ".pi/agent/sessions/--p--"
+    parent = write_session(bucket / "2026-01-01T10-00-00-000Z_P.jsonl", "P", "/p", chat("parent"))
+    child = write_session(tmp_path / "moved/child.jsonl", "C", "/p", chat("child"),
+                          parent="/old/machine/2026-01-01T10-00-00-000Z_P.jsonl")
+    assert catalog.find_session_file(str(parent)) == str(parent)  # the path itself
+    assert catalog.find_session_file("/old/machine/2026-01-01T10-00-00-000Z_P.jsonl", near=str(child)) == str(parent)
+    assert catalog.find_session_file("P", near=str(child)) == str(parent)  # omp: the parent's id
+    assert catalog.find_session_file("child.jsonl", near=str(child)) == str(child)  # relative to the file
+    assert catalog.find_session_file("/nowhere/x.jsonl", near=str(child)) is None

@@ -1,0 +1,375 @@
+"""The session picker: grouping, threading, filter, full-text search, open, back, samples."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import Static
+
+from loomtui.app.screens.picker import PickerScreen
+from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, SessionList, format_when
+from loomtui.session.catalog import sample_dir
+
+
+def js(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def write(path: Path, sid: str, cwd: str, day: str, texts: list[str], *, parent: str | None = None,
+          name: str | None = None, title_slot: str | None = None) -> Path:
+    """A session created on ``day`` at 10:00 whose messages are one minute apart."""
+    header = {"type": "session", "version": 3, "id": sid, "timestamp": f"{day}T10:00:00.000Z", "cwd": cwd}
+    if parent:
+        header["parentSession"] = parent
+    lines = []
+    if title_slot:
+        slot = js({"type": "title", "v": 1, "title": title_slot, "source": "user", "updatedAt": f"{day}T10:00:00.000Z",
+                   "pad": ""})
+        lines.append(slot[:-2] + " " * (255 - len(slot.encode())) + '"}')
+    lines.append(js(header))
+    prev = None
+    for i, text in enumerate(texts):
+        eid = f"{sid[:3]}{i:05d}"
+        role = "user" if i % 2 == 0 else "assistant"
+        content = text if role == "user" else [{"type": "text", "text": text}]
+        lines.append(js({"type": "message", "id": eid, "parentId": prev, "timestamp": f"{day}T10:{i + 1:02d}:00.000Z",
+                         "message": {"role": role, "content": content}}))
+        prev = eid
+    if name:
+        lines.append(js({"type": "session_info", "id": f"{sid[:3]}name", "parentId": prev,
+                         "timestamp": f"{day}T10:59:00.000Z", "name": name}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
+    monkeypatch.delenv("OMP_CODING_AGENT_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield home
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture
+def sessions(env: Path, tmp_path: Path) -> dict[str, Path]:
+    pi = env / ".pi/agent/sessions/--home-u-app--"
+    a = write(pi / "2020-01-05T10-00-00-000Z_aaa.jsonl", "aaa-1", "/home/u/app", "2020-01-05",
+              ["Add a login page", "Done, see login.py", "Now add a logout button", "Added"], name="Login page")
+    b = write(pi / "2020-01-07T10-00-00-000Z_bbb.jsonl", "bbb-2", "/home/u/app", "2020-01-07",
+              ["Add a login page", "Done", "Use OAuth instead of passwords", "Switched to OAuth"], parent=str(a))
+    c = write(env / ".omp/agent/sessions/-app/2020-01-06T10-00-00-000Z_ccc.jsonl", "ccc-3", "/home/u/app",
+              "2020-01-06", ["Split auth.py into modules", "Split into three"], title_slot="Refactor auth")
+    d = write(tmp_path / "extra/2020-01-04T10-00-00-000Z_ddd.jsonl", "ddd-4", "/home/u/lib", "2020-01-04",
+              ["Fix the flaky parser test", "The test depended on dict order; fixed with sorted()"])
+    return {"a": a, "b": b, "c": c, "d": d}
+
+
+class Opened(Screen[None]):
+    """Stands in for the browser: Esc goes back."""
+
+    BINDINGS = [("escape", "app.pop_screen", "back")]
+
+    def __init__(self, path: str, select_id: str | None) -> None:
+        super().__init__()
+        self.path = path
+        self.select_id = select_id
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield Static(f"browser {self.path}")
+
+
+class HostApp(App[None]):
+    def __init__(self, dirs: list[str]) -> None:
+        super().__init__()
+        self.dirs = dirs
+        self.opened: list[tuple[str, str | None]] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(PickerScreen(self.dirs))
+
+    def open_session_file(self, path: str, select_id: str | None = None) -> Opened:
+        self.opened.append((path, select_id))
+        screen = Opened(path, select_id)
+        self.push_screen(screen)
+        return screen
+
+
+def rows(screen: PickerScreen) -> list[tuple[str, int, str]]:
+    out = []
+    for r in screen.session_list.rows:
+        if r.kind == PROJECT:
+            out.append((r.kind, r.count, r.text))
+        elif r.kind == HIT:
+            assert r.hit is not None
+            out.append((r.kind, r.hit.line, r.hit.snippet))
+        else:
+            assert r.session is not None
+            out.append((r.kind, r.depth, r.session.title))
+    return out
+
+
+def line(screen: PickerScreen, y: int) -> str:
+    return "".join(seg.text for seg in screen.session_list.render_line(y))
+
+
+def status(screen: PickerScreen) -> str:
+    return str(screen.query_one("#picker-status", Static).render())
+
+
+async def settle(app: App[None], pilot) -> None:  # type: ignore[no-untyped-def]
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def start(app: HostApp, pilot) -> PickerScreen:  # type: ignore[no-untyped-def]
+    await settle(app, pilot)
+    assert isinstance(app.screen, PickerScreen)
+    return app.screen
+
+
+# listing --------------------------------------------------------------------------------------
+
+
+async def test_sessions_grouped_by_project_newest_first_forks_threaded(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        assert rows(picker) == [
+            (PROJECT, 3, "/home/u/app"),
+            (SESSION, 0, "Login page"),  # its fork (Jan 7) keeps the thread on top
+            (SESSION, 1, "Add a login page"),  # the fork: no name, its first message
+            (SESSION, 0, "Refactor auth"),
+            (PROJECT, 1, "/home/u/lib"),
+            (SESSION, 0, "Fix the flaky parser test"),
+        ]
+        assert picker.session_list.selected == 1
+        assert str(picker.query_one("#picker-title", Static).render()) == "Sessions  ·  4 in 2 projects"
+
+
+async def test_rows_show_name_times_and_counts(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        width = picker.session_list.scrollable_content_region.width
+        assert width == 100  # no scrollbar: everything fits
+        assert [line(picker, y).rstrip() for y in range(6)] == [
+            "/home/u/app  3 sessions",
+            "› Login page                                               2020-01-05    2020-01-05      4         ·",
+            "  └─ Add a login page                                      2020-01-07    2020-01-07      4         ·",
+            "  Refactor auth                                            2020-01-06    2020-01-06      2         ·",
+            "/home/u/lib  1 session",
+            "  Fix the flaky parser test                                2020-01-04    2020-01-04      2         ·",
+        ]
+        header = str(picker.query_one("#picker-columns", Static).render())
+        assert header.split() == ["session", "created", "modified", "msgs", "branches"]
+
+
+def test_format_when_is_short_for_recent_times(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    now = 1772442845.0  # 2026-03-02 09:14:05 UTC
+    assert format_when(now - 3600, now) == "08:14"
+    assert format_when(now - 40 * 86400, now) == "Jan 21 09:14"
+    assert format_when(now - 400 * 86400, now) == "2025-01-26"
+    assert format_when(float("nan"), now) == "?"
+    monkeypatch.undo()
+    time.tzset()
+
+
+# filtering -----------------------------------------------------------------------------------
+
+
+async def test_typing_filters_by_name_first_message_and_project(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press(*"login")
+        assert rows(picker) == [(PROJECT, 2, "/home/u/app"), (SESSION, 0, "Login page"), (SESSION, 0, "Add a login page")]
+        assert status(picker).startswith("2 of 4 sessions match")
+        for _ in range(5):
+            await pilot.press("backspace")
+        await pilot.press(*"u/lib")  # the project
+        assert rows(picker) == [(PROJECT, 1, "/home/u/lib"), (SESSION, 0, "Fix the flaky parser test")]
+        picker.input.value = "REFACTOR auth"  # case-insensitive, every word
+        await pilot.pause()
+        assert rows(picker) == [(PROJECT, 1, "/home/u/app"), (SESSION, 0, "Refactor auth")]
+        picker.input.value = "nothing like this"
+        await pilot.pause()
+        assert rows(picker) == []
+        await pilot.press("escape")  # clears the filter
+        assert picker.input.value == ""
+        assert len(rows(picker)) == 6
+
+
+async def test_cursor_skips_project_headers(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        lst = picker.query_one(SessionList)
+        seen = [lst.selected]
+        for _ in range(4):
+            await pilot.press("down")
+            seen.append(lst.selected)
+        assert seen == [1, 2, 3, 5, 5]
+        await pilot.press("up", "up")
+        assert lst.selected == 2
+        await pilot.press("ctrl+end")
+        assert lst.selected == 5
+        await pilot.press("ctrl+home")
+        assert lst.selected == 1
+
+
+# opening ---------------------------------------------------------------------------------------
+
+
+async def test_enter_opens_the_session_and_escape_returns(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("down", "down", "enter")
+        assert app.opened == [(str(sessions["c"]), None)]
+        assert isinstance(app.screen, Opened)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is picker
+        assert picker.session_list.selected_row.session.path == str(sessions["c"])  # type: ignore[union-attr]
+
+
+async def test_back_from_a_session_lists_what_changed(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("enter")
+        write(tmp_path / "extra/2020-02-01T10-00-00-000Z_eee.jsonl", "eee-5", "/home/u/new", "2020-02-01",
+              ["A brand new project"])
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert rows(picker)[:2] == [(PROJECT, 1, "/home/u/new"), (SESSION, 0, "A brand new project")]
+        assert picker.session_list.selected_row.session.path == str(sessions["a"])  # type: ignore[union-attr]
+
+
+async def test_open_parent_session_of_a_fork(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+o")  # "Login page" is not a fork
+        assert app.opened == []
+        await pilot.press("down", "ctrl+o")
+        assert app.opened == [(str(sessions["a"]), None)]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert picker.session_list.selected_row.session.path == str(sessions["a"])  # type: ignore[union-attr]
+
+
+# full-text search -------------------------------------------------------------------------------
+
+
+async def test_ctrl_f_searches_every_session_and_enter_opens_at_the_entry(
+    sessions: dict[str, Path], tmp_path: Path
+) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+f")
+        assert picker.mode == "search"
+        await pilot.press(*"oauth")
+        await pilot.pause(0.5)  # the search starts 0.3 s after the last key
+        await settle(app, pilot)
+        assert rows(picker) == [
+            (SESSION, 0, "Add a login page"),
+            (HIT, 4, "Use OAuth instead of passwords"),
+            (HIT, 5, "Switched to OAuth"),
+        ]
+        assert status(picker).startswith("2 hits in 1 session")
+        assert picker.session_list.selected == 1
+        await pilot.press("down", "enter")
+        assert app.opened == [(str(sessions["b"]), "bbb00003")]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert picker.mode == "search"
+        await pilot.press("escape")  # back to the list, the filter as it was
+        assert picker.mode == "list"
+        assert len(rows(picker)) == 6
+
+
+async def test_search_with_enter_runs_at_once_and_reports_no_matches(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press(*"zzz")  # the filter text becomes the first query
+        await pilot.press("ctrl+f")
+        await settle(app, pilot)
+        assert picker.input.value == "zzz"
+        assert rows(picker) == []
+        assert status(picker).startswith("No matches")
+        picker.input.value = "dict order sorted"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert rows(picker) == [
+            (SESSION, 0, "Fix the flaky parser test"),
+            (HIT, 3, "The test depended on dict order; fixed with sorted()"),
+        ]
+        assert app.opened == []
+
+
+# no sessions: the samples ----------------------------------------------------------------------
+
+
+async def test_without_sessions_the_bundled_samples_are_listed_and_labelled(env: Path) -> None:
+    app = HostApp([])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        assert picker.samples
+        assert str(picker.query_one("#picker-title", Static).render()) == "Sample sessions  ·  4 in 3 projects"
+        note = str(picker.query_one("#picker-note", Static).render())
+        assert note.startswith("No pi or omp sessions found in ~/.pi/agent/sessions, ~/.omp/agent/sessions.")
+        assert "bundled sample sessions" in note
+        assert [os.path.basename(r.session.path)[:24] for r in picker.session_list.rows if r.session] == [
+            "2026-03-03T14-30-12-480Z", "2026-03-02T09-14-05-120Z", "2026-03-02T11-02-41-907Z", "2025-11-18T16-40-03-512Z"]
+        assert all(os.path.dirname(r.session.path) == sample_dir() for r in picker.session_list.rows if r.session)
+
+
+# with the real app -------------------------------------------------------------------------------
+
+
+async def test_loom_app_opens_from_the_picker_and_escape_returns(sessions: dict[str, Path], tmp_path: Path) -> None:
+    app_module = pytest.importorskip("loomtui.app.app")
+    browser_module = pytest.importorskip("loomtui.app.screens.browser")
+    app = app_module.LoomApp(sessions_dirs=[str(tmp_path / "extra")], watch=False)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(app, pilot)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        browser = app.screen
+        assert isinstance(browser, browser_module.BrowserScreen)
+        assert browser.path == str(sessions["a"])
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is picker
+
+        await pilot.press("ctrl+f", *"logout")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert rows(picker) == [(SESSION, 0, "Login page"), (HIT, 4, "Now add a logout button")]
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        await settle(app, pilot)
+        browser = app.screen
+        assert isinstance(browser, browser_module.BrowserScreen)
+        assert browser.model is not None and browser.model.selected_id == "aaa00002"
