@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -51,17 +50,14 @@ def write(path: Path, sid: str, cwd: str, day: str, texts: list[str], *, parent:
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty home (conftest already fixes TZ=UTC) and a private listing cache."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     monkeypatch.delenv("OMP_CODING_AGENT_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield home
-    monkeypatch.undo()
-    time.tzset()
+    return home
 
 
 @pytest.fixture
@@ -178,16 +174,12 @@ async def test_rows_show_name_times_and_counts(sessions: dict[str, Path], tmp_pa
         assert header.split() == ["session", "created", "modified", "msgs", "branches"]
 
 
-def test_format_when_is_short_for_recent_times(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
+def test_format_when_is_short_for_recent_times() -> None:
     now = 1772442845.0  # 2026-03-02 09:14:05 UTC
     assert format_when(now - 3600, now) == "08:14"
     assert format_when(now - 40 * 86400, now) == "Jan 21 09:14"
     assert format_when(now - 400 * 86400, now) == "2025-01-26"
     assert format_when(float("nan"), now) == "?"
-    monkeypatch.undo()
-    time.tzset()
 
 
 # filtering -----------------------------------------------------------------------------------

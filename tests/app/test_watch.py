@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from app_helpers import browser as loaded_browser
+from app_helpers import make_app, notices
 from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
@@ -232,3 +234,49 @@ async def test_start_applies_appends_to_the_screen_and_posts_messages(tmp_path: 
         app.pop_screen()
         await pilot.pause(0.1)
         assert app.worker.is_cancelled
+
+
+# the real app -------------------------------------------------------------------------------------
+
+
+def assistant(eid: str, parent: str, text: str, minute: int) -> str:
+    return js({"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-01-01T10:{minute:02d}:00.000Z",
+               "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}}) + "\n"
+
+
+async def test_live_follow_in_the_app(tmp_path: Path) -> None:
+    """pi appends while loomtui shows the file: new rows appear, the leaf follows, a moved
+    selection stays; a half line waits; a truncation reloads; a deletion is reported."""
+    path = make_session(tmp_path / "s.jsonl")
+    app = make_app(path, watch=True)
+    async with app.run_test(size=(100, 24)) as pilot:
+        screen = await loaded_browser(pilot)
+        await pilot.pause(0.2)  # the watcher is installed
+        model = screen.model
+        assert model is not None and model.leaf_id == "e2"
+        model.select_id("e1")
+        screen.tree.selection_changed()
+
+        append(path, assistant("e3", "e2", "pi answers while you browse", 3))
+        await wait_for(pilot, lambda: "e3" in screen.manager.index.by_id)  # type: ignore[union-attr]
+        assert (screen.model.leaf_id, screen.model.selected_id) == ("e3", "e1")  # type: ignore[union-attr]
+        assert screen.model.row_of("e3") is not None  # type: ignore[union-attr]
+
+        line = message("e4", "e3", "a line written in two parts", 4)
+        append(path, line[:30])
+        await pilot.pause(0.5)
+        assert "e4" not in screen.manager.index.by_id  # type: ignore[union-attr]
+        assert screen.model.leaf_id == "e3"  # type: ignore[union-attr]
+        append(path, line[30:])
+        await wait_for(pilot, lambda: screen.model is not None and screen.model.leaf_id == "e4")
+
+        with open(path, "r+") as fh:  # another program rewrote the file shorter
+            fh.truncate(len(path.read_bytes()) - len(line))
+        await wait_for(pilot, lambda: any("reloaded" in n for n in notices(app)))
+        current = app.screen
+        assert current.model is not None and current.model.leaf_id == "e3"  # type: ignore[attr-defined]
+        assert "e4" not in current.manager.index.by_id  # type: ignore[attr-defined]
+
+        os.unlink(path)
+        await wait_for(pilot, lambda: any("is gone" in n for n in notices(app)))
+        assert app.screen.model.leaf_id == "e3"  # type: ignore[attr-defined]
