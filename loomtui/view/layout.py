@@ -9,8 +9,9 @@ sessions refilter in milliseconds.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from itertools import compress
+from operator import lt
 from typing import Any
 
 from loomtui.session.entries import MESSAGE, Entry
@@ -31,6 +32,22 @@ MODE_CLASSES = {
     "labeled-only": {SETTINGS, TOOL_RESULT, USER, OTHER},
 }
 _MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in MODE_CLASSES.items()}
+
+
+#: Gutters as a shared chain ``(outer, position, show)``: children extend their parent's chain
+#: in O(1) instead of copying a tuple as deep as the tree.
+Gutters = tuple  # type: ignore[type-arg]
+NO_GUTTERS: Gutters = ()
+
+
+def gutter_list(chain: Gutters) -> list[tuple[int, bool]]:
+    """The gutters of a chain, outermost first (pi's ``gutters`` array)."""
+    out = []
+    while chain:
+        chain, position, show = chain
+        out.append((position, show))
+    out.reverse()
+    return out
 
 
 def visibility_class(e: Entry, leaf_id: str | None) -> int:
@@ -245,7 +262,7 @@ class Layout:
         self.connector = bytearray()
         self.last = bytearray()
         self.virtual_root_child = bytearray()
-        self.gutters: list[tuple[tuple[int, bool], ...]] = []
+        self.gutters: list[Gutters] = []
         self.parent: list[int] = []
         self.kids: list[int] = []
         self.multiple_roots = False
@@ -337,7 +354,7 @@ class Layout:
         g = self.gutters[i]
         if self.connector[i] and not self.virtual_root_child[i]:
             d = max(0, pind - 1) if self.multiple_roots else pind
-            g = g + ((max(0, d - 1), not self.last[i]),)
+            g = (g, max(0, d - 1), not self.last[i])
         self.gutters.insert(r, g)
         return r
 
@@ -379,53 +396,68 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     """pi's recalculateVisualStructure over the visible rows (in display order).
 
     Rows are in pre-order, so a row's visible parent is the nearest row above it whose
-    subtree (``flat.end``) still contains it: one stack pass finds parents and child counts,
-    a second pass assigns indent, connectors and gutters top-down.
+    subtree (``flat.end``) still contains it. Almost every row sits right below its parent in
+    a single-child chain; those are found with one comparison per row, and only the few rows
+    that start a new branch search for their parent (binary search along the chain above).
+    Then indent, connectors and gutters are computed per chain, not per row.
     """
     n = len(positions)
     lay = Layout(flat, positions)
     if n == 0:
         return lay
     ends = flat.ends(positions)
-    parent = [-1] * n
-    kids = [0] * n
-    last_child = [-1] * n
-    stack: list[int] = []
-    pop = stack.pop
-    push = stack.append
+    # continues[i]: row i lies inside row i-1's subtree, so row i-1 is its parent
+    continues = [0]
+    continues += map(lt, positions[1:], ends)
+    parent = list(range(-1, n - 1))
+    kids = [int(c) for c in continues[1:]]
+    kids.append(0)
+    last = bytearray(continues)
+    breaks = [i for i, c in enumerate(continues) if not c]
+    last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
-    for i, p in enumerate(positions):
-        while stack and p >= ends[stack[-1]]:
-            pop()
-        if stack:
-            q = stack[-1]
-            parent[i] = q
-            kids[q] += 1
-            last_child[q] = i
-        else:
+    for i in breaks:
+        p = positions[i]
+        j = i - 1
+        q = -1
+        while j >= 0:
+            k = bisect_right(breaks, j) - 1
+            a = breaks[k]  # rows a..j form a chain: ancestors of j, ends falling towards j
+            if ends[a] > p:
+                lo, hi = a, j
+                while lo < hi:
+                    mid = (lo + hi + 1) >> 1
+                    if ends[mid] > p:
+                        lo = mid
+                    else:
+                        hi = mid - 1
+                q = lo
+                break
+            j = parent[a]
+        parent[i] = q
+        if q < 0:
             roots += 1
+            if last_root >= 0:
+                last[last_root] = 0
             last_root = i
-        push(i)
+            last[i] = 1
+        else:
+            kids[q] += 1
+            prev = last_child.get(q, q + 1 if q + 1 < n and continues[q + 1] else -1)
+            if prev >= 0:
+                last[prev] = 0
+            last[i] = 1
+            last_child[q] = i
     multiple = roots > 1
     indent = [0] * n
     connector = bytearray(n)
-    last = bytearray(n)
     vrc = bytearray(n)
-    empty: tuple[tuple[int, bool], ...] = ()
-    gutters: list[tuple[tuple[int, bool], ...]] = [empty] * n
-    child_gutters: list[tuple[tuple[int, bool], ...] | None] = [None] * n
+    gutters: list[Gutters] = [NO_GUTTERS] * n
+    child_gutters: dict[int, Gutters] = {}
     root_indent = 1 if multiple else 0
-    for i in range(n):
-        q = parent[i]
-        if q < 0:
-            indent[i] = root_indent
-            if multiple:
-                connector[i] = 1
-                vrc[i] = 1
-            if i == last_root:
-                last[i] = 1
-            continue
+
+    def row_from_parent(i: int, q: int) -> None:
         pind = indent[q]
         if kids[q] > 1:
             indent[i] = pind + 1
@@ -434,16 +466,38 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
             indent[i] = pind + 1
         else:
             indent[i] = pind
-        if last_child[q] == i:
-            last[i] = 1
-        g = child_gutters[q]
+        g = child_gutters.get(q)
         if g is None:
             g = gutters[q]
             if connector[q] and not vrc[q]:
                 d = pind - 1 if multiple and pind > 0 else pind
-                g = g + ((d - 1 if d > 0 else 0, not last[q]),)
+                g = (g, d - 1 if d > 0 else 0, not last[q])
             child_gutters[q] = g
         gutters[i] = g
+
+    # chain starts: rows whose parent is not the row above, or whose parent branches
+    branching = [q for q in last_child if kids[q] > 1]
+    starts = sorted(set(breaks[1:]).union(q + 1 for q in branching if continues[q + 1]))
+    starts.append(n)
+    prev_start = 0
+    for nxt in starts:
+        i = prev_start
+        q = parent[i]
+        if q < 0:
+            indent[i] = root_indent
+            if multiple:
+                connector[i] = 1
+                vrc[i] = 1
+        else:
+            row_from_parent(i, q)
+        if i + 1 < nxt:
+            row_from_parent(i + 1, i)
+            k = nxt - i - 2
+            if k > 0:
+                # past a chain's second row every row looks alike (no connector, same gutters)
+                indent[i + 2 : nxt] = [indent[i + 1]] * k
+                gutters[i + 2 : nxt] = [gutters[i + 1]] * k
+        prev_start = nxt
     split = bisect_left(positions, flat.head)
     if split < n:
         n1 = len(flat) + 1
@@ -480,7 +534,7 @@ def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> st
         return hit[1]
     cpos = d - 1 if shows_connector else -1
     first: dict[int, bool] = {}
-    for position, show in gutters:
+    for position, show in gutter_list(gutters):
         if position < levels and position not in first:
             first[position] = show
     parts = []

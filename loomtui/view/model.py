@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable
+from itertools import compress, repeat
+from operator import contains
 from typing import Any
 
 from loomtui.session.entries import Entry
@@ -402,7 +404,8 @@ class TreeModel:
         texts = self._texts_in_display_order()
         out = candidates
         for t in tokens:
-            out = [p for p in out if t in texts[p]]
+            # C-level loop: positions whose text contains t
+            out = list(compress(out, map(contains, map(texts.__getitem__, out), repeat(t))))
         labels = self.index.labels
         if labels:
             have = set(out)

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""`loomtui tree` and the /tree view model on a 100k-entry session, next to pi.
+
+    uv run python benchmarks/bench_tree.py [--entries 100000]
+
+Prints: whole-process wall time and peak RSS of `loomtui tree FILE` (open + layout + print
+every row) beside pi's open + first /tree screen (`node shared/oracle/bench_ref.mjs FILE
+--first-screen-only`) when node and the reference package are present; then, on the loaded
+model, the time of each filter switch and of each keystroke of "refactor" typed in no-tools
+mode (what bench_ref.mjs times for pi). Goals (issue 3): tree ≤ 0.4× pi's time and memory,
+filter switch ≤ 100 ms, search keystroke ≤ 30 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.common import SHARED, ms, pi_available, run_measured, session_file  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--entries", type=int, default=100_000)
+    a = ap.parse_args()
+    path = session_file(a.entries)
+    print(f"session: {path} ({path.stat().st_size / 1e6:.0f} MB, {a.entries} entries)")
+
+    env = {**os.environ, "NO_COLOR": "1"}
+    ours = [run_measured([sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"], env) for _ in range(3)]
+    wall, rss = min(w for w, _, _ in ours), max(r for _, r, _ in ours)
+    print(f"loomtui tree:        {wall:.2f} s  peak {rss:.0f} MB   (best of 3)")
+    if pi_available():
+        refs = [run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"])
+                for _ in range(3)]
+        pw, pr = min(w for w, _, _ in refs), max(r for _, r, _ in refs)
+        print(f"pi first /tree:      {pw:.2f} s  peak {pr:.0f} MB   (best of 3)")
+        print(f"ratio:               time {wall / pw:.2f}x  memory {rss / pr:.2f}x   (goal <= 0.40x both)")
+        full = run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path)])[2]
+        try:
+            ref = json.loads(full.strip().splitlines()[-1])
+            print(f"pi filter cycle:     {ref['filter_cycle_ms']:.0f} ms; search {ref['search_8keys_ms'] / 8:.0f} ms/key")
+        except (ValueError, KeyError, IndexError):
+            pass
+    else:
+        print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
+
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.model import TreeModel
+
+    manager = SessionManager.open(str(path))
+    model = TreeModel(manager)
+    for mode in ("no-tools", "user-only", "labeled-only", "all", "default"):
+        t = time.perf_counter()
+        model.set_filter(mode)
+        print(f"filter -> {mode:<13} {ms(time.perf_counter() - t):>9}  rows {len(model)}")
+    t = time.perf_counter()
+    model.warm_search()
+    print(f"search index warm-up {ms(time.perf_counter() - t):>9}  (once, after first paint)")
+    model.cycle_filter(1)
+    times = []
+    for ch in "refactor":
+        t = time.perf_counter()
+        model.type_text(ch)
+        times.append(time.perf_counter() - t)
+        print(f"  key {ch!r}: {ms(times[-1]):>9}  rows {len(model)}")
+    print(f"search keystroke:    mean {ms(sum(times) / len(times))}, worst {ms(max(times))}  (goal <= 30 ms)")
+
+
+if __name__ == "__main__":
+    main()

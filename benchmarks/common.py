@@ -1,0 +1,62 @@
+"""Shared helpers for the benchmark scripts (they print figures; they are not tests)."""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "benchmarks" / "data"
+SHARED = ROOT.parent / "shared"
+PEER = Path(os.environ.get("PI_PEER", "/tmp/peer"))
+
+
+def session_file(entries: int) -> Path:
+    """A generated session with ``entries`` entries (made once with shared/bench/gen_session.py)."""
+    DATA.mkdir(parents=True, exist_ok=True)
+    path = DATA / f"s{entries // 1000}k.jsonl"
+    if not path.exists():
+        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_session.py"), str(path), "--entries", str(entries)],
+                       check=True)
+    return path
+
+
+def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Wall seconds and peak RSS (MB) of one child process, plus its stdout (cut)."""
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)\n"
+        "dt = time.perf_counter() - t\n"
+        "sys.stderr.write('%f %d\\n' % (dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+        "sys.stdout.buffer.write(p.stdout[-2000:])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, *cmd], capture_output=True, env=env)
+    wall, rss_kb = out.stderr.decode().split()[-2:]
+    return float(wall), int(rss_kb) / 1024, out.stdout.decode(errors="replace")
+
+
+def pi_available() -> bool:
+    return shutil.which("node") is not None and (PEER / "node_modules/@mariozechner/pi-coding-agent").is_dir()
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def best_of(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
