@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if not len(model):
         out.append(truncate_to_width("  No entries found", width))
     for i in range(len(model)):
-        segs = model.row_segments(i)
+        segs = model.row_segments(i, max_cols=width)
         if color:
             line = _colored(_cut_colored(segs, width), i == model.selected)
         else:
