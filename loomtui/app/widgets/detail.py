@@ -6,7 +6,7 @@ shows its arguments next to its result (found by ``toolCallId``); images show as
 
 Nothing here may freeze the UI on a big entry: text beyond a few thousand characters is cut
 with a "show all" button (``x`` expands every cut block); a very long text expands into a
-read-only ``TextArea``, which draws only what is visible.
+``LineViewer``, which draws only the visible lines.
 """
 
 from __future__ import annotations
@@ -16,13 +16,17 @@ import re
 from typing import Any
 
 import orjson
-from rich.markup import escape as rich_escape
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Button, Collapsible, Markdown, Static, TextArea
+from textual.widgets import Button, Collapsible, Markdown, Static
 
 from loomtui.app import keymap
 from loomtui.session.entries import Entry
@@ -124,6 +128,33 @@ def entry_full_text(entry: dict[str, Any]) -> str:
     return pretty_json(entry)
 
 
+class LineViewer(ScrollView, can_focus=True):
+    """A long text as a Line-API view: only the visible lines become strips (a 1 MB output
+    costs one ``str.split``; Textual's TextArea re-wraps every line several times)."""
+
+    DEFAULT_CSS = """
+    LineViewer { height: 30; scrollbar-size: 1 1; background: $background; }
+    LineViewer:focus { background-tint: $foreground 4%; }
+    """
+
+    def __init__(self, text: str, style: str = "") -> None:
+        super().__init__()
+        self.lines = text.split("\n")
+        self._line_style = Style.parse(style) if style else Style()
+        width = max((len(line) for line in self.lines), default=0)
+        self.virtual_size = Size(width + 1, len(self.lines))
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        i = y + scroll_y
+        width = self.scrollable_content_region.width
+        if i >= len(self.lines):
+            return Strip.blank(width)
+        line = self.lines[i]
+        chunk = line[scroll_x : scroll_x + width + 8]
+        return Strip([Segment(chunk, self._line_style)]).crop(0, width).adjust_cell_length(width)
+
+
 class LongText(Vertical):
     """Text that shows its head and a button to show all of it (cheap to mount at any size)."""
 
@@ -131,7 +162,7 @@ class LongText(Vertical):
     LongText { height: auto; }
     LongText > .body { height: auto; }
     LongText > Button { margin: 0 0 0 0; min-width: 20; height: 1; border: none; }
-    LongText > TextArea { height: 30; }
+    LongText > LineViewer { height: 30; }
     """
 
     def __init__(self, text: str, *, style: str = "", classes: str = "") -> None:
@@ -175,7 +206,7 @@ class LongText(Vertical):
             body.update(Text(clean(self.full), style=self.style_name))
         else:
             body.remove()
-            self.mount(TextArea(clean(self.full), read_only=True, soft_wrap=False, show_line_numbers=True))
+            self.mount(LineViewer(clean(self.full), self.style_name))
 
 
 class DetailPane(VerticalScroll, can_focus=True):
@@ -713,4 +744,4 @@ def usage_text(usage: dict[str, Any]) -> str:
     return "  ".join(parts)
 
 
-__all__ = ["DetailPane", "LongText", "entry_full_text", "rich_escape"]
+__all__ = ["DetailPane", "LineViewer", "LongText", "entry_full_text"]

@@ -1,0 +1,196 @@
+"""Snapshots (pytest-textual-snapshot): the main screen in each filter mode, the detail pane for
+each entry kind, the help screen and the dialogs. Plain ``def`` tests (snap_compare runs its own
+event loop). Update with ``uv run pytest tests/app/test_snapshots.py --snapshot-update`` after
+checking ``snapshot_report.html``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from app_helpers import make_app
+from conftest import SNAP_DIR, snap_fixture
+
+from loomtui.app.screens.browser import BrowserScreen
+
+SIZE = (130, 36)
+
+
+async def _wait(pilot: Any) -> BrowserScreen:
+    for _ in range(200):
+        screen = pilot.app.screen
+        if isinstance(screen, BrowserScreen) and screen.model is not None:
+            return screen
+        await pilot.pause(0.02)
+    raise AssertionError("browser did not open")
+
+
+def _select(entry_id: str, *keys: str) -> Any:
+    async def run_before(pilot: Any) -> None:
+        screen = await _wait(pilot)
+        if keys:
+            await pilot.press(*keys)
+        screen.model.select_id(entry_id)
+        assert screen.model.selected_id == entry_id
+        screen.tree.selection_changed()
+        screen._update_detail(immediate=True)
+        await pilot.pause(0.3)
+
+    return run_before
+
+
+@pytest.mark.parametrize("keys", [(), ("ctrl+t",), ("ctrl+u",), ("ctrl+l",), ("ctrl+a",)],
+                         ids=["default", "no-tools", "user-only", "labeled-only", "all"])
+def test_main_screen_filter_modes(snap_compare: Any, keys: tuple[str, ...]) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+
+    async def run_before(pilot: Any) -> None:
+        await _wait(pilot)
+        if keys:
+            await pilot.press(*keys)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_main_screen_search(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+
+    async def run_before(pilot: Any) -> None:
+        await _wait(pilot)
+        await pilot.press("f", "i", "x")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+DETAIL_CASES = {
+    "user-labelled": ("u1000001", ()),
+    "user-image": ("u1000005", ()),
+    "assistant-thinking-tools": ("a1000001", ()),
+    "assistant-markdown": ("a1000002", ()),
+    "assistant-error": ("a1000005", ()),
+    "tool-result-read": ("r1000002", ()),
+    "tool-result-edit-diff": ("r1000003", ()),
+    "tool-result-error": ("r1000004", ()),
+    "bash-execution": ("x1000001", ()),
+    "compaction": ("c1000001", ()),
+    "branch-summary": ("b1000001", ()),
+    "custom-message": ("k1000001", ()),
+    "custom": ("k1000002", ("ctrl+a",)),
+    "model-change": ("m1000002", ("ctrl+a",)),
+    "thinking-level-change": ("t1000002", ("ctrl+a",)),
+    "label": ("l1000002", ("ctrl+a",)),
+    "session-info": ("s1000001", ("ctrl+a",)),
+}
+
+
+@pytest.mark.parametrize("case", list(DETAIL_CASES))
+def test_detail_pane(snap_compare: Any, case: str) -> None:
+    entry_id, keys = DETAIL_CASES[case]
+    app = make_app(snap_fixture("kinds.jsonl"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=_select(entry_id, *keys))
+
+
+def test_detail_thinking_expanded(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+    inner = _select("a1000001")
+
+    async def run_before(pilot: Any) -> None:
+        await inner(pilot)
+        from textual.widgets import Collapsible
+
+        pilot.app.screen.query_one(Collapsible).collapsed = False
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def _big_session() -> str:
+    """A session whose tool result is 1 MB (deterministic)."""
+    SNAP_DIR.mkdir(parents=True, exist_ok=True)
+    path = SNAP_DIR / "big-output.jsonl"
+    output = "".join(f"line {i:06d}: " + "x" * 60 + "\n" for i in range(15_000))
+    lines = [
+        {"type": "session", "version": 3, "id": "big", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/home/user"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01.000Z",
+         "message": {"role": "user", "content": "cat the log"}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-06-01T10:00:02.000Z",
+         "message": {"role": "assistant", "stopReason": "toolUse", "content": [
+             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cat big.log"}}]}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2025-06-01T10:00:03.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": output}], "isError": False}},
+    ]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return str(path)
+
+
+def test_detail_big_tool_output_is_cut(snap_compare: Any) -> None:
+    app = make_app(_big_session())
+    assert snap_compare(app, terminal_size=SIZE, run_before=_select("r1"))
+
+
+def test_help_screen(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+
+    async def run_before(pilot: Any) -> None:
+        await _wait(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(130, 60), run_before=run_before)
+
+
+@pytest.mark.parametrize("keys", [("L",), ("ctrl+e",), ("ctrl+s",), ("f2",)],
+                         ids=["label-dialog", "export-dialog", "persist-leaf-confirm", "diagnostics"])
+def test_dialogs(snap_compare: Any, keys: tuple[str, ...]) -> None:
+    name = "malformed.jsonl" if keys == ("f2",) else "kinds.jsonl"
+    app = make_app(snap_fixture(name))
+
+    async def run_before(pilot: Any) -> None:
+        screen = await _wait(pilot)
+        if keys == ("ctrl+s",):
+            screen.model.select_id("r1000004")
+            screen.tree.selection_changed()
+            await pilot.press("enter")
+            app.clear_notifications()
+        if keys == ("L",):
+            screen.model.select_id("a1000002")
+            screen.tree.selection_changed()
+        if keys == ("f2",):
+            app.clear_notifications()
+        await pilot.press(*keys)
+        await pilot.pause(0.3)
+        from textual.widgets import Input
+
+        for inp in pilot.app.screen.query(Input):
+            inp.cursor_blink = False
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("name", ["v4.jsonl", "noheader.jsonl"])
+def test_error_screen(snap_compare: Any, name: str) -> None:
+    app = make_app(snap_fixture(name))
+
+    async def run_before(pilot: Any) -> None:
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(110, 24), run_before=run_before)
+
+
+def test_malformed_opens_with_a_notice(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("malformed.jsonl"))
+
+    async def run_before(pilot: Any) -> None:
+        await _wait(pilot)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_light_theme(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"), theme="light")
+    assert snap_compare(app, terminal_size=SIZE, run_before=_select("a1000002"))
