@@ -17,9 +17,8 @@ Mapping (what the view and detail pane can rely on):
   incoming edges, other sources of a hyperedge, annotation links, tags, rating, note.
 * ``entry["hidden"] = "pruned"`` on pruned nodes and ``"pruned-branch"`` below them (views show
   them only in the ``all`` filter); ``entry["excluded"] = True`` on excluded nodes.
-* bookmarks → ``label`` entries; the tree title → a ``session_info`` entry. These entries
-  carry ``"synthetic": True`` and form one chain under the first root, after every node (so
-  counts of nodes, leaves or branch points should skip them).
+* bookmarks → labels and the tree title → the session name, given to the manager directly
+  (no entries are invented, so counts of nodes, leaves and branch points stay true).
 * parentId = the first primary source of the node's continuation edge; sibling order = edge
   order, carried by synthetic entry timestamps (tree ``createdAt`` + n ms, in depth-first
   order); the node's own ``createdAt`` is the message ``timestamp``.
@@ -451,26 +450,7 @@ class _TreeReader:
             lab = label_of_node(self.nodes[nid])
             if lab is not None:
                 labels[nid] = lab
-        synthetic: list[dict[str, Any]] = []
-        taken: set[str] = set(self.nodes)
-        prev = dfs[0] if dfs else None
-        n = len(dfs)
-        title = self.tree.get("title")
-        if isinstance(title, str) and title.strip():
-            sid = stable_id(f"title\x00{self.tree.get('id')}", taken)
-            taken.add(sid)
-            synthetic.append({"type": "session_info", "id": sid, "parentId": prev,
-                              "timestamp": synthetic_time(base, n), "name": title.strip(), "synthetic": True})
-            prev, n = sid, n + 1
-        for target in dfs:
-            if target not in labels:
-                continue
-            lid = stable_id(f"label\x00{target}", taken)
-            taken.add(lid)
-            synthetic.append({"type": "label", "id": lid, "parentId": prev, "timestamp": synthetic_time(base, n),
-                              "targetId": target, "label": labels[target], "synthetic": True})
-            prev, n = lid, n + 1
-        out = [entries[nid] for nid in dfs if nid != leaf] + synthetic
+        out = [entries[nid] for nid in dfs if nid != leaf]
         if leaf is not None:
             out.append(entries[leaf])
         return out, labels, leaf, dfs
@@ -620,7 +600,8 @@ def build_session(
                  "nodes": len(reader.order), "trees": len(tree_ids or [tree_id]), "treeIndex": tree_index,
                  "bundle": bundle_members is not None},
     }
-    sm = SessionManager.from_entries(header, entries, diag, source_path=path, source_format=fmt)
+    sm = SessionManager.from_entries(header, entries, diag, source_path=path, source_format=fmt, labels=labels,
+                                     session_name=title if isinstance(title, str) else None)
     kept_tree = {k: (None if k in ("nodes", "edges") else v) for k, v in tree.items()}
     kept_container = None
     if container is not None:

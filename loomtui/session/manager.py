@@ -7,6 +7,7 @@ included, exactly as in pi.
 
 from __future__ import annotations
 
+import gc
 import os
 import uuid
 from collections import OrderedDict
@@ -77,6 +78,8 @@ class SessionManager:
         #: formats that cannot take pi appends (OpenLoom, socketteer) set a reason here
         self.read_only_reason: str | None = None
         self.source_format = "pi"
+        #: the file an in-memory session was read from (adapters); None for pi files
+        self.source_path: str | None = None
 
     # opening ------------------------------------------------------------------------------
     @classmethod
@@ -86,21 +89,32 @@ class SessionManager:
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
             raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+        # A load allocates ~10 objects per entry and frees none: the cyclic GC would rescan the
+        # growing heap many times for nothing. Pause it, then freeze what was loaded so later
+        # collections skip it (architecture.md, "Lazy full entries").
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
-            if os.path.isdir(path):
-                raise SessionFormatError(f"{path} is a directory, not a session file")
-            state = ParseState()
-            pending: list[Entry] = []
-            parser = LineParser(state, pending.append)
-            consumed, eof = parse_from(fd, 0, parser)
+            try:
+                if os.path.isdir(path):
+                    raise SessionFormatError(f"{path} is a directory, not a session file")
+                state = ParseState()
+                pending: list[Entry] = []
+                parser = LineParser(state, pending.append)
+                consumed, eof = parse_from(fd, 0, parser)
+            finally:
+                os.close(fd)
+            if state.header is None:
+                raise SessionFormatError(f"{path}: no session header (empty file or not a pi session)")
+            sm = cls(state.header, path)
+            sm.state = state
+            sm.title = state.title
+            sm.index.build(pending)
+            del pending
         finally:
-            os.close(fd)
-        if state.header is None:
-            raise SessionFormatError(f"{path}: no session header (empty file or not a pi session)")
-        sm = cls(state.header, path)
-        sm.state = state
-        sm.title = state.title
-        sm.index.build(pending)
+            if gc_was_enabled:
+                gc.enable()
+        gc.freeze()
         sm.index.diagnostics[:0] = state.diagnostics
         state.diagnostics = sm.index.diagnostics
         sm._indexed_to = consumed
@@ -120,8 +134,14 @@ class SessionManager:
         diagnostics: list[Diagnostic] | None = None,
         source_path: str | None = None,
         source_format: str = "memory",
+        labels: dict[str, Any] | None = None,
+        session_name: str | None = None,
     ) -> "SessionManager":
-        """An in-memory session (adapters for other looms, tests). Appends stay in memory."""
+        """An in-memory session (adapters for other looms, tests). Appends stay in memory.
+
+        ``labels`` and ``session_name`` seed what pi would fold from label / session_info
+        entries, for formats that keep bookmarks and titles outside the tree.
+        """
         sm = cls(header, None)
         sm.source_format = source_format
         sm.source_path = os.path.abspath(source_path) if source_path else None
@@ -133,6 +153,11 @@ class SessionManager:
         sm.index.build(skeletons)
         if diagnostics:
             sm.index.diagnostics[:0] = diagnostics
+        for target, label in (labels or {}).items():
+            if label and target in sm.index.by_id:
+                sm.index.labels[target] = (label, header.get("timestamp"))
+        if session_name is not None and session_name.strip():
+            sm.index.session_name = session_name.strip()
         sm._leaf = sm.index.leaf_id
         return sm
 
@@ -281,11 +306,12 @@ class SessionManager:
         if not path:
             raise LoomError(f"entry {leaf_id} not found")
         kept = [e for e in path if e.type != "label"]
-        ids = {e.id for e in kept}
+        path_ids = {e.id for e in kept}
+        ids = set(path_ids)
         labels: list[dict[str, Any]] = []
         parent = kept[-1].id if kept else None
         for target, (label, ts) in self.index.labels.items():
-            if target in {e.id for e in kept}:
+            if target in path_ids:
                 lid = new_entry_id(ids)
                 ids.add(lid)
                 entry: dict[str, Any] = {"type": "label", "id": lid, "parentId": parent}
@@ -308,8 +334,9 @@ class SessionManager:
         kept, labels = self.branch_entries(leaf_id)
         sid = new_session_id()
         ts = now_iso()
+        cwd = self.header.get("cwd")  # pi: header?.cwd ?? process.cwd()
         header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": sid, "timestamp": ts,
-                                  "cwd": self.header.get("cwd", os.getcwd())}
+                                  "cwd": os.getcwd() if cwd is None else cwd}
         source = self.path or getattr(self, "source_path", None)
         if source:
             header["parentSession"] = source

@@ -39,18 +39,16 @@ def cont(eid: str, src: str, dst: str) -> dict[str, Any]:
 def test_entries_are_in_depth_first_edge_order_with_the_current_node_last(tmp_path, v2doc):
     sm = open_doc(tmp_path, v2doc)
     ids = [e.id for e in sm.index.entries]
-    synthetic = [e for e in sm.index.entries if e.type in ("session_info", "label")]
-    assert ids == ["r", "b", "b1", "a", "c", "s", "n", "u", synthetic[0].id, synthetic[1].id, "m"]
-    assert [e.type for e in synthetic] == ["session_info", "label"]
+    assert ids == ["r", "b", "b1", "a", "c", "s", "n", "u", "m"]
+    assert not [e for e in sm.index.entries if e.type in ("session_info", "label")]
     assert sm.get_leaf_id() == "m"
     assert sm.source_format == "openloom-v2"
     assert reasons(sm) == ["document holds 2 trees; showing the first (tree-1); open another by its tree id"]
 
 
-def test_sibling_order_is_edge_order_and_synthetic_entries_hang_last_under_the_first_root(tmp_path, v2doc):
+def test_sibling_order_is_edge_order(tmp_path, v2doc):
     sm = open_doc(tmp_path, v2doc)
-    info = next(e for e in sm.index.entries if e.type == "session_info")
-    assert [c.id for c in sm.index.children("r")] == ["b", "a", info.id]
+    assert [c.id for c in sm.index.children("r")] == ["b", "a"]
     assert [e.id for e in sm.index.path_to("m")] == ["r", "a", "c", "s", "m"]
 
 

@@ -22,7 +22,8 @@ def nodes(sm):
 def test_fixture_has_81_nodes_one_root_and_the_current_node_as_leaf():
     sm = open_any(str(OPENLOOM_V1))
     assert len(nodes(sm)) == 81
-    assert len(sm.index.entries) == 81 + 1 + 8  # nodes, the title, eight bookmarks
+    assert len(sm.index.entries) == 81  # bookmarks and the title are labels and the name, not entries
+    assert len(sm.index.labels) == 8
     assert [r.id for r in sm.index.roots] == [ROOT]
     assert sm.get_leaf_id() == CURRENT
     assert sm.index.entries[-1].id == CURRENT
