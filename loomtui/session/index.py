@@ -114,9 +114,24 @@ class SessionIndex:
         if waiting:
             for orphan in waiting:
                 if self._is_ancestor(orphan, e):
-                    self.diagnostics.append(
-                        Diagnostic(orphan.line, f"entry {orphan.id!r} is on a parentId cycle; shown as a root")
-                    )
+                    # e's ancestors lead back to the orphan: the whole loop becomes roots, as
+                    # when the file is indexed at once (``_break_cycles``)
+                    cycle = []
+                    cur: Entry | None = e
+                    while cur is not None and cur is not orphan:
+                        cycle.append(cur)
+                        cur = self.parent_of(cur)
+                    for c in cycle:
+                        siblings = self._children.get(c.parent_id) if c.parent_id is not None else None
+                        if siblings is not None:
+                            siblings[:] = [k for k in siblings if k is not c]
+                            self._sorted.pop(c.parent_id, None)  # type: ignore[arg-type]
+                        self._add_root(c)
+                    self.roots.sort(key=_by_index)
+                    for c in sorted([orphan, *cycle], key=_by_index):
+                        self.diagnostics.append(
+                            Diagnostic(c.line, f"entry {c.id!r} is on a parentId cycle; shown as a root")
+                        )
                     continue
                 self._remove_root(orphan)
                 self._add_child(e.id, orphan)
@@ -207,7 +222,7 @@ class SessionIndex:
                     else:
                         kids.append(e)
                         resort.add(p)
-                else:
+                elif p is not None:
                     self._waiting.setdefault(p, []).append(e)
             for p in resort:
                 children[p].sort(key=_by_index)

@@ -33,24 +33,25 @@ def _is_bmp(s: str) -> bool:
 
 
 def utf16_len(s: str) -> int:
-    if _is_bmp(s):
+    if s.isascii():
         return len(s)
-    return len(s) + sum(1 for c in s if c > "\uffff")
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def utf16_slice(s: str, n: int) -> str:
     """``s.slice(0, n)``; a surrogate pair cut in half becomes U+FFFD, as a terminal shows it."""
     if n <= 0:
         return ""
-    if len(s) <= n // 2 or _is_bmp(s):
-        return s[:n]
+    head = s[:n]  # n code points hold at least n UTF-16 units
+    if _is_bmp(head):
+        return head
     units = 0
-    for i, c in enumerate(s):
+    for i, c in enumerate(head):
         w = 2 if c > "\uffff" else 1
         if units + w > n:
-            return s[:i] + ("\ufffd" if units < n else "")
+            return head[:i] + ("\ufffd" if units < n else "")
         units += w
-    return s
+    return head
 
 
 def js_number(x: float | int) -> str:
@@ -58,20 +59,35 @@ def js_number(x: float | int) -> str:
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, int):
-        return str(x)
+        # beyond 2**53 JSON.parse already rounded the value to a double
+        return str(x) if -(2**53) <= x <= 2**53 else js_number(float(x))
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "Infinity" if x > 0 else "-Infinity"
-    if x == int(x) and abs(x) < 1e21:
+    if x == int(x) and abs(x) <= 2**53:
         return str(int(x))
-    r = repr(x)
-    if "e" in r:
-        mant, exp = r.split("e")
-        sign = exp[0] if exp[0] in "+-" else "+"
-        digits = exp.lstrip("+-").lstrip("0") or "0"
-        return f"{mant}e{sign}{digits}"
-    return r
+    # Number::toString: the shortest round-trip digits (what repr gives), placed by JS's rules
+    # (plain notation for exponents -7 < n <= 21, e.g. 5e-06 is "0.000005")
+    r = repr(abs(x))
+    mant, _, exp = r.partition("e")
+    int_part, _, frac = mant.partition(".")
+    digits = int_part + frac
+    n = len(int_part) + (int(exp) if exp else 0)
+    stripped = digits.lstrip("0")
+    n -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        out = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        out = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        out = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        out = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+    return ("-" if x < 0 else "") + out
 
 
 def js_string(v: Any) -> str:
@@ -94,7 +110,9 @@ def js_truthy(v: Any) -> bool:
 
 
 _ESC = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_NEEDS_ESC = re.compile(r'["\\\x00-\x1f]')
+# JSON.stringify also escapes lone surrogates (well-formed JSON.stringify, ES2019); a Python str
+# holds them when a file had an unpaired \\udXXX escape, and they cannot be encoded as UTF-8.
+_NEEDS_ESC = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
 
 
 def _quote(s: str) -> str:

@@ -95,22 +95,64 @@ class LineParser:
         pos = 0
         n = len(buf)
         st = self.state
-        while pos < n:
-            nl = buf.find(b"\n", pos)
-            if nl < 0:
-                if not final:
+        find = buf.find
+        loads = orjson.loads
+        decode_error = orjson.JSONDecodeError
+        on_entry = self.on_entry
+        fast = st.version >= 3 and st.header is not None
+        line_no = st.line_no
+        parsed = st.parsed_count
+        try:
+            while pos < n:
+                nl = find(b"\n", pos)
+                if nl < 0:
+                    if not final:
+                        break
+                    end = n
+                else:
+                    end = nl
+                raw = view[pos:end]
+                if fast:
+                    # the usual v3 entry line; anything unusual takes the general route below
+                    try:
+                        obj = loads(raw)
+                    except decode_error:
+                        obj = None
+                    if type(obj) is dict:
+                        eid = obj.get("id")
+                        etype = obj.get("type")
+                        parent = obj.get("parentId")
+                        if (
+                            type(eid) is str
+                            and type(etype) is str
+                            and etype != "session"
+                            and (parent is None or type(parent) is str)
+                        ):
+                            line_no += 1
+                            parsed += 1
+                            e = Entry(eid, parent, etype)
+                            e.line = line_no
+                            e.offset = base + pos
+                            e.size = end - pos
+                            fill(e, obj)
+                            on_entry(e)
+                            pos = end + 1 if nl >= 0 else end
+                            continue
+                st.line_no = line_no
+                st.parsed_count = parsed
+                obj, ok = self._parse(raw, line_no + 1)
+                if nl < 0 and not ok:
+                    # torn last line: not consumed; reported once by the caller
                     break
-                end = n
-            else:
-                end = nl
-            raw = view[pos:end]
-            obj, ok = self._parse(raw, st.line_no + 1)
-            if nl < 0 and not ok:
-                # torn last line: not consumed; reported once by the caller
-                break
-            st.line_no += 1
-            self._route(obj, st.line_no, base + pos, end - pos)
-            pos = end + 1 if nl >= 0 else end
+                st.line_no += 1
+                self._route(obj, st.line_no, base + pos, end - pos)
+                line_no = st.line_no
+                parsed = st.parsed_count
+                fast = st.version >= 3 and st.header is not None
+                pos = end + 1 if nl >= 0 else end
+        finally:
+            st.line_no = line_no
+            st.parsed_count = parsed
         return pos
 
     def _parse(self, raw: memoryview, line_no: int) -> tuple[Any, bool]:
@@ -120,13 +162,13 @@ class LineParser:
             return decode_line(raw), True
         except (ValueError, UnicodeDecodeError) as exc:
             if not bytes(raw).strip():
-                return None, True  # blank line
+                return _BLANK, True
             return _BadLine(str(exc).split("\n")[0][:120]), False
 
     def _route(self, obj: Any, line_no: int, offset: int, size: int) -> None:
         st = self.state
-        if obj is None:
-            return  # blank line
+        if obj is _BLANK:
+            return
         if isinstance(obj, _BadLine):
             st.lines.append(LineInfo(line_no, offset, size, "opaque"))
             self.diag(line_no, f"not valid JSON ({obj.reason})")
@@ -170,24 +212,30 @@ class LineParser:
             obj["id"] = eid
             obj["parentId"] = st.v1_prev
             st.v1_prev = eid
-            if etype == "compaction" and "firstKeptEntryIndex" in obj:
-                fk = obj.pop("firstKeptEntryIndex")
-                if isinstance(fk, int) and fk in st.v1_ids:
-                    obj["firstKeptEntryId"] = st.v1_ids[fk]
+            if etype == "compaction":
+                fk: Any = obj.get("firstKeptEntryIndex")
+                if type(fk) is int or type(fk) is float:  # pi: typeof === "number"
+                    # entries[fk] of pi's array (header = index 0); set only when it is an entry
+                    # that already has its id, and the index field goes in every case
+                    at = fk if type(fk) is int else int(fk) if isinstance(fk, float) and fk.is_integer() else None
+                    target = st.v1_ids.get(at) if at is not None else None
+                    if target is not None:
+                        obj["firstKeptEntryId"] = target
+                    del obj["firstKeptEntryIndex"]
         if st.version < 3 and etype == "message":
             msg = obj.get("message")
             if isinstance(msg, dict) and msg.get("role") == "hookMessage":
                 msg["role"] = "custom"
-        eid = obj.get("id")
-        if not isinstance(eid, str):
+        entry_id = obj.get("id")
+        if not isinstance(entry_id, str):
             st.lines.append(LineInfo(line_no, offset, size, "opaque"))
             self.diag(line_no, "entry without a string id")
             return
         parent = obj.get("parentId")
         if parent is not None and not isinstance(parent, str):
-            self.diag(line_no, f"entry {eid}: parentId is not a string; treated as a root")
+            self.diag(line_no, f"entry {entry_id}: parentId is not a string; treated as a root")
             parent = None
-        e = Entry(eid, parent, etype if isinstance(etype, str) else "")
+        e = Entry(entry_id, parent, etype if isinstance(etype, str) else "")
         e.line = line_no
         e.offset = offset
         e.size = size
@@ -195,6 +243,10 @@ class LineParser:
         if st.version < 3:
             e.data = obj  # migrated in memory: the file does not hold these ids
         self.on_entry(e)
+
+
+#: what ``_parse`` returns for a blank line (``None`` is what a ``null`` line parses to)
+_BLANK = object()
 
 
 class _BadLine:

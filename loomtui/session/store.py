@@ -9,7 +9,6 @@ rather than replace a file that already exists.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 
 from loomtui.session.errors import WriteConflict, WriteRefused
@@ -81,17 +80,39 @@ def append_line(path: str, line: bytes, needs_newline: bool) -> int:
     return start + (1 if needs_newline else 0)
 
 
-def write_new_file(path: str, data: bytes) -> None:
-    """Create ``path`` with ``data`` atomically; never replaces an existing file."""
+def _temp_sibling(directory: str) -> tuple[int, str]:
+    """Create an empty temporary file next to the target, with the mode a plain ``open`` would
+    give (0o666 minus the umask, as pi's writeFileSync) rather than mkstemp's 0o600."""
+    for _ in range(100):
+        tmp = os.path.join(directory, f".loomtui-{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise WriteRefused(f"cannot create a temporary file in {directory}")
+
+
+def write_new_file(path: str, data: bytes, mode: int | None = None) -> None:
+    """Create ``path`` with ``data`` atomically; never replaces an existing file.
+
+    ``mode`` (permission bits) defaults to what a plain ``open`` would give.
+    """
     directory = os.path.dirname(os.path.abspath(path)) or "."
     if os.path.exists(path):
         raise WriteRefused(f"{path} already exists; choose another name")
-    fd, tmp = tempfile.mkstemp(prefix=".loomtui-", suffix=".tmp", dir=directory)
+    if not os.path.isdir(directory):
+        raise WriteRefused(f"directory {directory} does not exist")
+    try:
+        fd, tmp = _temp_sibling(directory)
+    except OSError as exc:
+        raise WriteRefused(f"cannot write in {directory}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
         try:
             os.link(tmp, path)  # fails with FileExistsError instead of clobbering
         except FileExistsError:
@@ -109,21 +130,23 @@ def write_new_file(path: str, data: bytes) -> None:
 def replace_file_with_backup(path: str, data: bytes, backup: str) -> None:
     """Rewrite ``path`` atomically after keeping its current bytes as ``backup``.
 
-    Only for explicit user actions (migrate, saving loom bookmarks).
+    Only for explicit user actions (migrate, saving loom bookmarks). Both files keep the
+    original's permission bits.
     """
     if os.path.exists(backup):
         raise WriteRefused(f"backup {backup} already exists; move it away first")
     directory = os.path.dirname(os.path.abspath(path)) or "."
+    mode = os.stat(path).st_mode & 0o7777
     with open(path, "rb") as f:
         original = f.read()
-    write_new_file(backup, original)
-    fd, tmp = tempfile.mkstemp(prefix=".loomtui-", suffix=".tmp", dir=directory)
+    write_new_file(backup, original, mode)
+    fd, tmp = _temp_sibling(directory)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, os.stat(path).st_mode & 0o7777)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
