@@ -1,0 +1,43 @@
+"""`loomtui label FILE ENTRY_ID TEXT` / `--clear`: set or clear a label the way pi does.
+
+Appends one ``label`` entry (pi-session-spec §7.4, §12 "Labeling"): parented on the file's last
+entry, so the reopened leaf keeps its path, and written as a single line. Prints the new entry's
+id. Old-version files are refused until migrated.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from loomtui.commands._open import open_session
+from loomtui.session.errors import LoomError, WriteRefused
+from loomtui.session.jsstr import js_trim
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a pi/omp session file (v3)")
+    p.add_argument("entry_id", metavar="ENTRY_ID", help="the entry to label")
+    p.add_argument("text", metavar="TEXT", nargs="?", help="the label (trimmed, as pi does)")
+    p.add_argument("--clear", action="store_true", help="remove the entry's label instead")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.clear and args.text is not None:
+        raise LoomError("give either TEXT or --clear, not both")
+    if not args.clear:
+        if args.text is None:
+            raise LoomError("give the label TEXT, or --clear to remove the label")
+        label = js_trim(args.text)
+        if not label:
+            raise LoomError("the label is empty; use --clear to remove a label")
+    else:
+        label = None
+    try:
+        sm = open_session(args.file)
+        if sm.path is None:
+            raise WriteRefused(f"{args.file} is not a pi session file; labels can only be written to pi sessions")
+        new_id = sm.append_label_change(args.entry_id, label)
+    except OSError as exc:
+        raise LoomError(f"cannot write {args.file}: {exc.strerror or exc}; nothing was written") from None
+    print(new_id)
+    return 0

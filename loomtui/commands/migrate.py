@@ -1,0 +1,25 @@
+"""`loomtui migrate FILE`: rewrite a v1/v2 session as v3, keeping the original as FILE.bak.
+
+The ids are the ones loomtui already showed for the old file (deterministic in-memory
+migration), so labels and exports made from them stay valid; unreadable lines are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from loomtui.session.errors import LoomError
+from loomtui.session.migrate import migrate_file
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a version 1 or 2 pi session file")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        backup = migrate_file(args.file)
+    except OSError as exc:
+        raise LoomError(f"cannot migrate {args.file}: {exc.strerror or exc}; nothing was written") from None
+    print(f"{args.file}: migrated to version 3 (original kept as {backup})")
+    return 0
