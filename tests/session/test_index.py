@@ -1,0 +1,225 @@
+"""The index: children order, roots, leaf, labels, name, cycles, duplicates (spec §7.1, §7.3, §7.4)."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from loomtui.session.manager import SessionManager
+from session_helpers import PI_FIXTURES, RANDOM_ID_GOLDENS, label, msg
+
+
+def open_(path) -> SessionManager:
+    return SessionManager.open(str(path))
+
+
+def kids(sm: SessionManager, entry_id: str) -> list[str]:
+    return [e.id for e in sm.index.children(entry_id)]
+
+
+def roots(sm: SessionManager) -> list[str]:
+    return [e.id for e in sm.index.roots]
+
+
+def test_children_are_ordered_by_timestamp_with_ties_in_file_order(write_session):
+    path = write_session([
+        msg("r", None, ts="2026-03-01T09:00:00.000Z"),
+        msg("c3", "r", ts="2026-03-01T09:00:03.000Z"),
+        msg("c1", "r", ts="2026-03-01T09:00:01.000Z"),
+        msg("t2", "r", ts="2026-03-01T09:00:02.000Z"),
+        msg("t1", "r", ts="2026-03-01T09:00:02.000Z"),
+        msg("c0", "r", ts="2026-03-01T10:00:00.000+02:00"),  # 08:00Z: earliest
+    ])
+    sm = open_(path)
+    assert kids(sm, "r") == ["c0", "c1", "t2", "t1", "c3"]
+    # pi's getChildren is file order
+    assert [e["id"] for e in sm.get_children("r")] == ["c3", "c1", "t2", "t1", "c0"]
+
+
+def test_unparseable_timestamps_keep_file_order_relative_to_each_other(write_session):
+    path = write_session([
+        msg("r", None),
+        msg("x", "r", ts="not a date"),
+        msg("y", "r", ts="also not"),
+    ])
+    assert kids(open_(path), "r") == ["x", "y"]
+
+
+def test_roots_null_self_and_missing_parent_in_file_order(write_session):
+    path = write_session([
+        msg("a", None),
+        msg("b", "b"),            # self-parent
+        msg("c", "ghost"),        # orphan
+        msg("d", "a"),
+        {**msg("e", None), "parentId": None},
+    ])
+    sm = open_(path)
+    assert roots(sm) == ["a", "b", "c", "e"]
+    assert sm.get_branch("b") == [sm.get_entry("b")]
+    assert [e["id"] for e in sm.get_branch("c")] == ["c"]
+    assert sm.diagnostics == []
+
+
+def test_out_of_order_lines_are_linked_like_pi(write_session):
+    path = write_session([
+        msg("c", "b", ts="2026-03-01T09:00:03.000Z"),
+        msg("a", None, ts="2026-03-01T09:00:01.000Z"),
+        msg("b2", "a", ts="2026-03-01T09:00:05.000Z"),
+        msg("b", "a", ts="2026-03-01T09:00:02.000Z"),
+    ])
+    sm = open_(path)
+    assert roots(sm) == ["a"]
+    assert kids(sm, "a") == ["b", "b2"]
+    assert sm.index.children_in_file_order("a") == [sm.index.by_id["b2"], sm.index.by_id["b"]]
+    assert kids(sm, "b") == ["c"]
+    assert sm.get_leaf_id() == "b"
+    assert [e["id"] for e in sm.get_branch("c")] == ["a", "b", "c"]
+    assert sm.diagnostics == []
+
+
+def test_leaf_is_the_last_entry_in_the_file_whatever_its_type(write_session):
+    path = write_session([
+        msg("a", None),
+        msg("b", "a"),
+        {"type": "custom", "customType": "ext", "id": "z", "parentId": "a", "timestamp": "2026-03-01T08:00:00.000Z"},
+    ])
+    sm = open_(path)
+    assert sm.get_leaf_id() == "z"
+    assert sm.get_leaf_entry()["type"] == "custom"
+    path2 = write_session([msg("a", None), label("l1", "a", "a", "x")])
+    assert open_(path2).get_leaf_id() == "l1"
+
+
+def test_labels_last_wins_and_missing_or_empty_label_clears(write_session):
+    path = write_session([
+        msg("a", None),
+        msg("b", "a"),
+        label("l1", "b", "a", "first", ts="2026-03-01T09:01:00.000Z"),
+        label("l2", "l1", "b", "bee", ts="2026-03-01T09:02:00.000Z"),
+        label("l3", "l2", "a", "second", ts="2026-03-01T09:03:00.000Z"),
+        label("l4", "l3", "b", None, ts="2026-03-01T09:04:00.000Z"),   # no label key: clear
+        label("l5", "l4", "b", "again", ts="2026-03-01T09:05:00.000Z"),
+        label("l6", "l5", "b", "", ts="2026-03-01T09:06:00.000Z"),     # empty: clear
+        label("l7", "l6", "ghost", "nobody"),                          # unknown target still counts
+    ])
+    sm = open_(path)
+    assert sm.get_label("a") == "second"
+    assert sm.get_label("b") is None
+    assert sm.index.label_timestamp("a") == "2026-03-01T09:03:00.000Z"
+    # dict order is pi's Map order: a set first, kept its slot when overwritten
+    assert list(sm.index.labels.items()) == [
+        ("a", ("second", "2026-03-01T09:03:00.000Z")),
+        ("ghost", ("nobody", "2026-03-01T09:00:09.000Z")),
+    ]
+
+
+def test_labels_on_other_branches_apply(write_session):
+    path = write_session([msg("a", None), msg("b", "a"), msg("c", "a"), label("l", "c", "b", "off-branch")])
+    sm = open_(path)
+    assert sm.get_label("b") == "off-branch"
+    assert [n.label for n in sm.get_tree()[0].children] == ["off-branch", None]
+
+
+def test_session_name_is_latest_session_info_and_empty_clears(write_session):
+    info = lambda i, p, name: {"type": "session_info", "id": i, "parentId": p, "timestamp": "2026-03-01T09:00:05.000Z", "name": name}  # noqa: E731
+    assert open_(write_session([msg("a", None), info("s1", "a", "  First  ")])).get_session_name() == "First"
+    assert open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "Second")])).get_session_name() == "Second"
+    assert open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "")])).get_session_name() is None
+    assert open_(write_session([msg("a", None)])).get_session_name() is None
+
+
+def test_cycle_of_two_never_hangs_and_becomes_roots_with_diagnostics(write_session):
+    path = write_session([msg("r", None), msg("x", "y"), msg("y", "x"), msg("z", "y")])
+    sm = open_(path)
+    assert roots(sm) == ["r", "x", "y"]
+    assert kids(sm, "y") == ["z"]
+    assert [e["id"] for e in sm.get_branch("z")] == ["y", "z"]
+    assert [e["id"] for e in sm.get_branch("x")] == ["x"]
+    assert [(d.line, d.reason) for d in sm.diagnostics] == [
+        (3, "entry 'x' is on a parentId cycle; shown as a root"),
+        (4, "entry 'y' is on a parentId cycle; shown as a root"),
+    ]
+    tree = sm.get_tree()
+    assert [n.entry["id"] for n in tree] == ["r", "x", "y"]
+
+
+def test_long_cycle_with_tail_terminates(write_session):
+    n = 50
+    parts = [msg(f"c{i}", f"c{(i + 1) % n}") for i in range(n)] + [msg("tail", "c7")]
+    sm = open_(write_session(parts))
+    done = threading.Event()
+
+    def walk() -> None:
+        sm.get_tree()
+        for e in sm.index.entries:
+            sm.get_branch(e.id)
+        sm.build_session_context("tail")
+        done.set()
+
+    t = threading.Thread(target=walk, daemon=True)
+    t.start()
+    t.join(10)
+    assert done.is_set()
+    assert len(roots(sm)) == n
+    assert len(sm.diagnostics) == n
+
+
+def test_cycle_created_by_live_appends_is_broken_too(write_session):
+    path = write_session([msg("r", None), msg("x", "y")])
+    sm = open_(path)
+    with open(path, "a") as f:
+        f.write(json.dumps(msg("y", "x")) + "\n")
+    sm.refresh()
+    assert roots(sm) == ["r", "x", "y"]
+    assert [e["id"] for e in sm.get_branch("x")] == ["x"]
+    assert [e["id"] for e in sm.get_branch("y")] == ["y"]
+    assert [(d.line, d.reason) for d in sm.diagnostics] == [
+        (3, "entry 'x' is on a parentId cycle; shown as a root"),
+        (4, "entry 'y' is on a parentId cycle; shown as a root"),
+    ]
+
+
+def test_duplicate_ids_first_wins_with_diagnostic(write_session):
+    path = write_session([msg("a", None, text="first"), msg("b", "a"), msg("a", "b", text="second")])
+    sm = open_(path)
+    assert [e.id for e in sm.index.entries] == ["a", "b"]
+    assert sm.get_entry("a")["message"]["content"][0]["text"] == "first"
+    assert sm.get_leaf_id() == "b"
+    assert [(d.line, d.reason) for d in sm.diagnostics] == [
+        (4, "duplicate id 'a': the first entry with it wins, this line is kept as is")
+    ]
+
+
+def test_tree_nodes_carry_labels_and_sorted_children(pi_dir):
+    sm = open_(pi_dir / "dnouri-browse-session.jsonl")
+    tree = sm.get_tree()
+    assert [n.entry["id"] for n in tree] == ["aa000001"]
+    assert tree[0].label == "restored"
+    assert tree[0].label_timestamp == "2026-03-01T09:20:20.000Z"
+    # every entry appears exactly once
+    seen: list[str] = []
+    stack = list(tree)
+    while stack:
+        node = stack.pop()
+        seen.append(node.entry["id"])
+        stack.extend(node.children)
+    assert sorted(seen) == sorted(e.id for e in sm.index.entries)
+
+
+@pytest.mark.parametrize("name", PI_FIXTURES)
+def test_index_matches_pi_goldens(name, pi_dir, goldens_dir):
+    golden = json.loads((goldens_dir / f"{name}.json").read_text())
+    sm = open_(pi_dir / f"{name}.jsonl")
+    assert len(sm.index.entries) == golden["entryCount"]
+    assert len(sm.index.roots) == len(golden["roots"])
+    assert len(sm.get_branch()) == len(golden["branch"])
+    if name in RANDOM_ID_GOLDENS:
+        assert golden["labels"] == {} and sm.index.labels == {}
+        return
+    assert sm.get_leaf_id() == golden["leafId"]
+    assert roots(sm) == golden["roots"]
+    assert [e["id"] for e in sm.get_branch()] == golden["branch"]
+    labels = {e.id: sm.get_label(e.id) for e in sm.index.entries if sm.get_label(e.id)}
+    assert list(labels.items()) == list(golden["labels"].items())

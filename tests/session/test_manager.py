@@ -1,0 +1,212 @@
+"""SessionManager: pi's API in Python names (pi-session-spec §7), on a real file."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from loomtui.session.errors import LoomError
+from loomtui.session.manager import SessionManager
+from session_helpers import label, msg
+
+ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+HEX8 = re.compile(r"^[0-9a-f]{8}$")
+
+
+@pytest.fixture
+def sm(write_session) -> SessionManager:
+    path = write_session([
+        msg("a", None, ts="2026-03-01T09:00:01.000Z"),
+        msg("b", "a", role="assistant", text="reply", ts="2026-03-01T09:00:02.000Z",
+            provider="anthropic", model="claude-x", stopReason="stop"),
+        msg("c", "b", text="second question", ts="2026-03-01T09:00:03.000Z"),
+        msg("d", "a", text="edited question", ts="2026-03-01T09:00:04.000Z"),
+    ])
+    return SessionManager.open(str(path))
+
+
+def last_line(sm: SessionManager) -> str:
+    assert sm.path is not None
+    return open(sm.path, encoding="utf-8").read().splitlines()[-1]
+
+
+def test_reading_api(sm):
+    assert sm.get_leaf_id() == "d"
+    assert sm.get_leaf_entry()["id"] == "d"
+    assert sm.get_entry("b")["message"]["model"] == "claude-x"
+    assert sm.get_entry("nope") is None
+    assert [e["id"] for e in sm.get_children("a")] == ["b", "d"]
+    assert sm.get_children("d") == []
+    assert [e["id"] for e in sm.get_branch()] == ["a", "d"]
+    assert [e["id"] for e in sm.get_branch("c")] == ["a", "b", "c"]
+    assert sm.get_branch("nope") == []
+    tree = sm.get_tree()
+    assert [n.entry["id"] for n in tree] == ["a"]
+    assert [n.entry["id"] for n in tree[0].children] == ["b", "d"]
+    assert [n.entry["id"] for n in tree[0].children[0].children] == ["c"]
+    assert sm.get_label("a") is None
+    assert sm.get_session_name() is None
+    assert [e["id"] for e in sm.get_entries()] == ["a", "b", "c", "d"]
+    assert sm.get_header()["id"] == "sess-0001"
+
+
+def test_branch_moves_the_leaf_in_memory_only(sm):
+    before = open(sm.path, "rb").read()
+    sm.branch("c")
+    assert sm.get_leaf_id() == "c"
+    assert [e["id"] for e in sm.get_branch()] == ["a", "b", "c"]
+    assert sm.leaf_moved
+    assert open(sm.path, "rb").read() == before
+    with pytest.raises(LoomError, match="entry nope not found"):
+        sm.branch("nope")
+    assert sm.get_leaf_id() == "c"
+
+
+def test_reset_leaf_makes_the_next_append_a_new_root(sm):
+    sm.reset_leaf()
+    assert sm.get_leaf_id() is None
+    assert sm.get_leaf_entry() is None
+    assert sm.build_session_context().messages == []
+    new = sm.append_message({"role": "user", "content": "fresh start", "timestamp": 1})
+    assert sm.get_entry(new)["parentId"] is None
+    assert [r.id for r in sm.index.roots] == ["a", new]
+    assert sm.get_leaf_id() == new
+
+
+def test_append_message_is_child_of_leaf_and_becomes_leaf(sm):
+    sm.branch("c")
+    message = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m"}
+    new = sm.append_message(message)
+    assert HEX8.match(new)
+    line = last_line(sm)
+    assert line.startswith(f'{{"type":"message","id":"{new}","parentId":"c","timestamp":"')
+    entry = sm.get_entry(new)
+    assert list(entry) == ["type", "id", "parentId", "timestamp", "message"]
+    assert ISO.match(entry["timestamp"])
+    assert entry["message"] == message
+    assert sm.get_leaf_id() == new
+    assert not sm.leaf_moved
+    assert [c.id for c in sm.index.children("c")] == [new]
+
+
+def test_every_append_kind_writes_pi_key_order(sm):
+    ids = [
+        sm.append_thinking_level_change("high"),
+        sm.append_model_change("anthropic", "claude-y"),
+        sm.append_compaction("summary", "b", 1234),
+        sm.append_compaction("summary2", "d", 99, details={"readFiles": []}, from_hook=True),
+        sm.append_custom_entry("ext/state", {"k": 1}),
+        sm.append_custom_entry("ext/none"),
+        sm.append_session_info("  My name  "),
+        sm.append_custom_message_entry("ext/msg", "hello", True),
+        sm.append_custom_message_entry("ext/msg", [{"type": "text", "text": "x"}], False, details={"d": 1}),
+    ]
+    entries = [sm.get_entry(i) for i in ids]
+    assert [list(e) for e in entries] == [
+        ["type", "id", "parentId", "timestamp", "thinkingLevel"],
+        ["type", "id", "parentId", "timestamp", "provider", "modelId"],
+        ["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"],
+        ["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"],
+        ["type", "customType", "data", "id", "parentId", "timestamp"],
+        ["type", "customType", "id", "parentId", "timestamp"],
+        ["type", "id", "parentId", "timestamp", "name"],
+        ["type", "customType", "content", "display", "id", "parentId", "timestamp"],
+        ["type", "customType", "content", "display", "details", "id", "parentId", "timestamp"],
+    ]
+    # a chain: each append is the child of the previous one
+    assert [e["parentId"] for e in entries] == ["d", *ids[:-1]]
+    assert sm.get_leaf_id() == ids[-1]
+    assert entries[6]["name"] == "My name"
+    assert sm.get_session_name() == "My name"
+    ctx = sm.build_session_context()
+    assert ctx.thinking_level == "high"
+    assert ctx.model == {"provider": "anthropic", "modelId": "claude-y"}
+    # the last compaction on the path wins; it keeps from "d" on; custom entries are not context
+    assert [m["role"] for m in ctx.messages] == ["compactionSummary", "user", "custom", "custom"]
+    assert ctx.messages[0]["summary"] == "summary2" and ctx.messages[0]["tokensBefore"] == 99
+
+
+def test_append_label_change_sets_and_clears_and_becomes_leaf(sm):
+    set_id = sm.append_label_change("b", "checkpoint")
+    entry = sm.get_entry(set_id)
+    assert list(entry) == ["type", "id", "parentId", "timestamp", "targetId", "label"]
+    assert entry["parentId"] == "d"
+    assert sm.get_label("b") == "checkpoint"
+    assert sm.get_leaf_id() == set_id
+    # the label entry hangs off the old leaf: the conversation path is unchanged
+    assert [e["id"] for e in sm.get_branch()] == ["a", "d", set_id]
+
+    clear_id = sm.append_label_change("b", None)
+    cleared = sm.get_entry(clear_id)
+    assert "label" not in cleared
+    assert cleared["parentId"] == set_id
+    assert sm.get_label("b") is None
+    assert sm.get_leaf_id() == clear_id
+    assert '"label":' not in last_line(sm)
+    sm.append_label_change("b", "")
+    assert '"label":' not in last_line(sm)
+
+
+def test_append_label_change_on_unknown_entry_writes_nothing(sm):
+    before = open(sm.path, "rb").read()
+    with pytest.raises(LoomError, match="entry ghost not found"):
+        sm.append_label_change("ghost", "x")
+    assert open(sm.path, "rb").read() == before
+
+
+def test_branch_with_summary_moves_leaf_and_appends_summary(sm):
+    new = sm.branch_with_summary("b", "what happened on the other branch", details={"readFiles": ["x"]})
+    entry = sm.get_entry(new)
+    assert list(entry) == ["type", "id", "parentId", "timestamp", "fromId", "summary", "details"]
+    assert entry["parentId"] == "b" and entry["fromId"] == "b"
+    assert sm.get_leaf_id() == new
+    assert [m["role"] for m in sm.build_session_context().messages] == ["user", "assistant", "branchSummary"]
+
+
+def test_branch_with_summary_none_creates_a_root(sm):
+    new = sm.branch_with_summary(None, "start over")
+    entry = sm.get_entry(new)
+    assert entry["parentId"] is None
+    assert entry["fromId"] == "root"
+    assert [r.id for r in sm.index.roots] == ["a", new]
+    assert sm.get_leaf_id() == new
+    with pytest.raises(LoomError, match="entry nope not found"):
+        sm.branch_with_summary("nope", "x")
+
+
+def test_build_session_context_at_unknown_leaf_falls_back_to_last_entry(sm):
+    assert [m["content"] for m in sm.build_session_context("nope").messages] == [
+        [{"type": "text", "text": "hi"}],
+        [{"type": "text", "text": "edited question"}],
+    ]
+
+
+def test_reopened_file_sees_appends_in_order(sm):
+    a = sm.append_label_change("a", "root")
+    b = sm.append_message({"role": "user", "content": "more"})
+    again = SessionManager.open(sm.path)
+    assert again.get_leaf_id() == b
+    assert again.get_label("a") == "root"
+    assert [e["id"] for e in again.get_branch()] == ["a", "d", a, b]
+
+
+def test_in_memory_session_appends_stay_in_memory():
+    sm = SessionManager.from_entries({"type": "session", "version": 3, "id": "m", "timestamp": "t", "cwd": "/"},
+                                     [msg("a", None), label("l", "a", "a", "x")])
+    assert sm.get_label("a") == "x"
+    new = sm.append_message({"role": "user", "content": "y"})
+    assert sm.get_entry(new)["parentId"] == "l"
+    assert sm.get_leaf_id() == new
+
+
+def test_new_ids_are_8_hex_not_in_the_file_and_full_uuid_after_100_collisions(monkeypatch):
+    import uuid
+
+    from loomtui.session import manager
+
+    fixed = uuid.UUID("abcdef01-2345-4678-9abc-def012345678")
+    monkeypatch.setattr(manager.uuid, "uuid4", lambda: fixed)
+    assert manager.new_entry_id({"00000000"}) == "abcdef01"
+    fallback = manager.new_entry_id({"abcdef01"})
+    assert fallback == str(fixed)

@@ -1,0 +1,158 @@
+"""Parity with pi itself: the published pi SessionManager reads what we write as we mean it.
+
+Runs ``../shared/oracle/pi_tree_oracle.mjs`` (pi 0.73.1 under node). Skipped, with the reason,
+when node or the pi package is missing (``sh ../shared/oracle/ensure_peer.sh`` installs it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loomtui.cli import main
+from loomtui.session.manager import SessionManager
+
+PEER = Path(os.environ.get("PI_PEER", "/tmp/peer"))
+PI_PACKAGE = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or not PI_PACKAGE.exists(),
+    reason="needs node and pi in $PI_PEER (run ../shared/oracle/ensure_peer.sh)",
+)
+
+V3_FIXTURES = ("dnouri-browse-session", "pi-brain-branch-summary", "pi-brain-mixed-boundaries")
+
+
+@pytest.fixture(scope="module")
+def oracle_dir(shared_dir: Path) -> Path:
+    return shared_dir / "oracle"
+
+
+def oracle(oracle_dir: Path, path: Path, export_leaf: str | None = None) -> dict[str, Any]:
+    cmd = [str(NODE), str(oracle_dir / "pi_tree_oracle.mjs"), str(path)]
+    if export_leaf is not None:
+        cmd += ["--export-leaf", export_leaf]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120,
+                         env={**os.environ, "HOME": "/home/user"})
+    return json.loads(out.stdout)
+
+
+def ours(path: Path) -> dict[str, Any]:
+    sm = SessionManager.open(str(path))
+    ctx = sm.build_session_context()
+    return {
+        "leafId": sm.get_leaf_id(),
+        "entryCount": len(sm.index.entries),
+        "roots": [r.id for r in sm.index.roots],
+        "branch": [e["id"] for e in sm.get_branch()],
+        "labels": {e.id: sm.get_label(e.id) for e in sm.index.entries if sm.get_label(e.id)},
+        "context": {"roles": [m["role"] for m in ctx.messages], "thinkingLevel": ctx.thinking_level,
+                    "model": ctx.model},
+    }
+
+
+def same_view(pi: dict[str, Any], mine: dict[str, Any]) -> None:
+    assert {k: pi[k] for k in mine} == mine
+
+
+def normalise_export(header: dict[str, Any], entries: list[dict[str, Any]]) -> tuple[dict, list[dict]]:
+    """Drop what is new per export: header id/timestamp/cwd/parentSession, new label ids."""
+    h = {k: v for k, v in header.items() if k not in ("id", "timestamp", "cwd", "parentSession")}
+    path_ids = {e["id"] for e in entries if e["type"] != "label"}
+    names: dict[str, str] = {}
+    out = []
+    for e in entries:
+        e = dict(e)
+        if e["type"] == "label" and e["id"] not in path_ids:
+            names[e["id"]] = f"<label {len(names)}>"
+            e["id"] = names[e["id"]]
+        if e.get("parentId") in names:
+            e["parentId"] = names[e["parentId"]]
+        out.append(e)
+    return h, out
+
+
+def export_parity(oracle_dir: Path, source: Path, leaf: str, tmp_path: Path) -> None:
+    pi = oracle(oracle_dir, source, export_leaf=leaf)["exported"]
+    out = tmp_path / f"export-{leaf}.jsonl"
+    assert main(["export-branch", str(source), "--leaf", leaf, "-o", str(out)]) == 0
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert list(lines[0]) == list(pi["header"])
+    assert lines[0]["parentSession"] == str(source)
+    assert normalise_export(lines[0], lines[1:]) == normalise_export(pi["header"], pi["entries"])
+
+
+@pytest.mark.parametrize("name", V3_FIXTURES)
+def test_index_and_context_match_pi(name, pi_dir, oracle_dir):
+    same_view(oracle(oracle_dir, pi_dir / f"{name}.jsonl"), ours(pi_dir / f"{name}.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("name", "leaf"),
+    [
+        ("dnouri-browse-session", "aa000018"),   # two labels re-created on the path
+        ("dnouri-browse-session", "aa000023"),   # the file's leaf (a label entry)
+        ("dnouri-browse-session", "aa00000e"),   # the other branch
+        ("pi-brain-branch-summary", "00000007"),  # second root
+        ("pi-brain-mixed-boundaries", "00000013"),
+    ],
+)
+def test_export_branch_writes_what_pi_writes(name, leaf, pi_dir, oracle_dir, tmp_path):
+    source = tmp_path / f"{name}.jsonl"
+    shutil.copyfile(pi_dir / f"{name}.jsonl", source)
+    export_parity(oracle_dir, source, leaf, tmp_path)
+
+
+@pytest.mark.parametrize(("name", "target"), [("dnouri-browse-session", "aa000002"),
+                                              ("pi-brain-mixed-boundaries", "00000006")])
+def test_label_append_reads_back_in_pi_as_in_loomtui(name, target, pi_dir, oracle_dir, tmp_path, capsys):
+    path = tmp_path / f"{name}.jsonl"
+    shutil.copyfile(pi_dir / f"{name}.jsonl", path)
+    path.chmod(0o644)
+    before = oracle(oracle_dir, path)
+    assert main(["label", str(path), target, "from loomtui"]) == 0
+    new_id = capsys.readouterr().out.strip()
+    after = oracle(oracle_dir, path)
+    same_view(after, ours(path))
+    assert after["leafId"] == new_id
+    assert after["labels"][target] == "from loomtui"
+    # the label hangs off the old leaf: pi resumes the same conversation
+    assert after["branch"] == before["branch"] + [new_id]
+    assert after["context"] == before["context"]
+    assert main(["label", str(path), target, "--clear"]) == 0
+    cleared = oracle(oracle_dir, path)
+    assert target not in cleared["labels"]
+    same_view(cleared, ours(path))
+
+
+def test_sessions_written_by_pi_read_and_export_the_same(oracle_dir, tmp_path):
+    gen = tmp_path / "gen"
+    for seed in (7,):
+        out = subprocess.run([str(NODE), str(oracle_dir / "gen_ref_session.mjs"), str(gen / str(seed)), str(seed),
+                              "150"], capture_output=True, text=True, check=True, timeout=120)
+        path = Path(out.stdout.strip().splitlines()[-1])
+        pi = oracle(oracle_dir, path)
+        same_view(pi, ours(path))
+        sm = SessionManager.open(str(path))
+        labelled = [t for t in sm.index.labels if t in sm.index.by_id]
+        leaves = [e.id for e in sm.index.entries if not sm.index.children(e.id)]
+        for leaf in {leaves[0], pi["leafId"], *(labelled[:1])}:
+            export_parity(oracle_dir, path, leaf, tmp_path)
+
+
+def test_migrated_v1_file_reads_in_pi_like_the_in_memory_migration(pi_dir, oracle_dir, tmp_path, capsys):
+    path = tmp_path / "v1.jsonl"
+    shutil.copyfile(pi_dir / "pi-mono-before-compaction.jsonl", path)
+    path.chmod(0o644)
+    in_memory = ours(path)
+    assert main(["migrate", str(path)]) == 0
+    capsys.readouterr()
+    pi = oracle(oracle_dir, path)  # a v3 file now: pi reads it without rewriting
+    same_view(pi, in_memory)
