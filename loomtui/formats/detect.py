@@ -101,8 +101,10 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         first_obj = orjson.loads(stripped) if stripped else None
     except orjson.JSONDecodeError:
         first_obj = None
-    if isinstance(first_obj, dict) and first_obj.get("type") == "session":
-        return SessionManager.open(path)
+    if isinstance(first_obj, dict) and (
+        first_obj.get("type") in ("session", "title") or first_obj.get("kind") == "header"
+    ):
+        return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
     if size == 0 or not stripped:
         raise SessionFormatError(f"{path} is empty")
     if size > MAX_DOCUMENT_BYTES:
