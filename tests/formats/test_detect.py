@@ -134,3 +134,10 @@ def test_formats_do_not_import_textual_or_rich():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[2])
     assert out.stdout.strip() == "[]"
+
+
+def test_pi_v4_log_gets_the_v4_message_even_with_only_its_header(tmp_path):
+    path = tmp_path / "v4.jsonl"
+    path.write_text('{"kind":"header","version":4,"id":"x","createdAt":1,"cwd":"/"}\n')
+    with pytest.raises(SessionFormatError, match="pi v4 session log"):
+        open_any(str(path))
