@@ -86,6 +86,21 @@ SPECS: tuple[KeySpec, ...] = (
             "browser", key_display="⇧Tab"),
     # the detail pane (focused)
     KeySpec("detail.expand", "x", "expand_all", "show truncated outputs in full", "detail", key_display="x"),
+    # the session picker (printable keys type into its filter)
+    KeySpec("picker.up", "up", "cursor(-1)", "previous session", "picker", key_display="↑"),
+    KeySpec("picker.down", "down", "cursor(1)", "next session", "picker", key_display="↓"),
+    KeySpec("picker.page-up", "pageup", "page(-1)", "page up", "picker", key_display="PgUp"),
+    KeySpec("picker.page-down", "pagedown", "page(1)", "page down", "picker", key_display="PgDn"),
+    KeySpec("picker.home", "ctrl+home", "home", "first session", "picker", key_display="^Home"),
+    KeySpec("picker.end", "ctrl+end", "end", "last session", "picker", key_display="^End"),
+    KeySpec("picker.search", "ctrl+f", "toggle_search", "search the text of all sessions", "picker", show=True,
+            key_display="^F"),
+    KeySpec("picker.open-parent", "ctrl+o", "open_parent", "open the parent session of a fork", "picker",
+            show=True, key_display="^O"),
+    KeySpec("picker.rescan", "ctrl+r", "rescan", "read the session directories again", "picker",
+            key_display="^R"),
+    KeySpec("picker.escape", "escape", "escape", "leave the search, else clear the filter", "picker",
+            key_display="Esc"),
     # the whole app
     KeySpec("app.help", "f1", "help", "help: every key", "app", show=True, key_display="F1"),
     KeySpec("app.palette", "ctrl+p", "command_palette", "command palette", "app", show=True, key_display="^P",

@@ -18,12 +18,12 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
+from loomtui.app import keymap
 from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, PickerRow, SessionList, column_header, short_path
 from loomtui.session.catalog import (
     SearchHit,
@@ -49,18 +49,7 @@ LIST, SEARCH = "list", "search"
 class PickerScreen(Screen[None]):
     """All sessions; ``dirs`` are extra directories (``--sessions-dir``) besides pi's and omp's."""
 
-    BINDINGS = [
-        Binding("up", "cursor(-1)", "previous session", show=False, id="picker.up"),
-        Binding("down", "cursor(1)", "next session", show=False, id="picker.down"),
-        Binding("pageup", "page(-1)", "page up", show=False, id="picker.page-up"),
-        Binding("pagedown", "page(1)", "page down", show=False, id="picker.page-down"),
-        Binding("ctrl+home", "home", "first session", show=False, id="picker.home"),
-        Binding("ctrl+end", "end", "last session", show=False, id="picker.end"),
-        Binding("ctrl+f", "toggle_search", "search all sessions", id="picker.search"),
-        Binding("ctrl+o", "open_parent", "open parent session", id="picker.open-parent"),
-        Binding("ctrl+r", "rescan", "rescan", show=False, id="picker.rescan"),
-        Binding("escape", "escape", "clear / back", show=False, id="picker.escape"),
-    ]
+    BINDINGS = keymap.bindings("picker")
 
     DEFAULT_CSS = """
     PickerScreen { layout: vertical; }
