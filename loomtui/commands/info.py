@@ -163,7 +163,7 @@ def render_text(s: dict[str, Any]) -> str:
 
     h = s["header"] or {}
     row("file", s["file"] or "(in memory)")
-    fmt = f"{s['format']} session, version {s['version']}"
+    fmt = f"{s['format']} session, version {s['version']}" if s["format"] == "pi" else f"{s['format']} loom"
     if s["format"] == "pi" and s["version"] < 3:
         fmt += " (migrated in memory; run `loomtui migrate FILE` before writing to it)"
     row("format", fmt)
@@ -199,7 +199,7 @@ def render_text(s: dict[str, Any]) -> str:
 
     row("labels", len(s["labels"]))
     for lab in s["labels"]:
-        out.append(f"  {lab['id']:<10}{lab['label']}" + (f"  ({lab['timestamp']})" if lab["timestamp"] else ""))
+        out.append(f"  {lab['id']:<8}  {lab['label']}" + (f"  ({lab['timestamp']})" if lab["timestamp"] else ""))
 
     if s["models"]:
         first = True
