@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ SNAP_DIR = Path("/tmp/loomtui-snapshots")
 
 
 @pytest.fixture(autouse=True)
-def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("HOME", "/home/user")
     monkeypatch.setenv("TZ", "UTC")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
@@ -27,6 +27,9 @@ def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("LOOMTUI_THEME", raising=False)
     monkeypatch.delenv("TEXTUAL_THEME", raising=False)
     time.tzset()
+    yield
+    errors = tmp_path / "state" / "loomtui" / "errors.log"
+    assert not errors.exists(), "internal error logged:\n" + errors.read_text()
 
 
 @pytest.fixture

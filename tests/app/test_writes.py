@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import browser, make_app, notices, select
+from app_helpers import browser, make_app, notices, screen_text, select
 from conftest import read_jsonl
 from textual.widgets import Input
 
@@ -75,6 +75,8 @@ async def test_shift_l_writes_a_pi_label_entry(fixture_copy) -> None:
         check_label_entry(after[-1], parent="s1000001", target="u1000002", label="fix branch", taken=taken)
         # the row shows the label at once; the view keeps the in-memory leaf (pi does not rebuild)
         assert "[fix branch] user: Yes, apply the fix." in screen.model.row_text(screen.model.selected)
+        await pilot.pause()
+        assert "› ├⊟ • [fix branch] user: Yes, apply the fix." in screen_text(app)  # drawn, not just modelled
         assert screen.model.leaf_id == "s1000001"
         assert screen.manager.get_leaf_id() == after[-1]["id"]  # as in pi: the label entry is the leaf
         # a second label is chained on the first (pi appends at its leaf)

@@ -417,12 +417,26 @@ class BrowserScreen(Screen[None]):
             manager.branch(manager.index.leaf_id)
 
     def _after_own_write(self, new_id: str) -> None:
+        """A label entry was appended: the view keeps its leaf (pi's selector patches the row in
+        place and keeps its tree), the model takes the new entries."""
         self._own_writes.add(new_id)
         assert self.model is not None
-        self.model.labels_changed()
-        self.tree.model_changed()
-        self._refresh_bars()
+        self._sync_model(self.model.leaf_id)
         self._update_detail(immediate=True, force=True)
+
+    def _sync_model(self, leaf: str | None) -> None:
+        """Give the model every entry indexed since the last sync; keep the screen row."""
+        manager, model = self.manager, self.model
+        assert manager is not None and model is not None
+        entries = manager.index.entries
+        fresh = entries[self._known_entries :]
+        self._known_entries = len(entries)
+        screen_row = self.tree.screen_row
+        model.entries_changed(fresh, leaf_id=leaf)
+        if leaf is None and model.leaf_id is not None:
+            model.set_leaf(None)
+        self.tree.model_changed(keep_screen_row=screen_row)
+        self._refresh_bars()
 
     # labels -----------------------------------------------------------------------------------
     def action_edit_label(self) -> None:
@@ -579,23 +593,13 @@ class BrowserScreen(Screen[None]):
             self.app.log_error(exc)  # type: ignore[attr-defined]
             self.notify(f"Could not read the new lines: {exc}", severity="error", timeout=8)
             return
-        entries = manager.index.entries
-        fresh = entries[self._known_entries :]
-        if not fresh and model.flat.version == manager.index.version:
+        fresh = manager.index.entries[self._known_entries :]
+        if not fresh:
             return
-        self._known_entries = len(entries)
         external = [e for e in fresh if e.id not in self._own_writes]
-        if external and not self.user_moved_leaf:
-            leaf = manager.get_leaf_id()
-        else:
-            leaf = model.leaf_id
-        screen_row = self.tree.screen_row
+        leaf = manager.get_leaf_id() if external and not self.user_moved_leaf else model.leaf_id
         selected_before = model.selected_id
-        model.entries_changed(fresh, leaf_id=leaf)
-        if leaf is None and model.leaf_id is not None and not self.user_moved_leaf:
-            model.set_leaf(None)
-        self.tree.model_changed(keep_screen_row=screen_row)
-        self._refresh_bars()
+        self._sync_model(leaf)
         sel = model.selected_entry
         if sel is not None and (sel.id != selected_before or (sel.type == "message" and sel.role == "assistant")):
             self._update_detail(immediate=True, force=True)

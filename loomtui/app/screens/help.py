@@ -18,6 +18,7 @@ SCOPES = (
     ("tree", "In the tree"),
     ("browser", "In the browser (tree or detail pane)"),
     ("detail", "In the detail pane"),
+    ("picker", "In the session list"),
     ("app", "Everywhere"),
 )
 
@@ -37,6 +38,12 @@ def help_table(keymap: dict[str, str]) -> Table:
             table.add_row("?", "this help, while the search is empty", "")
             table.add_row("mouse", "click selects a row, the wheel scrolls", "")
         table.add_row("", "", "")
+    known = {scope for scope, _title in SCOPES}
+    other = [spec for spec in SPECS if spec.scope not in known]
+    if other:
+        table.add_row(Text("Other", style="bold underline"), "", "")
+        for spec in other:
+            table.add_row(display_keys(spec, keymap), spec.description, spec.id)
     return table
 
 
