@@ -730,6 +730,9 @@ def matches_filter(s: SessionSummary, tokens: list[str]) -> bool:
 
 # full-text search -------------------------------------------------------------------------
 
+#: a search stops after this many hits (and after 20 in one session)
+SEARCH_LIMIT = 500
+
 
 @dataclass(frozen=True, slots=True)
 class SearchProgress:
@@ -824,7 +827,7 @@ def search_sessions(
     query: str,
     *,
     per_session: int = 20,
-    limit: int = 500,
+    limit: int = SEARCH_LIMIT,
 ) -> Iterator[SearchProgress | SearchHit]:
     """Every entry whose text holds all whitespace-separated tokens of ``query`` (any case).
 

@@ -26,6 +26,8 @@ from textual.worker import get_current_worker
 from loomtui.app import keymap
 from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, PickerRow, SessionList, column_header, short_path
 from loomtui.session.catalog import (
+    SEARCH_LIMIT,
+    ProjectGroup,
     SearchHit,
     SearchProgress,
     SessionSummary,
@@ -66,6 +68,7 @@ class PickerScreen(Screen[None]):
         super().__init__()
         self.dirs = [os.path.abspath(os.path.expanduser(d)) for d in (dirs or [])]
         self.sessions: list[SessionSummary] = []
+        self.groups: list[ProjectGroup] = []
         self.samples = False
         self.mode = LIST
         self.filter_text = ""
@@ -128,6 +131,7 @@ class PickerScreen(Screen[None]):
         first = not self._loaded_once
         self._loaded_once = True
         self.sessions = sessions
+        self.groups = group_sessions(sessions)
         self.samples = samples
         note = self.query_one("#picker-note", Static)
         if samples:
@@ -164,7 +168,7 @@ class PickerScreen(Screen[None]):
         tokens = self.filter_text.lower().split()
         rows: list[PickerRow] = []
         shown = 0
-        for group in group_sessions(self.sessions):
+        for group in self.groups:
             if tokens:
                 items = [(s, 0) for s, _d in group.items if matches_filter(s, tokens)]
             else:
@@ -363,6 +367,8 @@ class PickerScreen(Screen[None]):
         sessions = len({h.path for h in self.hits})
         found = f"{len(self.hits):,} hit{'s' if len(self.hits) != 1 else ''} in {sessions:,} session{'s' if sessions != 1 else ''}"
         if done:
+            if len(self.hits) >= SEARCH_LIMIT:
+                found = f"The first {found} (add words to narrow the search)"
             self._status((found if self.hits else "No matches") + "  ·  " + self._hints())
         else:
             self._status(f"Searching {progress.done:,}/{progress.total:,} sessions…  {found}")
