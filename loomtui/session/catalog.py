@@ -776,7 +776,11 @@ def entry_search_text(obj: dict[str, Any]) -> tuple[str, str]:
                 elif bt == "thinking" and isinstance(b.get("thinking"), str):
                     parts.append(b["thinking"])
                 elif bt == "toolCall":
-                    parts.append(f"{b.get('name')} {orjson.dumps(b.get('arguments')).decode()}")
+                    parts.append(str(b.get("name")))
+                    args = b.get("arguments")
+                    values = args.values() if isinstance(args, dict) else [args]
+                    # argument values as written (a path, a command, an edit's text), not as JSON
+                    parts += [v if isinstance(v, str) else orjson.dumps(v).decode() for v in values]
         for key in ("command", "output", "errorMessage"):
             v = msg.get(key)
             if isinstance(v, str):
