@@ -20,7 +20,7 @@ import os
 import re
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -552,15 +552,19 @@ def list_sessions(
     *,
     extra: Iterable[str] = (),
     cache: SummaryCache | bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[SessionSummary]:
     """Summaries of every session in ``dirs`` (default: pi's and omp's roots) plus ``extra``,
-    newest ``modified`` first."""
+    newest ``modified`` first. ``progress(done, total)`` is called every 100 files read (not
+    for cache hits), for a first listing of many large sessions."""
     roots = [os.path.abspath(os.path.expanduser(d)) for d in (default_session_dirs() if dirs is None else dirs)]
     roots += [os.path.abspath(os.path.expanduser(d)) for d in extra]
     store = SummaryCache() if cache is True else (cache or None)
     out: list[SessionSummary] = []
     listed: set[str] = set()
-    for path in discover(roots):
+    paths = discover(roots)
+    read = 0
+    for done, path in enumerate(paths):
         path = os.path.abspath(path)
         listed.add(path)
         try:
@@ -578,6 +582,9 @@ def list_sessions(
             out.append(summary)
         if store is not None:
             store.put(path, st, summary)
+        read += 1
+        if progress is not None and read % 100 == 0:
+            progress(done + 1, len(paths))
     if store is not None:
         store.retain(listed, roots)
         store.save()

@@ -394,3 +394,15 @@ def test_find_session_file_for_a_parent_reference(home: Path, tmp_path: Path) ->
     assert catalog.find_session_file("P", near=str(child)) == str(parent)  # omp: the parent's id
     assert catalog.find_session_file("child.jsonl", near=str(child)) == str(child)  # relative to the file
     assert catalog.find_session_file("/nowhere/x.jsonl", near=str(child)) is None
+
+
+def test_list_sessions_reports_progress_for_files_it_reads(tmp_path: Path) -> None:
+    for i in range(250):
+        write_session(tmp_path / f"--p--/s{i:03d}.jsonl", f"S{i}", "/p", chat(f"hello {i}"))
+    cache = SummaryCache(str(tmp_path / "cache.json"))
+    calls: list[tuple[int, int]] = []
+    assert len(list_sessions([str(tmp_path)], cache=cache, progress=lambda d, t: calls.append((d, t)))) == 250
+    assert calls == [(100, 250), (200, 250)]
+    calls.clear()
+    list_sessions([str(tmp_path)], cache=SummaryCache(str(tmp_path / "cache.json")), progress=lambda d, t: calls.append((d, t)))
+    assert calls == []  # everything came from the cache

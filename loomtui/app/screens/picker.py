@@ -120,7 +120,10 @@ class PickerScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="picker-list")
     def load(self) -> None:
-        sessions = list_sessions(extra=self.dirs)
+        def progress(done: int, total: int) -> None:
+            self.app.call_from_thread(self._status, f"Reading sessions… {done:,}/{total:,} (counted once, then cached)")
+
+        sessions = list_sessions(extra=self.dirs, progress=progress)
         samples = False
         if not sessions:
             sessions = list_sessions([sample_dir()])
