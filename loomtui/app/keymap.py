@@ -86,6 +86,7 @@ SPECS: tuple[KeySpec, ...] = (
             "browser", key_display="⇧Tab"),
     # the detail pane (focused)
     KeySpec("detail.expand", "x", "expand_all", "show truncated outputs in full", "detail", key_display="x"),
+    KeySpec("detail.thinking", "t", "toggle_folds", "open / close the thinking blocks", "detail", key_display="t"),
     # the session picker (printable keys type into its filter)
     KeySpec("picker.up", "up", "cursor(-1)", "previous session", "picker", key_display="↑"),
     KeySpec("picker.down", "down", "cursor(1)", "next session", "picker", key_display="↓"),

@@ -11,7 +11,6 @@ from app_helpers import append_lines, browser, make_app, notices, rows, screen_t
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ErrorScreen
 from loomtui.app.themes import ThemeError, load_theme_file, tree_colors
-from loomtui.app.widgets.detail import LongText
 
 
 async def test_command_palette_offers_every_action_with_its_state(fixture_copy) -> None:
@@ -202,24 +201,23 @@ async def test_a_1mb_tool_output_does_not_freeze_the_ui(tmp_path: Path) -> None:
         t0 = time.perf_counter()
         await select(pilot, screen, "r1")
         shown = time.perf_counter() - t0
-        block = screen.detail.query(LongText).last()
+        block = screen.detail.long_texts[-1]
         assert block.cut and len(block.head) <= 4000
+        assert "▼ show all (15,001 lines" in screen.detail.text
         assert shown < 1.0, shown
-        # expanding puts the whole text in a virtualised LineViewer; the UI still answers
+        # expanding shows the whole text as raw lines drawn only when visible; the UI still answers
         await pilot.press("tab")
         t0 = time.perf_counter()
         await pilot.press("x")
         expanded = time.perf_counter() - t0
-        from loomtui.app.widgets.detail import LineViewer
-
-        area = screen.detail.query_one(LineViewer)
-        assert len(area.lines) >= 15_000
+        assert block.expanded and len(screen.detail._source) > 15_000
         assert expanded < 0.5, expanded
+        assert "line 014999" in screen.detail.text
         await pilot.press("tab", "up")
         # the assistant's tool call shows the same result, cut as well
         screen.detail.show(screen.manager, screen.model, screen.manager.index.by_id["a1"])
         await pilot.pause()
-        assert any(b.cut for b in screen.detail.query(LongText))
+        assert any(b.cut for b in screen.detail.long_texts)
 
 
 async def test_deep_indentation_is_clamped_and_long_rows_cut(tmp_path: Path) -> None:
@@ -265,3 +263,32 @@ async def test_open_big_files_in_a_worker(fixture_copy, monkeypatch) -> None:
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         assert isinstance(screen, BrowserScreen) and len(screen.model) == 16
+
+
+async def test_detail_pane_folds_and_expands_with_keys_and_clicks(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(130, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000001")
+        detail = screen.detail
+        text = detail.text
+        assert "id a1000001  parent u1000001" in text
+        assert "depth 3  sibling 1/1  children 1" in text
+        assert "▶ thinking (95 characters)" in text and "The test fails on an index error" not in text
+        # each tool call with its arguments and its result (found by toolCallId)
+        assert "$ pytest -x tests/test_parser.py" in text and "IndexError: list index out of range" in text
+        assert "path /home/user/proj/parser.py" in text and "return parts[1:len(parts) + 1]" in text
+        await pilot.press("tab", "t")
+        assert "The test fails on an index error" in detail.text
+        await pilot.press("t")
+        assert "The test fails on an index error" not in detail.text
+        # a click on the fold's title opens it
+        row = next(i for i, line in enumerate(detail.text.splitlines()) if "▶ thinking" in line)
+        await pilot.click("#detail", offset=(4, row - int(detail.scroll_offset.y)))
+        await pilot.pause()
+        assert "▼ thinking (95 characters)" in detail.text
+        # images and user content
+        await select(pilot, screen, "u1000005")
+        assert "[image image/png, 70 B]" in detail.text
+        await select(pilot, screen, "c1000001")
+        assert "compaction: 45,210 tokens before" in detail.text and "first kept entry u1000002" in detail.text

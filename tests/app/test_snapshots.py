@@ -99,9 +99,7 @@ def test_detail_thinking_expanded(snap_compare: Any) -> None:
 
     async def run_before(pilot: Any) -> None:
         await inner(pilot)
-        from textual.widgets import Collapsible
-
-        pilot.app.screen.query_one(Collapsible).collapsed = False
+        await pilot.press("tab", "t")  # the detail pane: open the thinking blocks
         await pilot.pause(0.3)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)

@@ -54,7 +54,7 @@ class BrowserScreen(Screen[None]):
     BrowserScreen #detail.-hidden { display: none; }
     BrowserScreen > #status { height: 1; background: $panel; }
     BrowserScreen #hints { width: 1fr; color: $text-muted; padding: 0 1; }
-    BrowserScreen #position { width: auto; padding: 0 1 0 0; text-style: bold; }
+    BrowserScreen #position { width: 30; padding: 0 1 0 0; text-style: bold; text-align: right; }
     """
 
     class Opened(Message):
@@ -77,6 +77,7 @@ class BrowserScreen(Screen[None]):
         self._known_entries = 0
         self._detail_timer: Timer | None = None
         self.last_export: str | None = None
+        self._position_text = ""
 
     # layout ---------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -237,7 +238,10 @@ class BrowserScreen(Screen[None]):
         if model is None:
             return
         self.query_one(FilterBar).show(self._title(), model.mode, model.query, model.show_label_times)
-        self.query_one("#position", Static).update(Text(model.footer().strip() or "(0/0)"))
+        text = model.footer().strip() or "(0/0)"
+        if text != self._position_text:  # no layout: the widget's width is fixed
+            self._position_text = text
+            self.query_one("#position", Static).update(Text(text, no_wrap=True, overflow="ellipsis"), layout=False)
 
     def _update_hints(self) -> None:
         km = self._user_keymap()

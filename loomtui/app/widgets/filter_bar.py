@@ -32,11 +32,13 @@ class FilterBar(Vertical):
     }
     FilterBar > #title {
         height: 1;
+        width: 1fr;
         color: $foreground;
         text-style: bold;
     }
     FilterBar > #modes {
         height: 1;
+        width: 1fr;
     }
     """
 
@@ -53,7 +55,7 @@ class FilterBar(Vertical):
         if state == self._state:
             return
         self._state = state
-        self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"))
+        self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"), layout=False)
         parts = ["[dim]Filter:[/] "]
         for m in FILTER_MODES:
             name = MODE_NAMES[m]
@@ -70,4 +72,4 @@ class FilterBar(Vertical):
             parts.append("[dim italic]type to search[/]")
         if extra:
             parts.append(f"  [dim]{escape(extra)}[/]")
-        self.query_one("#modes", Static).update(Content.from_markup("".join(parts)))
+        self.query_one("#modes", Static).update(Content.from_markup("".join(parts)), layout=False)

@@ -21,12 +21,32 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from loomtui.app import keymap
 from loomtui.app.themes import tree_colors
 from loomtui.view.model import TreeModel
 
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
+
+
+def set_virtual_size(widget: Widget, size: Size) -> None:
+    """Change a Line-API widget's virtual size without a screen layout when only its height
+    changes: with ``overflow-y: scroll`` the scrollbar is always there, so the content region
+    keeps its width and nothing else moves. (Assigning ``virtual_size`` reflows and repaints the
+    whole screen: ~20-50 ms per key on a large terminal.)"""
+    old = widget.virtual_size
+    if old == size:
+        return
+    if old.width == size.width and widget.styles.overflow_y == "scroll" and widget.is_mounted:
+        widget.set_reactive(Widget.virtual_size, size)
+        widget._scroll_update(size)  # the scrollbar's window (textual 8.2.8, pinned)
+        max_y = max(0, size.height - widget.scrollable_content_region.height)
+        if widget.scroll_y > max_y:
+            widget.scroll_to(y=max_y, animate=False, immediate=True)
+        widget.refresh()
+    else:
+        widget.virtual_size = size
 _CONTROL = {c: chr(0x2400 + c) for c in range(32)} | {0x7F: "\u2421"}
 _CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})
 
@@ -46,7 +66,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     DEFAULT_CSS = """
     TreeView {
         overflow-x: hidden;
-        overflow-y: auto;
+        overflow-y: scroll;
         scrollbar-size-vertical: 1;
         background: $background;
     }
@@ -113,7 +133,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
             self.model.page_size = max(1, self.scrollable_content_region.height - 1)
         self._cache.clear()
         self._generation += 1
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.model) if self.model else 0)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.model) if self.model else 0))
         self.scroll_to_selected()
 
     # what the screen calls after changing the model ------------------------------------------
@@ -122,7 +142,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         self._generation += 1
         self._cache.clear()
         n = len(self.model) if self.model is not None else 0
-        self.virtual_size = Size(self.scrollable_content_region.width, n)
+        set_virtual_size(self, Size(self.scrollable_content_region.width, n))
         if self.model is not None:
             self.model.page_size = max(1, self.scrollable_content_region.height - 1)
         if keep_screen_row is not None and self.model is not None and n:

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""The browser app on a 100k-entry session: first paint, cursor move, filter switch, search
+keystroke, peak RSS.
+
+    uv run python benchmarks/bench_app.py [--file F] [--entries 100000] [--moves 40] [--size 160x50]
+
+Targets (issue 4): first paint after launch <= 1.0 s (pi's /tree: about 3 s on the same file),
+cursor move <= 16 ms, filter switch <= 150 ms, search keystroke <= 50 ms end to end, peak RSS
+<= 400 MB.
+
+Each run is a fresh child process that drives the real ``LoomApp`` headless with
+``App.run_test`` (Pilot), so imports, the file open, the model and Textual's rendering all
+count. How each figure is taken:
+
+* first paint: from the parent's spawn of the child to the moment the tree widget draws its
+  first row (``TreeView.render_line`` with a loaded model); "chrome" is the first paint of the
+  screen at all (the app shows a loading indicator while a big file opens in a worker thread).
+* cursor move / filter switch / search keystroke: from the key press entering the app to the
+  first repaint that shows its effect (the compositor's update of the changed lines, hooked at
+  ``App._display``), wall clock, median over the presses. "all settled" is the last repaint
+  before the app is idle again (for a cursor move it includes the detail pane, which follows
+  60 ms after the last move). CPU is the process time of the whole press incl. Pilot.
+* peak RSS: ``ru_maxrss`` of the child at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+CHILD = r"""
+import sys, time, json, os
+T_SPAWN = float(sys.argv[2])
+t_start = time.time()
+import asyncio, resource, statistics
+from loomtui.app.app import LoomApp
+from loomtui.app.widgets.tree_view import TreeView
+from loomtui.app.screens.browser import BrowserScreen
+t_imported = time.time()
+
+marks = {}
+orig_render_line = TreeView.render_line
+def render_line(self, y):
+    if self.model is not None and "tree" not in marks:
+        marks["tree"] = time.time()
+    return orig_render_line(self, y)
+TreeView.render_line = render_line
+
+# the end of each repaint: Screen._compositor updates are sent through App._display
+pending = {}
+orig_display = LoomApp._display
+def _display(self, screen, renderable):
+    if "chrome" not in marks:
+        marks["chrome"] = time.time()
+    if pending.get("t0") is not None and renderable is not None:
+        pending.setdefault("paints", []).append(time.perf_counter())
+    return orig_display(self, screen, renderable)
+LoomApp._display = _display
+
+# where the load goes: the session open and the view model, timed inside the worker
+import loomtui.app.screens.browser as browser_module
+from loomtui.view.model import TreeModel
+orig_open = BrowserScreen._open
+def timed_open(path):
+    t = time.perf_counter()
+    try:
+        return orig_open(path)
+    finally:
+        marks["open_s"] = time.perf_counter() - t
+BrowserScreen._open = staticmethod(timed_open)
+orig_model_init = TreeModel.__init__
+def timed_model_init(self, *a, **k):
+    t = time.perf_counter()
+    try:
+        return orig_model_init(self, *a, **k)
+    finally:
+        marks.setdefault("model_s", time.perf_counter() - t)
+TreeModel.__init__ = timed_model_init
+
+async def main():
+    w, h = (int(x) for x in sys.argv[3].split("x"))
+    app = LoomApp(sys.argv[1], watch=False)
+    out = {}
+    async with app.run_test(size=(w, h)) as pilot:
+        while "tree" not in marks:
+            await asyncio.sleep(0.005)
+        await pilot.pause()
+        out["first_paint_s"] = marks["tree"] - T_SPAWN
+        out["chrome_paint_s"] = marks["chrome"] - T_SPAWN
+        out["imports_s"] = t_imported - t_start
+        out["python_start_s"] = t_start - T_SPAWN
+        out["open_s"] = marks.get("open_s", float("nan"))
+        out["model_s"] = marks.get("model_s", float("nan"))
+        screen = app.screen
+        assert isinstance(screen, BrowserScreen)
+        out["rows"] = len(screen.model)
+        out["entries"] = len(screen.manager.index.entries)
+        # let the search warm-up worker finish before timing keystrokes
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+
+        async def timed(key):
+            # from the key event entering the app to the last paint that follows it
+            pending.clear()
+            pending["t0"] = time.perf_counter()
+            c0 = time.process_time()
+            await pilot.press(key)
+            await pilot.pause()
+            c1 = time.process_time()
+            paints = pending.get("paints") or []
+            t0 = pending["t0"]
+            pending.clear()
+            first = paints[0] - t0 if paints else float("nan")
+            last = paints[-1] - t0 if paints else float("nan")
+            return first, c1 - c0, last
+
+        def summary(samples):
+            walls = [s[0] for s in samples if s[0] == s[0]]
+            cpus = [s[1] for s in samples]
+            lasts = [s[2] for s in samples if s[2] == s[2]]
+            if not walls:
+                walls = lasts = [float("nan")]
+            return {"median_ms": statistics.median(walls) * 1000, "max_ms": max(walls) * 1000,
+                    "last_median_ms": statistics.median(lasts) * 1000,
+                    "cpu_median_ms": statistics.median(cpus) * 1000, "n": len(samples)}
+
+        n = int(sys.argv[4])
+        out["noop_key"] = summary([await timed("f12") for _ in range(10)])
+        samples = []
+        for i in range(n):
+            samples.append(await timed("down" if i % 4 != 3 else "up"))
+        out["cursor_move"] = summary(samples)
+        samples = [await timed(k) for k in ("pagedown", "pagedown", "pageup", "end", "home")]
+        out["page_home_end"] = summary(samples)
+        samples = []
+        for key in ("ctrl+t", "ctrl+u", "ctrl+l", "ctrl+a", "ctrl+d", "ctrl+o", "ctrl+o", "ctrl+shift+o", "ctrl+d"):
+            samples.append(await timed(key))
+        out["filter_switch"] = summary(samples)
+        samples = []
+        for ch in "refactor cache":
+            samples.append(await timed("space" if ch == " " else ch))
+        out["search_keystroke"] = summary(samples)
+        samples = [await timed("backspace") for _ in range(5)]
+        out["search_backspace"] = summary(samples)
+        # the view model alone (TreeModel.set_query), for the same keystrokes
+        model = screen.model
+        saved = model.query
+        model.set_query("")
+        costs = []
+        for ch in "refactor cache":
+            t = time.perf_counter()
+            model.type_text(ch)
+            costs.append(time.perf_counter() - t)
+        out["model_keystroke_ms"] = statistics.median(costs) * 1000
+        out["model_keystroke_max_ms"] = max(costs) * 1000
+        costs = []
+        for _ in range(5):
+            t = time.perf_counter()
+            model.backspace()
+            costs.append(time.perf_counter() - t)
+        out["model_backspace_ms"] = statistics.median(costs) * 1000
+        costs = []
+        for mode in ("no-tools", "user-only", "labeled-only", "all", "default"):
+            model.set_query("")
+            t = time.perf_counter()
+            model.set_filter(mode)
+            costs.append(time.perf_counter() - t)
+        out["model_filter_ms"] = statistics.median(costs) * 1000
+        model.set_query(saved)
+        screen.tree.rows_changed()
+        await pilot.pause()
+        pending.clear()
+        t = time.perf_counter()
+        await pilot.press("escape")
+        await pilot.pause()
+        out["escape_clear_s"] = time.perf_counter() - t
+        # the detail pane for the selected entry (debounced after keyboard moves)
+        t = time.perf_counter()
+        screen._show_detail(force=True)
+        await pilot.pause()
+        out["detail_update_ms"] = (time.perf_counter() - t) * 1000
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("RESULT " + json.dumps(out))
+
+asyncio.run(main())
+"""
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--file", default=None, help="session file (default: benchmarks/data/s100k.jsonl)")
+    ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--moves", type=int, default=40)
+    ap.add_argument("--size", default="160x50")
+    ap.add_argument("--runs", type=int, default=1, help="repeat the whole child run (first paint varies)")
+    args = ap.parse_args()
+    if args.file:
+        path = Path(args.file)
+    else:
+        from benchmarks.common import session_file
+
+        path = session_file(args.entries)
+    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "HOME": os.environ.get("HOME", "/root")}
+    results = []
+    for _ in range(args.runs):
+        t_spawn = time.time()
+        proc = subprocess.run([sys.executable, "-c", CHILD, str(path), repr(t_spawn), args.size, str(args.moves)],
+                              capture_output=True, text=True, env=env, cwd=str(ROOT))
+        line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+        if line is None:
+            print(proc.stdout[-2000:], proc.stderr[-4000:], file=sys.stderr)
+            return 1
+        results.append(json.loads(line[len("RESULT "):]))
+    r = results[0]
+    fp = statistics.median(x["first_paint_s"] for x in results)
+    chrome = statistics.median(x["chrome_paint_s"] for x in results)
+
+    def verdict(value: float, target: float) -> str:
+        return "ok" if value <= target else "OVER"
+
+    print(f"file: {path} ({r['entries']:,} entries, {r['rows']:,} rows in the default filter), terminal {args.size}")
+    print(f"first paint after launch   {fp:7.3f} s   (target <= 1.0 s: {verdict(fp, 1.0)}); "
+          f"screen chrome {chrome:.3f} s, python start {r['python_start_s']:.3f} s, imports {r['imports_s']:.3f} s")
+    print(f"  in the loading worker: SessionManager.open {r['open_s']:.3f} s, TreeModel() {r['model_s']:.3f} s")
+    rows = [
+        ("no-op key (baseline)", r["noop_key"], None),
+        ("cursor move", r["cursor_move"], 16),
+        ("page/home/end", r["page_home_end"], None),
+        ("filter switch", r["filter_switch"], 150),
+        ("search keystroke", r["search_keystroke"], 50),
+        ("search backspace", r["search_backspace"], 50),
+    ]
+    for name, s, target in rows:
+        tgt = f"(target <= {target} ms: {verdict(s['median_ms'], target)})" if target else ""
+        print(f"{name:26s} {s['median_ms']:7.1f} ms median, {s['max_ms']:7.1f} ms max to the repaint; "
+              f"all settled {s['last_median_ms']:6.1f} ms; {s['cpu_median_ms']:6.1f} ms CPU per key incl. Pilot  {tgt}")
+    print(f"{'  view model alone':26s} set_query {r['model_keystroke_ms']:.1f} ms median "
+          f"({r['model_keystroke_max_ms']:.1f} max), backspace {r['model_backspace_ms']:.1f} ms, "
+          f"set_filter {r['model_filter_ms']:.1f} ms")
+    print(f"{'Esc (clear search)':26s} {r['escape_clear_s'] * 1000:7.1f} ms (incl. Pilot waits)")
+    print(f"{'detail pane update':26s} {r['detail_update_ms']:7.1f} ms (after a move; debounced 60 ms)")
+    print(f"peak RSS                   {r['peak_rss_mb']:7.1f} MB  (target <= 400 MB: {verdict(r['peak_rss_mb'], 400)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
