@@ -174,7 +174,9 @@ class BrowserScreen(Screen[None]):
         tree.set_model(model)
         tree.focus()
         self._refresh_bars()
-        self._update_detail(immediate=True)
+        # the tree paints first; the detail pane (a deep entry's depth walk, Markdown's first
+        # import) follows right after
+        self.call_after_refresh(self._update_detail, immediate=True)
         self._opening_notices()
         self.call_after_refresh(self._warm_search)
         self.post_message(self.Opened(self))
