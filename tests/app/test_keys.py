@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_helpers import browser, make_app, notices, rows, select
+from app_helpers import browser, make_app, notices, rows, screen_text, select
 from conftest import read_jsonl
 
 from loomtui.app.screens.dialogs import LabelDialog
@@ -327,3 +327,26 @@ async def test_help_lists_user_remapped_keys(fixture_copy, config_dir: Path) -> 
         await pilot.press("f1")
         assert "ctrl+x" in app.screen.text
         assert screen is not None
+
+
+async def test_enter_on_a_custom_message_moves_the_leaf_to_its_parent(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "k1000001")
+        await pilot.press("enter")
+        assert screen.model.leaf_id == "x1000001"
+
+
+async def test_an_empty_session_and_an_empty_search(write_session) -> None:
+    path = write_session([])
+    app = make_app(path)
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = await browser(pilot)
+        assert len(screen.model) == 0
+        for key in ("down", "enter", "L", "ctrl+e", "ctrl+s", "ctrl+y", "ctrl+a", "home", "end", "x"):
+            await pilot.press(key)
+        assert "No entries found" in screen_text(app)  # "x" went into the search
+        await pilot.press("escape")
+        assert "No entries in this session" in screen_text(app)
+        assert "(0/0)" in screen_text(app)

@@ -288,6 +288,9 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         model = self.model
         width = self.scrollable_content_region.width
         row = y + int(self.scroll_offset.y)
+        if model is not None and not len(model) and row == 0 and width > 0:
+            empty = "  No entries found" if (model.query or len(model.index.entries)) else "  No entries in this session"
+            return Strip([Segment(empty, self._styles.get("muted"))]).adjust_cell_length(width)
         if model is None or row >= len(model) or width <= 0:
             return Strip.blank(max(0, width))
         selected = row == model.selected
