@@ -262,8 +262,13 @@ async def test_write_failures_are_notices_and_nothing_is_lost(fixture_copy, monk
         path.write_bytes(data.replace(b"Parser fix", b"Parser fox"))
         await _label(pilot, screen, "b1000001", "y")
         assert path.read_bytes() == data.replace(b"Parser fix", b"Parser fox")
-        assert any("rewritten" in n or "reopen" in n for n in notices(app))
+        assert any("rewritten" in n and "reloaded" in n for n in notices(app))
         assert screen.model.selected_id == "b1000001"
+        assert screen.model.leaf_id == "r1000004" and screen.user_moved_leaf  # kept across the reload
+        assert screen.manager.get_session_name() == "Parser fox"  # what is on disk now
+        await _label(pilot, screen, "b1000001", "z")  # and writing works again
+        check_label_entry(read_jsonl(path)[-1], parent="r1000004", target="b1000001", label="z",
+                          taken={e.get("id") for e in read_jsonl(path)[:-1]})
 
 
 async def test_old_version_files_refuse_writes(fixture_copy) -> None:

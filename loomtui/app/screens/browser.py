@@ -296,6 +296,13 @@ class BrowserScreen(Screen[None]):
         """Run ``fn``; a failure becomes a notice (nothing in memory is lost)."""
         try:
             return fn()
+        except WriteConflict as exc:
+            # the file was rewritten or replaced underneath: nothing was written; show what is
+            # on disk now (filter, search, selection and a moved leaf are kept)
+            self.notify(f"{exc}. Nothing was written; the file was reloaded, try again.",
+                        title=f"{what}: not done", severity="error", timeout=10)
+            if os.path.exists(self.path):
+                self.reload()
         except (LoomError, OSError) as exc:
             self.notify(str(exc), title=f"{what}: not done", severity="error", timeout=10)
         except Exception as exc:  # never a traceback on screen
