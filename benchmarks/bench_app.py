@@ -202,6 +202,7 @@ def main() -> int:
     ap.add_argument("--moves", type=int, default=40)
     ap.add_argument("--size", default="160x50")
     ap.add_argument("--runs", type=int, default=1, help="repeat the whole child run (first paint varies)")
+    ap.add_argument("--pi", action="store_true", help="also time pi's first /tree screen on the same file")
     args = ap.parse_args()
     if args.file:
         path = Path(args.file)
@@ -249,6 +250,21 @@ def main() -> int:
     print(f"{'Esc (clear search)':26s} {r['escape_clear_s'] * 1000:7.1f} ms (incl. Pilot waits)")
     print(f"{'detail pane update':26s} {r['detail_update_ms']:7.1f} ms (after a move; debounced 60 ms)")
     print(f"peak RSS                   {r['peak_rss_mb']:7.1f} MB  (target <= 400 MB: {verdict(r['peak_rss_mb'], 400)})")
+    if args.pi:
+        from benchmarks.common import SHARED, pi_available, run_measured
+
+        if not pi_available():
+            print("pi: not installed (run ../shared/oracle/ensure_peer.sh)")
+        else:
+            wall, rss, out = run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path),
+                                           "--first-screen-only"])
+            try:
+                first = json.loads(out.strip().splitlines()[-1])["total_first_screen_ms"] / 1000
+            except (ValueError, KeyError, IndexError):
+                first = float("nan")
+            print(f"pi (same file, this run)   first /tree screen {first:.3f} s (process {wall:.2f} s), "
+                  f"peak RSS {rss:.0f} MB; loomtui first paint is {first / fp:.1f}x faster, "
+                  f"{rss / r['peak_rss_mb']:.1f}x less memory")
     return 0
 
 
