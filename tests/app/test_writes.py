@@ -286,3 +286,25 @@ async def test_old_version_files_refuse_writes(fixture_copy) -> None:
         assert any("migrate" in n for n in notices(app))
         assert screen.model is not None
     assert path.read_bytes() == data
+
+
+async def test_the_tree_draws_pi_rows_exactly(fixture_copy) -> None:
+    """What the widget draws (cursor, prefixes, •, [label], texts) is pi's /tree, per filter."""
+    path = fixture_copy("kinds.jsonl")
+    pi = pi_view(path)
+    if pi is None:
+        pytest.skip("node or the published pi is not installed")
+    app = make_app(path)
+    async with app.run_test(size=(300, 40)) as pilot:
+        screen = await browser(pilot)
+        screen.detail.display = False
+        await pilot.pause()
+        for view in pi["views"][:5]:
+            screen.action_set_filter(view["mode"])
+            screen.model.select_id(pi["leafId"])  # pi opens each view on the leaf
+            screen.tree.model_changed()
+            await pilot.pause()
+            tree = screen.tree
+            drawn = ["".join(seg.text for seg in tree.render_line(y)).rstrip() for y in range(len(screen.model))]
+            assert drawn == [line.rstrip() for line in view["lines"][:-1]], view["mode"]
+            assert screen.model.footer() == view["lines"][-1]
