@@ -308,3 +308,25 @@ async def test_the_tree_draws_pi_rows_exactly(fixture_copy) -> None:
             drawn = ["".join(seg.text for seg in tree.render_line(y)).rstrip() for y in range(len(screen.model))]
             assert drawn == [line.rstrip() for line in view["lines"][:-1]], view["mode"]
             assert screen.model.footer() == view["lines"][-1]
+
+
+async def test_the_tree_draws_the_goldens_of_real_pi_sessions(pi_dir: Path, goldens_dir: Path) -> None:
+    """Every view pi computed for the shared real sessions, as the widget draws its rows."""
+    for golden_path in sorted(goldens_dir.glob("*.json")):
+        golden = json.loads(golden_path.read_text())
+        app = make_app(pi_dir / f"{golden_path.stem}.jsonl")
+        async with app.run_test(size=(300, 30)) as pilot:
+            screen = await browser(pilot)
+            screen.detail.display = False
+            await pilot.pause()
+            tree, model = screen.tree, screen.model
+            width = tree.scrollable_content_region.width
+            for view in golden["views"]:
+                model.set_query("")
+                model.set_filter(view["mode"])
+                model.type_text(view["query"])
+                model.select_id(golden["leafId"])
+                drawn = ["".join(seg.text for seg in tree._render_row(i, width, i == model.selected)).rstrip()
+                         for i in range(len(model))]
+                expected = [line.rstrip() for line in view["lines"][:-1]] if len(model) else []
+                assert drawn == expected, (golden_path.stem, view["mode"], view["query"])
