@@ -292,3 +292,27 @@ async def test_detail_pane_folds_and_expands_with_keys_and_clicks(fixture_copy) 
         assert "[image image/png, 70 B]" in detail.text
         await select(pilot, screen, "c1000001")
         assert "compaction: 45,210 tokens before" in detail.text and "first kept entry u1000002" in detail.text
+
+
+async def test_other_looms_open_and_say_where_writes_go(tmp_path: Path) -> None:
+    loom = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "loom" / "socketteer-loom_demo.json"
+    if not loom.exists():
+        import pytest
+
+        pytest.skip("shared loom fixtures are not here")
+    app = make_app(loom)
+    async with app.run_test(size=(140, 30)) as pilot:
+        screen = await browser(pilot)
+        assert len(screen.model) > 100
+        await pilot.press("ctrl+s")
+        assert any("not a pi session file" in n for n in notices(app))
+        await pilot.press("ctrl+e")
+        from textual.widgets import Input
+
+        app.screen.query_one("#dest", Input).value = str(tmp_path)
+        await pilot.click("#export")
+        await pilot.pause()
+        written = app.screen.written
+        assert written is not None
+        header = json.loads(Path(written).read_text().splitlines()[0])
+        assert header["type"] == "session" and header["version"] == 3 and header["parentSession"] == str(loom)

@@ -482,7 +482,10 @@ class BrowserScreen(Screen[None]):
         self._ensure_write_parent()
         new_id = manager.append_label_change(e.id, label)
         self._after_own_write(new_id)
-        self.notify(f"Label {'set: ' + label if label else 'cleared'} on {e.id} (label entry {new_id}).", timeout=4)
+        where = f"label entry {new_id}"
+        if manager.path is None:
+            where = f"in memory only: a {manager.source_format} loom has no pi file to append to"
+        self.notify(f"Label {'set: ' + label if label else 'cleared'} on {e.id} ({where}).", timeout=5)
 
     # persisting the leaf -----------------------------------------------------------------------
     def action_persist_leaf(self) -> None:
@@ -492,6 +495,15 @@ class BrowserScreen(Screen[None]):
         if model is None or manager is None:
             return
         leaf = model.leaf_id
+        if manager.path is None:
+            self.notify(
+                f"This is a {manager.source_format} loom, not a pi session file: there is no file for pi to "
+                "resume. Export the branch (Ctrl+E) to get a pi session that ends here.",
+                title="Persist the leaf: not done",
+                severity="warning",
+                timeout=8,
+            )
+            return
         if leaf is None:
             self.notify(
                 "The leaf is before the first entry. pi could only resume there from an entry with "
