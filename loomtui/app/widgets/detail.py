@@ -651,7 +651,7 @@ class DetailPane(ScrollView, can_focus=True):
                 flush()
                 out.append(LongText(pretty_json(block)))
         flush()
-        if len(out) == start:
+        if len(out) == start and not err:
             stop = msg.get("stopReason")
             out.append(self._note("(aborted)" if stop == "aborted" else "(no content)"))
         return out
