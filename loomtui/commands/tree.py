@@ -82,11 +82,11 @@ def run(args: argparse.Namespace) -> int:
     if not len(model):
         out.append(truncate_to_width("  No entries found", width))
     for i in range(len(model)):
-        segs = model.row_segments(i, max_cols=width)
         if color:
+            segs = model.row_segments(i, max_cols=width)
             line = _colored(_cut_colored(segs, width), i == model.selected)
         else:
-            line = truncate_to_width("".join(t for _s, t in segs), width)
+            line = model.row_line(i, width)
         out.append(f"{model.entry_at(i).id}\t{line}" if args.ids else line)
     out.append(truncate_to_width(model.footer(), width))
     sys.stdout.write("\n".join(out) + "\n")

@@ -84,7 +84,7 @@ class Flat:
         self,
         leaf_id: str | None,
         entries: list[Entry],
-        pos: dict[str, int],
+        pos: dict[str, int] | None,
         end: list[int],
         classes: bytearray,
         tool_calls: dict[Any, tuple[Any, Any]],
@@ -100,7 +100,10 @@ class Flat:
         self.version = version
         self.head = head
         n1 = len(entries) + 1
-        self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()} if head < len(entries) else pos
+        if pos is None:
+            self._pos = {e.id: (i if i < head else i - n1) for i, e in enumerate(entries)}
+        else:
+            self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in end]
 
     def __len__(self) -> int:
@@ -169,26 +172,29 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
     sorted_children = index.children
     stack: list[tuple[Entry, int]] = [(r, -1) for r in reversed(roots)]
     pop = stack.pop
-    push = stack.append
+    get_kids = kids_of.get
     while stack:
         e, pp = pop()
-        me = len(out)
-        append(e)
-        append_parent(pp)
-        if e.tool_calls is not None:
-            for call_id, name, args in e.tool_calls:
-                tool_calls[call_id] = (name, args)
-        kids = kids_of.get(e.id)
-        if kids:
+        while True:  # walk single-child chains without touching the stack
+            me = len(out)
+            append(e)
+            append_parent(pp)
+            if e.tool_calls is not None:
+                for call_id, name, args in e.tool_calls:
+                    tool_calls[call_id] = (name, args)
+            kids = get_kids(e.id)
+            if not kids:
+                break
             if len(kids) == 1:
-                push((kids[0], me))
-            else:
-                ordered = sorted_children(e.id)
-                if active:
-                    ordered = [k for k in ordered if k.id in active] + [k for k in ordered if k.id not in active]
-                stack.extend([(k, me) for k in reversed(ordered)])
+                e = kids[0]
+                pp = me
+                continue
+            ordered = sorted_children(e.id)
+            if active:
+                ordered = [k for k in ordered if k.id in active] + [k for k in ordered if k.id not in active]
+            stack.extend([(k, me) for k in reversed(ordered)])
+            break
     n = len(out)
-    pos = {e.id: i for i, e in enumerate(out)}
     end = list(range(1, n + 1))
     for i in range(n - 1, 0, -1):
         j = parent_pos[i]
@@ -198,12 +204,17 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
         classes_by_index = base_classes(index.entries)
     cls = classes_by_index
     classes = bytearray([cls[e.index] for e in out])
-    if leaf_id is not None and leaf_id in pos:
-        leaf = out[pos[leaf_id]]
-        if cls[leaf.index] == HIDDEN:
-            classes[pos[leaf_id]] = OTHER  # the current leaf is always shown (§9.3 rule 1)
-    head = end[pos[leaf_id]] if leaf_id is not None and leaf_id in pos else n
-    return Flat(leaf_id, out, pos, end, classes, tool_calls, active, index.version, head)
+    leaf_at = -1
+    if leaf_id is not None and leaf_id in index.by_id:
+        leaf_entry = index.by_id[leaf_id]
+        # the leaf's position: its chain of ancestors was laid out first
+        leaf_at = len(active) - 1
+        if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
+            leaf_at = out.index(leaf_entry)
+        if cls[leaf_entry.index] == HIDDEN:
+            classes[leaf_at] = OTHER  # the current leaf is always shown (§9.3 rule 1)
+    head = end[leaf_at] if leaf_at >= 0 else n
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
 
 
 def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:

@@ -18,6 +18,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.view import layout as L
+from loomtui.view.width import truncate_to_width
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
 
@@ -87,32 +88,43 @@ class TreeModel:
 
     def row_segments(self, i: int, *, cursor: bool = True, max_cols: int | None = None) -> list[Segment]:
         """Row ``i`` as pi draws it: cursor, prefix, fold marker, •, [label], time, text."""
+        chrome, body = self._row_parts(i, cursor, max_cols)
+        return chrome + body
+
+    def _row_parts(self, i: int, cursor: bool, max_cols: int | None) -> tuple[list[Segment], list[Segment]]:
+        """(tree chrome — one column per code point —, the label and text)."""
         lay = self.rows
         e = self.entry_at(i)
-        selected = i == self.selected
-        segs: list[Segment] = []
+        chrome: list[Segment] = []
         if cursor:
-            segs.append(("accent", "› ") if selected else ("text", "  "))
+            chrome.append(("accent", "› ") if i == self.selected else ("text", "  "))
         folded = e.id in self.folded
         pre = L.prefix(lay, i, folded, max_cols)
         if pre:
-            segs.append(("dim", pre))
+            chrome.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
-            segs.append(("accent", "⊞ "))
+            chrome.append(("accent", "⊞ "))
         if e.id in self.flat.active:
-            segs.append(("accent", "• "))
+            chrome.append(("accent", "• "))
+        body: list[Segment] = []
         label = self.label(e.id)
         if label is not None:
-            segs.append(("warning", f"[{js_string(label)}] "))
+            body.append(("warning", f"[{js_string(label)}] "))
             if self.show_label_times:
                 ts = self.index.label_timestamp(e.id)
                 if ts:
-                    segs.append(("muted", format_label_time(ts) + " "))
-        segs.extend(display_segments(e, self.flat.tool_calls, self.home))
-        return segs
+                    body.append(("muted", format_label_time(ts) + " "))
+        body.extend(display_segments(e, self.flat.tool_calls, self.home))
+        return chrome, body
 
     def row_text(self, i: int, *, cursor: bool = True) -> str:
         return "".join(s for _style, s in self.row_segments(i, cursor=cursor))
+
+    def row_line(self, i: int, width: int) -> str:
+        """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
+        chrome, body = self._row_parts(i, True, width)
+        head = "".join(t for _s, t in chrome)
+        return truncate_to_width(head + "".join(t for _s, t in body), width, safe_prefix=len(head))
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""

@@ -30,10 +30,26 @@ def text_width(s: str) -> int:
     return len(s) + len(_WIDE.findall(s)) - len(_ZERO.findall(s))
 
 
-def truncate_to_width(s: str, width: int, ellipsis: str = "...") -> str:
-    """Cut ``s`` to ``width`` columns, ending in ``ellipsis`` when cut (as pi's rows are)."""
+_SPECIAL = re.compile(_WIDE.pattern[:-1] + _ZERO.pattern[1:])
+def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: int = 0) -> str:
+    """Cut ``s`` to ``width`` columns, ending in ``ellipsis`` when cut (as pi's rows are).
+
+    ``safe_prefix``: the first that many code points are known to be one column each (tree
+    glyphs), so only the rest is examined.
+    """
+    if safe_prefix and width > 0:
+        rest = s[safe_prefix:]
+        if rest.isascii() and rest.isprintable():
+            if len(s) <= width:
+                return s
+            return s[: width - len(ellipsis)] + ellipsis if len(ellipsis) < width else ellipsis[:width]
     if width <= 0:
         return ""
+    if not _SPECIAL.search(s):
+        # every code point is one column wide (box-drawing glyphs included): slice
+        if len(s) <= width:
+            return s
+        return s[: width - len(ellipsis)] + ellipsis if len(ellipsis) < width else ellipsis[:width]
     if text_width(s) <= width:
         return s
     ew = text_width(ellipsis)
