@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from itertools import compress
 from operator import lt
-from typing import Any
+from typing import Any, TypeAlias
 
 from loomtui.session.entries import MESSAGE, Entry
 from loomtui.session.index import SessionIndex
@@ -36,7 +36,7 @@ _MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in M
 
 #: Gutters as a shared chain ``(outer, position, show)``: children extend their parent's chain
 #: in O(1) instead of copying a tuple as deep as the tree.
-Gutters = tuple  # type: ignore[type-arg]
+Gutters: TypeAlias = "tuple[Any, ...]"
 NO_GUTTERS: Gutters = ()
 
 
@@ -550,9 +550,9 @@ def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> st
             first[position] = show
     parts = []
     for level in range(levels):
-        show = first.get(level)
-        if show is not None:
-            parts.append("│  " if show else "   ")
+        shown = first.get(level)
+        if shown is not None:
+            parts.append("│  " if shown else "   ")
         elif level == cpos:
             parts.append(glyph)
         else:
