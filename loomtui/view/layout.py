@@ -10,8 +10,8 @@ sessions refilter in milliseconds.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import compress
-from operator import lt
+from itertools import compress, repeat
+from operator import add, lt, not_, sub
 from typing import Any, TypeAlias
 
 from loomtui.session.entries import MESSAGE, Entry
@@ -78,7 +78,8 @@ class Flat:
     without touching them. ``position``/``end`` decode.
     """
 
-    __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end")
+    __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end",
+                 "_end_abs")
 
     def __init__(
         self,
@@ -105,6 +106,7 @@ class Flat:
         else:
             self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in end]
+        self._end_abs: list[int] | None = end  # decoded ends, rebuilt lazily after an insert
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -124,9 +126,12 @@ class Flat:
         return x if x >= 0 else x + len(self.entries) + 1
 
     def ends(self, positions: list[int]) -> list[int]:
-        n1 = len(self.entries) + 1
-        raw = self._end
-        return [x if x >= 0 else x + n1 for x in [raw[p] for p in positions]]
+        absolute = self._end_abs
+        if absolute is None:
+            n1 = len(self.entries) + 1
+            vals = self._end
+            absolute = self._end_abs = list(map(add, vals, map(n1.__mul__, map((0).__gt__, vals))))
+        return list(map(absolute.__getitem__, positions))
 
     def move_head(self, head: int) -> None:
         """Re-encode around a new insertion point (linear; only when appends move elsewhere)."""
@@ -136,6 +141,7 @@ class Flat:
         self.head = head
         self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in ends]
+        self._end_abs = ends
 
     def insert_at_head(self, e: Entry, cls: int) -> int:
         """Insert a new childless entry at ``head``; every stored value stays valid."""
@@ -146,6 +152,7 @@ class Flat:
         self._end.insert(h, h - n - 1)  # end = h + 1 = new head: stored relative to the new length
         self._pos[e.id] = h
         self.head = h + 1
+        self._end_abs = None
         return h
 
 
@@ -421,10 +428,10 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     continues = [0]
     continues += map(lt, positions[1:], ends)
     parent = list(range(-1, n - 1))
-    kids = [int(c) for c in continues[1:]]
+    kids = list(map(int, continues[1:]))
     kids.append(0)
     last = bytearray(continues)
-    breaks = [i for i, c in enumerate(continues) if not c]
+    breaks = list(compress(range(n), map(not_, continues)))
     last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
@@ -513,8 +520,8 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     if split < n:
         n1 = len(flat) + 1
         m1 = n + 1
-        lay.positions = positions[:split] + [p - n1 for p in positions[split:]]
-        parent = [q if q < split else q - m1 for q in parent]
+        lay.positions = positions[:split] + list(map(sub, positions[split:], repeat(n1)))
+        parent = list(map(sub, parent, map(m1.__mul__, map(split.__le__, parent))))
     lay.split = split
     lay.parent = parent
     lay.kids = kids

@@ -9,6 +9,7 @@ as flat arrays (``layout.Layout``) and turned into text only when drawn.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterable
 from itertools import compress, repeat
 from operator import contains
@@ -48,6 +49,7 @@ class TreeModel:
         self._last_selected_id: str | None = None
         self._search: list[str | None] = []
         self._flat_texts: tuple[L.Flat, list[str]] | None = None
+        self._layouts: OrderedDict[tuple[Any, ...], L.Layout] = OrderedDict()
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = L.base_classes(self.index.entries)
         self.flat = self._flatten()
@@ -373,13 +375,26 @@ class TreeModel:
         if self.flat.version != self.index.version:
             self.flat = self._flatten()
             self._matches = None
-        positions = L.visible_positions(self.flat, self.mode, self.index.labels)
         tokens = tuple(js_split_ws(self.query.lower()))
+        key = (self.mode, tokens, self.leaf_id, self.index.version, id(self.flat))
+        if not self.folded:
+            cached = self._layouts.get(key)
+            if cached is not None and cached.flat is self.flat:
+                self._layouts.move_to_end(key)
+                self.rows = cached
+                return
         if tokens:
-            positions = self._search_positions(positions, tokens)
+            positions = self._search_positions(tokens)
+        else:
+            positions = L.visible_positions(self.flat, self.mode, self.index.labels)
         if self.folded:
             positions = L.drop_folded(self.flat, positions, self.folded)
         self.rows = L.layout(self.flat, positions)
+        if not self.folded:
+            # recent layouts come back on Backspace or a filter toggle at no cost
+            self._layouts[key] = self.rows
+            if len(self._layouts) > 8:
+                self._layouts.popitem(last=False)
 
     def _texts_in_display_order(self) -> list[str]:
         """Searchable text per flat position (built on the first search after a flatten)."""
@@ -401,18 +416,20 @@ class TreeModel:
         """Build the searchable text of every entry now (the app does this after first paint)."""
         self._texts_in_display_order()
 
-    def _search_positions(self, positions: list[int], tokens: tuple[str, ...]) -> list[int]:
+    def _search_positions(self, tokens: tuple[str, ...]) -> list[int]:
         """Rows whose searchable text (label included) holds every token (pi's AND search).
 
         When the query only grew, the previous matches are the only candidates.
         """
         key = (self.mode, self.leaf_id, self.index.version)
         prev = self._matches
-        candidates = positions
+        candidates: list[int] | None = None
         if prev is not None and prev[0][:3] == key:
             old_tokens = prev[0][3]
             if all(any(o in t for t in tokens) for o in old_tokens):
                 candidates = prev[1]
+        if candidates is None:
+            candidates = L.visible_positions(self.flat, self.mode, self.index.labels)
         texts = self._texts_in_display_order()
         out = candidates
         for t in tokens:
