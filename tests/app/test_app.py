@@ -316,3 +316,71 @@ async def test_other_looms_open_and_say_where_writes_go(tmp_path: Path) -> None:
         assert written is not None
         header = json.loads(Path(written).read_text().splitlines()[0])
         assert header["type"] == "session" and header["version"] == 3 and header["parentSession"] == str(loom)
+
+
+def _tree_on_screen(app, tree) -> list[str]:  # type: ignore[no-untyped-def]
+    """The tree's viewport as the compositor last drew it, one string per line."""
+    strips = app.screen._compositor.render_strips()
+    x, y = tree.region.x, tree.region.y
+    width = tree.scrollable_content_region.width
+    return ["".join(seg.text for seg in strips[y + i].crop(x, x + width)) for i in range(tree.scrollable_content_region.height)]
+
+
+def _tree_from_model(tree) -> list[str]:  # type: ignore[no-untyped-def]
+    return ["".join(seg.text for seg in tree._line(i)) for i in range(tree.scrollable_content_region.height)]
+
+
+async def test_live_appends_repaint_only_changed_tree_lines_and_the_screen_stays_right(fixture_copy, tmp_path) -> None:
+    path = fixture_copy("kinds.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        tree = screen.tree
+        await pilot.pause()
+        assert _tree_on_screen(app, tree) == _tree_from_model(tree)
+        # the leaf grows in the middle of the screen: the rows below it move down
+        append_lines(path, {"type": "message", "id": "u1000010", "parentId": "a1000005",
+                            "timestamp": "2025-06-01T10:02:00.000Z", "message": {"role": "user", "content": "retry"}})
+        screen.apply_appended()
+        await pilot.pause()
+        assert rows(screen)[12:15] == ["a1000005", "u1000010", "u1000003"]
+        assert _tree_on_screen(app, tree) == _tree_from_model(tree)
+        assert "│     • user: retry" in _tree_on_screen(app, tree)[13]
+        # the other branch grows and takes the leaf: its branch moves first (pi's order)
+        append_lines(path, {"type": "message", "id": "u1000011", "parentId": "b1000001",
+                            "timestamp": "2025-06-01T10:03:00.000Z", "message": {"role": "user", "content": "other"}})
+        screen.apply_appended()
+        await pilot.pause()
+        assert rows(screen)[5:9] == ["u1000003", "r1000004", "b1000001", "u1000011"]
+        assert _tree_on_screen(app, tree) == _tree_from_model(tree)
+
+    # a long chain seen from its top: an append far below repaints no tree line at all
+    header = {"type": "session", "version": 3, "id": "long", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/p"}
+    chain = tmp_path / "chain.jsonl"
+    chain.write_text(json.dumps(header) + "\n")
+    append_lines(chain, *({"type": "message", "id": f"m{i:07d}", "parentId": f"m{i - 1:07d}" if i else None,
+                           "timestamp": "2025-06-01T10:00:00.000Z",
+                           "message": {"role": "user", "content": f"message {i}"}} for i in range(80)))
+    app = make_app(chain)
+    async with app.run_test(size=(100, 20)) as pilot:
+        screen = await browser(pilot)
+        tree = screen.tree
+        await pilot.press("home")
+        await pilot.pause()
+        top = _tree_on_screen(app, tree)
+        calls: list[tuple[object, ...]] = []
+        original = tree.refresh
+
+        def refresh(*regions, **kw):  # type: ignore[no-untyped-def]
+            calls.append(regions)
+            return original(*regions, **kw)
+
+        tree.refresh = refresh  # type: ignore[method-assign]
+        append_lines(chain, {"type": "message", "id": "m0000080", "parentId": "m0000079",
+                             "timestamp": "2025-06-01T10:00:00.000Z", "message": {"role": "user", "content": "new"}})
+        screen.apply_appended()
+        await pilot.pause()
+        assert screen.model.leaf_id == "m0000080" and len(screen.model) == 81
+        assert calls == []  # nothing on screen changed: no line repainted
+        assert _tree_on_screen(app, tree) == top == _tree_from_model(tree)
+        tree.refresh = original  # type: ignore[method-assign]

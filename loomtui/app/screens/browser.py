@@ -627,7 +627,8 @@ class BrowserScreen(Screen[None]):
         self._sync_model(leaf)
         sel = model.selected_entry
         if sel is not None and (sel.id != selected_before or (sel.type == "message" and sel.role == "assistant")):
-            self._update_detail(immediate=True, force=True)
+            # the tree, bars and footer reach the screen first; the detail pane (Markdown) next
+            self.call_after_refresh(self._update_detail, immediate=True, force=True)
 
     def reload(self, message: str | None = None) -> None:
         """Re-read the file (it was rewritten): keep the filter, search and selection."""

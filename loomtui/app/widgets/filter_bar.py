@@ -52,10 +52,14 @@ class FilterBar(Vertical):
 
     def show(self, title: str, mode: str, query: str, label_times: bool, extra: str = "") -> None:
         state = (title, mode, query, label_times, extra)
-        if state == self._state:
+        before = self._state
+        if state == before:
             return
         self._state = state
-        self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"), layout=False)
+        if before is None or before[0] != title:
+            self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"), layout=False)
+        if before is not None and before[1:] == state[1:]:
+            return  # only the title changed (a live append): the modes line stays as drawn
         parts = ["[dim]Filter:[/] "]
         for m in FILTER_MODES:
             name = MODE_NAMES[m]

@@ -3,8 +3,10 @@
 Never ``textual.widgets.Tree``: sessions are chains thousands of levels deep and ``Tree``
 recurses per level and rebuilds every line on each change (textual-notes §2). Here the model
 holds the rows as flat arrays; ``render_line(y)`` turns one visible row into a ``Strip`` from an
-LRU cache keyed by (row, selected, width, generation), where the generation changes whenever
-the model's rows, labels, leaf or theme change. A cursor move repaints two lines.
+LRU cache keyed by what the row shows (its segments, selected, width; a theme change clears it).
+A cursor move repaints two lines; after the model changed (a live append, a label, a leaf move)
+only the lines whose content differs from what was drawn are repainted, so an append below the
+screen repaints nothing but the scrollbar.
 
 Rows are pi's /tree rows (``TreeModel.row_segments``): the widget only clamps very deep
 indentation (the leftmost cells become ``…``), cuts long rows with ``…`` and highlights the
@@ -12,6 +14,9 @@ selected row (pi: content bold on ``selectedBg``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from rich.segment import Segment
 from rich.style import Style
@@ -30,23 +35,28 @@ from loomtui.view.model import TreeModel
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
 
 
-def set_virtual_size(widget: Widget, size: Size) -> None:
+def set_virtual_size(widget: Widget, size: Size, *, repaint: bool = True) -> bool:
     """Change a Line-API widget's virtual size without a screen layout when only its height
     changes: with ``overflow-y: scroll`` the scrollbar is always there, so the content region
     keeps its width and nothing else moves. (Assigning ``virtual_size`` reflows and repaints the
-    whole screen: ~20-50 ms per key on a large terminal.)"""
+    whole screen: ~20-50 ms per key on a large terminal.)
+
+    ``repaint=False``: the caller repaints the content itself (the scrollbar is still updated).
+    Returns False when the size could not be changed in place (a layout follows)."""
     old = widget.virtual_size
     if old == size:
-        return
+        return True
     if old.width == size.width and widget.styles.overflow_y == "scroll" and widget.is_mounted:
         widget.set_reactive(Widget.virtual_size, size)
         widget._scroll_update(size)  # the scrollbar's window (textual 8.2.8, pinned)
         max_y = max(0, size.height - widget.scrollable_content_region.height)
         if widget.scroll_y > max_y:
             widget.scroll_to(y=max_y, animate=False, immediate=True)
-        widget.refresh()
-    else:
-        widget.virtual_size = size
+        if repaint:
+            widget.refresh()
+        return True
+    widget.virtual_size = size
+    return False
 _CONTROL = {c: chr(0x2400 + c) for c in range(32)} | {0x7F: "\u2421"}
 _CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})
 
@@ -101,8 +111,11 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.model = model
-        self._cache: LRUCache[tuple[int, bool, int, int], Strip] = LRUCache(1024)
+        #: (row segments, selected, width) -> strip: rows that did not change keep their strip
+        self._cache: LRUCache[tuple[Any, bool, int], Strip] = LRUCache(1024)
         self._generation = 0
+        #: viewport line -> the strip last handed to Textual for it
+        self._drawn: dict[int, Strip] = {}
         self._styles: dict[str, Style] = {}
         self._selected_bg = Style()
         self._last_selected = -1
@@ -117,6 +130,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         self._update_styles()
         self._generation += 1
         self._cache.clear()
+        self._drawn.clear()
         self.refresh()
 
     def _update_styles(self) -> None:
@@ -132,24 +146,45 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         if self.model is not None:
             self.model.page_size = max(1, self.scrollable_content_region.height - 1)
         self._cache.clear()
+        self._drawn.clear()
         self._generation += 1
         set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.model) if self.model else 0))
         self.scroll_to_selected()
 
     # what the screen calls after changing the model ------------------------------------------
     def model_changed(self, *, center: bool = False, keep_screen_row: int | None = None) -> None:
-        """The rows, labels, leaf or folds changed: redraw everything visible."""
+        """The rows, labels, leaf or folds changed: redraw what changed on screen (every
+        visible line after a scroll or a resize, else only the lines that differ)."""
         self._generation += 1
-        self._cache.clear()
+        top = self.scroll_offset
         n = len(self.model) if self.model is not None else 0
-        set_virtual_size(self, Size(self.scrollable_content_region.width, n))
+        in_place = set_virtual_size(self, Size(self.scrollable_content_region.width, n), repaint=False)
         if self.model is not None:
             self.model.page_size = max(1, self.scrollable_content_region.height - 1)
         if keep_screen_row is not None and self.model is not None and n:
             self.scroll_to(y=max(0, self.model.selected - keep_screen_row), animate=False, immediate=True)
         self.scroll_to_selected(center=center)
         self._last_selected = self.model.selected if self.model is not None else -1
-        self.refresh()
+        if in_place and self.scroll_offset == top and self._drawn:
+            self._refresh_changed_lines()
+        else:
+            self.refresh()
+
+    def _refresh_changed_lines(self) -> None:
+        """Repaint the viewport lines whose strip differs from the one drawn there."""
+        width = self.size.width
+        height = self.scrollable_content_region.height
+        dirty: list[Region] = []
+        start = -1
+        for y in range(height + 1):
+            changed = y < height and self._drawn.get(y) != self._line(y)
+            if changed and start < 0:
+                start = y
+            elif not changed and start >= 0:
+                dirty.append(Region(0, start, width, y - start))
+                start = -1
+        if dirty:
+            self.refresh(*dirty)
 
     def selection_changed(self) -> None:
         """Only the selected row moved: repaint the old and the new row."""
@@ -285,6 +320,12 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
 
     # drawing -------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
+        strip = self._line(y)
+        self._drawn[y] = strip
+        return strip
+
+    def _line(self, y: int) -> Strip:
+        """Viewport line ``y``; rows are cached by what they show."""
         model = self.model
         width = self.scrollable_content_region.width
         row = y + int(self.scroll_offset.y)
@@ -294,26 +335,29 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         if model is None or row >= len(model) or width <= 0:
             return Strip.blank(max(0, width))
         selected = row == model.selected
-        key = (row, selected, width, self._generation)
-        strip = self._cache.get(key)
-        if strip is None:
-            try:
-                strip = self._render_row(row, width, selected)
-            except Exception as exc:  # a broken entry must not take the app down
-                strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self._styles.get("error"))])
-                strip = strip.adjust_cell_length(width)
-            self._cache[key] = strip
+        try:
+            segs = tuple(model.row_segments(row, cursor=True))
+            key = (segs, selected, width)
+            strip = self._cache.get(key)
+            if strip is None:
+                strip = self._render_segments(segs, width, selected)
+                self._cache[key] = strip
+        except Exception as exc:  # a broken entry must not take the app down
+            strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self._styles.get("error"))])
+            strip = strip.adjust_cell_length(width)
         return strip
 
     def _render_row(self, row: int, width: int, selected: bool) -> Strip:
         assert self.model is not None
-        segs = self.model.row_segments(row, cursor=True)
+        return self._render_segments(self.model.row_segments(row, cursor=True), width, selected)
+
+    def _render_segments(self, segs: Sequence[tuple[str, str]], width: int, selected: bool) -> Strip:
         # clamp very deep indentation: keep the rightmost cells, the leftmost becomes "…"
         if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
             prefix = segs[1][1]
             limit = max(4, width // 2)
             if len(prefix) > limit:
-                segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :])] + segs[2:]
+                segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
         styles = self._styles
         base = styles.get("text", Style())
         bg = self._selected_bg if selected else None
