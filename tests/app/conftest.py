@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -17,19 +18,51 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SNAP_DIR = Path("/tmp/loomtui-snapshots")
 
 
+#: what the screens show as ``~`` (snapshots shorten /home/user/... paths); nothing may be
+#: written there: every place the app writes is redirected into the test's tmp_path
+SHOWN_HOME = "/home/user"
+#: the home of the user running the tests
+REAL_HOME = pwd.getpwuid(os.getuid()).pw_dir
+#: where loomtui, pi and omp would write under a home
+_WRITABLE = (".cache/loomtui", ".config/loomtui", ".local/state/loomtui", ".local/share/loomtui", ".pi", ".omp")
+
+
+def _home_state() -> dict[str, int]:
+    """mtime of each place loomtui could write under the homes, and of the files in it."""
+    state: dict[str, int] = {}
+    for home in {SHOWN_HOME, REAL_HOME}:
+        for rel in _WRITABLE:
+            where = os.path.join(home, rel)
+            try:
+                state[where] = os.stat(where).st_mtime_ns
+                with os.scandir(where) as it:
+                    for entry in it:
+                        state[entry.path] = entry.stat(follow_symlinks=False).st_mtime_ns
+            except OSError:
+                continue
+    return state
+
+
 @pytest.fixture(autouse=True)
 def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    monkeypatch.setenv("HOME", "/home/user")
+    monkeypatch.setenv("HOME", SHOWN_HOME)
     monkeypatch.setenv("TZ", "UTC")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    # pi's and omp's session roots (the picker lists them, "open parent" searches them)
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "omp-agent"))
     monkeypatch.setenv("TEXTUAL_ANIMATIONS", "none")
     monkeypatch.delenv("LOOMTUI_THEME", raising=False)
     monkeypatch.delenv("TEXTUAL_THEME", raising=False)
     time.tzset()
+    homes_before = _home_state()
     yield
     errors = tmp_path / "state" / "loomtui" / "errors.log"
     assert not errors.exists(), "internal error logged:\n" + errors.read_text()
+    assert _home_state() == homes_before, "the test wrote under a home directory instead of tmp_path"
 
 
 @pytest.fixture

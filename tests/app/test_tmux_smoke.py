@@ -50,7 +50,8 @@ def test_real_terminal_smoke(tmp_path: Path) -> None:
     shutil.copyfile(FIXTURES / "kinds.jsonl", session)
     tmux = Tmux(f"loomtui-smoke-{os.getpid()}")
     env = {"HOME": "/home/user", "TERM": "xterm-256color", "TZ": "UTC", "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "PATH": os.environ.get("PATH", "")}
+           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", "")}
     command = " ".join(
         ["env", "-i", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "loomtui",
          shlex.quote(str(session)), "--no-follow", "; echo EXITED rc=$?; sleep 10"]
