@@ -114,9 +114,10 @@ class LoomApp(App[int], inherit_bindings=False):
         else:
             self.push_screen(MessageScreen("No session file given. Run `loomtui FILE` with a pi session (.jsonl)."))
 
-    def open_session_file(self, path: str) -> BrowserScreen:
-        """Open ``path`` in a new browser on top of the current screen (Esc returns)."""
-        screen = BrowserScreen(path, filter_mode=self.filter_mode)
+    def open_session_file(self, path: str, select_id: str | None = None) -> BrowserScreen:
+        """Open ``path`` in a new browser on top of the current screen (Esc returns); with
+        ``select_id``, that entry (or its nearest visible ancestor) is selected once loaded."""
+        screen = BrowserScreen(path, filter_mode=self.filter_mode, select_id=select_id)
         self.push_screen(screen)
         return screen
 

@@ -58,6 +58,13 @@ class LoomCommands(Provider):
                             "undo Enter: the leaf follows the file's last entry"))
             if model.query:
                 out.append((f"clear the search ({model.query!r})", screen.action_escape, self._keys("browser.escape")))
+            parent = screen.parent_ref()
+            out.append(("open parent session" + ("" if parent else " (this session is not a fork)"),
+                        screen.action_open_parent, self._keys("browser.open-parent")))
+            changes = screen.bookmark_changes()
+            if changes is not None:
+                out.append((f"save bookmarks to the loom file ({changes} label change{'s' if changes != 1 else ''})…",
+                            screen.action_save_bookmarks, self._keys("browser.persist-leaf")))
             n = len(screen.manager.diagnostics) if screen.manager is not None else 0
             out.append((f"diagnostics: {n} line{'s' if n != 1 else ''} repaired or skipped",
                         screen.action_show_diagnostics, self._keys("browser.diagnostics")))

@@ -78,6 +78,8 @@ SPECS: tuple[KeySpec, ...] = (
     KeySpec("browser.persist-leaf", "ctrl+s", "persist_leaf", "persist the leaf (pi resumes there)", "browser",
             show=True, key_display="^S"),
     KeySpec("browser.copy", "ctrl+y", "copy_text", "copy the entry's text", "browser", key_display="^Y"),
+    KeySpec("browser.open-parent", "ctrl+g", "open_parent", "open the parent session of a fork",
+            "browser", key_display="^G"),
     KeySpec("browser.diagnostics", "f2", "show_diagnostics", "list lines the reader repaired or skipped",
             "browser", key_display="F2"),
     KeySpec("browser.switch-focus", "tab", "switch_focus", "switch between tree and detail pane", "browser",

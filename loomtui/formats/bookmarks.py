@@ -60,7 +60,8 @@ def pending_changes(manager: SessionManager) -> dict[str, str | None]:
     return changes
 
 
-def _backup_name(path: str) -> str:
+def backup_name(path: str) -> str:
+    """Where a save keeps the previous bytes: ``FILE.bak``, else ``FILE.bak.2``…"""
     candidate = path + ".bak"
     n = 2
     while os.path.exists(candidate):
@@ -128,7 +129,7 @@ def save_bookmarks(manager: SessionManager, path: str | None = None) -> SaveResu
         doc = load_json(raw, path)
         _apply(doc, src, changes)
         data = dump_like(raw, doc)
-    backup = _backup_name(path)
+    backup = backup_name(path)
     replace_file_with_backup(path, data, backup)
 
     # the session now matches the file

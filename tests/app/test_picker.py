@@ -360,8 +360,62 @@ async def test_loom_app_opens_from_the_picker_and_escape_returns(sessions: dict[
         await settle(app, pilot)
         assert rows(picker) == [(SESSION, 0, "Login page"), (HIT, 4, "Now add a logout button")]
         await pilot.press("enter")
-        await pilot.pause(0.3)
         await settle(app, pilot)
         browser = app.screen
         assert isinstance(browser, browser_module.BrowserScreen)
         assert browser.model is not None and browser.model.selected_id == "aaa00002"
+
+
+async def test_a_search_hit_opens_the_session_at_that_entry(sessions: dict[str, Path], tmp_path: Path) -> None:
+    from loomtui.app.app import LoomApp
+    from loomtui.app.screens.browser import BrowserScreen
+
+    app = LoomApp(sessions_dirs=[str(tmp_path / "extra")], watch=False)
+    async with app.run_test(size=(120, 24)) as pilot:
+        picker = await start(app, pilot)  # type: ignore[arg-type]
+        await pilot.press("ctrl+f", *"oauth", "enter")
+        await settle(app, pilot)
+        assert rows(picker) == [
+            (SESSION, 0, "Add a login page"),
+            (HIT, 4, "Use OAuth instead of passwords"),
+            (HIT, 5, "Switched to OAuth"),
+        ]
+        assert picker.session_list.selected_row.hit.entry_id == "bbb00002"  # type: ignore[union-attr]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        browser = app.screen
+        assert isinstance(browser, BrowserScreen)
+        assert browser.path == str(sessions["b"])
+        assert browser.model is not None
+        assert browser.model.selected_id == "bbb00002"  # the hit, not the session's leaf
+        assert browser.model.leaf_id == "bbb00003"
+        assert browser.model.selected_entry is not None and browser.model.selected_entry.id == "bbb00002"
+        assert "id bbb00002  parent bbb00001" in browser.detail.text
+        drawn = "".join(s.text for s in browser.tree.render_line(browser.model.selected - int(browser.tree.scroll_offset.y)))
+        assert drawn.rstrip() == "› • user: Use OAuth instead of passwords"  # on the active path (•)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is picker and picker.mode == "search"
+
+
+async def test_open_session_file_selects_the_nearest_visible_ancestor(sessions: dict[str, Path]) -> None:
+    from loomtui.app.app import LoomApp
+    from loomtui.app.screens.browser import BrowserScreen
+
+    app = LoomApp(str(sessions["b"]), filter_mode="user-only", watch=False)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(app, pilot)
+        first = app.screen
+        assert isinstance(first, BrowserScreen) and first.model is not None
+        assert first.model.selected_id == "bbb00002"  # user-only: the leaf's nearest user message
+        app.open_session_file(str(sessions["a"]), select_id="aaa00001")  # an assistant message: hidden
+        await settle(app, pilot)
+        second = app.screen
+        assert isinstance(second, BrowserScreen) and second is not first
+        assert second.model is not None and second.model.selected_id == "aaa00000"
+        app.open_session_file(str(sessions["a"]), select_id="no-such-entry")
+        await settle(app, pilot)
+        third = app.screen
+        assert isinstance(third, BrowserScreen) and third.model is not None
+        assert third.model.selected_id == "aaa00002"  # the leaf's row, as when opened plainly
+        assert "Entry no-such-entry is not in this session; showing the leaf." in [n.message for n in app._notifications]

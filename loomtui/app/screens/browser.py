@@ -5,6 +5,10 @@ Leaf moves are in memory, as in pi's /tree (pi-session-spec §9.7): Enter moves 
 leaf and the manager's leaf; nothing is written. Writes are explicit — Shift+L (a label entry),
 Ctrl+S (persist the leaf: one no-op label entry parented on it, spec §12 option 2), Ctrl+E (a new
 session file) — and a failed write is a notice; the in-memory state stays as it was.
+
+An OpenLoom or socketteer loom has no pi file to append to: its labels live in memory, and after
+a label edit (or with Ctrl+S while labels differ from the file) the user may save them into the
+file as bookmarks (``formats.bookmarks``: an atomic rewrite that keeps ``FILE.bak``).
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, Export
 from loomtui.app.widgets.detail import DetailPane, entry_full_text
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.tree_view import TreeView
+from loomtui.formats import bookmarks
+from loomtui.formats.common import loom_source
 from loomtui.session.entries import Entry
-from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict
+from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
@@ -64,12 +70,15 @@ class BrowserScreen(Screen[None]):
             super().__init__()
             self.browser = screen
 
-    def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default") -> None:
+    def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default",
+                 select_id: str | None = None) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
         self.manager: SessionManager | None = manager
         self.model: TreeModel | None = None
         self.initial_filter = filter_mode if filter_mode in FILTER_MODES else "default"
+        #: select this entry (or its nearest visible ancestor) once the session is loaded
+        self.select_id = select_id
         #: Enter moved the leaf: live appends no longer move it (pi keeps its in-memory leaf)
         self.user_moved_leaf = False
         #: ids of entries this screen wrote (label, persist): they do not move the view's leaf
@@ -171,6 +180,15 @@ class BrowserScreen(Screen[None]):
         self.model = model
         self.user_moved_leaf = False
         self._known_entries = len(manager.index.entries)
+        if self.select_id is not None:
+            # a search hit (the picker) or a caller asked for this entry: it, or the nearest
+            # ancestor the filter shows
+            if self.select_id in manager.index.by_id:
+                model.select_id(self.select_id)
+            else:
+                self.notify(f"Entry {self.select_id} is not in this session; showing the leaf.",
+                            severity="warning", timeout=6)
+            self.select_id = None
         tree.set_model(model)
         tree.focus()
         self._refresh_bars()
@@ -482,10 +500,90 @@ class BrowserScreen(Screen[None]):
         self._ensure_write_parent()
         new_id = manager.append_label_change(e.id, label)
         self._after_own_write(new_id)
+        what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
+        if self._loom_file() is not None:
+            # a loom: the label is in memory; its file takes it as a bookmark if the user says so
+            self._offer_bookmark_save(what)
+            return
         where = f"label entry {new_id}"
         if manager.path is None:
             where = f"in memory only: a {manager.source_format} loom has no pi file to append to"
-        self.notify(f"Label {'set: ' + label if label else 'cleared'} on {e.id} ({where}).", timeout=5)
+        self.notify(f"{what} ({where}).", timeout=5)
+
+    # loom bookmarks ------------------------------------------------------------------------------
+    def _loom_file(self) -> str | None:
+        """The OpenLoom / socketteer file this session was read from (None for pi sessions)."""
+        src = loom_source(self.manager) if self.manager is not None else None
+        return src.path if src is not None else None
+
+    def bookmark_changes(self) -> int | None:
+        """How many nodes' labels differ from the loom file (None: not a loom read from a file)."""
+        if self.manager is None or self._loom_file() is None:
+            return None
+        return len(bookmarks.pending_changes(self.manager))
+
+    def action_save_bookmarks(self) -> None:
+        """A loom's labels into its file as bookmarks (after confirmation)."""
+        changes = self.bookmark_changes()
+        if changes is None:
+            self.notify("Only OpenLoom and socketteer files keep bookmarks; a pi session keeps label entries.",
+                        timeout=5)
+        elif not changes:
+            self.notify("No label changes to save: the file has every bookmark.", timeout=5)
+        else:
+            self._offer_bookmark_save()
+
+    def _offer_bookmark_save(self, what: str = "") -> None:
+        """Ask, then write the labels that differ from the file into it as bookmarks."""
+        manager, path = self.manager, self._loom_file()
+        if manager is None or path is None:
+            return
+        changes = bookmarks.pending_changes(manager)
+        if not changes:
+            if what:
+                self.notify(f"{what}; the file already has this bookmark, nothing to save.", timeout=5)
+            return
+        backup = bookmarks.backup_name(path)
+        n = len(changes)
+        body = (
+            (f"{what}.\n\n" if what else "")
+            + f"Save bookmarks to {path}? (the original is kept as {backup})\n\n"
+            + f"{n} node{'s' if n != 1 else ''} change{'s' if n == 1 else ''}; the rest of the document is "
+            "rewritten as it was."
+        )
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._save_bookmarks()
+            else:
+                keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self._user_keymap())
+                self.notify(f"Not saved: the label stays in memory only ({keys} saves the bookmarks to "
+                            f"{os.path.basename(path)} later).", timeout=6)
+
+        self.app.push_screen(ConfirmDialog("Save bookmarks?", body, "Save"), done)
+
+    def _save_bookmarks(self) -> None:
+        manager = self.manager
+        assert manager is not None
+        try:
+            result = bookmarks.save_bookmarks(manager)
+        except (WriteConflict, WriteRefused, OSError) as exc:
+            # nothing was written and nothing is lost: the labels stay in memory (no reload)
+            self.notify(f"{exc}. The labels stay in memory; export the loom (Ctrl+E) to keep them elsewhere.",
+                        title="Save bookmarks: not done", severity="error", timeout=10)
+            return
+        except Exception as exc:  # never a traceback on screen
+            self.app.log_error(exc)  # type: ignore[attr-defined]
+            self.notify(f"{type(exc).__name__}: {exc}", title="Save bookmarks: internal error", severity="error",
+                        timeout=10)
+            return
+        self._refresh_bars()
+        if result.backup is None:
+            self.notify("The file already has these bookmarks; nothing written.", timeout=5)
+            return
+        n = result.changed
+        self.notify(f"Saved {n} bookmark change{'s' if n != 1 else ''} to {self._loom_file()}; "
+                    f"the original is kept as {result.backup}.", title="Bookmarks saved", timeout=10)
 
     # persisting the leaf -----------------------------------------------------------------------
     def action_persist_leaf(self) -> None:
@@ -496,6 +594,9 @@ class BrowserScreen(Screen[None]):
             return
         leaf = model.leaf_id
         if manager.path is None:
+            if self.bookmark_changes():
+                self._offer_bookmark_save()  # a loom's Ctrl+S: save the label edits as bookmarks
+                return
             self.notify(
                 f"This is a {manager.source_format} loom, not a pi session file: there is no file for pi to "
                 "resume. Export the branch (Ctrl+E) to get a pi session that ends here.",
@@ -583,6 +684,56 @@ class BrowserScreen(Screen[None]):
             )
 
         self._guard("Export", prepare)
+
+    # the parent session ------------------------------------------------------------------------
+    def parent_ref(self) -> str | None:
+        """The header's ``parentSession`` (a path in pi, maybe an id in omp) or a v1 file's
+        ``branchedFrom``; None when this session is not a fork."""
+        header = self.manager.header if self.manager is not None else None
+        if not isinstance(header, dict):
+            return None
+        for key in ("parentSession", "branchedFrom"):
+            ref = header.get(key)
+            if isinstance(ref, str) and ref.strip():
+                return ref.strip()
+        return None
+
+    def action_open_parent(self) -> None:
+        """Open the session this one was forked from in a browser on top (Esc returns)."""
+        if self.manager is None:
+            return
+        ref = self.parent_ref()
+        if ref is None:
+            self.notify("This session is not a fork: its header names no parent session.",
+                        title="Open parent session", timeout=5)
+            return
+        self.notify(f"Looking for the parent session {ref}…", timeout=2)
+        self._find_parent(ref)
+
+    @work(thread=True, exclusive=True, group="open-parent")
+    def _find_parent(self, ref: str) -> None:
+        from loomtui.session.catalog import find_session_file
+
+        try:
+            found = find_session_file(ref, near=self.path)
+        except Exception as exc:  # a broken sessions directory must not take the app down
+            self.app.call_from_thread(self.app.log_error, exc)  # type: ignore[attr-defined]
+            found = None
+        self.app.call_from_thread(self._parent_found, ref, found)
+
+    def _parent_found(self, ref: str, path: str | None) -> None:
+        if not self.is_attached:
+            return
+        if path is None:
+            self.notify(f"The parent session {ref} is not on this machine (looked next to this file and in "
+                        "the pi and omp session directories).", title="Open parent session",
+                        severity="warning", timeout=8)
+            return
+        if os.path.abspath(path) == self.path:
+            self.notify("The header names this file as its own parent.", title="Open parent session",
+                        severity="warning", timeout=6)
+            return
+        self.app.open_session_file(path)  # type: ignore[attr-defined]
 
     # copy ----------------------------------------------------------------------------------------
     def action_copy_text(self) -> None:

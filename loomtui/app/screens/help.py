@@ -72,7 +72,10 @@ class HelpScreen(ModalScreen[None]):
                     Text(
                         "Enter moves the in-memory leaf (as pi's /tree does); nothing is written until you "
                         "persist it with Ctrl+S, which appends one label entry parented on the leaf so pi "
-                        "resumes there. Shift+L writes a label entry. Ctrl+E writes a new session file.\n"
+                        "resumes there. Shift+L writes a label entry. Ctrl+E writes a new session file. "
+                        "Ctrl+G opens the session a fork was made from.\n"
+                        "On an OpenLoom or socketteer loom, labels are bookmarks: after Shift+L (or with "
+                        "Ctrl+S) loomtui offers to save them into the file, keeping the original as FILE.bak.\n"
                         f"Remap any binding by id in {keymap_path()} ([keys] table, e.g. "
                         '"browser.export" = "ctrl+x").'
                     ),

@@ -10,7 +10,6 @@ says so.
 
 from __future__ import annotations
 
-import inspect
 import os
 import time
 from typing import Any
@@ -259,13 +258,7 @@ class PickerScreen(Screen[None]):
 
     def open_session(self, path: str, select_id: str | None = None) -> None:
         """Open ``path`` in a browser on top of the picker, at ``select_id`` when given."""
-        opener = getattr(self.app, "open_session_file")
-        if select_id is not None and "select_id" in inspect.signature(opener).parameters:
-            opener(path, select_id=select_id)
-            return
-        browser = opener(path)
-        if select_id is not None and browser is not None:
-            _select_when_loaded(self.app, browser, select_id)
+        self.app.open_session_file(path, select_id=select_id)  # type: ignore[attr-defined]
 
     def action_open_parent(self) -> None:
         row = self.session_list.selected_row
@@ -391,23 +384,3 @@ class PickerScreen(Screen[None]):
         keep = self._keeper()
         self.session_list.set_rows(rows, keep if keep is not None else (lambda r: r.kind == HIT))
         self._columns()
-
-
-def _select_when_loaded(app: Any, browser: Any, entry_id: str, tries: int = 200) -> None:
-    """Select ``entry_id`` in a browser once its session is loaded (big files load in a thread).
-
-    Used while ``LoomApp.open_session_file`` has no ``select_id`` parameter."""
-
-    def attempt(left: int) -> None:
-        model = getattr(browser, "model", None)
-        if model is None:
-            if left > 0:
-                app.set_timer(0.05, lambda: attempt(left - 1))
-            return
-        model.select_id(entry_id)
-        tree = getattr(browser, "tree", None)
-        if tree is not None:
-            tree.model_changed(center=True)
-            tree.post_message(tree.Moved(tree))
-
-    app.call_later(lambda: attempt(tries))
