@@ -276,6 +276,9 @@ class Layout:
         self.flat = flat
         self.positions: list[int] = positions or []
         self.split = len(self.positions)
+        #: False while positions and parents are plain indices (right after ``layout``); the
+        #: first live append encodes them around the insertion point (``encode``)
+        self.encoded = False
         self.indent: list[int] = []
         self.connector = bytearray()
         self.last = bytearray()
@@ -298,11 +301,32 @@ class Layout:
         x = self.parent[i]
         return x if x >= -1 else x + len(self.positions) + 1
 
+    def encode(self) -> None:
+        """Store rows from the flat insertion point on relative to the ends (see the class doc).
+
+        Call before the flat order changes; linear once, after which appends at the leaf cost
+        O(1) until the next full layout.
+        """
+        if self.encoded or self.flat is None:
+            return
+        self.encoded = True
+        positions = self.positions
+        n = len(positions)
+        split = self.split = bisect_left(positions, self.flat.head)
+        if split < n:
+            n1 = len(self.flat) + 1
+            m1 = n + 1
+            self.positions = positions[:split] + list(map(sub, positions[split:], repeat(n1)))
+            self.parent = list(map(sub, self.parent, map(m1.__mul__, map(split.__le__, self.parent))))
+
     def find_row(self, p: int) -> int | None:
         """The row showing flat position ``p``, if visible."""
         flat = self.flat
         if flat is None:
             return None
+        if not self.encoded:
+            i = bisect_left(self.positions, p)
+            return i if i < len(self.positions) and self.positions[i] == p else None
         if p < flat.head:
             i = bisect_left(self.positions, p, 0, self.split)
             return i if i < self.split and self.positions[i] == p else None
@@ -428,10 +452,18 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     continues = [0]
     continues += map(lt, positions[1:], ends)
     parent = list(range(-1, n - 1))
-    kids = list(map(int, continues[1:]))
+    kids = continues[1:]  # bools count as 0/1: a continuing row is its parent's first child
     kids.append(0)
     last = bytearray(continues)
-    breaks = list(compress(range(n), map(not_, continues)))
+    breaks = []
+    at = -1
+    find_break = continues.index
+    try:
+        while True:  # the few rows that do not continue the row above (a C-level scan)
+            at = find_break(False, at + 1)
+            breaks.append(at)
+    except ValueError:
+        pass
     last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
@@ -516,13 +548,7 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
                 indent[i + 2 : nxt] = [indent[i + 1]] * k
                 gutters[i + 2 : nxt] = [gutters[i + 1]] * k
         prev_start = nxt
-    split = bisect_left(positions, flat.head)
-    if split < n:
-        n1 = len(flat) + 1
-        m1 = n + 1
-        lay.positions = positions[:split] + list(map(sub, positions[split:], repeat(n1)))
-        parent = list(map(sub, parent, map(m1.__mul__, map(split.__le__, parent))))
-    lay.split = split
+    lay.split = n
     lay.parent = parent
     lay.kids = kids
     lay.indent = indent

@@ -302,6 +302,8 @@ class TreeModel:
     def _insert(self, e: Entry, leaf_id: str | None) -> bool:
         if e.type == "label" and self.mode == "labeled-only":
             return False
+        if self.rows.flat is self.flat:
+            self.rows.encode()  # before the flat order changes under the rows
         head_before = self.flat.head
         old_leaf = self.flat.leaf_id
         old_at = self.flat.position(old_leaf) if old_leaf is not None else None
@@ -437,11 +439,13 @@ class TreeModel:
             out = list(compress(out, map(contains, map(texts.__getitem__, out), repeat(t))))
         labels = self.index.labels
         if labels:
-            have = set(out)
             extra = []
             for target, (label, _ts) in labels.items():
                 p = self.flat.position(target)
-                if p is None or p in have:
+                if p is None:
+                    continue
+                j = bisect_left(out, p)
+                if j < len(out) and out[j] == p:
                     continue
                 i = bisect_left(candidates, p)
                 if i == len(candidates) or candidates[i] != p:
@@ -451,6 +455,6 @@ class TreeModel:
                 if all(t in s or t in lab for t in tokens):
                     extra.append(p)
             if extra:
-                out = sorted(have.union(extra))
+                out = sorted(set(out).union(extra))
         self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
         return out
