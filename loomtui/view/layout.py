@@ -317,7 +317,9 @@ class Layout:
             n1 = len(self.flat) + 1
             m1 = n + 1
             self.positions = positions[:split] + list(map(sub, positions[split:], repeat(n1)))
-            self.parent = list(map(sub, self.parent, map(m1.__mul__, map(split.__le__, self.parent))))
+            parent = self.parent  # rows before split have parents before split: only the tail changes
+            tail = parent[split:]
+            self.parent = parent[:split] + list(map(sub, tail, map(m1.__mul__, map(split.__le__, tail))))
 
     def find_row(self, p: int) -> int | None:
         """The row showing flat position ``p``, if visible."""
