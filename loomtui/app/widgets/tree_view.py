@@ -15,7 +15,7 @@ selected row (pi: content bold on ``selectedBg``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.segment import Segment
@@ -253,22 +253,18 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
             self._moved()
 
     def action_fold_or_up(self) -> None:
-        if self.model is None:
-            return
-        before = (len(self.model), frozenset(self.model.folded))
-        self.model.fold_or_up()
-        if (len(self.model), frozenset(self.model.folded)) != before:
-            self.model_changed()
-            self.post_message(self.Changed(self))
-            self.post_message(self.Moved(self))
-        else:
-            self._moved()
+        if self.model is not None:
+            self._fold_or_jump(self.model.fold_or_up)
 
     def action_unfold_or_down(self) -> None:
-        if self.model is None:
-            return
+        if self.model is not None:
+            self._fold_or_jump(self.model.unfold_or_down)
+
+    def _fold_or_jump(self, step: Callable[[], None]) -> None:
+        """Ctrl+←/→: a fold changes the rows (redraw), a segment jump only moves the cursor."""
+        assert self.model is not None
         before = (len(self.model), frozenset(self.model.folded))
-        self.model.unfold_or_down()
+        step()
         if (len(self.model), frozenset(self.model.folded)) != before:
             self.model_changed()
             self.post_message(self.Changed(self))
