@@ -426,15 +426,18 @@ class TreeModel:
         key = (self.mode, self.leaf_id, self.index.version)
         prev = self._matches
         candidates: list[int] | None = None
+        to_test = tokens
         if prev is not None and prev[0][:3] == key:
             old_tokens = prev[0][3]
             if all(any(o in t for t in tokens) for o in old_tokens):
                 candidates = prev[1]
+                # every candidate already holds the old tokens: test only the new ones
+                to_test = tuple(t for t in tokens if t not in old_tokens)
         if candidates is None:
             candidates = L.visible_positions(self.flat, self.mode, self.index.labels)
         texts = self._texts_in_display_order()
         out = candidates
-        for t in tokens:
+        for t in to_test:
             # C-level loop: positions whose text contains t
             out = list(compress(out, map(contains, map(texts.__getitem__, out), repeat(t))))
         labels = self.index.labels
