@@ -44,7 +44,6 @@ from loomtui.formats.common import (
     iso_ms,
     loom_source,
     parse_iso,
-    stable_id,
     swift_time,
     synthetic_time,
     unique_id,

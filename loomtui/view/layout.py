@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from itertools import compress, repeat
-from operator import add, lt, not_, sub
+from operator import add, lt, sub
 from typing import Any, TypeAlias
 
 from loomtui.session.entries import MESSAGE, Entry

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_helpers import browser, make_app, notices, rows, screen_text, select
-from conftest import read_jsonl
 
 from loomtui.app.screens.dialogs import LabelDialog
 from loomtui.app.screens.help import HelpScreen

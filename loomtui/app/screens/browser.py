@@ -14,7 +14,6 @@ file as bookmarks (``formats.bookmarks``: an atomic rewrite that keeps ``FILE.ba
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 from typing import Any
 
