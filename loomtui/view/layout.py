@@ -339,13 +339,6 @@ class Layout:
     def display_indent(self, i: int) -> int:
         return max(0, self.indent[i] - 1) if self.multiple_roots else self.indent[i]
 
-    def children_of(self, i: int) -> list[int]:
-        """Visible children of row ``i`` (-1: the visible roots), in row order."""
-        n = len(self.positions)
-        if i >= 0 and self.kids[i] == 0:
-            return []
-        return [j for j in range(i + 1, n) if self.parent_row(j) == i]
-
     def is_foldable(self, i: int) -> bool:
         """Has visible children and is a visible root or a segment start (pi's isFoldable)."""
         if self.kids[i] == 0:

@@ -387,12 +387,10 @@ class BrowserScreen(Screen[None]):
         """Enter: pi's navigateTree without a summary (spec §9.7): a user message or a
         custom_message moves the leaf to its parent (a root one resets it), anything else to
         itself. In memory only."""
-        model, manager = self.model, self.manager
-        if model is None or manager is None:
+        picked = self._selection()
+        if picked is None:
             return
-        e = model.selected_entry
-        if e is None:
-            return
+        model, manager, e = picked
         if e.id == model.leaf_id:
             self.notify("Already at this point.", timeout=3)
             return
@@ -468,14 +466,20 @@ class BrowserScreen(Screen[None]):
         self.tree.model_changed(keep_screen_row=screen_row)
         self._refresh_bars()
 
-    # labels -----------------------------------------------------------------------------------
-    def action_edit_label(self) -> None:
+    def _selection(self) -> tuple[TreeModel, SessionManager, Entry] | None:
+        """The model, the manager and the selected entry, when all three exist."""
         model, manager = self.model, self.manager
         if model is None or manager is None:
-            return
+            return None
         e = model.selected_entry
-        if e is None:
+        return None if e is None else (model, manager, e)
+
+    # labels -----------------------------------------------------------------------------------
+    def action_edit_label(self) -> None:
+        picked = self._selection()
+        if picked is None:
             return
+        model, manager, e = picked
         current = manager.index.label_of(e.id)
         current_text = current if isinstance(current, str) else (None if current is None else str(current))
         row = display_text(e, model.flat.tool_calls)
@@ -646,12 +650,10 @@ class BrowserScreen(Screen[None]):
 
     # export ------------------------------------------------------------------------------------
     def action_export_branch(self) -> None:
-        model, manager = self.model, self.manager
-        if model is None or manager is None:
+        picked = self._selection()
+        if picked is None:
             return
-        e = model.selected_entry
-        if e is None:
-            return
+        model, manager, e = picked
 
         def prepare() -> None:
             kept, labels = manager.branch_entries(e.id)
@@ -736,10 +738,10 @@ class BrowserScreen(Screen[None]):
 
     # copy ----------------------------------------------------------------------------------------
     def action_copy_text(self) -> None:
-        model, manager = self.model, self.manager
-        if model is None or manager is None or model.selected_entry is None:
+        picked = self._selection()
+        if picked is None:
             return
-        e = model.selected_entry
+        model, manager, e = picked
 
         def copy() -> None:
             text = entry_full_text(manager.load(e))

@@ -583,6 +583,11 @@ class DetailPane(ScrollView, can_focus=True):
             return [self._markdown(content)]
         if not isinstance(content, list):
             return [self._note("(no content)")] if content is None else [LongText(pretty_json(content))]
+        return self._blocks(content, None) or [self._note("(no content)")]
+
+    def _blocks(self, content: list[Any], manager: SessionManager | None) -> list[Block]:
+        """Content blocks in order: runs of text as one Markdown block, thinking folded, tool
+        calls next to their results (with a manager), images as placeholders, others as JSON."""
         out: list[Block] = []
         text_run: list[str] = []
 
@@ -597,15 +602,21 @@ class DetailPane(ScrollView, can_focus=True):
             bt = block.get("type")
             if bt == "text":
                 text_run.append(str(block.get("text") or ""))
+                continue
+            flush()
+            if bt == "thinking":
+                if block.get("redacted"):
+                    out.append(Fold("thinking (redacted)", [self._note("(redacted thinking)")]))
+                else:
+                    thinking = str(block.get("thinking") or "")
+                    out.append(Fold(f"thinking ({len(thinking):,} characters)", [LongText(thinking, style="italic")]))
+            elif bt == "toolCall" and manager is not None:
+                out.append(self._tool_call(manager, block))
             elif bt == "image":
-                flush()
                 out.append(self._note(image_text(block)))
             else:
-                flush()
                 out.append(LongText(pretty_json(block)))
         flush()
-        if not out:
-            out.append(self._note("(no content)"))
         return out
 
     def _assistant(self, manager: SessionManager, msg: dict[str, Any]) -> list[Block]:
@@ -620,38 +631,9 @@ class DetailPane(ScrollView, can_focus=True):
         if not isinstance(content, list):
             out.append(self._note("(no content)"))
             return out
-        text_run: list[str] = []
-        start = len(out)
-
-        def flush() -> None:
-            if text_run:
-                out.append(self._markdown("".join(text_run)))
-                text_run.clear()
-
-        for block in content:
-            if not isinstance(block, dict):
-                continue
-            bt = block.get("type")
-            if bt == "text":
-                text_run.append(str(block.get("text") or ""))
-            elif bt == "thinking":
-                flush()
-                if block.get("redacted"):
-                    out.append(Fold("thinking (redacted)", [self._note("(redacted thinking)")]))
-                else:
-                    thinking = str(block.get("thinking") or "")
-                    out.append(Fold(f"thinking ({len(thinking):,} characters)", [LongText(thinking, style="italic")]))
-            elif bt == "toolCall":
-                flush()
-                out.append(self._tool_call(manager, block))
-            elif bt == "image":
-                flush()
-                out.append(self._note(image_text(block)))
-            else:
-                flush()
-                out.append(LongText(pretty_json(block)))
-        flush()
-        if len(out) == start and not err:
+        blocks = self._blocks(content, manager)
+        out.extend(blocks)
+        if not blocks and not err:
             stop = msg.get("stopReason")
             out.append(self._note("(aborted)" if stop == "aborted" else "(no content)"))
         return out
