@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from itertools import compress, repeat
 from operator import contains
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
+from loomtui.session.memory import bulk_allocation
 from loomtui.view import layout as L
 from loomtui.view.width import truncate_to_width
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
@@ -127,6 +128,60 @@ class TreeModel:
         chrome, body = self._row_parts(i, True, width)
         head = "".join(t for _s, t in chrome)
         return truncate_to_width(head + "".join(t for _s, t in body), width, safe_prefix=len(head))
+
+    def plain_rows(self, width: int, start: int = 0, stop: int | None = None) -> Iterator[str]:
+        """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
+        `loomtui tree`.
+
+        The same rules as ``_row_parts``, with the per-row lookups hoisted out of the loop and
+        one prefix string shared by the rows of a chain (same gutters, same indent, no
+        connector), which is what makes printing 66k rows cheap.
+        """
+        lay = self.rows
+        flat = self.flat
+        entries = flat.entries
+        active = flat.active
+        tool_calls = flat.tool_calls
+        home = self.home
+        folded = self.folded
+        labels = self.index.labels
+        label_times = self.show_label_times
+        connector = lay.connector
+        vrc = lay.virtual_root_child
+        gutters = lay.gutters
+        indent = lay.indent
+        selected = self.selected
+        prev_gutters: Any = None
+        prev_indent = -1
+        pre = ""
+        for i in range(start, len(lay) if stop is None else min(stop, len(lay))):
+            e = entries[lay.position(i)]
+            eid = e.id
+            is_folded = eid in folded
+            g = gutters[i]
+            if connector[i] or is_folded or g is not prev_gutters or indent[i] != prev_indent:
+                pre = L.prefix(lay, i, is_folded, width)
+                # only a plain chain row's prefix can be reused by the row below
+                prev_gutters = None if (connector[i] or is_folded) else g
+                prev_indent = indent[i]
+            head = "› " + pre if i == selected else "  " + pre
+            if is_folded and not (connector[i] and not vrc[i]):
+                head += "⊞ "
+            if eid in active:
+                head += "• "
+            body = ""
+            hit = labels.get(eid)
+            if hit is not None:
+                body = f"[{js_string(hit[0])}] "
+                if label_times and hit[1]:
+                    body += format_label_time(hit[1]) + " "
+            body += "".join([t for _s, t in display_segments(e, tool_calls, home)])
+            if width > 3 and body.isascii() and body.isprintable():
+                # one column per code point: truncate_to_width's fast path, inline
+                line = head + body
+                yield line if len(line) <= width else line[: width - 3] + "..."
+            else:
+                yield truncate_to_width(head + body, width, safe_prefix=len(head))
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""
@@ -345,7 +400,8 @@ class TreeModel:
         have = len(self._classes)
         if have < len(self.index.entries):
             self._classes += L.base_classes(self.index.entries, have)
-        return L.flatten(self.index, self.leaf_id, self._classes)
+        with bulk_allocation():
+            return L.flatten(self.index, self.leaf_id, self._classes)
 
     def _remember(self) -> None:
         if len(self.rows):

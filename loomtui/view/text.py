@@ -15,7 +15,7 @@ from typing import Any
 
 from loomtui.session.entries import Entry
 from loomtui.session.index import timestamp_ms
-from loomtui.session.jsstr import js_json, js_number, js_string, js_trim, js_truthy, utf16_len, utf16_slice
+from loomtui.session.jsstr import JS_WHITESPACE, js_json, js_number, js_string, js_trim, js_truthy, utf16_len, utf16_slice
 
 Segment = tuple[str, str]
 
@@ -25,9 +25,10 @@ _LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]")
 
 def normalize(s: Any) -> str:
     """pi's ``normalize``: newlines and tabs become spaces, then trim."""
-    if not isinstance(s, str):
-        s = js_string(s)
-    return js_trim(_NL_TAB.sub(" ", s))
+    text: str = s if isinstance(s, str) else js_string(s)
+    if "\n" in text or "\t" in text:
+        text = _NL_TAB.sub(" ", text)
+    return text.strip(JS_WHITESPACE)
 
 
 def one_line(s: str) -> str:
@@ -76,22 +77,35 @@ def _num_or_int(x: float) -> Any:
     return int(x) if x == x and not math.isinf(x) and x == int(x) else x
 
 
+def _path_arg(get: Any, keys: tuple[str, ...], default: str, home: str) -> str:
+    """The first truthy of ``keys`` as a path, ``~``-shortened (pi: ``args.path || …``)."""
+    for k in keys:
+        v = get(k)
+        if type(v) is str:
+            if v:
+                return "~" + v[len(home) :] if home and v.startswith(home) else v
+        elif js_truthy(v):
+            return _shorten(js_string(v), home)
+    return _shorten(default, home)
+
+
+_PATH_KEYS = ("path", "file_path")
+_DIR_KEYS = ("path",)
+
+
+def _no_get(_key: str) -> None:
+    return None
+
+
 def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
     """pi's ``formatToolCall``: ``[read: ~/x.py:10-29]``, ``[bash: …]``, ``[tool: {json}…]``."""
-    home = home_dir() if home is None else home
-    if not isinstance(args, dict):
-        args = {} if args is None else args
-    get = args.get if isinstance(args, dict) else (lambda _k: None)
-
-    def path_of(*keys: str, default: str = "") -> str:
-        for k in keys:
-            v = get(k)
-            if js_truthy(v):
-                return _shorten(js_string(v), home)
-        return _shorten(default, home)
-
+    if home is None:
+        home = home_dir()
+    if args is None:
+        args = {}
+    get = args.get if isinstance(args, dict) else _no_get
     if name == "read":
-        display = path_of("path", "file_path")
+        display = _path_arg(get, _PATH_KEYS, "", home)
         has_offset = isinstance(args, dict) and "offset" in args
         has_limit = isinstance(args, dict) and "limit" in args
         if has_offset or has_limit:
@@ -108,22 +122,23 @@ def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
             display += f":{start_text}{end_text}"
         return f"[read: {display}]"
     if name == "write":
-        return f"[write: {path_of('path', 'file_path')}]"
+        return f"[write: {_path_arg(get, _PATH_KEYS, '', home)}]"
     if name == "edit":
-        return f"[edit: {path_of('path', 'file_path')}]"
+        return f"[edit: {_path_arg(get, _PATH_KEYS, '', home)}]"
     if name == "bash":
         cmd = get("command")
         raw = js_string(cmd) if js_truthy(cmd) else ""
-        short = utf16_slice(js_trim(_NL_TAB.sub(" ", raw)), 50)
+        flat = _NL_TAB.sub(" ", raw) if ("\n" in raw or "\t" in raw) else raw
+        short = utf16_slice(js_trim(flat), 50)
         return f"[bash: {short}{'...' if utf16_len(raw) > 50 else ''}]"
     if name == "grep":
         pattern = get("pattern")
-        return f"[grep: /{js_string(pattern) if js_truthy(pattern) else ''}/ in {path_of('path', default='.')}]"
+        return f"[grep: /{js_string(pattern) if js_truthy(pattern) else ''}/ in {_path_arg(get, _DIR_KEYS, '.', home)}]"
     if name == "find":
         pattern = get("pattern")
-        return f"[find: {js_string(pattern) if js_truthy(pattern) else ''} in {path_of('path', default='.')}]"
+        return f"[find: {js_string(pattern) if js_truthy(pattern) else ''} in {_path_arg(get, _DIR_KEYS, '.', home)}]"
     if name == "ls":
-        return f"[ls: {path_of('path', default='.')}]"
+        return f"[ls: {_path_arg(get, _DIR_KEYS, '.', home)}]"
     text = js_json(args)
     more = "..." if utf16_len(text) > 40 else ""
     return f"[{_tmpl(name)}: {utf16_slice(text, 40)}{more}]"
