@@ -15,7 +15,6 @@ Anything else raises SessionFormatError naming what the file looked like.
 
 from __future__ import annotations
 
-import gc
 import os
 import zipfile
 from typing import Any
@@ -34,6 +33,7 @@ from loomtui.formats.common import (
     sha256,
 )
 from loomtui.session.errors import Diagnostic, SessionFormatError
+from loomtui.session.memory import bulk_allocation
 from loomtui.session.manager import SessionManager
 
 PI = "pi"
@@ -134,17 +134,9 @@ def open_document(
     bundle_heads: dict[str, bytes] | None = None,
 ) -> SessionManager:
     """A parsed loom document as a session (``path`` names it in messages and for saves)."""
-    # like SessionManager.open: a load allocates many objects and frees none; pause the cyclic
-    # GC meanwhile and freeze what was loaded (architecture.md, "Lazy full entries")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        sm = _open_document(doc, path, sha, tree_id, bundle_members, bundle_heads)
-    finally:
-        if enabled:
-            gc.enable()
-    gc.freeze()
-    return sm
+    # like SessionManager.open: a load allocates many objects and frees none
+    with bulk_allocation():
+        return _open_document(doc, path, sha, tree_id, bundle_members, bundle_heads)
 
 
 def _open_document(

@@ -7,7 +7,6 @@ included, exactly as in pi.
 
 from __future__ import annotations
 
-import gc
 import os
 import uuid
 from collections import OrderedDict
@@ -21,6 +20,7 @@ from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteRefused
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
+from loomtui.session.memory import bulk_allocation
 from loomtui.session.reader import LineInfo, LineParser, ParseState, decode_line, parse_from
 
 CURRENT_VERSION = 3
@@ -89,12 +89,9 @@ class SessionManager:
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
             raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-        # A load allocates ~10 objects per entry and frees none: the cyclic GC would rescan the
-        # growing heap many times for nothing. Pause it, then freeze what was loaded so later
-        # collections skip it (architecture.md, "Lazy full entries").
-        gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        # a load allocates ~10 objects per entry and frees none (architecture.md, "Lazy full
+        # entries"): the collector waits, and what was loaded is frozen
+        with bulk_allocation():
             try:
                 if os.path.isdir(path):
                     raise SessionFormatError(f"{path} is a directory, not a session file")
@@ -111,10 +108,6 @@ class SessionManager:
             sm.title = state.title
             sm.index.build(pending)
             del pending
-        finally:
-            if gc_was_enabled:
-                gc.enable()
-        gc.freeze()
         sm.index.diagnostics[:0] = state.diagnostics
         state.diagnostics = sm.index.diagnostics
         sm._indexed_to = consumed
