@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loomtui.session.jsstr import js_trim, utf16_len, utf16_slice
+from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 
 #: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (pi-session-spec §9.4).
 TEXT_CAP = 200
@@ -92,6 +92,14 @@ def content_text(content: Any, cap: int | None = TEXT_CAP) -> str:
     if isinstance(content, str):
         return content if cap is None else utf16_slice(content, cap)
     if isinstance(content, list):
+        if len(content) == 1 and cap is not None:
+            # the usual tool result: one text block (cut as the loop below would cut it)
+            block = content[0]
+            if type(block) is dict and block.get("type") == "text":
+                t = block.get("text")
+                if type(t) is str:
+                    head = t[:cap]
+                    return head if head.isascii() else utf16_slice(t, cap)
         out = ""
         for block in content:
             if isinstance(block, dict) and block.get("type") == "text":
@@ -203,8 +211,13 @@ def fill(e: Entry, obj: dict[str, Any]) -> None:
         e.role = role if isinstance(role, str) else None
         content = msg.get("content")
         if role == "user":
-            e.text = content_text(content)
-            e.has_text = has_text_content(content)
+            if type(content) is str:
+                head = content[:TEXT_CAP]
+                e.text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
+                e.has_text = bool(content.strip(JS_WHITESPACE))
+            else:
+                e.text = content_text(content)
+                e.has_text = has_text_content(content)
         elif role == "assistant":
             if isinstance(content, list):
                 _fill_assistant_blocks(e, content)

@@ -10,8 +10,8 @@ sessions refilter in milliseconds.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import compress, repeat
-from operator import add, lt, sub
+from itertools import chain, compress, repeat
+from operator import add, attrgetter, lt, sub
 from typing import Any, TypeAlias
 
 from loomtui.session.entries import MESSAGE, Entry
@@ -40,16 +40,6 @@ Gutters: TypeAlias = "tuple[Any, ...]"
 NO_GUTTERS: Gutters = ()
 
 
-def gutter_list(chain: Gutters) -> list[tuple[int, bool]]:
-    """The gutters of a chain, outermost first (pi's ``gutters`` array)."""
-    out = []
-    while chain:
-        chain, position, show = chain
-        out.append((position, show))
-    out.reverse()
-    return out
-
-
 def visibility_class(e: Entry, leaf_id: str | None) -> int:
     """Which filter modes may show ``e`` (rule 1 of §9.3 first: tool-only assistants)."""
     t = e.type
@@ -67,6 +57,9 @@ def visibility_class(e: Entry, leaf_id: str | None) -> int:
     if t in SETTINGS_TYPES:
         return SETTINGS
     return OTHER
+
+
+_entry_id = attrgetter("id")
 
 
 class Flat:
@@ -102,7 +95,9 @@ class Flat:
         self.head = head
         n1 = len(entries) + 1
         if pos is None:
-            self._pos = {e.id: (i if i < head else i - n1) for i, e in enumerate(entries)}
+            # positions before ``head`` as they are, the rest relative to the end
+            encoded = chain(range(head), range(head - n1, len(entries) - n1))
+            self._pos: dict[str, int] = dict(zip(map(_entry_id, entries), encoded))
         else:
             self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in end]
@@ -157,8 +152,36 @@ class Flat:
 
 
 def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
-    """Visibility class of every entry, as if none were the leaf (see ``flatten``)."""
-    return bytearray(visibility_class(e, None) for e in entries[start:])
+    """Visibility class of every entry, as if none were the leaf (see ``flatten``).
+
+    ``visibility_class(e, None)`` for each entry, inlined: this runs over every entry when a
+    session opens.
+    """
+    out: list[int] = []
+    add = out.append
+    settings = SETTINGS_TYPES
+    for e in entries[start:] if start else entries:
+        if e.hidden:
+            add(ALL_ONLY)
+            continue
+        t = e.type
+        if t == MESSAGE:
+            role = e.role
+            if role == "user":
+                add(USER)
+            elif role == "toolResult":
+                add(TOOL_RESULT)
+            elif role == "assistant" and not e.has_text and (
+                not (sr := e.stop_reason) or sr == "stop" or sr == "toolUse"
+            ):
+                add(HIDDEN)  # the tool-only assistant rule, as ``Entry.is_tool_only_assistant``
+            else:
+                add(OTHER)
+        elif t in settings:
+            add(SETTINGS)
+        else:
+            add(OTHER)
+    return bytearray(out)
 
 
 def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None = None) -> Flat:
@@ -573,8 +596,10 @@ def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> st
         return hit[1]
     cpos = d - 1 if shows_connector else -1
     first: dict[int, bool] = {}
-    for position, show in gutter_list(gutters):
-        if position < levels and position not in first:
+    chain = gutters
+    while chain:  # innermost first: an outer gutter at the same position wins (pi's order)
+        chain, position, show = chain
+        if position < levels:
             first[position] = show
     parts = []
     for level in range(levels):
