@@ -6,8 +6,10 @@ import argparse
 import os
 import shutil
 import sys
+from collections.abc import Iterable
 
 from loomtui.commands._open import open_session
+from loomtui.commands._output import write_lines
 from loomtui.session.errors import LoomError
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
@@ -78,16 +80,23 @@ def run(args: argparse.Namespace) -> int:
     width = args.width
     if width is None:
         width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() else 200
-    out = []
-    if not len(model):
-        out.append(truncate_to_width("  No entries found", width))
-    for i in range(len(model)):
+    n = len(model)
+
+    def rows(start: int, stop: int) -> Iterable[str]:
         if color:
-            segs = model.row_segments(i, max_cols=width)
-            line = _colored(_cut_colored(segs, width), i == model.selected)
+            lines: Iterable[str] = (
+                _colored(_cut_colored(model.row_segments(i, max_cols=width), width), i == model.selected)
+                for i in range(start, stop)
+            )
         else:
-            line = model.row_line(i, width)
-        out.append(f"{model.entry_at(i).id}\t{line}" if args.ids else line)
-    out.append(truncate_to_width(model.footer(), width))
-    sys.stdout.write("\n".join(out) + "\n")
+            lines = model.plain_rows(width, start, stop)
+        if args.ids:
+            return (f"{model.entry_at(i).id}\t{line}" for i, line in zip(range(start, stop), lines))
+        return lines
+
+    if n:
+        write_lines(rows, n, sys.stdout)
+    else:
+        sys.stdout.write(truncate_to_width("  No entries found", width) + "\n")
+    sys.stdout.write(truncate_to_width(model.footer(), width) + "\n")
     return 0

@@ -73,3 +73,60 @@ def test_missing_file_is_one_line_error(capsys: pytest.CaptureFixture[str], tmp_
     code, _, err = run(capsys, tmp_path / "none.jsonl")
     assert code == 2
     assert err.count("\n") == 1 and "cannot open" in err
+
+
+PARALLEL_CHECK = r"""
+import io, sys
+from loomtui.commands._output import can_fork, write_lines
+from loomtui.session.manager import SessionManager
+from loomtui.view.model import TreeModel
+
+model = TreeModel(SessionManager.open(sys.argv[1]), filter_mode="all", home="/home/user")
+n = len(model)
+calls = []
+def rows(start, stop):
+    calls.append((start, stop))
+    return model.plain_rows(90, start, stop)
+
+one = io.StringIO()
+write_lines(rows, n, one, min_parallel=10**9)
+assert calls == [(0, n)], calls
+calls.clear()
+raw = io.BytesIO()
+two = io.TextIOWrapper(raw, encoding="utf-8")
+write_lines(rows, n, two, min_parallel=2)
+two.flush()
+assert can_fork()
+assert calls == [(0, n // 2)], calls  # the parent formatted only its half
+assert raw.getvalue().decode("utf-8") == one.getvalue()
+assert one.getvalue().count("\n") == n
+print("ok", n)
+"""
+
+
+def test_big_trees_are_formatted_on_two_cpus_with_identical_output(tmp_path: Path) -> None:
+    """`loomtui tree` forks to format the second half of a big tree; the bytes are the same."""
+    import os
+    import subprocess
+    import sys
+
+    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
+        pytest.skip("needs fork and two CPUs")
+    session = tmp_path / "s.jsonl"
+    subprocess.run([sys.executable, str(SHARED / "bench" / "gen_session.py"), str(session), "--entries", "3000"],
+                   check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-c", PARALLEL_CHECK, str(session)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ok ")
+
+
+def test_empty_and_one_line_outputs() -> None:
+    import io
+
+    from loomtui.commands._output import write_lines
+
+    out = io.StringIO()
+    write_lines(lambda a, b: [""][a:b], 1, out, min_parallel=1)
+    assert out.getvalue() == "\n"
+    write_lines(lambda a, b: [], 0, out)
+    assert out.getvalue() == "\n"
