@@ -1,3 +1,3 @@
-from loomtui.cli import main
+from loomtui.cli import run
 
-raise SystemExit(main())
+run()
