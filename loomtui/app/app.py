@@ -8,10 +8,12 @@ import traceback
 from datetime import datetime
 from pathlib import Path
 
+from textual import events
 from textual.app import App
 from textual.theme import Theme
 
 from loomtui.app import keymap
+from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import MessageScreen
@@ -50,6 +52,7 @@ class LoomApp(App[int], inherit_bindings=False):
         self.user_keymap: dict[str, str] = {}
         self.theme_sources: dict[str, str] = {}
         self._pending_notices: list[tuple[str, str]] = []
+        self.collector = IdleCollector()
         self._register_themes()
 
     # themes --------------------------------------------------------------------------------
@@ -83,6 +86,7 @@ class LoomApp(App[int], inherit_bindings=False):
 
     # startup -------------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self.collector.start(self)
         keymap_overrides, problems = keymap.load_user_keymap()
         self.user_keymap = keymap_overrides
         if keymap_overrides:
@@ -96,6 +100,14 @@ class LoomApp(App[int], inherit_bindings=False):
             self.open_session_file(self.start_path)
         else:
             self.open_picker()
+
+    def on_unmount(self) -> None:
+        self.collector.stop()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)):
+            self.collector.input_seen()
+        await super().on_event(event)
 
     def open_picker(self) -> None:
         """The session picker (issue 5); until it exists, the bundled samples or a message."""

@@ -384,3 +384,26 @@ async def test_live_appends_repaint_only_changed_tree_lines_and_the_screen_stays
         assert calls == []  # nothing on screen changed: no line repainted
         assert _tree_on_screen(app, tree) == top == _tree_from_model(tree)
         tree.refresh = original  # type: ignore[method-assign]
+
+
+async def test_the_collector_waits_for_quiet_input_and_thresholds_come_back(fixture_copy) -> None:
+    """Young collections run between keystrokes (collector.py), not inside them."""
+    import gc
+
+    from loomtui.app.collector import MIN_YOUNG, YOUNG_THRESHOLD
+
+    before = gc.get_threshold()
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert gc.get_threshold()[0] == YOUNG_THRESHOLD
+        done = app.collector.collections
+        keep = [[i] for i in range(MIN_YOUNG * 2)]  # young container objects, kept alive
+        await pilot.press("a")  # typed into the search
+        assert app.collector.collections == done  # not while input is arriving
+        await pilot.pause(app.collector.quiet * 3)
+        assert app.collector.collections == done + 1
+        assert gc.get_count()[0] < MIN_YOUNG  # the young generation was collected
+        assert screen.model.query == "a"
+        del keep
+    assert gc.get_threshold() == before
