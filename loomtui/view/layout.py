@@ -9,7 +9,7 @@ sessions refilter in milliseconds.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from itertools import chain, compress, repeat
 from operator import add, attrgetter, lt, sub
 from typing import Any, TypeAlias
@@ -485,24 +485,31 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
-    for i in breaks:
+    # The rows whose subtree is still open (end > the current position) are the ancestors of
+    # the current row: a stack of chain pieces [a..b] (ends fall along a chain, so the closed
+    # rows of a chain are always its tail). A break's parent is the last open row.
+    open_from: list[int] = []
+    open_to: list[int] = []
+    breaks.append(n)
+    for k in range(len(breaks) - 1):
+        i = breaks[k]
         p = positions[i]
-        j = i - 1
+        while open_from and ends[open_from[-1]] <= p:
+            open_from.pop()  # the whole chain piece is closed
+            open_to.pop()
         q = -1
-        while j >= 0:
-            k = bisect_right(breaks, j) - 1
-            a = breaks[k]  # rows a..j form a chain: ancestors of j, ends falling towards j
-            if ends[a] > p:
-                lo, hi = a, j
-                while lo < hi:
-                    mid = (lo + hi + 1) >> 1
-                    if ends[mid] > p:
-                        lo = mid
-                    else:
-                        hi = mid - 1
-                q = lo
-                break
-            j = parent[a]
+        if open_from:
+            lo, hi = open_from[-1], open_to[-1]
+            while lo < hi:  # the last row of the piece whose end is past p
+                mid = (lo + hi + 1) >> 1
+                if ends[mid] > p:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            q = lo
+            open_to[-1] = q
+        open_from.append(i)
+        open_to.append(breaks[k + 1] - 1)
         parent[i] = q
         if q < 0:
             roots += 1
@@ -517,6 +524,7 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
                 last[prev] = 0
             last[i] = 1
             last_child[q] = i
+    breaks.pop()
     multiple = roots > 1
     indent = [0] * n
     connector = bytearray(n)

@@ -422,7 +422,10 @@ class TreeModel:
     def _refilter(self) -> None:
         if len(self.rows):
             self._last_selected_id = self.entry_at(self.selected).id
-        self._apply_filter()
+        # a refilter builds a dozen row-long lists: with the collector running, every young
+        # collection on the way would walk all of them again (most of a keystroke's time)
+        with bulk_allocation(freeze=False):
+            self._apply_filter()
         if self._last_selected_id is not None:
             self.selected = self._nearest_visible(self._last_selected_id)
         elif self.selected >= len(self.rows):
