@@ -8,7 +8,6 @@ included, exactly as in pi.
 from __future__ import annotations
 
 import os
-import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -33,9 +32,11 @@ def now_iso() -> str:
 def new_entry_id(taken: Any) -> str:
     """8 lowercase hex chars not in ``taken``; a full UUID after 100 collisions (pi's generateId)."""
     for _ in range(100):
-        candidate = uuid.uuid4().hex[:8]
+        candidate = os.urandom(4).hex()  # the first 8 hex digits of a UUIDv4: all random
         if candidate not in taken:
             return candidate
+    import uuid
+
     return str(uuid.uuid4())
 
 
@@ -44,6 +45,8 @@ def new_session_id() -> str:
     ms = int(datetime.now(timezone.utc).timestamp() * 1000) & ((1 << 48) - 1)
     rand = int.from_bytes(os.urandom(10), "big")
     value = (ms << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
+    import uuid  # only when a session is written: keeps `loomtui tree` start-up short
+
     return str(uuid.UUID(int=value))
 
 

@@ -8,7 +8,6 @@ file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator
@@ -34,6 +33,23 @@ class LineInfo:
     kind: str  # "header" | "title" | "opaque"
 
 
+def is_pi_session_file(path: str) -> bool:
+    """Whether ``path`` starts like a pi/omp session: its first non-blank line is a JSON object
+    with ``type`` session or title (omp), or a v4 header (which the reader then explains)."""
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+            while first and not first.strip():
+                first = f.readline()
+    except OSError:
+        return False
+    try:
+        obj = orjson.loads(first.strip().removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(obj, dict) and (obj.get("type") in ("session", "title") or obj.get("kind") == "header")
+
+
 def decode_line(raw: bytes | memoryview) -> Any:
     """JSON.parse semantics: orjson first; stdlib for what orjson refuses but JS accepts."""
     try:
@@ -50,6 +66,8 @@ def decode_line(raw: bytes | memoryview) -> Any:
 
 def migrated_id(session_id: str, n: int, taken: set[str]) -> str:
     """Deterministic 8-hex id for a v1 entry: the same file gets the same ids on every open."""
+    import hashlib  # v1 files only
+
     k = 0
     while True:
         digest = hashlib.blake2b(f"{session_id}\x00{n}\x00{k}".encode(), digest_size=4).hexdigest()

@@ -3,34 +3,41 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
-
-_WIDE = re.compile(
+_WIDE_CLASS = (
     "[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf"
     "\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
     "\U0001f300-\U0001faff\U00020000-\U0003fffd]"
 )
-_ZERO = re.compile("[\x00-\x1f\x7f-\x9f\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u200b-\u200f"
-                   "\u20d0-\u20ff\ufe00-\ufe0f\ufeff]")
+_ZERO_CLASS = ("[\x00-\x1f\x7f-\x9f\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u200b-\u200f"
+               "\u20d0-\u20ff\ufe00-\ufe0f\ufeff]")
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(wide, zero-width, either): compiled on first use, since these classes take ~15 ms to
+    compile and a tree of plain ASCII rows never needs them."""
+    return re.compile(_WIDE_CLASS), re.compile(_ZERO_CLASS), re.compile(_WIDE_CLASS[:-1] + _ZERO_CLASS[1:])
 
 
 @lru_cache(maxsize=4096)
 def char_width(c: str) -> int:
     """Columns a code point takes: 0 for control and combining marks, 2 for wide and emoji."""
-    if _ZERO.match(c):
+    wide, zero, _either = _patterns()
+    if zero.match(c):
         return 0
-    return 2 if _WIDE.match(c) else 1
+    return 2 if wide.match(c) else 1
 
 
 def text_width(s: str) -> int:
     """Columns ``s`` takes (fast: counts only the wide and zero-width code points)."""
+    wide, zero, _either = _patterns()
     if s.isascii():
-        return len(s) - (len(_ZERO.findall(s)) if not s.isprintable() else 0)
-    return len(s) + len(_WIDE.findall(s)) - len(_ZERO.findall(s))
+        return len(s) - (len(zero.findall(s)) if not s.isprintable() else 0)
+    return len(s) + len(wide.findall(s)) - len(zero.findall(s))
 
 
-_SPECIAL = re.compile(_WIDE.pattern[:-1] + _ZERO.pattern[1:])
 def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: int = 0) -> str:
     """Cut ``s`` to ``width`` columns, ending in ``ellipsis`` when cut (as pi's rows are).
 
@@ -45,7 +52,8 @@ def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: in
             return s[: width - len(ellipsis)] + ellipsis if len(ellipsis) < width else ellipsis[:width]
     if width <= 0:
         return ""
-    if not _SPECIAL.search(s):
+    wide, zero, either = _patterns()
+    if not either.search(s):
         # every code point is one column wide (box-drawing glyphs included): slice
         if len(s) <= width:
             return s
@@ -56,7 +64,7 @@ def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: in
     if ew >= width:
         return ellipsis[:width]
     target = width - ew
-    if s.isascii() or not (_WIDE.search(s) or _ZERO.search(s)):
+    if s.isascii() or not (wide.search(s) or zero.search(s)):
         return s[:target] + ellipsis
     out = []
     used = 0

@@ -205,8 +205,8 @@ def test_new_ids_are_8_hex_not_in_the_file_and_full_uuid_after_100_collisions(mo
 
     from loomtui.session import manager
 
-    fixed = uuid.UUID("abcdef01-2345-4678-9abc-def012345678")
-    monkeypatch.setattr(manager.uuid, "uuid4", lambda: fixed)
+    # every random draw starts with the same 4 bytes: ids collide, as in pi's generateId
+    monkeypatch.setattr(manager.os, "urandom", lambda n: bytes.fromhex("abcdef01") + bytes(n - 4))
     assert manager.new_entry_id({"00000000"}) == "abcdef01"
     fallback = manager.new_entry_id({"abcdef01"})
-    assert fallback == str(fixed)
+    assert fallback == str(uuid.UUID("abcdef01-0000-4000-8000-000000000000"))
