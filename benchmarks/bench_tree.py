@@ -16,31 +16,43 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SHARED, ms, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.common import SHARED, compile_bytecode, ms, pi_available, run_measured, session_file  # noqa: E402
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=5, help="runs of each (interleaved)")
     a = ap.parse_args()
     path = session_file(a.entries)
     print(f"session: {path} ({path.stat().st_size / 1e6:.0f} MB, {a.entries} entries)")
 
     env = {**os.environ, "NO_COLOR": "1"}
-    ours = [run_measured([sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"], env) for _ in range(3)]
+    compile_bytecode()
+    ours_cmd = [sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"]
+    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"]
+    with_pi = pi_available()
+    ours, refs = [], []
+    for _ in range(a.runs):  # interleaved, so both see the same machine load
+        ours.append(run_measured(ours_cmd, env))
+        if with_pi:
+            refs.append(run_measured(pi_cmd))
     wall, rss = min(w for w, _, _ in ours), max(r for _, r, _ in ours)
-    print(f"loomtui tree:        {wall:.2f} s  peak {rss:.0f} MB   (best of 3)")
-    if pi_available():
-        refs = [run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"])
-                for _ in range(3)]
+    print(f"loomtui tree:        {wall:.2f} s best, {statistics.median(w for w, _, _ in ours):.2f} s median, "
+          f"peak {rss:.0f} MB   ({a.runs} runs)")
+    if with_pi:
         pw, pr = min(w for w, _, _ in refs), max(r for _, r, _ in refs)
-        print(f"pi first /tree:      {pw:.2f} s  peak {pr:.0f} MB   (best of 3)")
-        print(f"ratio:               time {wall / pw:.2f}x  memory {rss / pr:.2f}x   (goal <= 0.40x both)")
+        print(f"pi first /tree:      {pw:.2f} s best, {statistics.median(w for w, _, _ in refs):.2f} s median, "
+              f"peak {pr:.0f} MB")
+        pairs = [o[0] / r[0] for o, r in zip(ours, refs)]
+        print(f"ratio:               time {wall / pw:.2f}x best/best, {statistics.median(pairs):.2f}x median of "
+              f"pairs  memory {rss / pr:.2f}x   (goal <= 0.40x both)")
         full = run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path)])[2]
         try:
             ref = json.loads(full.strip().splitlines()[-1])

@@ -41,6 +41,15 @@ def run_measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[flo
     return float(wall), int(rss_kb) / 1024, out.stdout.decode(errors="replace")
 
 
+def compile_bytecode() -> None:
+    """Write loomtui's bytecode once, as an installed package has it: with
+    PYTHONDONTWRITEBYTECODE set (as on this machine) every run would otherwise recompile the
+    package and time that too."""
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "loomtui"), quiet=1)
+
+
 def pi_available() -> bool:
     return shutil.which("node") is not None and (PEER / "node_modules/@mariozechner/pi-coding-agent").is_dir()
 
