@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import is_pi_session_file
+from loomtui.session.split import SplitParse
 
 
-def open_session(path: str) -> SessionManager:
-    if is_pi_session_file(path):
-        return SessionManager.open(path)  # the usual case, without importing the loom adapters
+def open_session(path: str, split: SplitParse | None = None) -> SessionManager:
+    """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file."""
+    if split is not None or is_pi_session_file(path):
+        return SessionManager.open(path, split=split)  # the usual case, without the loom adapters
     from loomtui.formats.detect import open_any
 
     return open_any(path)

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from loomtui.commands._open import open_session
 from loomtui.commands._output import write_lines
+from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
@@ -68,7 +69,8 @@ def _cut_colored(segs: list[Segment], width: int) -> list[Segment]:
 
 
 def run(args: argparse.Namespace) -> int:
-    manager = open_session(args.file)
+    # a big session is read on two CPUs: a child parses the second half meanwhile
+    manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6))
     if args.leaf is not None and args.leaf not in manager.index.by_id:
         raise LoomError(f"no entry {args.leaf!r} in {args.file}")
     model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)

@@ -21,6 +21,7 @@ from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
 from loomtui.session.memory import bulk_allocation
 from loomtui.session.reader import LineInfo, LineParser, ParseState, decode_line, parse_from
+from loomtui.session.split import SplitParse
 
 CURRENT_VERSION = 3
 
@@ -86,11 +87,17 @@ class SessionManager:
 
     # opening ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str) -> "SessionManager":
-        """Read and index a pi/omp session file (raises SessionFormatError for non-sessions)."""
+    def open(cls, path: str, split: SplitParse | None = None) -> "SessionManager":
+        """Read and index a pi/omp session file (raises SessionFormatError for non-sessions).
+
+        ``split``: a child already parsing the file's tail (``split.SplitParse``); this
+        process then reads only the head and takes the child's entries.
+        """
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError as exc:
+            if split is not None:
+                split.cancel()
             raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
         # a load allocates ~10 objects per entry and frees none (architecture.md, "Lazy full
         # entries"): the collector waits, and what was loaded is frozen
@@ -101,9 +108,25 @@ class SessionManager:
                 state = ParseState()
                 pending: list[Entry] = []
                 parser = LineParser(state, pending.append)
-                consumed, eof = parse_from(fd, 0, parser)
+                if split is None:
+                    consumed, eof = parse_from(fd, 0, parser)
+                else:
+                    consumed, eof = parse_from(fd, 0, parser, end=split.at)
+                    if consumed == split.at:
+                        tail = split.collect(state)  # reaps the child, whatever it did
+                    else:  # the file changed under us: read on from here
+                        split.cancel()
+                        tail = None
+                    split = None
+                    if tail is None:
+                        consumed, eof = parse_from(fd, consumed, parser)  # read the rest here
+                    else:
+                        entries, consumed, eof = tail
+                        pending += entries
             finally:
                 os.close(fd)
+                if split is not None:
+                    split.cancel()
             if state.header is None:
                 raise SessionFormatError(f"{path}: no session header (empty file or not a pi session)")
             sm = cls(state.header, path)

@@ -274,12 +274,13 @@ class _BadLine:
         self.reason = reason
 
 
-def read_chunks(fd: int, start: int) -> Iterator[tuple[bytes, int, bool]]:
-    """Yield (bytes, file offset, is_last) chunks from ``start`` to the end of the file."""
+def read_chunks(fd: int, start: int, end: int | None = None) -> Iterator[tuple[bytes, int, bool]]:
+    """Yield (bytes, file offset, is_last) chunks from ``start`` to ``end`` (default: the end
+    of the file)."""
     pos = start
     os.lseek(fd, start, os.SEEK_SET)
     while True:
-        chunk = os.read(fd, CHUNK)
+        chunk = os.read(fd, CHUNK if end is None else min(CHUNK, end - pos))
         if not chunk:
             yield b"", pos, True
             return
@@ -287,12 +288,13 @@ def read_chunks(fd: int, start: int) -> Iterator[tuple[bytes, int, bool]]:
         pos += len(chunk)
 
 
-def parse_from(fd: int, start: int, parser: LineParser) -> tuple[int, int]:
-    """Parse complete lines from ``start``; returns (offset after the last consumed byte, EOF)."""
+def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None) -> tuple[int, int]:
+    """Parse complete lines from ``start`` (to ``end``, a line boundary, or the end of the
+    file); returns (offset after the last consumed byte, where reading stopped)."""
     carry = b""
     carry_at = start
     eof = start
-    for chunk, at, last in read_chunks(fd, start):
+    for chunk, at, last in read_chunks(fd, start, end):
         if last:
             eof = carry_at + len(carry)
             if carry:

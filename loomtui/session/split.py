@@ -1,0 +1,203 @@
+"""Reading a big session on two CPUs: a forked child parses the tail while we parse the head.
+
+Decoding the JSON of a 150 MB session is most of its open time and a single Python process
+can only use one CPU for it. ``SplitParse.start`` forks a child that parses the file from a
+line boundary near the middle (the child shares nothing but the file), packs the skeletons it
+built into columns (marshal, about a tenth of the parse time) and hands them over a pipe. The
+parent parses the head meanwhile, then rebuilds the child's entries and continues as if it
+had read the whole file itself: same entries, line numbers, diagnostics and offsets (tests
+check this against a plain open). Anything unexpected in the child means the parent simply
+reads the tail itself.
+
+Only where it is safe and pays: ``fork`` exists, no other thread runs yet (the app starts
+the child before Textual starts its threads), two CPUs, a v3 file above ``MIN_BYTES``.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import threading
+from typing import Any
+
+import orjson
+
+from loomtui.session.entries import Entry
+from loomtui.session.errors import Diagnostic
+from loomtui.session.reader import BOM, LineInfo, LineParser, ParseState, parse_from
+
+#: smaller files open fast enough in one process
+MIN_BYTES = 16 << 20
+#: Entry fields that cross the pipe, in the order ``_entries_from_columns`` unpacks them
+#: (``index`` is set by the index, ``data`` is None for v3 files; a test keeps this in step
+#: with ``Entry.__slots__``)
+FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
+          "stop_reason", "tool_name", "tool_calls", "content_is_str", "hidden")
+_PAYLOAD_VERSION = 1
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and threading.active_count() == 1
+
+
+class SplitParse:
+    """A child process parsing ``path`` from byte ``at`` to its end."""
+
+    def __init__(self, path: str, at: int, pid: int, read_fd: int) -> None:
+        self.path = path
+        self.at = at
+        self._pid = pid
+        self._read_fd: int | None = read_fd
+
+    @classmethod
+    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES) -> SplitParse | None:
+        """Fork the child for the part of the file after ``fraction`` of it (None when a split
+        does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running)."""
+        if not can_fork():
+            return None
+        try:
+            with open(path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size < max(min_bytes, 1):
+                    return None
+                header = _v3_header(f.readline())
+                if header is None:
+                    return None
+                f.seek(int(size * fraction))
+                window = f.read(1 << 20)
+                nl = window.find(b"\n")
+                if nl < 0:
+                    return None
+                at = int(size * fraction) + nl + 1
+        except OSError:
+            return None
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: parse, pack, write, leave without any cleanup
+            code = 1
+            try:
+                os.close(read_fd)
+                _write_all(write_fd, _parse_tail(path, at, header))
+                code = 0
+            except BaseException:
+                pass
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        return cls(path, at, pid, read_fd)
+
+    def collect(self, state: ParseState) -> tuple[list[Entry], int, int] | None:
+        """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
+        ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
+        failed: the caller parses from ``at`` itself."""
+        fd = self._read_fd
+        if fd is None:
+            return None
+        self._read_fd = None
+        chunks = []
+        try:
+            while True:
+                chunk = os.read(fd, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+            _, status = os.waitpid(self._pid, 0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            return None
+        try:
+            payload = marshal.loads(b"".join(chunks))
+            version, consumed, eof, lines, parsed, infos, diags, columns = payload
+            if version != _PAYLOAD_VERSION or len(columns) != len(FIELDS):
+                return None
+        except (EOFError, ValueError, TypeError):
+            return None
+        base = state.line_no
+        entries = _entries_from_columns(columns, base)
+        state.lines.extend(LineInfo(base + line, offset, size, kind) for line, offset, size, kind in infos)
+        state.diagnostics.extend(Diagnostic(base + line, reason) for line, reason in diags)
+        state.line_no = base + lines
+        state.parsed_count += parsed
+        return entries, consumed, eof
+
+    def cancel(self) -> None:
+        """The result is not wanted (the open failed or was abandoned): stop the child."""
+        fd = self._read_fd
+        if fd is None:
+            return
+        self._read_fd = None
+        os.close(fd)
+        try:
+            os.kill(self._pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self._pid, 0)
+
+
+def _v3_header(first: bytes) -> dict[str, Any] | None:
+    try:
+        obj = orjson.loads(first.strip().removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
+        return None
+    version = obj.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 3:
+        return None  # older files are migrated while read: one process keeps that simple
+    return obj
+
+
+def _parse_tail(path: str, at: int, header: dict[str, Any]) -> bytes:
+    """In the child: the entries from ``at`` on, as marshal-packed columns."""
+    import gc
+
+    gc.disable()  # a short-lived process that frees nothing
+    state = ParseState(header=header, version=3)
+    entries: list[Entry] = []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        consumed, eof = parse_from(fd, at, LineParser(state, entries.append))
+    finally:
+        os.close(fd)
+    columns = [[getattr(e, f) for e in entries] for f in FIELDS]
+    infos = [(i.line, i.offset, i.size, i.kind) for i in state.lines]
+    diags = [(d.line, d.reason) for d in state.diagnostics]
+    payload = (_PAYLOAD_VERSION, consumed, eof, state.line_no, state.parsed_count, infos, diags, columns)
+    return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
+
+
+def _entries_from_columns(columns: list[list[Any]], line_base: int) -> list[Entry]:
+    new = Entry.__new__
+    out: list[Entry] = []
+    append = out.append
+    for (eid, parent, etype, role, timestamp, line, offset, size, text, aux, has_text, stop_reason, tool_name,
+         tool_calls, content_is_str, hidden) in zip(*columns):
+        e = new(Entry)
+        e.id = eid
+        e.parent_id = parent
+        e.type = etype
+        e.role = role
+        e.timestamp = timestamp
+        e.index = -1
+        e.line = line + line_base
+        e.offset = offset
+        e.size = size
+        e.text = text
+        e.aux = aux
+        e.has_text = has_text
+        e.stop_reason = stop_reason
+        e.tool_name = tool_name
+        e.tool_calls = tool_calls
+        e.content_is_str = content_is_str
+        e.hidden = hidden
+        e.data = None
+        append(e)
+    return out
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.close(fd)

@@ -1,0 +1,149 @@
+"""Reading a big session on two CPUs (session/split.py) gives exactly what one process reads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loomtui.session.entries import Entry
+from loomtui.session.split import FIELDS, SplitParse, _v3_header
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+ROOT = Path(__file__).resolve().parents[2]
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="needs fork and two CPUs")
+
+
+def adversarial_session(path: Path, copies: int = 30) -> Path:
+    """A v3 session with everything the reader must get right, spread through the file."""
+    lines = (SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl").read_bytes().splitlines()
+    header, body = lines[0], lines[1:]
+    out = [header]
+    for k in range(copies):
+        for raw in body:
+            obj = json.loads(raw)
+            obj["id"] = f"{k}-{obj['id']}"
+            if obj.get("parentId"):
+                obj["parentId"] = f"{k}-{obj['parentId']}"
+            if obj.get("targetId"):
+                obj["targetId"] = f"{k}-{obj['targetId']}"
+            out.append(json.dumps(obj, ensure_ascii=False).encode())
+        out += [
+            b"",  # blank
+            b"   ",
+            b"this is not json",
+            b"[1, 2, 3]",
+            b'{"type": "message", "message": {"role": "user", "content": "no id"}}',
+            json.dumps({"type": "session", "version": 3, "id": f"second-{k}"}).encode(),
+            # a duplicate id (the first wins) and a child written before its parent
+            json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "a"}).encode(),
+            json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "b"}).encode(),
+            json.dumps({"type": "label", "id": f"{k}-child", "parentId": f"{k}-later", "targetId": f"{k}-dup",
+                        "label": "ünïcode ✓", "timestamp": "2026-01-01T00:00:00Z"}).encode(),
+            json.dumps({"type": "custom", "id": f"{k}-later", "parentId": None, "customType": "c"}).encode()
+            + b"\r",  # CRLF line
+        ]
+    data = b"\n".join(out) + b'\n{"type": "message", "id": "torn", "parentId": nu'  # torn last line
+    path.write_bytes(data)
+    return path
+
+
+CHECK = r"""
+import json, sys
+from loomtui.session.manager import SessionManager
+from loomtui.session.split import SplitParse, FIELDS
+
+def state(sm):
+    ix = sm.index
+    return {
+        "entries": [[repr(getattr(e, f)) for f in FIELDS] + [e.index] for e in ix.entries],
+        "roots": [e.id for e in ix.roots],
+        "children": {k: [e.id for e in v] for k, v in ix.child_lists().items()},
+        "labels": {k: repr(v) for k, v in ix.labels.items()},
+        "leaf": ix.leaf_id,
+        "diagnostics": [(d.line, d.reason) for d in sm.diagnostics],
+        "lines": [(i.line, i.offset, i.size, i.kind) for i in sm.other_lines()],
+        "line_no": sm.state.line_no,
+        "parsed": sm.state.parsed_count,
+        "indexed_to": sm._indexed_to,
+    }
+
+path, mode = sys.argv[1], sys.argv[2]
+plain = state(SessionManager.open(path))
+size_ok = []
+for fraction in (0.01, 0.13, 0.37, 0.5, 0.61, 0.88, 0.99):
+    split = SplitParse.start(path, fraction, min_bytes=0)
+    assert split is not None, "no split"
+    got = state(SessionManager.open(path, split=split))
+    for key in plain:
+        assert got[key] == plain[key], (fraction, key)
+    size_ok.append(split.at)
+print(json.dumps({"splits": size_ok, "entries": len(plain["entries"]), "diagnostics": len(plain["diagnostics"])}))
+"""
+
+
+def run_check(path: Path, mode: str = "ok", prelude: str = "") -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", prelude + CHECK, str(path), mode], capture_output=True, text=True,
+                          cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@needs_fork
+def test_split_open_equals_a_plain_open_wherever_the_file_is_cut(tmp_path: Path) -> None:
+    result = run_check(adversarial_session(tmp_path / "s.jsonl"))
+    assert result["entries"] > 1000 and result["diagnostics"] > 100
+    splits = result["splits"]
+    assert isinstance(splits, list) and len(set(splits)) == len(splits)  # really cut at 7 places
+
+
+@needs_fork
+def test_a_failing_child_means_this_process_reads_the_tail_itself(tmp_path: Path) -> None:
+    prelude = (
+        "import loomtui.session.split as _s\n"
+        "def _boom(*a, **k):\n    raise RuntimeError('child failed')\n"
+        "_s._parse_tail = _boom\n"
+    )
+    run_check(adversarial_session(tmp_path / "s.jsonl", copies=5), prelude=prelude)
+
+
+@needs_fork
+def test_cancel_stops_and_reaps_the_child(tmp_path: Path) -> None:
+    code = (
+        "import os, sys\n"
+        "from loomtui.session.split import SplitParse\n"
+        "split = SplitParse.start(sys.argv[1], 0.5, min_bytes=0)\n"
+        "assert split is not None\n"
+        "pid = split._pid\n"
+        "split.cancel(); split.cancel()\n"
+        "try:\n    os.waitpid(pid, os.WNOHANG)\nexcept ChildProcessError:\n    print('reaped')\n"
+    )
+    path = adversarial_session(tmp_path / "s.jsonl", copies=5)
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "reaped"
+
+
+def test_no_split_where_it_does_not_apply(tmp_path: Path) -> None:
+    small = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
+    assert SplitParse.start(str(small)) is None  # below MIN_BYTES
+    assert SplitParse.start(str(tmp_path / "missing.jsonl"), min_bytes=0) is None
+    # only v3 files whose first line is the header: older ones are migrated while read, omp
+    # puts a title slot first, and anything else is not a pi session at all
+    v1 = (ROOT / "tests" / "app" / "fixtures" / "v1.jsonl").read_bytes().splitlines()[0]
+    assert _v3_header(v1) is None
+    assert _v3_header(b'{"type":"title","title":"x"}') is None
+    assert _v3_header(b"not json") is None
+    assert _v3_header(b'{"type":"session","version":3,"id":"s"}\r\n') == {"type": "session", "version": 3, "id": "s"}
+    assert _v3_header(b'\xef\xbb\xbf{"type":"session","version":4,"id":"s"}') == {
+        "type": "session", "version": 4, "id": "s"}
+
+
+def test_fields_cover_the_entry_skeleton() -> None:
+    assert set(FIELDS) | {"index", "data"} == set(Entry.__slots__)
+    assert len(FIELDS) + 2 == len(Entry.__slots__)
