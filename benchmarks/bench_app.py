@@ -41,6 +41,11 @@ CHILD = r"""
 import sys, time, json, os
 T_SPAWN = float(sys.argv[2])
 t_start = time.time()
+# what `loomtui FILE` does first (loomtui/commands/app.py): a child parses the tail of a big
+# session while Textual is imported
+from loomtui.commands.app import APP_SPLIT
+from loomtui.session.split import SplitParse
+split = SplitParse.start(sys.argv[1], fraction=APP_SPLIT) if os.environ.get("LOOMTUI_BENCH_SPLIT", "1") == "1" else None
 import asyncio, resource, statistics
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
@@ -70,10 +75,10 @@ LoomApp._display = _display
 import loomtui.app.screens.browser as browser_module
 from loomtui.view.model import TreeModel
 orig_open = BrowserScreen._open
-def timed_open(path):
+def timed_open(path, split=None):
     t = time.perf_counter()
     try:
-        return orig_open(path)
+        return orig_open(path, split)
     finally:
         marks["open_s"] = time.perf_counter() - t
 BrowserScreen._open = staticmethod(timed_open)
@@ -88,7 +93,7 @@ TreeModel.__init__ = timed_model_init
 
 async def main():
     w, h = (int(x) for x in sys.argv[3].split("x"))
-    app = LoomApp(sys.argv[1], watch=False)
+    app = LoomApp(sys.argv[1], watch=False, split=split)
     out = {}
     async with app.run_test(size=(w, h)) as pilot:
         while "tree" not in marks:
@@ -211,6 +216,9 @@ def main() -> int:
 
         path = session_file(args.entries)
     env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "HOME": os.environ.get("HOME", "/root")}
+    from benchmarks.common import compile_bytecode
+
+    compile_bytecode()
     results = []
     for _ in range(args.runs):
         t_spawn = time.time()

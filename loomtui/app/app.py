@@ -16,9 +16,9 @@ from loomtui.app import keymap
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.screens.browser import BrowserScreen
-from loomtui.app.screens.dialogs import MessageScreen
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
+from loomtui.session.split import SplitParse
 
 
 def log_dir() -> Path:
@@ -42,10 +42,13 @@ class LoomApp(App[int], inherit_bindings=False):
         filter_mode: str = "default",
         sessions_dirs: list[str] | None = None,
         watch: bool = True,
+        split: SplitParse | None = None,
     ) -> None:
         self._theme_request = theme
         super().__init__()
         self.start_path = path
+        #: a child already parsing the tail of ``path`` (``session.split``), for its first open
+        self._start_split = split
         self.filter_mode = filter_mode
         self.sessions_dirs = list(sessions_dirs or [])
         self.follow_files = watch
@@ -97,7 +100,8 @@ class LoomApp(App[int], inherit_bindings=False):
             self.notify(message, title=title, severity="warning", timeout=10)
         self._pending_notices.clear()
         if self.start_path:
-            self.open_session_file(self.start_path)
+            split, self._start_split = self._start_split, None
+            self.open_session_file(self.start_path, split=split)
         else:
             self.open_picker()
 
@@ -110,44 +114,30 @@ class LoomApp(App[int], inherit_bindings=False):
         await super().on_event(event)
 
     def open_picker(self) -> None:
-        """The session picker (issue 5); until it exists, the bundled samples or a message."""
-        try:
-            from loomtui.app.screens.picker import PickerScreen  # type: ignore[import-not-found]
-        except ImportError:
-            PickerScreen = None  # noqa: N806
-        if PickerScreen is not None:
-            self.push_screen(PickerScreen(self.sessions_dirs))
-            return
-        samples = Path(__file__).resolve().parents[2] / "sample_sessions"
-        files = sorted(samples.glob("*.jsonl")) if samples.is_dir() else []
-        if files:
-            self.open_session_file(str(files[0]))
-            self.notify(f"No FILE given: showing the bundled sample {files[0].name}.", timeout=8)
-        else:
-            self.push_screen(MessageScreen("No session file given. Run `loomtui FILE` with a pi session (.jsonl)."))
+        """The session picker (it lists the bundled samples when the machine has no sessions)."""
+        from loomtui.app.screens.picker import PickerScreen
 
-    def open_session_file(self, path: str, select_id: str | None = None) -> BrowserScreen:
+        self.push_screen(PickerScreen(self.sessions_dirs))
+
+    def open_session_file(self, path: str, select_id: str | None = None,
+                          split: SplitParse | None = None) -> BrowserScreen:
         """Open ``path`` in a new browser on top of the current screen (Esc returns); with
         ``select_id``, that entry (or its nearest visible ancestor) is selected once loaded."""
-        screen = BrowserScreen(path, filter_mode=self.filter_mode, select_id=select_id)
+        screen = BrowserScreen(path, filter_mode=self.filter_mode, select_id=select_id, split=split)
         self.push_screen(screen)
         return screen
 
     def on_browser_screen_opened(self, event: BrowserScreen.Opened) -> None:
-        """Follow the file while it is open (``loomtui.app.watch``, issue 5), when available."""
+        """Follow the file while it is open (``loomtui.app.watch``)."""
         if not self.follow_files:
             return
+        from loomtui.app import watch
+
         try:
-            from loomtui.app import watch  # type: ignore[attr-defined]
-        except ImportError:
-            return
-        start = getattr(watch, "start", None)
-        if callable(start):
-            try:
-                start(event.browser)
-            except Exception as exc:
-                self.log_error(exc)
-                self.notify(f"Live follow is off: {exc}", severity="warning", timeout=6)
+            watch.start(event.browser)
+        except Exception as exc:
+            self.log_error(exc)
+            self.notify(f"Live follow is off: {exc}", severity="warning", timeout=6)
 
     # actions -------------------------------------------------------------------------------
     def action_help(self) -> None:

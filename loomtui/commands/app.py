@@ -8,6 +8,10 @@ import sys
 
 from loomtui.view.layout import FILTER_MODES
 
+#: where the child starts reading: this process spends its first ~0.6 s starting Textual, so
+#: the child takes the larger part and both halves are ready at about the same time
+APP_SPLIT = 0.35
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -33,10 +37,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.file is not None and not os.path.exists(args.file):
         print(f"loomtui: {args.file}: no such file", file=sys.stderr)
         return 2
+    split = None
+    if args.file is not None:
+        # before Textual starts (and starts threads): a child parses the tail of a big session
+        # while this process imports Textual and draws the screen, then reads the head
+        from loomtui.session.split import SplitParse
+
+        split = SplitParse.start(args.file, fraction=APP_SPLIT)
     from loomtui.app.app import LoomApp
 
     app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
-                  watch=args.follow)
+                  watch=args.follow, split=split)
     result = app.run()
     if isinstance(result, int):
         return result

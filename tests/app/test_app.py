@@ -11,6 +11,7 @@ from app_helpers import append_lines, browser, make_app, notices, rows, screen_t
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ErrorScreen
 from loomtui.app.themes import ThemeError, load_theme_file, tree_colors
+from loomtui.session.manager import SessionManager
 
 
 async def test_command_palette_offers_every_action_with_its_state(fixture_copy) -> None:
@@ -112,12 +113,11 @@ async def test_v4_and_headerless_files_show_an_error_screen(fixture_copy) -> Non
         assert app.return_code == 2
 
 
-async def test_no_file_opens_the_picker_or_a_sample(fixture_copy) -> None:
+async def test_no_file_opens_the_picker(fixture_copy) -> None:
     app = make_app(None)
     async with app.run_test(size=(120, 34)) as pilot:
         await pilot.pause(0.3)
-        name = type(app.screen).__name__
-        assert name in ("PickerScreen", "BrowserScreen", "MessageScreen")
+        assert type(app.screen).__name__ == "PickerScreen"
 
 
 async def test_apply_appended_keeps_selection_filter_and_search(fixture_copy) -> None:
@@ -407,3 +407,43 @@ async def test_the_collector_waits_for_quiet_input_and_thresholds_come_back(fixt
         assert screen.model.query == "a"
         del keep
     assert gc.get_threshold() == before
+
+
+class RecordingSplit:
+    """Stands in for session.split.SplitParse (whose child needs a thread-free process):
+    its "child" failed, so the browser's open reads the tail itself."""
+
+    def __init__(self, path: Path) -> None:
+        self.at = path.stat().st_size
+        self.calls: list[str] = []
+
+    def collect(self, state: object) -> None:
+        self.calls.append("collect")
+        return None
+
+    def cancel(self) -> None:
+        self.calls.append("cancel")
+
+
+async def test_the_first_open_takes_the_tail_parser_started_before_textual(fixture_copy) -> None:
+    path = Path(fixture_copy("kinds.jsonl"))
+    split = RecordingSplit(path)
+    app = make_app(path, split=split)  # type: ignore[arg-type]
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert split.calls == ["collect"]  # used once, by the load
+        plain = SessionManager.open(str(path))
+        assert [e.id for e in screen.manager.index.entries] == [e.id for e in plain.index.entries]
+        screen.reload()  # later reads do not touch it again
+        await pilot.pause()
+    assert split.calls == ["collect"]
+
+
+def test_a_browser_closed_before_loading_stops_the_tail_parser(fixture_copy) -> None:
+    from loomtui.app.screens.browser import BrowserScreen
+
+    split = RecordingSplit(Path(fixture_copy("kinds.jsonl")))
+    screen = BrowserScreen(fixture_copy("kinds.jsonl"), split=split)  # type: ignore[arg-type]
+    screen.on_unmount()  # never mounted, never loaded
+    screen.on_unmount()
+    assert split.calls == ["cancel"]

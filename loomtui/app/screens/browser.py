@@ -36,6 +36,7 @@ from loomtui.formats.common import loom_source
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
+from loomtui.session.split import SplitParse
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
@@ -70,9 +71,11 @@ class BrowserScreen(Screen[None]):
             self.browser = screen
 
     def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default",
-                 select_id: str | None = None) -> None:
+                 select_id: str | None = None, split: SplitParse | None = None) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
+        #: a child process already parsing the file's tail (started before Textual was)
+        self._split = split
         self.manager: SessionManager | None = manager
         self.model: TreeModel | None = None
         self.initial_filter = filter_mode if filter_mode in FILTER_MODES else "default"
@@ -122,7 +125,7 @@ class BrowserScreen(Screen[None]):
             size = 0
         if size <= ASYNC_OPEN_BYTES:
             try:
-                manager = self._open(self.path)
+                manager = self._open(self.path, self._take_split())
             except Exception as exc:  # reported on an error screen, never as a traceback
                 self._load_failed(exc)
                 return
@@ -134,15 +137,26 @@ class BrowserScreen(Screen[None]):
             self._load_in_thread()
 
     @staticmethod
-    def _open(path: str) -> SessionManager:
+    def _open(path: str, split: SplitParse | None = None) -> SessionManager:
         from loomtui.commands._open import open_session
 
-        return open_session(path)
+        return open_session(path, split)
+
+    def _take_split(self) -> SplitParse | None:
+        """The tail parser, for the one open that uses it (it reads the file as it was)."""
+        split, self._split = self._split, None
+        return split
+
+    def on_unmount(self) -> None:
+        split = self._take_split()
+        if split is not None:  # closed before the session was read: stop the child
+            split.cancel()
 
     @work(thread=True, exclusive=True, group="open")
     def _load_in_thread(self) -> None:
+        split = self._take_split()
         try:
-            manager = self._open(self.path)
+            manager = self._open(self.path, split)
             model = TreeModel(manager, filter_mode=self.initial_filter)
         except Exception as exc:
             self.app.call_from_thread(self._load_failed, exc)
