@@ -253,20 +253,3 @@ class ErrorScreen(Screen[None]):
             self.app.pop_screen()
         else:
             self.app.exit(return_code=2)
-
-
-class MessageScreen(Screen[None]):
-    """A plain message (nothing to open)."""
-
-    DEFAULT_CSS = """
-    MessageScreen { align: center middle; }
-    MessageScreen > Static { width: auto; max-width: 100; border: round $primary; padding: 1 2; }
-    """
-    BINDINGS = [Binding("escape,q,enter", "app.quit", "quit", show=False)]
-
-    def __init__(self, message: str) -> None:
-        super().__init__()
-        self.message = message
-
-    def compose(self) -> ComposeResult:
-        yield Static(Text(self.message + "\n\nEsc, q or Enter: quit"))
