@@ -161,8 +161,13 @@ class SessionIndex:
             kids.sort(key=lambda x: x.index)
             self._sorted.pop(parent, None)
 
-    def build(self, entries: list[Entry]) -> None:
-        """Index a whole file's entries at once (faster than ``add`` one by one)."""
+    def build(self, entries: list[Entry]) -> bool:
+        """Index a whole file's entries at once (faster than ``add`` one by one).
+
+        Returns True when every parent came before its children and was found: then building
+        the rest of the file with a second call gives exactly what one call over all of it
+        would (``SessionManager.open`` builds the head of a split read that way).
+        """
         # ``add`` and linking in one loop without per-call overhead (the hot loop of opening a
         # big file). A parent usually precedes its children; the others are linked afterwards.
         by_id = self.by_id
@@ -237,6 +242,7 @@ class SessionIndex:
             # parent indices strictly decrease along every chain otherwise, so no cycle exists
             self._break_cycles()
         self.version += 1
+        return not later
 
     def _break_cycles(self) -> None:
         """Entries not reachable from a root sit on (or below) a parentId cycle."""

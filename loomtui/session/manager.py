@@ -108,21 +108,31 @@ class SessionManager:
                 state = ParseState()
                 pending: list[Entry] = []
                 parser = LineParser(state, pending.append)
+                index: SessionIndex | None = None
                 if split is None:
                     consumed, eof = parse_from(fd, 0, parser)
                 else:
                     consumed, eof = parse_from(fd, 0, parser, end=split.at)
                     if consumed == split.at:
+                        # index the head while the child finishes the tail; a head with links
+                        # to later lines is indexed again with the tail, as one file
+                        index = SessionIndex()
+                        if not index.build(pending):
+                            index = None
                         tail = split.collect(state)  # reaps the child, whatever it did
                     else:  # the file changed under us: read on from here
                         split.cancel()
                         tail = None
                     split = None
                     if tail is None:
+                        head_done = len(pending)
                         consumed, eof = parse_from(fd, consumed, parser)  # read the rest here
+                        rest = pending[head_done:]
                     else:
-                        entries, consumed, eof = tail
-                        pending += entries
+                        rest, consumed, eof = tail
+                        pending += rest
+                    if index is not None:
+                        index.build(rest)
             finally:
                 os.close(fd)
                 if split is not None:
@@ -132,7 +142,10 @@ class SessionManager:
             sm = cls(state.header, path)
             sm.state = state
             sm.title = state.title
-            sm.index.build(pending)
+            if index is None:
+                sm.index.build(pending)
+            else:
+                sm.index = index
             del pending
         sm.index.diagnostics[:0] = state.diagnostics
         state.diagnostics = sm.index.diagnostics

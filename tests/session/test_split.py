@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="needs fork and two CPUs")
 
 
-def adversarial_session(path: Path, copies: int = 30) -> Path:
+def adversarial_session(path: Path, copies: int = 30, forward: bool = True) -> Path:
     """A v3 session with everything the reader must get right, spread through the file."""
     lines = (SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl").read_bytes().splitlines()
     header, body = lines[0], lines[1:]
@@ -43,8 +43,8 @@ def adversarial_session(path: Path, copies: int = 30) -> Path:
             # a duplicate id (the first wins) and a child written before its parent
             json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "a"}).encode(),
             json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "b"}).encode(),
-            json.dumps({"type": "label", "id": f"{k}-child", "parentId": f"{k}-later", "targetId": f"{k}-dup",
-                        "label": "ünïcode ✓", "timestamp": "2026-01-01T00:00:00Z"}).encode(),
+            json.dumps({"type": "label", "id": f"{k}-child", "parentId": f"{k}-later" if forward else f"{k}-dup",
+                        "targetId": f"{k}-dup", "label": "ünïcode ✓", "timestamp": "2026-01-01T00:00:00Z"}).encode(),
             json.dumps({"type": "custom", "id": f"{k}-later", "parentId": None, "customType": "c"}).encode()
             + b"\r",  # CRLF line
         ]
@@ -73,6 +73,14 @@ def state(sm):
         "indexed_to": sm._indexed_to,
     }
 
+from loomtui.session.index import SessionIndex
+builds = []
+_build = SessionIndex.build
+def counting_build(self, entries):
+    builds.append(len(entries))
+    return _build(self, entries)
+SessionIndex.build = counting_build
+
 path, mode = sys.argv[1], sys.argv[2]
 plain = state(SessionManager.open(path))
 size_ok = []
@@ -83,7 +91,8 @@ for fraction in (0.01, 0.13, 0.37, 0.5, 0.61, 0.88, 0.99):
     for key in plain:
         assert got[key] == plain[key], (fraction, key)
     size_ok.append(split.at)
-print(json.dumps({"splits": size_ok, "entries": len(plain["entries"]), "diagnostics": len(plain["diagnostics"])}))
+print(json.dumps({"splits": size_ok, "entries": len(plain["entries"]), "diagnostics": len(plain["diagnostics"]),
+                  "builds": builds}))
 """
 
 
@@ -95,11 +104,21 @@ def run_check(path: Path, mode: str = "ok", prelude: str = "") -> dict[str, obje
 
 
 @needs_fork
-def test_split_open_equals_a_plain_open_wherever_the_file_is_cut(tmp_path: Path) -> None:
-    result = run_check(adversarial_session(tmp_path / "s.jsonl"))
+@pytest.mark.parametrize("forward", [True, False], ids=["child-before-parent", "parents-first"])
+def test_split_open_equals_a_plain_open_wherever_the_file_is_cut(tmp_path: Path, forward: bool) -> None:
+    result = run_check(adversarial_session(tmp_path / "s.jsonl", forward=forward))
     assert result["entries"] > 1000 and result["diagnostics"] > 100
     splits = result["splits"]
     assert isinstance(splits, list) and len(set(splits)) == len(splits)  # really cut at 7 places
+    builds = result["builds"]
+    assert isinstance(builds, list)
+    if forward:
+        # a head with a link to a later line is indexed again, with the tail, as one file
+        # (except where the cut leaves every such link inside the tail)
+        assert len(builds) > 1 + 7
+    else:
+        # the head is indexed while the child reads the tail, then the tail on top of it
+        assert len(builds) == 1 + 2 * 7
 
 
 @needs_fork
