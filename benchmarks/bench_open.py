@@ -24,6 +24,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import compile_bytecode  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 DATA = ROOT / "benchmarks" / "data"
@@ -33,8 +37,11 @@ MEASURE = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
 from loomtui.session.manager import SessionManager
+from loomtui.session.split import SplitParse
 t1 = time.perf_counter()
-sm = SessionManager.open(sys.argv[1])
+# "split": what `loomtui tree` and the app do (a child parses the tail of a big file)
+split = SplitParse.start(sys.argv[1], 0.6) if sys.argv[2] == "split" else None
+sm = SessionManager.open(sys.argv[1], split=split)
 t2 = time.perf_counter()
 print(json.dumps({"entries": len(sm.index.entries), "import_s": t1 - t0, "open_s": t2 - t1,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
@@ -53,8 +60,8 @@ def session_file(entries: int) -> Path:
     return path
 
 
-def measure_open(path: Path) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True, text=True, check=True,
+def measure_open(path: Path, how: str = "one") -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", MEASURE, str(path), how], capture_output=True, text=True, check=True,
                          cwd=ROOT)
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
@@ -78,6 +85,7 @@ def main() -> int:
     ap.add_argument("--no-pi", action="store_true", help="skip the pi (node) and `loomtui tree` comparison")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
+    compile_bytecode()
 
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; each figure from a fresh process")
     print(f"{'entries':>8} {'file MB':>8} {'open+index s (best / median)':>30} {'peak RSS MB':>12} {'import s':>9}")
@@ -91,10 +99,15 @@ def main() -> int:
         print(f"{runs[0]['entries']:>8} {path.stat().st_size / 1e6:>8.1f} "
               f"{opens[0]:>14.3f} / {statistics.median(opens):<13.3f} {rss:>12.0f} "
               f"{statistics.median(r['import_s'] for r in runs):>9.3f}")
+        split_runs = [measure_open(path, "split") for _ in range(args.repeat)]
+        split_opens = sorted(r["open_s"] for r in split_runs)
+        print(f"{'':>8} {'on two CPUs':>8} {split_opens[0]:>14.3f} / {statistics.median(split_opens):<13.3f} "
+              f"{max(r['maxrss_mb'] for r in split_runs):>12.0f}   (session/split.py; used from 16 MB on)")
         if n == 100_000:
-            ok_t = "meets" if opens[0] <= 0.8 else "MISSES"
+            best = min(opens[0], split_opens[0])
+            ok_t = "meets" if best <= 0.8 else "MISSES"
             ok_m = "meets" if rss <= 350 else "MISSES"
-            print(f"{'':>8} goal <= 0.8 s: {ok_t} (best {opens[0]:.3f} s); <= 350 MB: {ok_m} ({rss:.0f} MB)")
+            print(f"{'':>8} goal <= 0.8 s: {ok_t} (best {best:.3f} s); <= 350 MB: {ok_m} ({rss:.0f} MB)")
 
     if args.no_pi or largest is None:
         return 0
@@ -109,7 +122,7 @@ def main() -> int:
         print(f"  pi (node bench_ref.mjs --first-screen-only)  {pi[0]:6.2f} s {pi[1]:7.0f} MB   {detail}")
     else:
         print("  pi: not measured (needs node and ../shared/oracle/ensure_peer.sh)")
-    py_open = timed_process([sys.executable, "-c", MEASURE, str(largest)])
+    py_open = timed_process([sys.executable, "-c", MEASURE, str(largest), "one"])
     if py_open:
         print(f"  loomtui: python -c SessionManager.open      {py_open[0]:6.2f} s {py_open[1]:7.0f} MB")
     tree = timed_process([sys.executable, "-m", "loomtui", "tree", str(largest), "--width", "200", "--color", "never"],
