@@ -10,19 +10,15 @@ formatting in one process (a test checks it), only sooner.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Callable, Iterable
 from typing import TextIO
+
+from loomtui.session.split import can_fork
 
 #: below this many lines one process is faster than a fork and a pipe
 PARALLEL_MIN_LINES = 20_000
 
 FormatRange = Callable[[int, int], Iterable[str]]
-
-
-def can_fork() -> bool:
-    """Forking is safe only where it exists, with two CPUs and no other thread running."""
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and threading.active_count() == 1
 
 
 def write_lines(fmt: FormatRange, n: int, out: TextIO, min_parallel: int = PARALLEL_MIN_LINES) -> None:

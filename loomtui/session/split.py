@@ -37,7 +37,14 @@ _PAYLOAD_VERSION = 1
 
 
 def can_fork() -> bool:
-    return hasattr(os, "fork") and (os.cpu_count() or 1) >= 2 and threading.active_count() == 1
+    """A second process may help: ``fork`` exists, two CPUs, no other thread running (a fork
+    copies only the calling thread), and the user did not ask for one (``LOOMTUI_JOBS=1``)."""
+    return (
+        hasattr(os, "fork")
+        and (os.cpu_count() or 1) >= 2
+        and threading.active_count() == 1
+        and os.environ.get("LOOMTUI_JOBS", "") != "1"
+    )
 
 
 class SplitParse:

@@ -166,3 +166,11 @@ def test_no_split_where_it_does_not_apply(tmp_path: Path) -> None:
 def test_fields_cover_the_entry_skeleton() -> None:
     assert set(FIELDS) | {"index", "data"} == set(Entry.__slots__)
     assert len(FIELDS) + 2 == len(Entry.__slots__)
+
+
+def test_loomtui_jobs_1_keeps_everything_in_one_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from loomtui.session.split import can_fork
+
+    monkeypatch.setenv("LOOMTUI_JOBS", "1")
+    assert not can_fork()
+    assert SplitParse.start(str(adversarial_session(tmp_path / "s.jsonl", copies=2)), min_bytes=0) is None
