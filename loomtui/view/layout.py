@@ -82,7 +82,7 @@ class Flat:
         end: list[int],
         classes: bytearray,
         tool_calls: dict[Any, tuple[Any, Any]],
-        active: set[str],
+        active: set[Entry],
         version: int,
         head: int,
     ) -> None:
@@ -189,10 +189,11 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
 
     ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens.
     """
-    active = {e.id for e in index.path_to(leaf_id)} if leaf_id is not None else set()
+    # the entries on the path root → leaf (a set of objects: hashed by identity, no id lookups)
+    active: set[Entry] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
     roots = index.roots
     if active and len(roots) > 1:
-        roots = [r for r in roots if r.id in active] + [r for r in roots if r.id not in active]
+        roots = [r for r in roots if r in active] + [r for r in roots if r not in active]
     out: list[Entry] = []
     parent_pos: list[int] = []
     append = out.append
@@ -221,7 +222,7 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
                 continue
             ordered = sorted_children(e.id)
             if active:
-                ordered = [k for k in ordered if k.id in active] + [k for k in ordered if k.id not in active]
+                ordered = [k for k in ordered if k in active] + [k for k in ordered if k not in active]
             stack.extend([(k, me) for k in reversed(ordered)])
             break
     n = len(out)
@@ -281,7 +282,7 @@ def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | N
         for call_id, name, args in e.tool_calls:
             flat.tool_calls[call_id] = (name, args)
     if leaf_id == e.id:
-        flat.active.add(e.id)
+        flat.active.add(e)
     flat.leaf_id = leaf_id
     flat.version = index.version
     return at

@@ -107,7 +107,7 @@ class TreeModel:
             chrome.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
             chrome.append(("accent", "⊞ "))
-        if e.id in self.flat.active:
+        if e in self.flat.active:
             chrome.append(("accent", "• "))
         body: list[Segment] = []
         label = self.label(e.id)
@@ -167,7 +167,7 @@ class TreeModel:
             head = "› " + pre if i == selected else "  " + pre
             if is_folded and not (connector[i] and not vrc[i]):
                 head += "⊞ "
-            if eid in active:
+            if e in active:
                 head += "• "
             body = ""
             hit = labels.get(eid)

@@ -152,7 +152,8 @@ def test_set_leaf_reorders_and_moves_active_path() -> None:
     model = TreeModel(branched())
     model.set_leaf("ab")
     assert model.row_text(3, cursor=False) == "├⊟ • user: try B"
-    assert "ok" not in model.flat.active
+    assert model.index.by_id["ok"] not in model.flat.active
+    assert model.index.by_id["ab"] in model.flat.active
 
 
 def test_label_timestamps_toggle() -> None:
