@@ -9,11 +9,10 @@ formatting in one process (a test checks it), only sooner.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
-from loomtui.session.split import can_fork
+from loomtui.session.forked import can_fork, child_output, start_child
 
 #: below this many lines one process is faster than a fork and a pipe
 PARALLEL_MIN_LINES = 20_000
@@ -28,43 +27,22 @@ def write_lines(fmt: FormatRange, n: int, out: TextIO, min_parallel: int = PARAL
         return
     mid = n // 2
     out.flush()  # nothing buffered may be written twice
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: the second half, into the pipe, then gone without cleanup
-        code = 0
-        try:
-            os.close(read_fd)
-            data = _join(fmt(mid, n)).encode(out.encoding or "utf-8", out.errors or "strict")
-            view = memoryview(data)
-            while view:
-                view = view[os.write(write_fd, view) :]
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_fd)
+    encoding, errors = out.encoding or "utf-8", out.errors or "strict"
+    pid, read_fd = start_child(lambda: _join(fmt(mid, n)).encode(encoding, errors))
     try:
         _write_text(out, fmt(0, mid))
-        chunks = []
-        while True:
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
     finally:
-        os.close(read_fd)
-        _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+        data = child_output(pid, read_fd)
+    if data is None:
         _write_text(out, fmt(mid, n))  # the child failed: format the rest here
         return
     out.flush()
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
-        for chunk in chunks:
-            buffer.write(chunk)
+        buffer.write(data)
         buffer.flush()
     else:  # a text-only stream (tests): decode what the child wrote
-        out.write(b"".join(chunks).decode(out.encoding or "utf-8", out.errors or "strict"))
+        out.write(data.decode(encoding, errors))
 
 
 def _join(lines: Iterable[str]) -> str:

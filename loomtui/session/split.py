@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import marshal
 import os
-import threading
 from typing import Any
 
 import orjson
 
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
+from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 from loomtui.session.reader import BOM, LineInfo, LineParser, ParseState, parse_from
 
 #: smaller files open fast enough in one process
@@ -34,17 +34,6 @@ MIN_BYTES = 16 << 20
 FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
           "stop_reason", "tool_name", "tool_calls", "content_is_str", "hidden")
 _PAYLOAD_VERSION = 1
-
-
-def can_fork() -> bool:
-    """A second process may help: ``fork`` exists, two CPUs, no other thread running (a fork
-    copies only the calling thread), and the user did not ask for one (``LOOMTUI_JOBS=1``)."""
-    return (
-        hasattr(os, "fork")
-        and (os.cpu_count() or 1) >= 2
-        and threading.active_count() == 1
-        and os.environ.get("LOOMTUI_JOBS", "") != "1"
-    )
 
 
 class SplitParse:
@@ -78,19 +67,7 @@ class SplitParse:
                 at = int(size * fraction) + nl + 1
         except OSError:
             return None
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: parse, pack, write, leave without any cleanup
-            code = 1
-            try:
-                os.close(read_fd)
-                _write_all(write_fd, _parse_tail(path, at, header))
-                code = 0
-            except BaseException:
-                pass
-            finally:
-                os._exit(code)
-        os.close(write_fd)
+        pid, read_fd = start_child(lambda: _parse_tail(path, at, header))
         return cls(path, at, pid, read_fd)
 
     def collect(self, state: ParseState) -> tuple[list[Entry], int, int] | None:
@@ -101,20 +78,11 @@ class SplitParse:
         if fd is None:
             return None
         self._read_fd = None
-        chunks = []
-        try:
-            while True:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        finally:
-            os.close(fd)
-            _, status = os.waitpid(self._pid, 0)
-        if os.waitstatus_to_exitcode(status) != 0:
+        data = child_output(self._pid, fd)
+        if data is None:
             return None
         try:
-            payload = marshal.loads(b"".join(chunks))
+            payload = marshal.loads(data)
             version, consumed, eof, lines, parsed, infos, diags, columns = payload
             if version != _PAYLOAD_VERSION or len(columns) != len(FIELDS):
                 return None
@@ -134,12 +102,7 @@ class SplitParse:
         if fd is None:
             return
         self._read_fd = None
-        os.close(fd)
-        try:
-            os.kill(self._pid, 9)
-        except ProcessLookupError:
-            pass
-        os.waitpid(self._pid, 0)
+        stop_child(self._pid, fd)
 
 
 def _v3_header(first: bytes) -> dict[str, Any] | None:
@@ -201,10 +164,3 @@ def _entries_from_columns(columns: list[list[Any]], line_base: int) -> list[Entr
         e.data = None
         append(e)
     return out
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-    os.close(fd)

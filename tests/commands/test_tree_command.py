@@ -78,7 +78,7 @@ def test_missing_file_is_one_line_error(capsys: pytest.CaptureFixture[str], tmp_
 PARALLEL_CHECK = r"""
 import io, sys
 from loomtui.commands._output import write_lines
-from loomtui.session.split import can_fork
+from loomtui.session.forked import can_fork
 from loomtui.session.manager import SessionManager
 from loomtui.view.model import TreeModel
 

@@ -169,7 +169,7 @@ def test_fields_cover_the_entry_skeleton() -> None:
 
 
 def test_loomtui_jobs_1_keeps_everything_in_one_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from loomtui.session.split import can_fork
+    from loomtui.session.forked import can_fork
 
     monkeypatch.setenv("LOOMTUI_JOBS", "1")
     assert not can_fork()
