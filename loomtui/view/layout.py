@@ -10,7 +10,7 @@ sessions refilter in milliseconds.
 from __future__ import annotations
 
 from bisect import bisect_left
-from itertools import chain, compress, repeat
+from itertools import chain, compress, islice, repeat
 from operator import add, attrgetter, lt, sub
 from typing import Any, TypeAlias
 
@@ -467,22 +467,19 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     if n == 0:
         return lay
     ends = flat.ends(positions)
-    # continues[i]: row i lies inside row i-1's subtree, so row i-1 is its parent
-    continues = [0]
-    continues += map(lt, positions[1:], ends)
+    # continues[i] is 1 when row i lies inside row i-1's subtree: row i-1 is its parent
+    continues = bytearray(1)
+    continues += bytearray(map(lt, islice(positions, 1, None), ends))
     parent = list(range(-1, n - 1))
-    kids = continues[1:]  # bools count as 0/1: a continuing row is its parent's first child
+    kids = list(continues[1:])  # a continuing row is its parent's first child
     kids.append(0)
     last = bytearray(continues)
     breaks = []
-    at = -1
-    find_break = continues.index
-    try:
-        while True:  # the few rows that do not continue the row above (a C-level scan)
-            at = find_break(False, at + 1)
-            breaks.append(at)
-    except ValueError:
-        pass
+    find_break = continues.find
+    at = find_break(0)
+    while at >= 0:  # the few rows that do not continue the row above (memchr)
+        breaks.append(at)
+        at = find_break(0, at + 1)
     last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
