@@ -112,31 +112,11 @@ class SessionManager:
                 if split is None:
                     consumed, eof = parse_from(fd, 0, parser)
                 else:
-                    consumed, eof = parse_from(fd, 0, parser, end=split.at)
-                    if consumed == split.at:
-                        # index the head while the child finishes the tail; a head with links
-                        # to later lines is indexed again with the tail, as one file
-                        index = SessionIndex()
-                        if not index.build(pending):
-                            index = None
-                        tail = split.collect(state)  # reaps the child, whatever it did
-                    else:  # the file changed under us: read on from here
-                        split.cancel()
-                        tail = None
-                    split = None
-                    if tail is None:
-                        head_done = len(pending)
-                        consumed, eof = parse_from(fd, consumed, parser)  # read the rest here
-                        rest = pending[head_done:]
-                    else:
-                        rest, consumed, eof = tail
-                        pending += rest
-                    if index is not None:
-                        index.build(rest)
+                    consumed, eof, index = split.read(fd, parser, pending)
             finally:
                 os.close(fd)
                 if split is not None:
-                    split.cancel()
+                    split.cancel()  # a no-op once its result was taken
             if state.header is None:
                 raise SessionFormatError(f"{path}: no session header (empty file or not a pi session)")
             sm = cls(state.header, path)

@@ -24,6 +24,7 @@ import orjson
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.forked import can_fork, child_output, start_child, stop_child
+from loomtui.session.index import SessionIndex
 from loomtui.session.reader import BOM, LineInfo, LineParser, ParseState, parse_from
 
 #: smaller files open fast enough in one process
@@ -69,6 +70,39 @@ class SplitParse:
             return None
         pid, read_fd = start_child(lambda: _parse_tail(path, at, header))
         return cls(path, at, pid, read_fd)
+
+    def read(self, fd: int, parser: LineParser, entries: list[Entry]) -> tuple[int, int, SessionIndex | None]:
+        """Parse the head here (``parser`` appends to ``entries``) while the child reads the
+        tail; afterwards ``entries`` holds every entry in file order. Returns (consumed offset,
+        EOF, an index of the entries or None when they must be indexed as one batch).
+
+        The head is indexed while the child is still busy, when every parent in it comes
+        before its children (``SessionIndex.build`` says so); the tail is then indexed on top.
+        """
+        try:
+            consumed, eof = parse_from(fd, 0, parser, end=self.at)
+        except BaseException:
+            self.cancel()
+            raise
+        index: SessionIndex | None = None
+        if consumed == self.at:
+            index = SessionIndex()
+            if not index.build(entries):
+                index = None
+            tail = self.collect(parser.state)  # reaps the child, whatever it did
+        else:  # the file changed under us: read on from here
+            self.cancel()
+            tail = None
+        if tail is None:
+            head = len(entries)
+            consumed, eof = parse_from(fd, consumed, parser)
+            rest = entries[head:]
+        else:
+            rest, consumed, eof = tail
+            entries += rest
+        if index is not None:
+            index.build(rest)
+        return consumed, eof, index
 
     def collect(self, state: ParseState) -> tuple[list[Entry], int, int] | None:
         """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
