@@ -12,6 +12,7 @@ from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ErrorScreen
 from loomtui.app.themes import ThemeError, load_theme_file, tree_colors
 from loomtui.session.manager import SessionManager
+from loomtui.session.split import SplitParse
 
 
 async def test_command_palette_offers_every_action_with_its_state(fixture_copy) -> None:
@@ -417,12 +418,18 @@ class RecordingSplit:
         self.at = path.stat().st_size
         self.calls: list[str] = []
 
+    # the real sequence: parse the head, take the child's result (none), read the rest here
+    read = SplitParse.read
+
     def collect(self, state: object) -> None:
         self.calls.append("collect")
+        self.done = True
         return None
 
     def cancel(self) -> None:
-        self.calls.append("cancel")
+        if not getattr(self, "done", False):  # like SplitParse: a no-op once used
+            self.calls.append("cancel")
+            self.done = True
 
 
 async def test_the_first_open_takes_the_tail_parser_started_before_textual(fixture_copy) -> None:
