@@ -40,9 +40,11 @@ _PAYLOAD_VERSION = 1
 class SplitParse:
     """A child process parsing ``path`` from byte ``at`` to its end."""
 
-    def __init__(self, path: str, at: int, pid: int, read_fd: int) -> None:
+    def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int]) -> None:
         self.path = path
         self.at = at
+        #: (device, inode) of the file the child reads: the head must come from the same one
+        self.file_id = file_id
         self._pid = pid
         self._read_fd: int | None = read_fd
 
@@ -53,23 +55,30 @@ class SplitParse:
         if not can_fork():
             return None
         try:
-            with open(path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size < max(min_bytes, 1):
-                    return None
+            # the child reads through this descriptor: the very file sniffed here, even if the
+            # path is replaced meanwhile
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if st.st_size < max(min_bytes, 1):
+                return None
+            with open(fd, "rb", closefd=False) as f:
                 header = _v3_header(f.readline())
                 if header is None:
                     return None
-                f.seek(int(size * fraction))
-                window = f.read(1 << 20)
-                nl = window.find(b"\n")
-                if nl < 0:
-                    return None
-                at = int(size * fraction) + nl + 1
+                f.seek(int(st.st_size * fraction))
+                nl = f.read(1 << 20).find(b"\n")
+            if nl < 0:
+                return None
+            at = int(st.st_size * fraction) + nl + 1
+            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header))
         except OSError:
             return None
-        pid, read_fd = start_child(lambda: _parse_tail(path, at, header))
-        return cls(path, at, pid, read_fd)
+        finally:
+            os.close(fd)  # the child has its own copy
+        return cls(path, at, pid, read_fd, (st.st_dev, st.st_ino))
 
     def read(self, fd: int, parser: LineParser, entries: list[Entry]) -> tuple[int, int, SessionIndex | None]:
         """Parse the head here (``parser`` appends to ``entries``) while the child reads the
@@ -79,6 +88,10 @@ class SplitParse:
         The head is indexed while the child is still busy, when every parent in it comes
         before its children (``SessionIndex.build`` says so); the tail is then indexed on top.
         """
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != self.file_id:  # the path now names another file
+            self.cancel()
+            return (*parse_from(fd, 0, parser), None)
         try:
             consumed, eof = parse_from(fd, 0, parser, end=self.at)
         except BaseException:
@@ -152,18 +165,14 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
     return obj
 
 
-def _parse_tail(path: str, at: int, header: dict[str, Any]) -> bytes:
+def _parse_tail(fd: int, at: int, header: dict[str, Any]) -> bytes:
     """In the child: the entries from ``at`` on, as marshal-packed columns."""
     import gc
 
     gc.disable()  # a short-lived process that frees nothing
     state = ParseState(header=header, version=3)
     entries: list[Entry] = []
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        consumed, eof = parse_from(fd, at, LineParser(state, entries.append))
-    finally:
-        os.close(fd)
+    consumed, eof = parse_from(fd, at, LineParser(state, entries.append))
     columns = [[getattr(e, f) for e in entries] for f in FIELDS]
     infos = [(i.line, i.offset, i.size, i.kind) for i in state.lines]
     diags = [(d.line, d.reason) for d in state.diagnostics]

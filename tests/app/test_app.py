@@ -415,7 +415,9 @@ class RecordingSplit:
     its "child" failed, so the browser's open reads the tail itself."""
 
     def __init__(self, path: Path) -> None:
-        self.at = path.stat().st_size
+        st = path.stat()
+        self.at = st.st_size
+        self.file_id = (st.st_dev, st.st_ino)
         self.calls: list[str] = []
 
     # the real sequence: parse the head, take the child's result (none), read the rest here

@@ -174,3 +174,34 @@ def test_loomtui_jobs_1_keeps_everything_in_one_process(monkeypatch: pytest.Monk
     monkeypatch.setenv("LOOMTUI_JOBS", "1")
     assert not can_fork()
     assert SplitParse.start(str(adversarial_session(tmp_path / "s.jsonl", copies=2)), min_bytes=0) is None
+
+
+@needs_fork
+def test_a_path_replaced_after_the_split_started_is_read_as_the_new_file(tmp_path: Path) -> None:
+    old = adversarial_session(tmp_path / "s.jsonl", copies=6)
+    # the same first 70% (so the head still ends where the child starts), another ending
+    data = old.read_bytes()
+    cut = data.index(b"\n", len(data) * 7 // 10) + 1
+    extra = b"".join(
+        json.dumps({"type": "custom", "id": f"new-{i}", "parentId": f"new-{i - 1}" if i else None,
+                    "customType": "x"}).encode() + b"\n" for i in range(50))
+    new = tmp_path / "new.jsonl"
+    new.write_bytes(data[:cut] + extra)
+    code = (
+        "import os, sys\n"
+        "from loomtui.session.manager import SessionManager\n"
+        "from loomtui.session.split import SplitParse\n"
+        "old, new = sys.argv[1], sys.argv[2]\n"
+        "split = SplitParse.start(old, 0.5, min_bytes=0)\n"
+        "assert split is not None\n"
+        "os.replace(new, old)  # e.g. `loomtui migrate` or another tool rewrote it\n"
+        "got = SessionManager.open(old, split=split)\n"
+        "plain = SessionManager.open(old)\n"
+        "assert [e.id for e in got.index.entries] == [e.id for e in plain.index.entries]\n"
+        "assert [(d.line, d.reason) for d in got.diagnostics] == [(d.line, d.reason) for d in plain.diagnostics]\n"
+        "print(len(got.index.entries))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(old), str(new)], capture_output=True, text=True,
+                          cwd=str(ROOT))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert int(done.stdout) > 200
