@@ -184,10 +184,29 @@ def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
     return bytearray(out)
 
 
-def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None = None) -> Flat:
+def tool_call_map(entries: list[Entry]) -> dict[Any, tuple[Any, Any]] | None:
+    """Tool call id → (name, arguments) over all entries; None when an id repeats (then the
+    flattened order decides which call wins, as in pi, and ``flatten`` builds the map itself)."""
+    out: dict[Any, tuple[Any, Any]] = {}
+    for e in entries:
+        if e.tool_calls is not None:
+            for call_id, name, args in e.tool_calls:
+                if call_id in out:
+                    return None
+                out[call_id] = (name, args)
+    return out
+
+
+def flatten(
+    index: SessionIndex,
+    leaf_id: str | None,
+    classes_by_index: bytearray | None = None,
+    tool_calls: dict[Any, tuple[Any, Any]] | None = None,
+) -> Flat:
     """DFS pre-order; at every level the child holding the leaf goes first (pi's flattenTree).
 
-    ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens.
+    ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens;
+    ``tool_calls`` is a ``tool_call_map`` of the same entries, which no leaf can change.
     """
     # the entries on the path root → leaf (a set of objects: hashed by identity, no id lookups)
     active: set[Entry] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
@@ -198,7 +217,9 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
     parent_pos: list[int] = []
     append = out.append
     append_parent = parent_pos.append
-    tool_calls: dict[Any, tuple[Any, Any]] = {}
+    collect_calls = tool_calls is None
+    if tool_calls is None:
+        tool_calls = {}
     kids_of = index.child_lists()
     sorted_children = index.children
     stack: list[tuple[Entry, int]] = [(r, -1) for r in reversed(roots)]
@@ -210,9 +231,9 @@ def flatten(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearra
             me = len(out)
             append(e)
             append_parent(pp)
-            if e.tool_calls is not None:
+            if collect_calls and e.tool_calls is not None:
                 for call_id, name, args in e.tool_calls:
-                    tool_calls[call_id] = (name, args)
+                    tool_calls[call_id] = (name, args)  # the last one in this order wins
             kids = get_kids(e.id)
             if not kids:
                 break

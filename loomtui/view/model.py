@@ -53,6 +53,7 @@ class TreeModel:
         self._layouts: OrderedDict[tuple[Any, ...], L.Layout] = OrderedDict()
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = L.base_classes(self.index.entries)
+        self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
         self.flat = self._flatten()
         self.rows = L.Layout()
         self._apply_filter()
@@ -400,8 +401,12 @@ class TreeModel:
         have = len(self._classes)
         if have < len(self.index.entries):
             self._classes += L.base_classes(self.index.entries, have)
+        version = self.index.version
+        if self._tool_calls is None or self._tool_calls[0] != version:
+            # the same for every leaf: built once per change of the session, not per leaf move
+            self._tool_calls = (version, L.tool_call_map(self.index.entries))
         with bulk_allocation():
-            return L.flatten(self.index, self.leaf_id, self._classes)
+            return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
 
     def _remember(self) -> None:
         if len(self.rows):

@@ -102,3 +102,42 @@ def test_unknown_entry_types_render_generically() -> None:
 def test_empty_view_says_no_entries_found() -> None:
     model = TreeModel(branched(), filter_mode="labeled-only")
     assert model.lines() == ["  No entries found", "  (0/0) [labeled]"]
+
+
+def _tool_session(same_id: bool):  # type: ignore[no-untyped-def]
+    """Two branches, each an assistant calling a tool and its result; the calls share an id
+    when ``same_id`` (a copied branch), so which call a result shows depends on the order."""
+    call_b = "call-1" if same_id else "call-2"
+    return session([
+        user("u", None, "go", 1),
+        assistant("a1", "u", "", 2, stop="toolUse",
+                  blocks=[{"type": "toolCall", "id": "call-1", "name": "read", "arguments": {"path": "/a.py"}}]),
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
+         "message": {"role": "toolResult", "toolCallId": "call-1", "toolName": "read", "content": "x"}},
+        assistant("a2", "u", "", 4, stop="toolUse",
+                  blocks=[{"type": "toolCall", "id": call_b, "name": "bash", "arguments": {"command": "ls"}}]),
+        {"type": "message", "id": "r2", "parentId": "a2", "timestamp": "2026-01-01T00:00:05.000Z",
+         "message": {"role": "toolResult", "toolCallId": call_b, "toolName": "bash", "content": "y"}},
+    ])
+
+
+def test_tool_call_map_is_shared_by_every_leaf_unless_call_ids_repeat() -> None:
+    from loomtui.view import layout as L
+
+    for same_id in (False, True):
+        sm = _tool_session(same_id)
+        model = TreeModel(sm, filter_mode="all")
+        shared = L.tool_call_map(sm.index.entries)
+        assert (shared is None) == same_id
+        for leaf in ("r1", "r2", "u", "a1"):
+            model.set_leaf(leaf)
+            # what pi builds while flattening for this leaf (the last call in the order wins)
+            assert model.flat.tool_calls == L.flatten(sm.index, leaf).tool_calls
+            rows = [model.row_text(i, cursor=False) for i in range(len(model))]
+            fresh = TreeModel(sm, leaf_id=leaf, use_manager_leaf=False, filter_mode="all")
+            assert rows == [fresh.row_text(i, cursor=False) for i in range(len(fresh))]
+        if same_id:
+            # r1's call was overwritten by the other branch's copy when that one came later
+            model.set_leaf("r1")
+            row = model.row_of("r1")
+            assert row is not None and model.row_text(row, cursor=False).endswith("[bash: ls]")
