@@ -405,7 +405,9 @@ class TreeModel:
         if self._tool_calls is None or self._tool_calls[0] != version:
             # the same for every leaf: built once per change of the session, not per leaf move
             self._tool_calls = (version, L.tool_call_map(self.index.entries))
-        with bulk_allocation():
+        # paused, not frozen: a leaf move in the app must not freeze whatever garbage the UI
+        # has at that moment (frozen objects are never collected)
+        with bulk_allocation(freeze=False):
             return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
 
     def _remember(self) -> None:
