@@ -54,7 +54,7 @@ class TreeModel:
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = L.base_classes(self.index.entries)
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
-        self.flat = self._flatten()
+        self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
         self.selected = self._nearest_visible(self.leaf_id)
@@ -397,7 +397,7 @@ class TreeModel:
         return True
 
     # internals ----------------------------------------------------------------------------
-    def _flatten(self) -> L.Flat:
+    def _flatten(self, freeze: bool = False) -> L.Flat:
         have = len(self._classes)
         if have < len(self.index.entries):
             self._classes += L.base_classes(self.index.entries, have)
@@ -405,9 +405,9 @@ class TreeModel:
         if self._tool_calls is None or self._tool_calls[0] != version:
             # the same for every leaf: built once per change of the session, not per leaf move
             self._tool_calls = (version, L.tool_call_map(self.index.entries))
-        # paused, not frozen: a leaf move in the app must not freeze whatever garbage the UI
-        # has at that moment (frozen objects are never collected)
-        with bulk_allocation(freeze=False):
+        # paused; frozen only while the session loads: a leaf move in the app must not freeze
+        # whatever garbage the UI has at that moment (frozen objects are never collected)
+        with bulk_allocation(freeze=freeze):
             return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
 
     def _remember(self) -> None:
