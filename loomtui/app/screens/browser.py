@@ -297,10 +297,6 @@ class BrowserScreen(Screen[None]):
         self._refresh_bars()
         self._update_detail()
 
-    @on(TreeView.Changed)
-    def _tree_changed(self, event: TreeView.Changed) -> None:
-        self._refresh_bars()
-
     @on(TreeView.HelpRequested)
     def _help_requested(self, event: TreeView.HelpRequested) -> None:
         self.app.action_help()  # type: ignore[attr-defined]

@@ -86,7 +86,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     """
 
     class Moved(Message):
-        """The selected row changed (the detail pane and footer follow)."""
+        """The selection or the rows changed: the filter bar, footer and detail pane follow."""
 
         def __init__(self, tree: "TreeView") -> None:
             super().__init__()
@@ -94,16 +94,6 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
 
         def can_replace(self, message: Message) -> bool:
             return isinstance(message, TreeView.Moved)
-
-    class Changed(Message):
-        """Rows changed (filter, search, folds): the filter bar and footer follow."""
-
-        def __init__(self, tree: "TreeView") -> None:
-            super().__init__()
-            self.tree = tree
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, TreeView.Changed)
 
     class HelpRequested(Message):
         """``?`` with an empty query (pi-session-spec: help only while nothing is typed)."""
@@ -266,9 +256,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         before = (len(self.model), frozenset(self.model.folded))
         step()
         if (len(self.model), frozenset(self.model.folded)) != before:
-            self.model_changed()
-            self.post_message(self.Changed(self))
-            self.post_message(self.Moved(self))
+            self.rows_changed()
         else:
             self._moved()
 
@@ -280,7 +268,6 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     def rows_changed(self) -> None:
         """After a refilter: redraw and tell the screen (filter bar, footer, detail)."""
         self.model_changed()
-        self.post_message(self.Changed(self))
         self.post_message(self.Moved(self))
 
     # typing into the search ----------------------------------------------------------------
