@@ -19,8 +19,6 @@ import os
 import zipfile
 from typing import Any
 
-import orjson
-
 from loomtui.formats import openloom, socketteer
 from loomtui.formats.common import (
     MAX_DOCUMENT_BYTES,
@@ -35,6 +33,7 @@ from loomtui.formats.common import (
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.memory import bulk_allocation
 from loomtui.session.manager import SessionManager
+from loomtui.session.reader import BOM, first_line, is_pi_header, line_value
 
 PI = "pi"
 BUNDLE_MEMBER = "tree.openloom"
@@ -89,23 +88,14 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
                 if f.read(24) == b"VersionedTapestryWeave__":
                     raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
             f.seek(0)
-            first = f.readline()
-            while first and not first.strip():
-                first = f.readline()
+            first = first_line(f)
             size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-    stripped = first.strip().removeprefix(b"\xef\xbb\xbf")
-    first_obj: Any = None
-    try:
-        first_obj = orjson.loads(stripped) if stripped else None
-    except orjson.JSONDecodeError:
-        first_obj = None
-    if isinstance(first_obj, dict) and (
-        first_obj.get("type") in ("session", "title") or first_obj.get("kind") == "header"
-    ):
+    first_obj = line_value(first)
+    if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
-    if size == 0 or not stripped:
+    if size == 0 or not first.strip().removeprefix(BOM):
         raise SessionFormatError(f"{path} is empty")
     if size > MAX_DOCUMENT_BYTES:
         if isinstance(first_obj, dict):
@@ -125,6 +115,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     return open_document(doc, path, sha256(data), tree_id)
 
 
+@bulk_allocation()  # like SessionManager.open: a load allocates many objects and frees none
 def open_document(
     doc: Any,
     path: str | None,

@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -33,21 +33,34 @@ class LineInfo:
     kind: str  # "header" | "title" | "opaque"
 
 
+def first_line(f: BinaryIO) -> bytes:
+    """The first non-blank line of an open file (b"" for an empty one)."""
+    line = f.readline()
+    while line and not line.strip():
+        line = f.readline()
+    return line
+
+
+def line_value(raw: bytes) -> Any:
+    """The JSON value of one line (a leading BOM and whitespace ignored); None if not JSON."""
+    try:
+        return orjson.loads(raw.strip().removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def is_pi_header(value: Any) -> bool:
+    """A pi/omp first line: type session or title (omp), or a v4 header (the reader explains)."""
+    return isinstance(value, dict) and (value.get("type") in ("session", "title") or value.get("kind") == "header")
+
+
 def is_pi_session_file(path: str) -> bool:
-    """Whether ``path`` starts like a pi/omp session: its first non-blank line is a JSON object
-    with ``type`` session or title (omp), or a v4 header (which the reader then explains)."""
+    """Whether ``path`` starts like a pi/omp session (``is_pi_header`` of its first line)."""
     try:
         with open(path, "rb") as f:
-            first = f.readline()
-            while first and not first.strip():
-                first = f.readline()
+            return is_pi_header(line_value(first_line(f)))
     except OSError:
         return False
-    try:
-        obj = orjson.loads(first.strip().removeprefix(BOM))
-    except orjson.JSONDecodeError:
-        return False
-    return isinstance(obj, dict) and (obj.get("type") in ("session", "title") or obj.get("kind") == "header")
 
 
 def decode_line(raw: bytes | memoryview) -> Any:

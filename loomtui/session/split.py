@@ -19,13 +19,11 @@ import marshal
 import os
 from typing import Any
 
-import orjson
-
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 from loomtui.session.index import SessionIndex
-from loomtui.session.reader import BOM, LineInfo, LineParser, ParseState, parse_from
+from loomtui.session.reader import LineInfo, LineParser, ParseState, line_value, parse_from
 
 #: smaller files open fast enough in one process
 MIN_BYTES = 16 << 20
@@ -153,10 +151,7 @@ class SplitParse:
 
 
 def _v3_header(first: bytes) -> dict[str, Any] | None:
-    try:
-        obj = orjson.loads(first.strip().removeprefix(BOM))
-    except orjson.JSONDecodeError:
-        return None
+    obj = line_value(first)
     if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
         return None
     version = obj.get("version")
