@@ -125,19 +125,6 @@ def open_document(
     bundle_heads: dict[str, bytes] | None = None,
 ) -> SessionManager:
     """A parsed loom document as a session (``path`` names it in messages and for saves)."""
-    # like SessionManager.open: a load allocates many objects and frees none
-    with bulk_allocation():
-        return _open_document(doc, path, sha, tree_id, bundle_members, bundle_heads)
-
-
-def _open_document(
-    doc: Any,
-    path: str | None,
-    sha: str | None = None,
-    tree_id: str | None = None,
-    bundle_members: dict[str, int] | None = None,
-    bundle_heads: dict[str, bytes] | None = None,
-) -> SessionManager:
     where = path or "document"
     kind = classify(doc)
     diag: list[Diagnostic] = []
