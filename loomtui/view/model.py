@@ -92,49 +92,41 @@ class TreeModel:
 
     def row_segments(self, i: int, *, cursor: bool = True, max_cols: int | None = None) -> list[Segment]:
         """Row ``i`` as pi draws it: cursor, prefix, fold marker, •, [label], time, text."""
-        chrome, body = self._row_parts(i, cursor, max_cols)
-        return chrome + body
-
-    def _row_parts(self, i: int, cursor: bool, max_cols: int | None) -> tuple[list[Segment], list[Segment]]:
-        """(tree chrome — one column per code point —, the label and text)."""
         lay = self.rows
         e = self.entry_at(i)
-        chrome: list[Segment] = []
+        segs: list[Segment] = []
         if cursor:
-            chrome.append(("accent", "› ") if i == self.selected else ("text", "  "))
+            segs.append(("accent", "› ") if i == self.selected else ("text", "  "))
         folded = e.id in self.folded
         pre = L.prefix(lay, i, folded, max_cols)
         if pre:
-            chrome.append(("dim", pre))
+            segs.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
-            chrome.append(("accent", "⊞ "))
+            segs.append(("accent", "⊞ "))
         if e in self.flat.active:
-            chrome.append(("accent", "• "))
-        body: list[Segment] = []
+            segs.append(("accent", "• "))
         label = self.label(e.id)
         if label is not None:
-            body.append(("warning", f"[{js_string(label)}] "))
+            segs.append(("warning", f"[{js_string(label)}] "))
             if self.show_label_times:
                 ts = self.index.label_timestamp(e.id)
                 if ts:
-                    body.append(("muted", format_label_time(ts) + " "))
-        body.extend(display_segments(e, self.flat.tool_calls, self.home))
-        return chrome, body
+                    segs.append(("muted", format_label_time(ts) + " "))
+        segs.extend(display_segments(e, self.flat.tool_calls, self.home))
+        return segs
 
     def row_text(self, i: int, *, cursor: bool = True) -> str:
         return "".join(s for _style, s in self.row_segments(i, cursor=cursor))
 
     def row_line(self, i: int, width: int) -> str:
         """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
-        chrome, body = self._row_parts(i, True, width)
-        head = "".join(t for _s, t in chrome)
-        return truncate_to_width(head + "".join(t for _s, t in body), width, safe_prefix=len(head))
+        return next(self.plain_rows(width, i, i + 1))
 
     def plain_rows(self, width: int, start: int = 0, stop: int | None = None) -> Iterator[str]:
         """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
         `loomtui tree`.
 
-        The same rules as ``_row_parts``, with the per-row lookups hoisted out of the loop and
+        The same rules as ``row_segments``, with the per-row lookups hoisted out of the loop and
         one prefix string shared by the rows of a chain (same gutters, same indent, no
         connector), which is what makes printing 66k rows cheap.
         """

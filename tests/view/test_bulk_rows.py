@@ -1,4 +1,4 @@
-"""The bulk row path (`loomtui tree`) gives exactly the per-row lines, in every state."""
+"""The bulk row path (`loomtui tree`) gives exactly the rows the app draws, in every state."""
 
 from __future__ import annotations
 
@@ -9,18 +9,21 @@ import pytest
 from loomtui.session.manager import SessionManager
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
+from loomtui.view.width import truncate_to_width
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 FIXTURES = sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))
 
 
 def per_row(model: TreeModel, width: int) -> list[str]:
-    return [model.row_line(i, width) for i in range(len(model))]
+    """Each row from the styled segments the app draws, joined and cut as pi cuts rows."""
+    return [truncate_to_width("".join(t for _s, t in model.row_segments(i, max_cols=width)), width)
+            for i in range(len(model))]
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
 @pytest.mark.parametrize("mode", FILTER_MODES)
-def test_plain_rows_match_row_line(path: Path, mode: str) -> None:
+def test_plain_rows_match_the_drawn_rows(path: Path, mode: str) -> None:
     model = TreeModel(SessionManager.open(str(path)), filter_mode=mode, home="/home/user")
     for width in (200, 60, 7, 3, 1):
         assert list(model.plain_rows(width)) == per_row(model, width)
