@@ -795,23 +795,16 @@ def entry_search_text(obj: dict[str, Any]) -> tuple[str, str]:
     elif t == "custom_message":
         c = obj.get("content")
         parts.append(c if isinstance(c, str) else content_text(c, None))
-    elif t in ("compaction", "branch_summary"):
-        s = obj.get("summary")
-        if isinstance(s, str):
-            parts.append(s)
-    elif t == "session_info":
-        n = obj.get("name")
-        if isinstance(n, str):
-            parts.append(n)
-    elif t == "label":
-        n = obj.get("label")
-        if isinstance(n, str):
-            parts.append(n)
-    elif t == "title_change":
-        n = obj.get("title")
-        if isinstance(n, str):
-            parts.append(n)
+    elif kind in _TEXT_FIELD:  # ``kind``: the type when it is a string (a list is not hashable)
+        text = obj.get(_TEXT_FIELD[kind])
+        if isinstance(text, str):
+            parts.append(text)
     return kind, "\n".join(parts)
+
+
+#: the one text field of the other entry kinds that full-text search reads
+_TEXT_FIELD = {"compaction": "summary", "branch_summary": "summary", "session_info": "name", "label": "label",
+               "title_change": "title"}
 
 
 def _snippet(text: str, token: str, width: int = 80) -> str:
