@@ -22,6 +22,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export-branch": ("export_branch", "write the branch ending at an entry to a new session file"),
     "migrate": ("migrate", "rewrite a v1/v2 session as v3 (keeps FILE.bak)"),
     "export-openloom": ("export_openloom", "export a session or loom (or one branch) as OpenLoom v2"),
+    "diff": ("diff", "compare two branches: a unified diff of their transcripts, plus totals"),
 }
 
 

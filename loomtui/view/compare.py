@@ -1,0 +1,499 @@
+"""Two branches side by side: common ancestor, aligned entries, word changes, totals.
+
+``compare(manager, a_id, b_id)`` takes the paths root → A and root → B, splits off what they
+share (the common ancestor and above) and turns each remaining entry into an ``Item``: an
+alignment key (``user``, ``assistant``, ``tool:read``, …) and the entry's transcript text.
+Identical items are matched first (a sequence match on content signatures), the gaps between
+them are paired by order and key, so a user message faces a user message and a ``read`` result a
+``read`` result. Word-level changes are computed only for the pairs a screen shows
+(``word_diff``), which keeps the first screen of two 5k-entry branches fast.
+
+Nothing here depends on the source kind: everything is read through the session model
+(``SessionManager.index`` and the decoded entries), which every adapter fills.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any, NamedTuple
+
+from loomtui.session.entries import Entry, content_text
+from loomtui.session.index import timestamp_ms
+from loomtui.session.manager import SessionManager
+from loomtui.session.reader import decode_line
+from loomtui.view.text import format_tool_call, home_dir
+
+#: entries that are bookkeeping, not conversation: not part of a transcript
+SKIPPED_TYPES = frozenset({"label", "custom", "session_info", "archive"})
+#: tool names (lower case) whose calls change files; the file is in one of FILE_KEYS
+EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "notebookedit", "str_replace_editor",
+                        "create", "apply_patch", "patch"})
+FILE_KEYS = ("path", "file_path", "filePath", "notebook_path", "filename")
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
+#: longest transcript text kept per item (the rest is summarised; equality uses the full text)
+TEXT_LIMIT = 8000
+#: how far the gap aligner looks ahead for an entry of the same kind
+LOOKAHEAD = 16
+
+SAME, CHANGED, ONLY_A, ONLY_B = "same", "changed", "only_a", "only_b"
+
+
+class Item(NamedTuple):
+    """One transcript entry of a branch."""
+
+    entry: Entry
+    key: str  # what aligns with what: "user", "assistant", "tool:read", "bash", "compaction"…
+    head: str  # the short header a transcript shows: "user", "assistant", "read result"…
+    text: str
+    error: bool
+    sig: int  # hash of (key, full text, error): equal signatures are identical entries
+
+
+class Pair(NamedTuple):
+    status: str  # SAME, CHANGED, ONLY_A, ONLY_B
+    a: Item | None
+    b: Item | None
+
+
+class Fold(NamedTuple):
+    """A folded stretch of identical pairs: ``pairs[start:stop]``."""
+
+    start: int
+    stop: int
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def text(self) -> str:
+        n = self.size
+        return f"{n} identical {'entry' if n == 1 else 'entries'}"
+
+
+@dataclass
+class Totals:
+    """What one branch did (from the common ancestor on)."""
+
+    entries: int = 0
+    turns: int = 0  # assistant messages: one model response each
+    user_messages: int = 0
+    tool_calls: int = 0
+    errors: int = 0
+    files: list[str] = field(default_factory=list)  # touched by edit/write tools, first touch first
+    tokens: int = 0
+    cost: float = 0.0
+    wall_ms: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"entries": self.entries, "turns": self.turns, "user_messages": self.user_messages,
+                "tool_calls": self.tool_calls, "errors": self.errors, "files": list(self.files),
+                "tokens": self.tokens, "cost": round(self.cost, 6), "wall_ms": int(self.wall_ms)}
+
+    def lines(self) -> list[str]:
+        """The totals as short lines (under a column, after a text diff)."""
+        files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
+        return [
+            f"{self.turns} turns · {self.user_messages} user · {self.tool_calls} tool calls · "
+            f"{self.errors} error{'s' if self.errors != 1 else ''}",
+            f"{format_tokens(self.tokens)} tokens · ${self.cost:.4f} · {format_duration(self.wall_ms)}",
+            f"{len(self.files)} file{'s' if len(self.files) != 1 else ''} touched" + (f": {files}" if files else ""),
+        ]
+
+
+@dataclass
+class Comparison:
+    ancestor: Entry | None
+    a_id: str
+    b_id: str
+    a_items: list[Item]
+    b_items: list[Item]
+    pairs: list[Pair]
+    totals_a: Totals
+    totals_b: Totals
+
+    @property
+    def identical(self) -> bool:
+        return all(p.status == SAME for p in self.pairs)
+
+    def changed_count(self) -> int:
+        return sum(1 for p in self.pairs if p.status != SAME)
+
+    def blocks(self, context: int = 2, unfolded: Iterable[int] = ()) -> list[int | Fold]:
+        """The pairs to show: indices into ``pairs``, with long identical runs as ``Fold``s.
+
+        ``context`` identical pairs stay visible next to each change; ``unfolded`` holds the
+        ``start`` of folds the user opened.
+        """
+        return fold_pairs(self.pairs, context, set(unfolded))
+
+
+def format_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    if n >= 1000:
+        return f"{n / 1000:.1f}k"
+    return str(n)
+
+
+def format_duration(ms: float) -> str:
+    s = int(ms // 1000)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
+# building -------------------------------------------------------------------------------
+def split_paths(manager: SessionManager, a_id: str, b_id: str) -> tuple[Entry | None, list[Entry], list[Entry]]:
+    """(common ancestor, A's entries after it, B's entries after it)."""
+    index = manager.index
+    for given in (a_id, b_id):
+        if given not in index.by_id:
+            raise KeyError(given)
+    pa = index.path_to(a_id)
+    pb = index.path_to(b_id)
+    k = 0
+    for x, y in zip(pa, pb):
+        if x is not y:
+            break
+        k += 1
+    return (pa[k - 1] if k else None), pa[k:], pb[k:]
+
+
+def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = None) -> Comparison:
+    """Compare the branch ending at ``a_id`` with the one ending at ``b_id``."""
+    ancestor, ea, eb = split_paths(manager, a_id, b_id)
+    home = home_dir() if home is None else home
+    objs = load_entries(manager, ea + eb)
+    start = timestamp_ms(ancestor.timestamp) if ancestor is not None else math.nan
+    a_items, ta = _items(ea, objs[: len(ea)], home, start)
+    b_items, tb = _items(eb, objs[len(ea):], home, start)
+    return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
+
+
+def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict[str, Any]]:
+    """The decoded entries, read through one descriptor (``manager.load`` opens the file per
+    entry and keeps a small cache: right for the detail pane, slow for thousands)."""
+    out: list[dict[str, Any]] = []
+    path = getattr(manager, "path", None)
+    fd = -1
+    try:
+        for e in entries:
+            if e.data is not None or path is None or e.offset < 0:
+                obj: Any = manager.load(e)
+            else:
+                if fd < 0:
+                    fd = os.open(path, os.O_RDONLY)
+                raw = os.pread(fd, e.size, e.offset).rstrip(b"\r\n\t ")
+                try:
+                    obj = decode_line(raw)
+                except ValueError:
+                    obj = None
+            out.append(obj if isinstance(obj, dict) else {})
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return out
+
+
+def _num(v: Any) -> float:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else 0.0
+
+
+def _usage(msg: dict[str, Any]) -> tuple[int, float]:
+    u = msg.get("usage")
+    if not isinstance(u, dict):
+        return 0, 0.0
+    total = u.get("totalTokens")
+    tokens = _num(total) if isinstance(total, (int, float)) else sum(
+        _num(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+    c = u.get("cost")
+    cost = 0.0
+    if isinstance(c, dict):
+        cost = _num(c.get("total")) if "total" in c else sum(_num(v) for v in c.values())
+    elif isinstance(c, (int, float)):
+        cost = _num(c)
+    return int(tokens), cost
+
+
+def _files_of_call(name: str, args: Any) -> list[str]:
+    if not isinstance(args, dict):
+        return []
+    for k in FILE_KEYS:
+        v = args.get(k)
+        if isinstance(v, str) and v:
+            return [v]
+    for k in ("input", "patch"):
+        v = args.get(k)
+        if isinstance(v, str) and "*** " in v:
+            return [m.strip() for m in _PATCH_FILE.findall(v)]
+    return []
+
+
+def _cap(text: str) -> str:
+    if len(text) <= TEXT_LIMIT:
+        return text
+    return text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters)"
+
+
+def _items(entries: list[Entry], objs: list[dict[str, Any]], home: str, start: float) -> tuple[list[Item], Totals]:
+    items: list[Item] = []
+    t = Totals(entries=len(entries))
+    files: dict[str, None] = {}
+    first = start
+    last = math.nan
+    for e, obj in zip(entries, objs):
+        ms = timestamp_ms(e.timestamp)
+        if ms == ms:
+            if first != first:
+                first = ms
+            last = ms
+        item = _item(e, obj, home, t, files)
+        if item is not None:
+            items.append(item)
+    t.files = list(files)
+    if first == first and last == last and last > first:
+        t.wall_ms = last - first
+    return items, t
+
+
+def _item(e: Entry, obj: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> Item | None:
+    et = e.type
+    if et in SKIPPED_TYPES:
+        return None
+    error = False
+    if et == "message":
+        msg = obj.get("message")
+        msg = msg if isinstance(msg, dict) else {}
+        r = msg.get("role")
+        role: str = r if isinstance(r, str) else "message"
+        content = msg.get("content")
+        if role == "user":
+            t.user_messages += 1
+            key = head = "user"
+            text = content_text(content, None)
+        elif role == "assistant":
+            t.turns += 1
+            tokens, cost = _usage(msg)
+            t.tokens += tokens
+            t.cost += cost
+            key = head = "assistant"
+            parts = [content_text(content, None)] if content else []
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict) and block.get("type") == "toolCall":
+                    name = block.get("name")
+                    args = block.get("arguments")
+                    t.tool_calls += 1
+                    if isinstance(name, str) and name.lower() in EDIT_TOOLS:
+                        for f in _files_of_call(name, args):
+                            files.setdefault(f, None)
+                    parts.append("→ " + format_tool_call(name, args, home))
+            err = msg.get("errorMessage")
+            if msg.get("stopReason") == "error" or (isinstance(err, str) and err):
+                error = True
+                parts.append(f"error: {err}" if isinstance(err, str) and err else "error")
+            elif msg.get("stopReason") == "aborted":
+                parts.append("(aborted)")
+            text = "\n".join(p for p in parts if p) or "(no content)"
+        elif role == "toolResult":
+            name = msg.get("toolName")
+            name = name if isinstance(name, str) and name else "tool"
+            key = f"tool:{name}"
+            head = f"{name} result"
+            error = msg.get("isError") is True
+            text = content_text(content, None)
+        elif role == "bashExecution":
+            key = head = "bash"
+            cmd = msg.get("command")
+            out = msg.get("output")
+            code = msg.get("exitCode")
+            error = isinstance(code, int) and not isinstance(code, bool) and code != 0
+            text = f"$ {cmd if isinstance(cmd, str) else ''}"
+            if isinstance(out, str) and out:
+                text += "\n" + out
+            if error:
+                text += f"\n(exit code {code})"
+        else:
+            key = head = role
+            text = content_text(content, None) if content else ""
+    elif et == "custom_message":
+        ct = obj.get("customType")
+        key = head = f"[{ct}]" if isinstance(ct, str) else "[custom]"
+        text = content_text(obj.get("content"), None)
+    elif et == "compaction":
+        key = head = "compaction"
+        tb = obj.get("tokensBefore")
+        summary = obj.get("summary")
+        text = (f"[{int(_num(tb) / 1000 + 0.5)}k tokens before]\n" if tb is not None else "") + (
+            summary if isinstance(summary, str) else "")
+    elif et == "branch_summary":
+        key = head = "branch summary"
+        s = obj.get("summary")
+        text = s if isinstance(s, str) else ""
+    elif et == "model_change":
+        key = head = "model"
+        model = obj.get("modelId", obj.get("model"))
+        text = f"{obj.get('provider')}/{model}" if obj.get("provider") else str(model)
+    elif et == "thinking_level_change":
+        key = head = "thinking"
+        text = str(obj.get("thinkingLevel"))
+    else:
+        key = head = et or "entry"
+        text = ""
+    if error:
+        t.errors += 1
+    return Item(e, key, head, _cap(text), error, hash((key, text, error)))
+
+
+# aligning -------------------------------------------------------------------------------
+def align(a: list[Item], b: list[Item]) -> list[Pair]:
+    """Identical items matched in order (longest common runs of signatures), the gaps paired
+    by order and key."""
+    out: list[Pair] = []
+    # a common head and tail need no matcher (retries often share both)
+    n = min(len(a), len(b))
+    h = 0
+    while h < n and a[h].sig == b[h].sig:
+        h += 1
+    tail = 0
+    while tail < n - h and a[len(a) - 1 - tail].sig == b[len(b) - 1 - tail].sig:
+        tail += 1
+    out.extend(Pair(SAME, a[k], b[k]) for k in range(h))
+    ma, mb = a[h: len(a) - tail], b[h: len(b) - tail]
+    if ma and mb:
+        sm = SequenceMatcher(None, [x.sig for x in ma], [x.sig for x in mb])
+        i = j = 0
+        for bi, bj, size in sm.get_matching_blocks():
+            _align_gap(ma[i:bi], mb[j:bj], out)
+            out.extend(Pair(SAME, ma[bi + k], mb[bj + k]) for k in range(size))
+            i, j = bi + size, bj + size
+    else:
+        _align_gap(ma, mb, out)
+    out.extend(Pair(SAME, a[len(a) - tail + k], b[len(b) - tail + k]) for k in range(tail))
+    return out
+
+
+def _align_gap(a: list[Item], b: list[Item], out: list[Pair]) -> None:
+    """Pair items of the same key in order; an item with no partner nearby stands alone."""
+    i = j = 0
+    while i < len(a) and j < len(b):
+        x, y = a[i], b[j]
+        if x.key == y.key:
+            out.append(Pair(SAME if x.sig == y.sig else CHANGED, x, y))
+            i += 1
+            j += 1
+            continue
+        db = next((k for k in range(1, LOOKAHEAD + 1) if j + k < len(b) and b[j + k].key == x.key), None)
+        da = next((k for k in range(1, LOOKAHEAD + 1) if i + k < len(a) and a[i + k].key == y.key), None)
+        if db is not None and (da is None or db <= da):
+            out.extend(Pair(ONLY_B, None, b[j + k]) for k in range(db))
+            j += db
+        elif da is not None:
+            out.extend(Pair(ONLY_A, a[i + k], None) for k in range(da))
+            i += da
+        else:
+            out.append(Pair(ONLY_A, x, None))
+            out.append(Pair(ONLY_B, None, y))
+            i += 1
+            j += 1
+    out.extend(Pair(ONLY_A, x, None) for x in a[i:])
+    out.extend(Pair(ONLY_B, None, y) for y in b[j:])
+
+
+def fold_pairs(pairs: Sequence[Pair], context: int = 2, unfolded: set[int] | None = None) -> list[int | Fold]:
+    """Pair indices, with each run of identical pairs longer than the context kept around
+    the changes replaced by a ``Fold``."""
+    unfolded = unfolded or set()
+    context = max(0, context)
+    out: list[int | Fold] = []
+    n = len(pairs)
+    i = 0
+    while i < n:
+        if pairs[i].status != SAME:
+            out.append(i)
+            i += 1
+            continue
+        j = i
+        while j < n and pairs[j].status == SAME:
+            j += 1
+        keep_head = context if i > 0 else 0  # after a change
+        keep_tail = context if j < n else 0  # before a change
+        if j - i > keep_head + keep_tail + 1 and (i + keep_head) not in unfolded:
+            out.extend(range(i, i + keep_head))
+            out.append(Fold(i + keep_head, j - keep_tail))
+            out.extend(range(j - keep_tail, j))
+        else:
+            out.extend(range(i, j))
+        i = j
+    return out
+
+
+# word changes ---------------------------------------------------------------------------
+_WORD = re.compile(r"\w+\s*|[^\w\s]\s*|\s+")
+#: longest token lists diffed word by word; past it, the rest is marked changed as a whole
+WORD_LIMIT = 3000
+
+Span = tuple[bool, str]  # (changed, text)
+
+
+def word_diff(a: str, b: str) -> tuple[list[Span], list[Span]]:
+    """``a`` and ``b`` as spans, the words that differ marked changed."""
+    if a == b:
+        return [(False, a)], [(False, b)]
+    ta = _WORD.findall(a)
+    tb = _WORD.findall(b)
+    rest_a = "".join(ta[WORD_LIMIT:])
+    rest_b = "".join(tb[WORD_LIMIT:])
+    ta, tb = ta[:WORD_LIMIT], tb[:WORD_LIMIT]
+    sa: list[Span] = []
+    sb: list[Span] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb).get_opcodes():
+        if tag == "equal":
+            sa.append((False, "".join(ta[i1:i2])))
+            sb.append((False, "".join(tb[j1:j2])))
+        else:
+            if i2 > i1:
+                sa.append((True, "".join(ta[i1:i2])))
+            if j2 > j1:
+                sb.append((True, "".join(tb[j1:j2])))
+    if rest_a or rest_b:
+        same = rest_a == rest_b
+        if rest_a:
+            sa.append((not same, rest_a))
+        if rest_b:
+            sb.append((not same, rest_b))
+    return _merge(sa), _merge(sb)
+
+
+def _merge(spans: list[Span]) -> list[Span]:
+    out: list[Span] = []
+    for changed, text in spans:
+        if not text:
+            continue
+        if out and out[-1][0] == changed:
+            out[-1] = (changed, out[-1][1] + text)
+        else:
+            out.append((changed, text))
+    return out
+
+
+def span_lines(spans: list[Span]) -> list[list[Span]]:
+    """Spans cut at newlines: one list of spans per text line."""
+    lines: list[list[Span]] = [[]]
+    for changed, text in spans:
+        parts = text.split("\n")
+        for k, part in enumerate(parts):
+            if k:
+                lines.append([])
+            if part:
+                lines[-1].append((changed, part))
+    return lines

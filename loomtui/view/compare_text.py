@@ -1,0 +1,198 @@
+"""A comparison as a unified text diff of the two branch transcripts (``loomtui diff``).
+
+The transcript of a branch is one block of lines per entry: ``head: first line`` and the rest of
+its text indented by two spaces. Lines come from the same aligned pairs the compare screen
+shows: identical pairs are context, a changed pair is diffed line by line (changed words marked
+when colour is on), an entry on one side only is all ``-`` or all ``+``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Span, Totals, span_lines, word_diff
+from loomtui.view.text import normalize
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def safe(s: str) -> str:
+    """Text from a file made printable (controls become visible pictures)."""
+    s = s.replace("\t", "    ")
+    try:
+        printable: Any = importlib.import_module("loomtui.view.printable").printable
+    except ImportError:
+        return s if s.isprintable() else _UNSAFE.sub(_picture, s)
+    return str(printable(s, keep_lines=True))
+
+
+def _picture(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return chr(0x2400 + c) if c < 0x20 else "\ufffd"
+
+
+class Line(NamedTuple):
+    tag: str  # " ", "-", "+"
+    spans: list[Span]  # the text, changed words marked
+    a_id: str | None
+    b_id: str | None
+
+    @property
+    def text(self) -> str:
+        return "".join(t for _c, t in self.spans)
+
+
+def item_lines(item: Item) -> list[str]:
+    """The transcript lines of one entry."""
+    lines = safe(item.text).split("\n")
+    out = [f"{item.head}: {lines[0]}" if lines[0] else f"{item.head}:"]
+    out += [f"  {x}" for x in lines[1:]]
+    return out
+
+
+def diff_lines(cmp: Comparison) -> list[Line]:
+    """Every transcript line of both branches, tagged as a unified diff tags it."""
+    from difflib import SequenceMatcher
+
+    out: list[Line] = []
+    for p in cmp.pairs:
+        aid = p.a.entry.id if p.a is not None else None
+        bid = p.b.entry.id if p.b is not None else None
+        if p.status == ONLY_A and p.a is not None:
+            out += [Line("-", [(False, x)], aid, None) for x in item_lines(p.a)]
+        elif p.status == ONLY_B and p.b is not None:
+            out += [Line("+", [(False, x)], None, bid) for x in item_lines(p.b)]
+        elif p.status == CHANGED and p.a is not None and p.b is not None:
+            la, lb = item_lines(p.a), item_lines(p.b)
+            for tag, i1, i2, j1, j2 in SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+                if tag == "equal":
+                    out += [Line(" ", [(False, x)], aid, bid) for x in la[i1:i2]]
+                    continue
+                sa, sb = word_diff("\n".join(la[i1:i2]), "\n".join(lb[j1:j2]))
+                if i2 > i1:
+                    out += [Line("-", spans, aid, None) for spans in span_lines(sa)[: i2 - i1]]
+                if j2 > j1:
+                    out += [Line("+", spans, None, bid) for spans in span_lines(sb)[: j2 - j1]]
+        elif p.a is not None:
+            out += [Line(" ", [(False, x)], aid, bid) for x in item_lines(p.a)]
+    return out
+
+
+def hunks(lines: list[Line], context: int = 3) -> Iterator[tuple[str, list[Line]]]:
+    """Unified-diff hunks: (``@@ -a,n +b,m @@`` header, its lines)."""
+    context = max(0, context)
+    changed = [k for k, ln in enumerate(lines) if ln.tag != " "]
+    if not changed:
+        return
+    # line numbers of each side at every position
+    a_no = [0] * (len(lines) + 1)
+    b_no = [0] * (len(lines) + 1)
+    for k, ln in enumerate(lines):
+        a_no[k + 1] = a_no[k] + (ln.tag != "+")
+        b_no[k + 1] = b_no[k] + (ln.tag != "-")
+    groups: list[list[int]] = [[changed[0], changed[0]]]
+    for k in changed[1:]:
+        if k - groups[-1][1] <= 2 * context + 1:
+            groups[-1][1] = k
+        else:
+            groups.append([k, k])
+    for first, last in groups:
+        lo = max(0, first - context)
+        hi = min(len(lines), last + context + 1)
+        na = a_no[hi] - a_no[lo]
+        nb = b_no[hi] - b_no[lo]
+        sa = a_no[lo] + 1 if na else a_no[lo]
+        sb = b_no[lo] + 1 if nb else b_no[lo]
+        ids = next(((ln.a_id, ln.b_id) for ln in lines[first:] if ln.tag != " "), (None, None))
+        where = " ".join(f"{side}:{x}" for side, x in zip("AB", ids) if x)
+        yield f"@@ -{sa},{na} +{sb},{nb} @@" + (f" {where}" if where else ""), lines[lo:hi]
+
+
+#: ANSI codes: (line, changed words)
+_COLORS = {"-": ("31", "1;97;41"), "+": ("32", "1;30;42"), " ": ("", "")}
+
+
+def _render(line: Line, color: bool) -> str:
+    if not color:
+        return line.tag + line.text
+    base, strong = _COLORS[line.tag]
+    if not base:
+        return line.tag + line.text
+    parts = [f"\x1b[{base}m{line.tag}"]
+    for changed, text in line.spans:
+        parts.append(f"\x1b[{strong}m{text}\x1b[0;{base}m" if changed else text)
+    parts.append("\x1b[0m")
+    return "".join(parts)
+
+
+def ancestor_line(cmp: Comparison, manager: Any) -> str:
+    from loomtui.view.text import display_text
+
+    a = cmp.ancestor
+    if a is None:
+        return "common ancestor: none (the branches start at different roots)"
+    text = normalize(display_text(a, {}, ""))
+    return f"common ancestor: {a.id}  {safe(text)[:100]}"
+
+
+def totals_table(ta: Totals, tb: Totals) -> list[str]:
+    rows = [
+        ("entries", ta.entries, tb.entries),
+        ("turns", ta.turns, tb.turns),
+        ("user messages", ta.user_messages, tb.user_messages),
+        ("tool calls", ta.tool_calls, tb.tool_calls),
+        ("errors", ta.errors, tb.errors),
+        ("files touched", len(ta.files), len(tb.files)),
+        ("tokens", ta.tokens, tb.tokens),
+        ("cost ($)", f"{ta.cost:.4f}", f"{tb.cost:.4f}"),
+        ("wall time", _dur(ta.wall_ms), _dur(tb.wall_ms)),
+    ]
+    out = [f"{'totals':<16}{'A':>14}{'B':>14}"]
+    out += [f"  {name:<14}{str(x):>14}{str(y):>14}" for name, x, y in rows]
+    for side, t in (("A", ta), ("B", tb)):
+        if t.files:
+            out.append(f"  files {side}: " + ", ".join(safe(f) for f in t.files))
+    return out
+
+
+def _dur(ms: float) -> str:
+    from loomtui.view.compare import format_duration
+
+    return format_duration(ms)
+
+
+def unified(cmp: Comparison, manager: Any, *, context: int = 3, color: bool = False) -> list[str]:
+    """The whole ``loomtui diff`` output, one string per line."""
+    out = [ancestor_line(cmp, manager)]
+    head = [f"--- A {cmp.a_id} ({cmp.totals_a.entries} entries after the ancestor)",
+            f"+++ B {cmp.b_id} ({cmp.totals_b.entries} entries after the ancestor)"]
+    out += [f"\x1b[1m{h}\x1b[0m" for h in head] if color else head
+    lines = diff_lines(cmp)
+    any_hunk = False
+    for header, body in hunks(lines, context):
+        any_hunk = True
+        out.append(f"\x1b[36m{header}\x1b[0m" if color else header)
+        out += [_render(ln, color) for ln in body]
+    if not any_hunk:
+        n = len(cmp.pairs)
+        out.append(f"(the two branches are identical: {n} {'entry' if n == 1 else 'entries'})")
+    out.append("")
+    out += totals_table(cmp.totals_a, cmp.totals_b)
+    return out
+
+
+def as_json(cmp: Comparison) -> dict[str, Any]:
+    """What ``loomtui diff --json`` prints."""
+    def side(item: Item | None) -> Any:
+        return None if item is None else {"id": item.entry.id, "kind": item.head, "error": item.error}
+
+    return {
+        "ancestor": cmp.ancestor.id if cmp.ancestor is not None else None,
+        "a": {"id": cmp.a_id, "totals": cmp.totals_a.as_dict()},
+        "b": {"id": cmp.b_id, "totals": cmp.totals_b.as_dict()},
+        "identical": cmp.identical,
+        "pairs": [{"status": p.status, "a": side(p.a), "b": side(p.b)} for p in cmp.pairs],
+    }
