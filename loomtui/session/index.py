@@ -71,6 +71,11 @@ class SessionIndex:
         self.session_name: str | None = None
         self.diagnostics: list[Diagnostic] = []
         self.version = 0  # bumped on every change, so views can tell they are stale
+        #: memo of ``depth`` (cleared when a link changes an existing entry's ancestors)
+        self._depth: dict[str, int] = {}
+        #: first toolResult entry per toolCallId, and how many entries were scanned for it
+        self._results: dict[Any, Entry] = {}
+        self._results_scanned = 0
 
     # building -----------------------------------------------------------------------------
     def add(self, e: Entry, link: bool = True) -> bool:
@@ -112,6 +117,7 @@ class SessionIndex:
             self._waiting.setdefault(p, []).append(e)
         waiting = self._waiting.pop(e.id, None)
         if waiting:
+            self._depth.clear()  # the orphans (and all below them) now sit deeper
             for orphan in waiting:
                 if self._is_ancestor(orphan, e):
                     # e's ancestors lead back to the orphan: the whole loop becomes roots, as
@@ -238,6 +244,8 @@ class SessionIndex:
                     root_set.add(e.id)
                 roots.extend(orphans)
                 roots.sort(key=_by_index)
+        if later:
+            self._depth.clear()
         if forward:
             # parent indices strictly decrease along every chain otherwise, so no cycle exists
             self._break_cycles()
@@ -351,3 +359,55 @@ class SessionIndex:
     def label_timestamp(self, entry_id: str) -> Any:
         hit = self.labels.get(entry_id)
         return hit[1] if hit else None
+
+    def depth(self, e: Entry) -> int:
+        """Entries above ``e`` on its linked path (memoised: chains are tens of thousands deep)."""
+        cache = self._depth
+        hit = cache.get(e.id)
+        if hit is not None:
+            return hit
+        chain: list[Entry] = []
+        cur: Entry | None = e
+        base = -1
+        while cur is not None:
+            d = cache.get(cur.id)
+            if d is not None:
+                base = d
+                break
+            chain.append(cur)
+            cur = self.parent_of(cur)
+        for node in reversed(chain):
+            base += 1
+            cache[node.id] = base
+        return base
+
+    def tool_result(self, call_id: Any) -> Entry | None:
+        """The first toolResult entry answering ``call_id`` (in file order), if any."""
+        entries = self.entries
+        if self._results_scanned < len(entries):
+            results = self._results
+            for e in entries[self._results_scanned :]:
+                if e.role == "toolResult" and e.type == "message" and e.aux is not None:
+                    try:
+                        results.setdefault(e.aux, e)
+                    except TypeError:  # an unhashable id: such a call has no findable result
+                        pass
+            self._results_scanned = len(entries)
+        try:
+            return self._results.get(call_id)
+        except TypeError:
+            return None
+
+    def calling_entry(self, e: Entry, call_id: Any, limit: int = 200) -> Entry | None:
+        """The assistant entry above ``e`` whose tool calls include ``call_id`` (usually a few
+        entries up the chain; the walk stops after ``limit`` steps)."""
+        cur = self.parent_of(e)
+        steps = 0
+        while cur is not None and steps < limit:
+            if cur.tool_calls:
+                for cid, _name, _args in cur.tool_calls:
+                    if cid == call_id:
+                        return cur
+            cur = self.parent_of(cur)
+            steps += 1
+        return None

@@ -28,7 +28,7 @@ from textual.widgets import Static
 
 from loomtui.app import keymap
 from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ExportDialog, LabelDialog
-from loomtui.app.widgets.detail import DetailPane, entry_full_text
+from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.formats import bookmarks
@@ -38,6 +38,7 @@ from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict,
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
 from loomtui.view.layout import FILTER_MODES
+from loomtui.view.blocks import copy_text
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
 
@@ -754,7 +755,7 @@ class BrowserScreen(Screen[None]):
         model, manager, e = picked
 
         def copy() -> None:
-            text = entry_full_text(manager.load(e))
+            text = copy_text(manager.load(e))
             self.app.copy_to_clipboard(text)
             self.notify(f"Copied {len(text):,} characters of {e.id}.", timeout=3)
 

@@ -1,0 +1,707 @@
+"""An entry as typed blocks: what the detail pane draws and the HTML export writes.
+
+``entry_blocks`` reads one entry (its full JSON, loaded from the session) and returns plain
+dataclasses: a header with where the entry sits, a title saying what it is, and the content
+as Markdown text, thinking, tool calls with their results, diffs, image placeholders,
+compactions, summaries, custom data and usage figures. Nothing here knows about Textual, Rich
+or HTML: text stays raw, exactly as the file holds it, and each renderer escapes it for its
+own output (control characters for a terminal, ``<`` and ``&`` for HTML).
+
+Roles (``Title.role``, ``Note.role``) are pi's theme role names (``accent``, ``success``,
+``muted``, ``error``, ``dim``, ``warning``, ``customMessageLabel``, ``borderAccent``,
+``text``), the same ones the one-line texts use (see ``view/text.py``).
+
+Which entry kind makes which blocks is one table, ``BUILDERS`` (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+import orjson
+
+from loomtui.session.entries import Entry
+from loomtui.session.manager import SessionManager
+from loomtui.view.text import display_text, format_tool_call
+
+#: tools whose first argument is a path (shown as its own line)
+PATH_TOOLS = frozenset({"read", "write", "edit", "ls", "grep", "find"})
+
+
+# --- the blocks ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts and cost of one assistant turn (missing figures are None)."""
+
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    total: int | None = None
+    cost: float | None = None
+
+    @property
+    def text(self) -> str:
+        """``↑in ↓out  Rread Wwrite  N tokens  $cost`` (only the parts present)."""
+        parts = []
+        if self.input is not None or self.output is not None:
+            parts.append(f"↑{self.input or 0:,} ↓{self.output or 0:,}")
+        if self.cache_read or self.cache_write:
+            parts.append(f"R{self.cache_read or 0:,} W{self.cache_write or 0:,}")
+        if self.total is not None:
+            parts.append(f"{self.total:,} tokens")
+        if self.cost is not None:
+            parts.append(f"${self.cost:.4f}")
+        return "  ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Header:
+    """Where the entry sits: ids, time, model, position among its siblings, its label."""
+
+    entry_id: str
+    parent_id: str | None
+    timestamp: Any = None
+    model: str | None = None
+    usage: Usage | None = None
+    stop_reason: str | None = None
+    depth: int = 0
+    sibling: int = 0
+    siblings: int = 0
+    children: int = 0
+    line: int = 0
+    label: str | None = None
+    label_time: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class Title:
+    """What the entry (or a section of it) is: ``user``, ``tool result: bash``, …"""
+
+    text: str
+    role: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One short fact (``exit code 1``, ``path src/x.py``, ``(no content)``)."""
+
+    text: str
+    role: str = "muted"
+    bold: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Markdown:
+    """Message text, to be rendered as Markdown (raw, possibly huge)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plain:
+    """Preformatted text: ``command`` (a shell command), ``json``, ``output`` (tool output),
+    ``error`` (error output) or ``text``. Renderers cut long ones with a "show all"."""
+
+    text: str
+    kind: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class Thinking:
+    """A thinking block (collapsed by default in the pane)."""
+
+    text: str
+    redacted: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """An image placeholder: the picture itself is never drawn."""
+
+    mime: str
+    size: int | None = None
+    ref: str | None = None  # a ``blob:`` reference instead of inline data
+
+    @property
+    def label(self) -> str:
+        if self.ref is not None:
+            return f"[image {self.mime}, {self.ref[:24]}…]"
+        if self.size is not None:
+            return f"[image {self.mime}, {human_size(self.size)}]"
+        return f"[image {self.mime}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """A change: ``unified`` diff text (a tool result's details), or ``edit``: the ``- old`` /
+    ``+ new`` lines of an edit call's arguments."""
+
+    text: str
+    kind: str = "unified"
+
+
+@dataclass(frozen=True, slots=True)
+class Files:
+    """Files a compaction or summary read or modified."""
+
+    title: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The answer to a tool call: its entry, whether it failed, what it returned."""
+
+    entry_id: str | None
+    is_error: bool
+    body: tuple[Block, ...]
+    malformed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A tool call beside its result. ``found`` is False when a result's call is not in the
+    session; ``result`` is None when a call has no result (yet). ``thinking`` holds the
+    calling turn's thinking when that turn has no text of its own (its row is hidden, as in
+    pi, so the result's detail is where that thinking can be read)."""
+
+    name: str | None
+    call_id: Any
+    summary: str
+    args: tuple[Block, ...] = ()
+    result: ToolResult | None = None
+    found: bool = True
+    thinking: tuple[Thinking, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """A compaction: the summary that replaced the context before ``first_kept_id``."""
+
+    summary: str
+    tokens_before: int | None = None
+    first_kept_id: Any = None
+    first_kept_text: str | None = None
+    by_extension: bool = False
+    facts: tuple[tuple[str, str], ...] = ()
+    files: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A branch summary: what the abandoned branch from ``from_id`` did."""
+
+    summary: str
+    from_id: Any = None
+    by_extension: bool = False
+    files: tuple[Block, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Custom:
+    """A custom entry: extension state, never sent to the model."""
+
+    custom_type: Any
+    data: Any = None
+    has_data: bool = False
+
+
+Block = Union[Header, Title, Note, Markdown, Plain, Thinking, Image, Diff, Files, ToolCall, ToolResult,
+              Compaction, Summary, Custom, Usage]
+
+#: a toolCallId -> (name, arguments) map (``TreeModel.flat.tool_calls``), for one-line texts
+ToolCallMap = dict[Any, tuple[Any, Any]]
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def human_size(n: float) -> str:
+    if n < 1024:
+        return f"{int(n)} B"
+    for unit in ("KB", "MB", "GB"):
+        n /= 1024
+        if n < 1024 or unit == "GB":
+            return f"{n:.1f} {unit}"
+    return f"{n:.1f} GB"
+
+
+def pretty_json(value: Any) -> str:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _number(v: Any) -> int | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    return int(v) if math.isfinite(v) else None
+
+
+def text_of(content: Any, sep: str = "\n") -> str:
+    """All text blocks of a content value (a string, or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return sep.join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                        and isinstance(b.get("text"), str))
+    return ""
+
+
+def copy_text(entry: dict[str, Any]) -> str:
+    """What Ctrl+Y copies: pi's copy action (the command for bash, the summary for summaries)."""
+    t = entry.get("type")
+    if t == "message":
+        msg = entry.get("message")
+        msg = msg if isinstance(msg, dict) else {}
+        role = msg.get("role")
+        if role == "bashExecution":
+            return str(msg.get("command") or "")
+        content = msg.get("content")
+        if role == "assistant" and isinstance(content, list):
+            parts = [str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+            if parts:
+                return "\n".join(parts)
+            return "\n".join(pretty_json(b.get("arguments")) for b in content
+                             if isinstance(b, dict) and b.get("type") == "toolCall")
+        return text_of(content)
+    simple = _COPY_FIELDS.get(t) if isinstance(t, str) else None
+    if simple is not None:
+        for key in simple:
+            if entry.get(key):
+                return str(entry.get(key))
+        return ""
+    if t == "custom_message":
+        return text_of(entry.get("content"))
+    if t == "custom":
+        return pretty_json(entry.get("data"))
+    return pretty_json(entry)
+
+
+_COPY_FIELDS: dict[str, tuple[str, ...]] = {
+    "compaction": ("summary",),
+    "branch_summary": ("summary",),
+    "label": ("label",),
+    "session_info": ("name",),
+    "model_change": ("modelId", "model"),
+    "thinking_level_change": ("thinkingLevel",),
+}
+
+
+def image_block(block: dict[str, Any]) -> Image:
+    mime = block.get("mimeType") or block.get("mime_type") or "image"
+    data = block.get("data")
+    if isinstance(data, str):
+        if data.startswith("blob:"):
+            return Image(str(mime), ref=data)
+        return Image(str(mime), size=int(len(data) * 3 / 4 - data[-2:].count("=")))
+    return Image(str(mime))
+
+
+def usage_of(usage: Any) -> Usage | None:
+    if not isinstance(usage, dict):
+        return None
+    cost = usage.get("cost")
+    c = cost.get("total") if isinstance(cost, dict) else None
+    return Usage(
+        input=_number(usage.get("input")),
+        output=_number(usage.get("output")),
+        cache_read=_number(usage.get("cacheRead")),
+        cache_write=_number(usage.get("cacheWrite")),
+        total=_number(usage.get("totalTokens")),
+        cost=float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) else None,
+    )
+
+
+# --- building -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Context:
+    manager: SessionManager
+    tool_calls: ToolCallMap | None
+    entry: Entry
+    full: dict[str, Any] = field(default_factory=dict)
+
+    def one_line(self, e: Entry) -> str | None:
+        return display_text(e, self.tool_calls) if self.tool_calls is not None else None
+
+
+def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap | None = None,
+                 *, header: bool = True) -> list[Block]:
+    """The blocks of one entry: a ``Header`` (unless ``header=False``), then by kind.
+
+    ``tool_calls`` (the model's toolCallId map) lets compactions and labels show the one-line
+    text of the entry they point at. A malformed entry never raises: it becomes its JSON.
+    """
+    full = manager.load(entry)
+    if not isinstance(full, dict):
+        full = {}
+    ctx = _Context(manager, tool_calls, entry, full)
+    out: list[Block] = [header_of(manager, entry, full)] if header else []
+    t = full.get("type", entry.type)
+    builder = BUILDERS.get(t) if isinstance(t, str) else None
+    if builder is None:
+        out.append(Title(str(t or "entry")))
+        out.append(Plain(pretty_json(full), "json"))
+        return out
+    out.extend(builder(ctx))
+    return out
+
+
+def header_of(manager: SessionManager, e: Entry, full: dict[str, Any]) -> Header:
+    idx = manager.index
+    msg = full.get("message")
+    model = usage = stop = None
+    if isinstance(msg, dict) and msg.get("role") == "assistant":
+        name, provider = msg.get("model"), msg.get("provider")
+        if name:
+            model = f"{provider}/{name}" if provider else str(name)
+        usage = usage_of(msg.get("usage"))
+        stop = str(msg.get("stopReason")) if msg.get("stopReason") else None
+    parent = idx.parent_of(e)
+    siblings = idx.children(parent.id) if parent is not None else idx.roots
+    pos = next((i + 1 for i, s in enumerate(siblings) if s is e), 0)
+    label = idx.label_of(e.id)
+    return Header(
+        entry_id=e.id, parent_id=e.parent_id, timestamp=full.get("timestamp"), model=model, usage=usage,
+        stop_reason=stop, depth=idx.depth(e), sibling=pos, siblings=len(siblings),
+        children=len(idx.children(e.id)), line=e.line,
+        label=None if label is None else str(label), label_time=idx.label_timestamp(e.id),
+    )
+
+
+def _markdown(text: str) -> Block:
+    return Markdown(text) if text.strip() else Note("(empty)")
+
+
+def content_blocks(content: list[Any], ctx: _Context | None) -> list[Block]:
+    """Content blocks in order: runs of text as one Markdown block, thinking, tool calls with
+    their results (with a context: an assistant turn), images as placeholders, others as JSON."""
+    out: list[Block] = []
+    run: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        bt = block.get("type")
+        if bt == "text":
+            run.append(str(block.get("text") or ""))
+            continue
+        if run:
+            out.append(_markdown("".join(run)))
+            run.clear()
+        if bt == "thinking":
+            out.append(_thinking(block))
+        elif bt == "toolCall" and ctx is not None:
+            out.append(_tool_call(ctx, block))
+        elif bt == "image":
+            out.append(image_block(block))
+        else:
+            out.append(Plain(pretty_json(block), "json"))
+    if run:
+        out.append(_markdown("".join(run)))
+    return out
+
+
+def _thinking(block: dict[str, Any]) -> Thinking:
+    if block.get("redacted"):
+        return Thinking("", redacted=True)
+    return Thinking(str(block.get("thinking") or ""))
+
+
+def _content(content: Any) -> list[Block]:
+    if isinstance(content, str):
+        return [_markdown(content)]
+    if not isinstance(content, list):
+        return [Note("(no content)")] if content is None else [Plain(pretty_json(content), "json")]
+    return content_blocks(content, None) or [Note("(no content)")]
+
+
+def args_blocks(name: Any, args: Any) -> tuple[Block, ...]:
+    """A tool call's arguments: the bash command, a path line, written content, an edit as a
+    diff; whatever is left as JSON."""
+    if not isinstance(args, dict):
+        return (Plain(pretty_json(args), "json"),)
+    if name == "bash" and isinstance(args.get("command"), str):
+        rest = {k: v for k, v in args.items() if k != "command"}
+        return (Plain("$ " + args["command"], "command"), *([Plain(pretty_json(rest), "json")] if rest else []))
+    if name not in PATH_TOOLS:
+        return (Plain(pretty_json(args), "json"),)
+    path = args.get("path") or args.get("file_path")
+    rest = {k: v for k, v in args.items() if k not in ("path", "file_path")}
+    out: list[Block] = [Note(f"path {path}", "text", bold=True)] if path else []
+    body: Block | None = None
+    if name == "write" and isinstance(rest.get("content"), str):
+        body = Plain(rest.pop("content"))
+    elif name == "edit" and ("oldText" in rest or "old_string" in rest):
+        old = rest.pop("oldText", rest.pop("old_string", ""))
+        new = rest.pop("newText", rest.pop("new_string", ""))
+        body = Diff("\n".join(["- " + ln for ln in str(old).split("\n")] + ["+ " + ln for ln in str(new).split("\n")]), "edit")
+    if rest:
+        out.append(Plain(pretty_json(rest), "json"))
+    if body is not None:
+        out.append(body)
+    return tuple(out)
+
+
+def result_of(entry: Entry, msg: dict[str, Any]) -> ToolResult:
+    """A toolResult message as a ``ToolResult``: images, the text output, a diff from details."""
+    is_error = bool(msg.get("isError"))
+    content = msg.get("content")
+    parts = (content if isinstance(content, list)
+             else [{"type": "text", "text": content}] if isinstance(content, str) else [])
+    body: list[Block] = []
+    texts = []
+    for b in parts:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "text":
+            texts.append(str(b.get("text") or ""))
+        elif b.get("type") == "image":
+            body.append(image_block(b))
+    text = "\n".join(texts)
+    body.append(Plain(text if text else "(no output)", "error" if is_error else "output"))
+    details = msg.get("details")
+    if isinstance(details, dict) and isinstance(details.get("diff"), str):
+        body.append(Diff(details["diff"]))
+    return ToolResult(entry.id, is_error, tuple(body))
+
+
+def _tool_call(ctx: _Context, block: dict[str, Any]) -> ToolCall:
+    name, args, call_id = block.get("name"), block.get("arguments"), block.get("id")
+    found = ctx.manager.index.tool_result(call_id)
+    result: ToolResult | None = None
+    if found is not None:
+        full = ctx.manager.load(found)
+        msg = full.get("message") if isinstance(full, dict) else None
+        result = result_of(found, msg) if isinstance(msg, dict) else ToolResult(found.id, True, (), malformed=True)
+    return ToolCall(None if name is None else str(name), call_id, format_tool_call(name, args),
+                    args_blocks(name, args), result)
+
+
+def _call_block(ctx: _Context, call_id: Any) -> tuple[dict[str, Any] | None, tuple[Thinking, ...]]:
+    """The toolCall block answered by the current entry, and its turn's thinking when that turn
+    has no text (then pi shows no row for it)."""
+    idx = ctx.manager.index
+    caller = idx.calling_entry(ctx.entry, call_id)
+    if caller is None:
+        return None, ()
+    full = ctx.manager.load(caller)
+    msg = full.get("message") if isinstance(full, dict) else None
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if not isinstance(content, list):
+        return None, ()
+    call = next((b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
+                 and b.get("id") == call_id), None)
+    thinking: tuple[Thinking, ...] = ()
+    if not any(isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip() for b in content):
+        thinking = tuple(_thinking(b) for b in content if isinstance(b, dict) and b.get("type") == "thinking")
+    return call, thinking
+
+
+def _files(details: Any) -> tuple[Block, ...]:
+    if not isinstance(details, dict):
+        return () if details is None else (Plain(pretty_json(details), "json"),)
+    out: list[Block] = []
+    for key, title in (("readFiles", "read files"), ("modifiedFiles", "modified files")):
+        files = details.get(key)
+        if isinstance(files, list) and files:
+            out.append(Files(title, tuple(str(f) for f in files)))
+    rest = {k: v for k, v in details.items() if k not in ("readFiles", "modifiedFiles")}
+    if rest:
+        out.append(Plain(pretty_json(rest), "json"))
+    return tuple(out)
+
+
+# --- builders, one per entry kind -------------------------------------------------------------
+
+
+def _message(ctx: _Context) -> list[Block]:
+    msg = ctx.full.get("message")
+    if not isinstance(msg, dict):
+        return [Title("message (no message object)", "error"), Plain(pretty_json(ctx.full), "json")]
+    role = msg.get("role")
+    role_builder = MESSAGE_BUILDERS.get(role) if isinstance(role, str) else None
+    if role_builder is not None:
+        return role_builder(ctx, msg)
+    kind = f"{role or 'message'}"
+    if msg.get("customType"):
+        kind += f" [{msg.get('customType')}]"
+    out: list[Block] = [Title(kind)]
+    if msg.get("content") is not None:
+        out.extend(_content(msg.get("content")))
+    extra = {k: v for k, v in msg.items() if k not in ("role", "content", "timestamp")}
+    if extra:
+        out.append(Plain(pretty_json(extra), "json"))
+    return out
+
+
+def _user(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
+    return [Title("user", "accent"), *_content(msg.get("content"))]
+
+
+def _assistant(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
+    out: list[Block] = [Title("assistant", "success")]
+    err = msg.get("errorMessage")
+    if err:
+        out.append(Note(f"error: {err}", "error"))
+    content = msg.get("content")
+    if isinstance(content, str):
+        out.append(_markdown(content))
+        return out
+    if not isinstance(content, list):
+        out.append(Note("(no content)"))
+        return out
+    blocks = content_blocks(content, ctx)
+    out.extend(blocks)
+    if not blocks and not err:
+        out.append(Note("(aborted)" if msg.get("stopReason") == "aborted" else "(no content)"))
+    return out
+
+
+def _tool_result(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
+    call_id, name = msg.get("toolCallId"), msg.get("toolName")
+    call, thinking = _call_block(ctx, call_id)
+    result = result_of(ctx.entry, msg)
+    if call is None:
+        block = ToolCall(None if name is None else str(name), call_id, "", result=result, found=False)
+    else:
+        cname, args = call.get("name"), call.get("arguments")
+        block = ToolCall(None if cname is None else str(cname), call_id, format_tool_call(cname, args),
+                         args_blocks(cname, args), result, thinking=thinking)
+    return [Title(f"tool result: {name or 'tool'}", "muted"), block]
+
+
+def _bash(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
+    code = msg.get("exitCode")
+    facts = [f"exit code {code if code is not None else '—'}"]
+    for key, fact in (("cancelled", "cancelled"), ("truncated", "output truncated"),
+                      ("excludeFromContext", "not sent to the model (!!)")):
+        if msg.get(key):
+            facts.append(fact)
+    if msg.get("fullOutputPath"):
+        facts.append(f"full output: {msg.get('fullOutputPath')}")
+    output = msg.get("output")
+    return [
+        Title("bash (user ! command)", "dim"),
+        Plain("$ " + str(msg.get("command") or ""), "command"),
+        Note("  ".join(facts), "error" if code not in (0, None) else "muted"),
+        Plain(str(output) if output else "(no output)", "output"),
+    ]
+
+
+def _compaction(ctx: _Context) -> list[Block]:
+    full = ctx.full
+    first = full.get("firstKeptEntryId")
+    kept = ctx.manager.index.by_id.get(first) if isinstance(first, str) else None
+    facts = tuple((k, str(full.get(k))) for k in ("tokensAfter", "method", "shortSummary") if full.get(k) is not None)
+    return [Compaction(
+        summary=str(full.get("summary") or ""), tokens_before=_number(full.get("tokensBefore")),
+        first_kept_id=first, first_kept_text=ctx.one_line(kept) if kept is not None else None,
+        by_extension=bool(full.get("fromHook") or full.get("fromExtension")), facts=facts,
+        files=_files(full.get("details")),
+    )]
+
+
+def _branch_summary(ctx: _Context) -> list[Block]:
+    full = ctx.full
+    return [Summary(summary=str(full.get("summary") or ""), from_id=full.get("fromId"),
+                    by_extension=bool(full.get("fromHook") or full.get("fromExtension")),
+                    files=_files(full.get("details")))]
+
+
+def _custom_message(ctx: _Context) -> list[Block]:
+    full = ctx.full
+    shown = "shown in the chat" if full.get("display") else "hidden from the chat"
+    out: list[Block] = [Title(f"[{full.get('customType')}] custom message ({shown})", "customMessageLabel")]
+    out.extend(_content(full.get("content")))
+    if full.get("details") is not None:
+        out.append(Title("details"))
+        out.append(Plain(pretty_json(full.get("details")), "json"))
+    return out
+
+
+def _custom(ctx: _Context) -> list[Block]:
+    return [Custom(ctx.full.get("customType"), ctx.full.get("data"), "data" in ctx.full)]
+
+
+def _model_change(ctx: _Context) -> list[Block]:
+    full = ctx.full
+    if "modelId" in full:
+        name = f"{full.get('provider')}/{full.get('modelId')}" if full.get("provider") else str(full.get("modelId"))
+    else:
+        name = str(full.get("model"))
+    out: list[Block] = [Title(f"model change: {name}", "dim")]
+    if full.get("role"):
+        out.append(Note(f"role {full.get('role')}"))
+    return out
+
+
+def _thinking_level_change(ctx: _Context) -> list[Block]:
+    return [Title(f"thinking level: {ctx.full.get('thinkingLevel')}", "dim")]
+
+
+def _label(ctx: _Context) -> list[Block]:
+    label, target = ctx.full.get("label"), ctx.full.get("targetId")
+    t = ctx.manager.index.by_id.get(target) if isinstance(target, str) else None
+    desc = f"on entry {target}"
+    if t is None:
+        desc += " (not in this session)"
+    else:
+        line = ctx.one_line(t)
+        if line is not None:
+            desc += ": " + line
+    return [Title(f"label: {label}" if label else "label cleared", "warning"), Note(desc)]
+
+
+def _session_info(ctx: _Context) -> list[Block]:
+    name = ctx.full.get("name")
+    return [Title(f"session name: {name}" if name else "session name cleared", "dim")]
+
+
+#: entry type -> builder (an unknown type shows its JSON)
+BUILDERS: dict[str, Callable[[_Context], list[Block]]] = {
+    "message": _message,
+    "compaction": _compaction,
+    "branch_summary": _branch_summary,
+    "custom_message": _custom_message,
+    "custom": _custom,
+    "model_change": _model_change,
+    "thinking_level_change": _thinking_level_change,
+    "label": _label,
+    "session_info": _session_info,
+}
+
+#: message role -> builder (other roles show their content and remaining fields)
+MESSAGE_BUILDERS: dict[str, Callable[[_Context, dict[str, Any]], list[Block]]] = {
+    "user": _user,
+    "assistant": _assistant,
+    "toolResult": _tool_result,
+    "bashExecution": _bash,
+}
+
+
+def walk(blocks: list[Block] | tuple[Block, ...]) -> list[Block]:
+    """Every block, nested ones (tool call arguments, results, files) after their parent."""
+    out: list[Block] = []
+    stack = list(reversed(blocks))
+    while stack:
+        b = stack.pop()
+        out.append(b)
+        if isinstance(b, ToolCall):
+            inner: list[Block] = [*b.thinking, *b.args]
+            if b.result is not None:
+                inner.append(b.result)
+            stack.extend(reversed(inner))
+        elif isinstance(b, ToolResult):
+            stack.extend(reversed(b.body))
+        elif isinstance(b, (Compaction, Summary)):
+            stack.extend(reversed(b.files))
+    return out
