@@ -15,6 +15,7 @@ from textual.theme import Theme
 from loomtui.app import keymap
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
+from loomtui.app.filters import monochrome, safe_filters
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
@@ -46,6 +47,10 @@ class LoomApp(App[int], inherit_bindings=False):
     ) -> None:
         self._theme_request = theme
         super().__init__()
+        # NO_COLOR: Textual's monochrome filter fails on unstyled segments; ours does not
+        self._filters = safe_filters(self._filters)
+        #: drawn without colours: the cursor row is shown in reverse video
+        self.monochrome = monochrome(self._filters)
         self.start_path = path
         #: a child already parsing the tail of ``path`` (``session.split``), for its first open
         self._start_split = split

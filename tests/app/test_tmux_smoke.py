@@ -86,3 +86,34 @@ def test_real_terminal_smoke(tmp_path: Path) -> None:
         assert "Traceback" not in tmux.screen()
     finally:
         tmux.run("kill-server")
+
+
+@pytest.mark.parametrize("extra", [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"TERM": "xterm"},
+                                   {"TERM": "dumb", "NO_COLOR": "1"}], ids=["no-color", "dumb", "16-colours",
+                                                                            "dumb-no-color"])
+def test_real_terminal_without_colours(tmp_path: Path, extra: dict[str, str]) -> None:
+    """NO_COLOR, TERM=dumb and a 16-colour terminal: the app runs (monochrome), keys work."""
+    session = tmp_path / "kinds.jsonl"
+    shutil.copyfile(FIXTURES / "kinds.jsonl", session)
+    tmux = Tmux(f"loomtui-mono-{os.getpid()}")
+    env = {"HOME": "/home/user", "TERM": "xterm-256color", "TZ": "UTC", "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
+           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", ""), **extra}
+    command = " ".join(
+        ["env", "-i", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "loomtui",
+         shlex.quote(str(session)), "--no-follow", "; echo EXITED rc=$?; sleep 10"]
+    )
+    tmux.run("new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30", command)
+    try:
+        tmux.wait_for("(13/16)")
+        tmux.keys("Up", "Tab", "PageDown", "Tab", "F1")
+        tmux.wait_for("loomtui keys")
+        tmux.keys("Escape")
+        screen = tmux.wait_for("(12/16)")
+        assert "EXITED" not in screen and "internal error" not in screen
+        assert "›" in screen and "•" in screen  # cursor row and active path, without colour
+        tmux.keys("C-q")
+        tmux.wait_for("EXITED rc=0")
+        assert not (tmp_path / "state" / "loomtui" / "errors.log").exists()
+    finally:
+        tmux.run("kill-server")

@@ -163,13 +163,14 @@ class DetailPane(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         i = y + int(self.scroll_offset.y)
+        base = self.rich_style  # the theme's background under every cell
         if i >= len(self._source):
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         try:
             strip = self._source[i]
         except Exception as exc:  # never a traceback on screen
             strip = Strip([Segment(f"(cannot draw: {exc})")])
-        return strip.crop(0, width).extend_cell_length(width)
+        return strip.crop(0, width).extend_cell_length(width).apply_style(base)
 
     def on_click(self, event: events.Click) -> None:
         toggle = event.style.meta.get("loom_toggle") if event.style else None

@@ -126,7 +126,10 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     def _update_styles(self) -> None:
         colors = tree_colors(self.app.current_theme)
         self._styles = {role: Style(color=value) for role, value in colors.items() if role != "selectedBg"}
-        self._selected_bg = Style(bgcolor=colors["selectedBg"])
+        # without colours (NO_COLOR) a background would turn grey or vanish: reverse video
+        # keeps the cursor row visible in any terminal
+        self._selected_bg = (Style(reverse=True) if getattr(self.app, "monochrome", False)
+                             else Style(bgcolor=colors["selectedBg"]))
 
     def set_model(self, model: TreeModel) -> None:
         self.model = model
@@ -305,7 +308,9 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     def render_line(self, y: int) -> Strip:
         strip = self._line(y)
         self._drawn[y] = strip
-        return strip
+        # the theme's background under every cell (rows carry colours only): never the
+        # terminal's own default background
+        return strip.apply_style(self.rich_style)
 
     def _line(self, y: int) -> Strip:
         """Viewport line ``y``; rows are cached by what they show."""

@@ -1,0 +1,113 @@
+"""The app without colours (NO_COLOR, 16 colours) and with every theme's background painted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, screen_text
+from textual.color import Color
+
+from loomtui.app.filters import SafeMonochrome
+
+
+def _strips(app: Any) -> list[Any]:
+    return list(app.screen._compositor.render_strips())
+
+
+def _filtered(app: Any) -> list[list[Any]]:
+    """The screen as the terminal gets it: every line through the app's line filters."""
+    out = []
+    for strip in _strips(app):
+        for f in app.get_line_filters():
+            strip = strip.apply_filter(f, Color(0, 0, 0))
+        out.append(list(strip))
+    return out
+
+
+async def test_no_color_runs_in_monochrome_with_a_visible_cursor(fixture_copy, monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        assert app.monochrome
+        assert any(isinstance(f, SafeMonochrome) for f in app.get_line_filters())
+        for key in ("down", "down", "tab", "pagedown", "tab", "f1"):
+            await pilot.press(key)
+            await pilot.pause(0.05)
+        await pilot.press("escape")
+        await pilot.pause(0.1)
+        lines = _filtered(app)  # what the terminal is sent: no segment without a style crashes it
+        assert app.is_running and app.return_code is None
+        # every colour that reaches the terminal is a grey
+        for line in lines:
+            for seg in line:
+                for c in (seg.style.color, seg.style.bgcolor) if seg.style else ():
+                    if c is not None and c.triplet is not None:
+                        r, g, b = c.triplet
+                        assert r == g == b, seg
+        # the cursor row is reverse video; the active path keeps its • marks
+        tree = screen.tree
+        row = screen.model.selected - int(tree.scroll_offset.y)
+        selected_line = tree.render_line(row)
+        assert any(seg.style and seg.style.reverse for seg in selected_line if seg.text.strip())
+        other = tree.render_line(row + 1 if row == 0 else 0)
+        assert not any(seg.style and seg.style.reverse for seg in other)
+        assert "•" in screen_text(app)
+
+
+async def test_no_color_on_the_picker_and_dialogs(fixture_copy, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    fixture_copy("kinds.jsonl")
+    app = make_app(None, sessions_dirs=[str(tmp_path)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.5)
+        _filtered(app)
+        await pilot.press("enter")
+        screen = await browser(pilot)
+        await pilot.press("L")
+        await pilot.pause(0.1)
+        _filtered(app)
+        await pilot.press("escape")
+        await pilot.pause(0.05)
+        assert screen.is_current and app.return_code is None
+
+
+def test_safe_monochrome_takes_segments_without_a_style() -> None:
+    from rich.segment import Segment
+    from rich.style import Style
+
+    out = SafeMonochrome().apply([Segment("a"), Segment("b", Style(color="#ff0000", bgcolor="#0000ff"))],
+                                 Color(0, 0, 0))
+    assert [s.text for s in out] == ["a", "b"]
+    r, g, b = out[1].style.color.triplet
+    assert r == g == b
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_the_theme_background_is_painted_under_every_cell(fixture_copy, theme) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"), theme=theme)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause(0.1)
+        bg = Color.parse(app.current_theme.background).rich_color
+        tree = screen.tree
+        for y in range(tree.scrollable_content_region.height):
+            for seg in tree.render_line(y):
+                assert seg.style is not None and seg.style.bgcolor is not None, (y, seg)
+        for y in range(screen.detail.scrollable_content_region.height):
+            for seg in screen.detail.render_line(y):
+                assert seg.style is not None and seg.style.bgcolor is not None, (y, seg)
+        # no cell on the whole screen falls back to the terminal's default background
+        for line in _strips(app):
+            for seg in line:
+                if seg.control:
+                    continue
+                assert seg.style is not None and seg.style.bgcolor is not None, seg
+                assert not seg.style.bgcolor.is_default, seg
+        # an unselected tree row sits on the theme's background (the focus tint aside)
+        row = 0 if screen.model.selected else 1
+        want = Color.from_rich_color(bg)
+        for seg in tree.render_line(row - int(tree.scroll_offset.y)):
+            got = Color.from_rich_color(seg.style.bgcolor)
+            assert abs(got.brightness - want.brightness) < 0.1, (seg, got, want)
