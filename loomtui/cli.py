@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("migrate", "rewrite a v1/v2 session as v3 (keeps FILE.bak)"),
     "export-openloom": ("export_openloom", "export a session or loom (or one branch) as OpenLoom v2"),
     "diff": ("diff", "compare two branches: a unified diff of their transcripts, plus totals"),
+    "loom-config": ("loom_config", "explain and check Maitento loom configurations; --map: which looms feed which"),
 }
 
 

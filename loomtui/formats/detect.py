@@ -8,7 +8,10 @@
 * JSON with ``format: "open-loom"`` → an OpenLoom v2 container (first tree, or ``tree_id``);
 * JSON with ``nodes`` and ``edges``/``rootNodeIds`` → a bare OpenLoom v2 Tree;
 * JSON with a ``nodes`` map and ``rootNodeId`` → OpenLoom v1 (Loom Swift);
-* JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom.
+* JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom;
+* a Maitento loom configuration (JSON with a ``loom`` member or a bare LoomConfiguration, a
+  definition file with ``loom = { … }``, a directory of them) → the loom map
+  (``maitento_map.map_session``).
 
 Anything else raises SessionFormatError naming what the file looked like.
 """
@@ -19,7 +22,7 @@ import os
 import zipfile
 from typing import Any
 
-from loomtui.formats import openloom, socketteer
+from loomtui.formats import maitento_map, maitento_read, openloom, socketteer
 from loomtui.formats.common import (
     MAX_DOCUMENT_BYTES,
     OPENLOOM_V1,
@@ -77,7 +80,10 @@ def _unsupported(doc: Any) -> str:
 def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     """Open ``path`` as a session, whatever loom format it holds (see the module doc)."""
     if os.path.isdir(path):
-        raise SessionFormatError(f"{path} is a directory, not a session or loom file")
+        items = maitento_read.read_paths([path])
+        if not items:
+            raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
+        return maitento_map.map_session(items, path)
     try:
         with open(path, "rb") as f:
             head = f.read(4)
@@ -106,12 +112,16 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     try:
         doc = load_json(data, path)
     except SessionFormatError:
+        if maitento_read.is_definition(data):
+            return maitento_map.map_session(maitento_read.read_bytes(data, path), path)
         if isinstance(first_obj, dict):
             # JSON lines without a session header: let the pi reader say what is wrong
             return SessionManager.open(path)
         raise SessionFormatError(
             f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
         ) from None
+    if classify(doc) is None and maitento_read.has_configuration(doc):
+        return maitento_map.map_session(maitento_read.read_bytes(data, path), path)
     return open_document(doc, path, sha256(data), tree_id)
 
 

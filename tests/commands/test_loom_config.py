@@ -1,0 +1,134 @@
+"""`loomtui loom-config`: the table, the exact --json shape, exit codes, and the loom map."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loomtui.cli import main
+from loomtui.formats.maitento_map import build_map
+from loomtui.formats.maitento_read import read_paths
+
+FIXTURES = Path(__file__).parents[1] / "formats" / "maitento"
+LOOM = "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"
+A = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+S = "11111111-2222-4333-8444-555555555555"
+N = "99999999-8888-4777-8666-555555555555"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_shape_of_the_reference_request(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(FIXTURES / "reference-request.json")
+    code, out, err = run(capsys, "loom-config", path, "--json")
+    assert code == 0 and err == ""  # warnings only
+    [obj] = json.loads(out)
+    assert list(obj) == ["source", "line", "form", "given", "effective", "findings"]
+    assert (obj["source"], obj["line"], obj["form"]) == (path, 1, "request")
+    assert obj["given"] == json.loads((FIXTURES / "reference-request.json").read_text())
+    assert obj["effective"] == {"scope": "Process", "shared": False, "recall": "Off", "weave": "Manual",
+                                "tapestryTokens": 200, "subjectInputs": ["..."], "readFromLoomIds": [LOOM],
+                                "vets": True, "vetRecall": False}
+    assert obj["findings"][1] == {
+        "level": "warning", "code": "tapestry-clamped", "path": "$.tapestryTokens",
+        "message": "tapestryTokens 0 is below the range 200–20,000: it will be clamped to 200"}
+
+
+def test_errors_exit_1_and_the_table_explains_each_field(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(FIXTURES / "reference-response.json")
+    code, out, err = run(capsys, "loom-config", path)
+    assert code == 1 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"{path}:1  response  $"
+    assert lines[1].split() == ["field", "given", "effective", "why"]
+    assert lines[8].split(None, 3) == ["tapestryTokens", "0", "200",
+                                       "0 is below 200–20,000: clamped to 200; but the server says 0"]
+    assert lines[-1] == "  error: $.vets: vets: server says false, the rules give true [server-disagrees]"
+
+
+def test_bad_input_is_a_finding_not_a_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"loom": 3}')
+    code, out, err = run(capsys, "loom-config", str(bad), str(tmp_path / "missing"), "--json")
+    assert code == 1 and err == ""
+    assert json.loads(out) == [
+        {"source": str(bad), "line": 1, "form": None, "given": None, "effective": None,
+         "findings": [{"level": "error", "code": "loom-not-object", "path": "$.loom",
+                       "message": "loom is 3, not an object"}]},
+        {"source": str(tmp_path / "missing"), "line": 0, "form": None, "given": None, "effective": None,
+         "findings": [{"level": "error", "code": "unreadable", "path": "$",
+                       "message": f"{tmp_path / 'missing'}: no such file or directory"}]},
+    ]
+
+
+def test_map_of_seed_and_read_looms() -> None:
+    m = build_map(read_paths([str(FIXTURES / "interactions"), str(FIXTURES / "definitions")]))
+    got = {n.id: ([c.label.split(" (")[0] for c in n.seeded_by], [c.label.split(" (")[0] for c in n.read_by])
+           for n in m.looms}
+    assert got == {
+        S: (["support-desk", "support-bot"], ["debate"]),
+        A: ([], ["support-desk", "summariser v1", "support-bot"]),  # the upper-case duplicate counts once
+        N: (["debate", "debate"], []),
+        "not-a-uuid": ([], ["support-bot"]),
+    }
+    flags = {n.id: n.flags for n in m.looms}
+    assert flags[A] == []
+    assert flags["not-a-uuid"] == ["not a UUID"]
+    # the RoundRobin interaction is known by loom N (its loomId) and seeds from N
+    assert flags[N] == [f"seeds from itself: debate ({FIXTURES / 'interactions' / 'roundrobin-update.json'}:5)"]
+    assert [f.split(":")[0] for f in flags[S]] == ["both read-only and seeded"]
+    assert [c.label.split(" (")[0] for c in m.unlinked] == ["summariser v2", "night-shift", "day-shift"]
+    assert [Path(p.source).name for p in m.problems] == ["broken.def"]
+
+
+def test_read_only_loom_that_was_itself_seeded(tmp_path: Path) -> None:
+    (tmp_path / "a.json").write_text(json.dumps(
+        {"name": "writer", "loomId": A, "loom": {"enabled": True, "seedFromLoomId": S}}))
+    (tmp_path / "b.json").write_text(json.dumps({"name": "reader", "loom": {"enabled": True, "readFromLoomIds": [A]}}))
+    m = build_map(read_paths([str(tmp_path)]))
+    flags = {n.id: n.flags for n in m.looms}
+    assert flags == {S: [], A: [f"both read-only and seeded: read by reader ({tmp_path / 'b.json'}:1); "
+                                f"seeded from {S}"]}
+
+
+def test_map_command_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    d = FIXTURES / "interactions"
+    code, out, err = run(capsys, "loom-config", "--map", str(d))
+    assert code == 0
+    assert out.splitlines() == [
+        f"loom {S}  (seed of 1, read by 1)",
+        f"  ├─ seeds from it  support-desk ({d}/managed-create.json:5)  [ok]",
+        f"  ├─ reads it       debate ({d}/roundrobin-update.json:5)  [ok]",
+        f"  └─ ! both read-only and seeded: read by debate ({d}/roundrobin-update.json:5); "
+        f"seed of support-desk ({d}/managed-create.json:5)",
+        f"loom {A}  (seed of 0, read by 2)",
+        f"  ├─ reads it       support-desk ({d}/managed-create.json:5)  [ok]",
+        f"  └─ reads it       summariser v1 ({d}/oneshot-versions.json:3)  [ok]",
+        f"loom {N}  (seed of 2, read by 0)",
+        f"  ├─ seeds from it  debate ({d}/roundrobin-update.json:2)  [1 warning]",
+        f"  ├─ seeds from it  debate ({d}/roundrobin-update.json:5)  [ok]",
+        f"  └─ ! seeds from itself: debate ({d}/roundrobin-update.json:5)",
+        "no seed or read-only loom (1)",
+        f"  └─ summariser v2 ({d}/oneshot-versions.json:5)  [ok]",
+    ]
+    assert err == "5 configuration(s), 0 not read: 1 warning (`loomtui loom-config` without --map lists them)\n"
+    code, out, _ = run(capsys, "loom-config", "--map", "--json", str(d))
+    doc = json.loads(out)
+    assert list(doc) == ["looms", "unlinked", "problems"]
+    assert doc["looms"][2] == {
+        "id": N, "flags": [f"seeds from itself: debate ({d}/roundrobin-update.json:5)"],
+        "seededBy": [{"source": f"{d}/roundrobin-update.json", "line": 2, "name": "debate"},
+                     {"source": f"{d}/roundrobin-update.json", "line": 5, "name": "debate"}],
+        "readBy": []}
+
+
+def test_map_exit_code_follows_the_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = run(capsys, "loom-config", "--map", str(FIXTURES / "definitions"))
+    assert code == 1
+    assert err == "3 configuration(s), 1 not read: 2 errors, 7 warnings (`loomtui loom-config` without --map lists them)\n"
