@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--width", type=int, default=None, help="cut rows at N columns (default: terminal, else 200)")
     p.add_argument("--leaf", default=None, metavar="ID", help="draw the tree as if ID were the leaf")
     p.add_argument("--ids", action="store_true", help="print '<entry id><TAB>' before each row")
+    p.add_argument("--compact", action="store_true",
+                   help="compact indentation: rows too deep for the width show their depth as a number "
+                        "(⋯12) and keep their text (pi's rows otherwise)")
     p.add_argument("--color", default="auto", choices=("auto", "always", "never"), help="colour output")
 
 
@@ -74,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.leaf is not None and args.leaf not in manager.index.by_id:
         raise LoomError(f"no entry {args.leaf!r} in {args.file}")
     model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)
+    model.compact = args.compact
     if args.search:
         model.type_text(args.search)
     color = args.color == "always" or (

@@ -20,6 +20,7 @@ from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
 from loomtui.view import layout as L
+from loomtui.view.compact import compact_prefix
 from loomtui.view.width import truncate_to_width
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
@@ -45,6 +46,8 @@ class TreeModel:
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
         self.show_label_times = False
+        #: compact indentation (view/compact.py): deep rows show their depth as a number
+        self.compact = False
         self.home = home_dir() if home is None else home
         self.selected = 0
         self._last_selected_id: str | None = None
@@ -98,7 +101,10 @@ class TreeModel:
         if cursor:
             segs.append(("accent", "› ") if i == self.selected else ("text", "  "))
         folded = e.id in self.folded
-        pre = L.prefix(lay, i, folded, max_cols)
+        if self.compact and max_cols is not None:
+            pre = compact_prefix(lay, i, folded, max_cols)
+        else:
+            pre = L.prefix(lay, i, folded, max_cols)
         if pre:
             segs.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
@@ -144,6 +150,7 @@ class TreeModel:
         gutters = lay.gutters
         indent = lay.indent
         selected = self.selected
+        make_prefix = compact_prefix if self.compact else L.prefix
         prev_gutters: Any = None
         prev_indent = -1
         pre = ""
@@ -153,7 +160,7 @@ class TreeModel:
             is_folded = eid in folded
             g = gutters[i]
             if connector[i] or is_folded or g is not prev_gutters or indent[i] != prev_indent:
-                pre = L.prefix(lay, i, is_folded, width)
+                pre = make_prefix(lay, i, is_folded, width)
                 # only a plain chain row's prefix can be reused by the row below
                 prev_gutters = None if (connector[i] or is_folded) else g
                 prev_indent = indent[i]

@@ -1,0 +1,96 @@
+"""Compact indentation: every row keeps at least 60 columns of text at 160 columns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loomtui.cli import main
+from loomtui.session.manager import SessionManager
+from loomtui.view.compact import MIN_TEXT, max_levels
+from loomtui.view.model import TreeModel
+from loomtui.view.text import display_text
+from tests.view.helpers import session, user
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
+
+
+def deep(levels: int = 70) -> SessionManager:
+    """A chain where every entry branches: the main line gets one level deeper per entry."""
+    entries = []
+    parent = None
+    n = 0
+    for k in range(levels):
+        main_id, side_id = f"m{k:03d}", f"s{k:03d}"
+        entries.append(user(main_id, parent, f"main {k} " + "word " * 30, n))
+        if parent is not None:
+            entries.append(user(side_id, parent, f"side {k} " + "text " * 30, n + 1))
+        parent = main_id
+        n += 2
+    return session(entries)
+
+
+def test_every_row_keeps_sixty_columns_of_text_at_160() -> None:
+    model = TreeModel(deep(), leaf_id="m069", use_manager_leaf=False)
+    model.compact = True
+    lines = list(model.plain_rows(160))
+    assert len(lines) == len(model) > 100
+    deepest = 0
+    for i, line in enumerate(lines):
+        text = display_text(model.entry_at(i), {}, "")
+        at = line.index(text[:12])
+        assert 160 - at >= MIN_TEXT, (i, line)
+        assert len(line) <= 160
+        deepest = max(deepest, model.rows.display_indent(i))
+    assert deepest > max_levels(160)  # the test does reach rows deeper than the window
+    # the depth shows as a number on the rows that needed it
+    assert any(line.startswith("  ⋯69") for line in lines)
+
+
+def test_normal_mode_keeps_pis_rows() -> None:
+    model = TreeModel(deep(), leaf_id="m069", use_manager_leaf=False)
+    normal = list(model.plain_rows(160))
+    assert not any("⋯" in x for x in normal)
+    # pi's rows: the deepest rows are pure gutter at 160 columns
+    assert any("main" not in x and "side" not in x for x in normal)
+
+
+def test_compact_rows_show_the_innermost_levels_and_connector() -> None:
+    model = TreeModel(deep(), leaf_id="m069", use_manager_leaf=False)
+    model.compact = True
+    row = model.row_of("s060")
+    assert row is not None
+    line = model.row_line(row, 160)
+    depth = model.rows.display_indent(row)
+    assert line.startswith(f"  ⋯{depth}")
+    assert "└─ user: side 60" in line
+    # segments and the bulk path agree
+    assert model.row_text(row) != line  # row_text has no width: pi's full prefix
+    segs = model.row_segments(row, max_cols=160)
+    assert "".join(t for _s, t in segs).startswith(line[:100])
+
+
+def test_shallow_trees_look_the_same_in_both_modes(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["tree", str(BROWSE), "--width", "160", "--filter", "all"])
+    normal = capsys.readouterr().out
+    main(["tree", str(BROWSE), "--width", "160", "--filter", "all", "--compact"])
+    assert capsys.readouterr().out == normal
+
+
+def test_tree_compact_option(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    import json
+
+    from tests.view.helpers import HEADER
+
+    sm = deep(40)
+    f = tmp_path / "deep.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in [HEADER, *(sm.load(e) for e in sm.index.entries)]) + "\n")
+    assert main(["tree", str(f), "--width", "100", "--compact", "--color", "never"]) == 0
+    lines = capsys.readouterr().out.splitlines()[:-1]
+    assert all(("main" in x or "side" in x) for x in lines)
+    assert any("⋯" in x for x in lines)
+    assert main(["tree", str(f), "--width", "100", "--compact", "--color", "always"]) == 0
+    colored = capsys.readouterr().out.splitlines()[:-1]
+    assert any("⋯" in x for x in colored)
