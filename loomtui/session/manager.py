@@ -299,6 +299,23 @@ class SessionManager:
             entry["label"] = label
         return self._append(entry)
 
+    def append_label_keeping_resume(self, target_id: str, label: str | None) -> str:
+        """A label appended without moving where pi resumes: parented on the file's current leaf
+        (its last entry, where pi resumes), whatever the in-memory leaf is. pi takes the last
+        entry as its leaf and leaves labels out of the context, so pi resumes the same
+        conversation. The in-memory leaf stays where the user moved it (or follows the file when
+        it was not moved)."""
+        if target_id not in self.index.by_id:
+            raise LoomError(f"entry {target_id} not found")
+        entry: dict[str, Any] = {"type": "label", **self._base(), "targetId": target_id}
+        if label:
+            entry["label"] = label
+        leaf, moved = self._leaf, self._leaf_moved
+        new_id = self._append(entry, on_file_leaf=True)
+        if moved:
+            self._leaf, self._leaf_moved = leaf, True
+        return new_id
+
     def branch_with_summary(
         self, from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
     ) -> str:
@@ -421,14 +438,24 @@ class SessionManager:
     def _new_id(self) -> str:
         return new_entry_id(self.index.by_id)
 
+    def append_refusal(self) -> str | None:
+        """Why an append would be refused (an old format, a read-only source); None: it is not."""
+        if self.path is not None and self.state.version < CURRENT_VERSION:
+            return (f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
+                    f"{self.path}` first (it keeps a .bak copy)")
+        if self.path is None and self.read_only_reason:
+            return self.read_only_reason
+        return None
+
     def _require_writable_format(self) -> None:
         if self.path is not None and self.state.version < CURRENT_VERSION:
-            raise WriteRefused(
-                f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
-                f"{self.path}` first (it keeps a .bak copy)"
-            )
+            raise WriteRefused(self.append_refusal() or "")
 
-    def _append(self, obj: dict[str, Any]) -> str:
+    def _append(self, obj: dict[str, Any], *, on_file_leaf: bool = False) -> str:
+        """Append ``obj`` parented on the in-memory leaf (pi), or with ``on_file_leaf`` on the
+        file's last entry (read after any other writer's lines)."""
+        if on_file_leaf:
+            obj["parentId"] = self.index.leaf_id
         if self.path is None:
             if self.read_only_reason:
                 raise WriteRefused(self.read_only_reason)
@@ -443,7 +470,9 @@ class SessionManager:
         assert self._mark is not None
         size = os.stat(self.path).st_size
         needs_newline = size > 0 and not _ends_with_newline(self.path, size)
-        if obj["type"] != "branch_summary":
+        if on_file_leaf:
+            obj["parentId"] = self.index.leaf_id  # another writer's lines may have come first
+        elif obj["type"] != "branch_summary":
             obj["parentId"] = self._leaf  # the leaf may have followed another writer's lines
         line = js_json(obj).encode() + b"\n"
         store.append_line(self.path, line, needs_newline)

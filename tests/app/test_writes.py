@@ -92,17 +92,42 @@ async def test_shift_l_writes_a_pi_label_entry(fixture_copy) -> None:
         assert pi["branch"][-3:] == ["s1000001", first, after2[-1]["id"]]
 
 
-async def test_label_after_enter_is_parented_on_the_moved_leaf(fixture_copy) -> None:
+async def test_a_label_after_enter_does_not_move_where_pi_resumes(fixture_copy) -> None:
+    """Enter moves the leaf in memory only: a label is parented on the file's last entry (where
+    pi resumes), so pi still resumes the same conversation; the dialog says so."""
     path = fixture_copy("kinds.jsonl")
     taken = {e.get("id") for e in read_jsonl(path)}
+    before = pi_view(path)
     app = make_app(path)
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "r1000004")
         await pilot.press("enter")
-        await _label(pilot, screen, "b1000001", "summary")
-        check_label_entry(read_jsonl(path)[-1], parent="r1000004", target="b1000001", label="summary", taken=taken)
+        assert screen.user_moved_leaf
+        await select(pilot, screen, "b1000001")
+        await pilot.press("L")
+        dialog = app.screen
+        assert isinstance(dialog, LabelDialog)
+        note = str(dialog.query_one("#label-note").render())
+        assert "s1000001" in note and "pi still resumes" in note and "not saved" in note
+        dialog.query_one(Input).value = "summary"
+        await pilot.press("enter")
+        await pilot.pause()
+        first = read_jsonl(path)[-1]
+        check_label_entry(first, parent="s1000001", target="b1000001", label="summary", taken=taken)
+        # the view and the manager keep the moved leaf; the next label chains on the file's leaf
+        assert screen.model.leaf_id == "r1000004" and screen.user_moved_leaf
+        assert screen.manager.get_leaf_id() == "r1000004"
+        await _label(pilot, screen, "u1000002", "second")
+        check_label_entry(read_jsonl(path)[-1], parent=first["id"], target="u1000002", label="second",
+                          taken=taken | {first["id"]})
         assert screen.model.leaf_id == "r1000004"
+    after = pi_view(path)
+    if before is not None and after is not None:
+        new_ids = [first["id"], read_jsonl(path)[-1]["id"]]
+        assert after["branch"] == before["branch"] + new_ids  # pi resumes where it did
+        assert after["context"] == before["context"]
+        assert after["labels"]["b1000001"] == "summary"
 
 
 async def test_ctrl_s_persists_the_leaf_with_a_no_op_label_entry(fixture_copy) -> None:
@@ -267,8 +292,9 @@ async def test_write_failures_are_notices_and_nothing_is_lost(fixture_copy, monk
         assert screen.model.leaf_id == "r1000004" and screen.user_moved_leaf  # kept across the reload
         assert screen.manager.get_session_name() == "Parser fox"  # what is on disk now
         await _label(pilot, screen, "b1000001", "z")  # and writing works again
-        check_label_entry(read_jsonl(path)[-1], parent="r1000004", target="b1000001", label="z",
-                          taken={e.get("id") for e in read_jsonl(path)[:-1]})
+        written = read_jsonl(path)
+        check_label_entry(written[-1], parent=written[-2]["id"], target="b1000001", label="z",
+                          taken={e.get("id") for e in written[:-1]})
 
 
 async def test_old_version_files_refuse_writes(fixture_copy) -> None:
@@ -285,6 +311,15 @@ async def test_old_version_files_refuse_writes(fixture_copy) -> None:
         await pilot.pause()
         assert any("migrate" in n for n in notices(app))
         assert screen.model is not None
+        # the label dialog says so as it opens, and Enter writes nothing
+        await pilot.press("L")
+        dialog = app.screen
+        assert isinstance(dialog, LabelDialog)
+        refusal = str(dialog.query_one("#label-refusal").render())
+        assert "Read-only" in refusal and "version 1" in refusal and "cannot be saved" in refusal
+        await pilot.press("x", "enter")
+        await pilot.pause()
+        assert app.screen is screen
     assert path.read_bytes() == data
 
 

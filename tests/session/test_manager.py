@@ -148,6 +148,41 @@ def test_append_label_change_sets_and_clears_and_becomes_leaf(sm):
     assert '"label":' not in last_line(sm)
 
 
+def test_a_label_keeping_resume_hangs_off_the_file_leaf_and_keeps_the_moved_leaf(sm):
+    sm.branch("b")  # the user looked at another branch (not saved)
+    first = sm.append_label_keeping_resume("c", "looked")
+    assert sm.get_entry(first)["parentId"] == "d"  # the file's last entry: pi resumes there
+    assert sm.get_leaf_id() == "b" and sm.leaf_moved
+    second = sm.append_label_keeping_resume("b", None)
+    assert sm.get_entry(second)["parentId"] == first
+    assert sm.index.leaf_id == second and sm.get_leaf_id() == "b"
+    # a reopened file resumes on the same conversation
+    again = SessionManager.open(sm.path)
+    assert [e["id"] for e in again.get_branch()] == ["a", "d", first, second]
+    # not moved: the label becomes the leaf, as in pi
+    sm.branch(second)
+    third = sm.append_label_keeping_resume("a", "x")
+    assert sm.get_entry(third)["parentId"] == second and sm.get_leaf_id() == third
+    # another writer appended first: the label goes after its line
+    with open(sm.path, "a", encoding="utf-8") as f:
+        import json
+
+        f.write(json.dumps(msg("e", "d", text="pi went on", ts="2026-03-01T09:00:05.000Z")) + "\n")
+    sm.branch("b")
+    fourth = sm.append_label_keeping_resume("a", "y")
+    assert sm.get_entry(fourth)["parentId"] == "e" and sm.get_leaf_id() == "b"
+
+
+def test_append_refusal_names_old_formats_and_read_only_sources(sm):
+    assert sm.append_refusal() is None
+    sm.state.version = 1
+    assert "migrate" in (sm.append_refusal() or "")
+    mem = SessionManager.from_entries({"type": "session", "version": 3}, [])
+    assert mem.append_refusal() is None
+    mem.read_only_reason = "a Claude Code transcript"
+    assert mem.append_refusal() == "a Claude Code transcript"
+
+
 def test_append_label_change_on_unknown_entry_writes_nothing(sm):
     before = open(sm.path, "rb").read()
     with pytest.raises(LoomError, match="entry ghost not found"):

@@ -156,3 +156,25 @@ def test_migrated_v1_file_reads_in_pi_like_the_in_memory_migration(pi_dir, oracl
     capsys.readouterr()
     pi = oracle(oracle_dir, path)  # a v3 file now: pi reads it without rewriting
     same_view(pi, in_memory)
+
+
+@pytest.mark.parametrize(("name", "moved_to", "target"), [("pi-brain-branch-summary", "00000004", "00000003"),
+                                                          ("dnouri-browse-session", "aa000002", "aa000002")])
+def test_a_label_with_a_moved_leaf_keeps_where_pi_resumes(name, moved_to, target, pi_dir, oracle_dir, tmp_path):
+    """The in-memory leaf was moved (Enter, not saved): a label hangs off the file's last
+    entry, and pi reads the file as resuming where it did."""
+    path = tmp_path / f"{name}.jsonl"
+    shutil.copyfile(pi_dir / f"{name}.jsonl", path)
+    path.chmod(0o644)
+    before = oracle(oracle_dir, path)
+    sm = SessionManager.open(str(path))
+    file_leaf = sm.index.leaf_id
+    sm.branch(moved_to)
+    new_id = sm.append_label_keeping_resume(target, "looked at")
+    assert sm.get_leaf_id() == moved_to and sm.leaf_moved
+    assert json.loads(path.read_text().splitlines()[-1])["parentId"] == file_leaf
+    after = oracle(oracle_dir, path)
+    same_view(after, ours(path))
+    assert after["branch"] == before["branch"] + [new_id]
+    assert after["context"] == before["context"]
+    assert after["labels"][target] == "looked at"

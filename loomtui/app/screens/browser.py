@@ -445,16 +445,6 @@ class BrowserScreen(Screen[None]):
         self.tree.model_changed()
         self._refresh_bars()
 
-    def _ensure_write_parent(self) -> None:
-        """Labels are appended as children of the leaf (pi). Never write ``parentId: null``:
-        with the leaf reset, the label goes under the file's last entry instead."""
-        model, manager = self.model, self.manager
-        assert model is not None and manager is not None
-        if self.user_moved_leaf and model.leaf_id is not None:
-            manager.branch(model.leaf_id)
-        elif manager.get_leaf_id() is None and manager.index.leaf_id is not None:
-            manager.branch(manager.index.leaf_id)
-
     def _after_own_write(self, new_id: str) -> None:
         """A label entry was appended: the view keeps its leaf (pi's selector patches the row in
         place and keeps its tree), the model takes the new entries."""
@@ -506,13 +496,23 @@ class BrowserScreen(Screen[None]):
                 return
             self._guard("Label", lambda: self._write_label(e, label))
 
-        self.app.push_screen(LabelDialog(row, current_text), done)
+        self.app.push_screen(LabelDialog(row, current_text, self._label_note(), manager.append_refusal()), done)
+
+    def _label_note(self) -> str:
+        """Where a label goes, for the label dialog."""
+        manager = self.manager
+        assert manager is not None
+        if manager.path is None:
+            return "Kept in memory; the loom file takes it as a bookmark only if you save."
+        keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self._user_keymap())
+        moved = f" The moved leaf is not saved ({keys} persists it)." if self.user_moved_leaf else ""
+        return (f"Saved now: one label entry after the file's last entry ({manager.index.leaf_id}); "
+                f"pi still resumes where it did.{moved}")
 
     def _write_label(self, e: Entry, label: str | None) -> None:
         manager = self.manager
         assert manager is not None
-        self._ensure_write_parent()
-        new_id = manager.append_label_change(e.id, label)
+        new_id = manager.append_label_keeping_resume(e.id, label)
         self._after_own_write(new_id)
         what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
         if self._loom_file() is not None:

@@ -47,17 +47,26 @@ class LabelDialog(ModalScreen[str | None]):
     DEFAULT_CSS = _css("LabelDialog")
     BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
 
-    def __init__(self, entry_text: str, current: str | None) -> None:
+    def __init__(self, entry_text: str, current: str | None, note: str = "", refusal: str | None = None) -> None:
         super().__init__()
         self.entry_text = entry_text
         self.current = current or ""
+        #: where the label goes (shown under the input)
+        self.note = note
+        #: why the label cannot be saved (a read-only session): shown as the dialog opens
+        self.refusal = refusal
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Label (empty to remove):", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
+            if self.refusal:
+                yield Static(Text(f"Read-only: {self.refusal}. The label cannot be saved."), classes="error",
+                             id="label-refusal")
             yield Input(value=self.current, id="label-input", placeholder="no label")
-            yield Static("Enter: save   Esc: cancel", classes="muted")
+            if self.note and not self.refusal:
+                yield Static(Text(self.note), classes="muted", id="label-note")
+            yield Static("Esc: close" if self.refusal else "Enter: save   Esc: cancel", classes="muted")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -65,7 +74,7 @@ class LabelDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(event.value)
+        self.dismiss(None if self.refusal else event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
