@@ -171,6 +171,8 @@ def has_configuration(doc: Any) -> bool:
     """A parsed JSON document holds a configuration (or a ``loom`` member to report on)."""
     if isinstance(doc, dict) and "loom" not in doc and looks_like_configuration(doc):
         return True
+    if _is_config_list(doc):
+        return True
     return bool(_loom_members(doc))
 
 
@@ -209,6 +211,9 @@ def _read_json(data: bytes, source: str, explicit: bool) -> list[Item]:
     if not found:
         if isinstance(doc, dict) and looks_like_configuration(doc):
             return [Config(source, _first_line(data), "$", explain(doc, "$"))]
+        if _is_config_list(doc):
+            starts = _item_lines(data, len(doc))
+            return [Config(source, starts[i], f"$[{i}]", explain(c, f"$[{i}]")) for i, c in enumerate(doc)]
         if not explicit:
             return []
         return [Problem(source, 1, [Finding(ERROR, "no-configuration", "$",
@@ -222,6 +227,21 @@ def _read_json(data: bytes, source: str, explicit: bool) -> list[Item]:
         line = _line_at(newlines, keys[k]) if len(keys) == len(found) else 1
         out.append(_member(value, f"{path}.loom", holder, outer, source, line))
     return out
+
+
+def _is_config_list(doc: Any) -> bool:
+    """A list of bare configurations (every item one)."""
+    return (isinstance(doc, list) and bool(doc)
+            and all(isinstance(c, dict) and looks_like_configuration(c) for c in doc))
+
+
+def _item_lines(data: bytes, n: int) -> list[int]:
+    """The lines where the ``n`` objects of a top-level list of flat-ish objects start (1 when the
+    text does not show them plainly, e.g. nested objects inside the items)."""
+    starts = [m.start() for m in re.finditer(rb"\{", data)]
+    depth_ok = data.count(b"{") == n
+    newlines = _lines_of(data)
+    return [_line_at(newlines, starts[i]) for i in range(n)] if depth_ok else [1] * n
 
 
 def _first_line(data: bytes) -> int:

@@ -133,7 +133,7 @@ def test_wrong_types_are_errors_and_taken_as_null() -> None:
 ])
 def test_tapestry_tokens_are_clamped(given: int, effective: int, message: str | None) -> None:
     eff, found, messages = one({"enabled": True, "tapestryTokens": given})
-    assert eff["tapestryTokens"] == effective
+    assert eff == {**DEFAULTS, "tapestryTokens": effective}
     if message is None:
         assert found == []
     else:
@@ -142,12 +142,17 @@ def test_tapestry_tokens_are_clamped(given: int, effective: int, message: str | 
 
 
 def test_scope_input_rules() -> None:
-    assert one({"enabled": True, "scopeInput": "userName"})[1:] == (
-        [("warning", "scope-input-unused", "$.scopeInput")],
+    assert one({"enabled": True, "scopeInput": "userName"}) == (
+        DEFAULTS, [("warning", "scope-input-unused", "$.scopeInput")],
         ["scopeInput is given but the scope is Process, not Input: it has no effect"])
-    assert one({"enabled": True, "scope": "Input"})[1:] == (
-        [("error", "scope-input-missing", "$.scope")],
+    assert one({"enabled": True, "scope": "Input"}) == (
+        {**DEFAULTS, "scope": "Input"}, [("error", "scope-input-missing", "$.scope")],
         ["the Input scope needs scopeInput (the run input whose value picks the loom)"])
+    assert one({"enabled": True, "scope": "Process", "scopeInput": "userName"})[1] == [
+        ("warning", "scope-input-unused", "$.scopeInput")]
+    # a scope that is not in the reference is not Input either
+    assert one({"enabled": True, "scope": "Global", "scopeInput": "userName"})[1] == [
+        ("warning", "enum-not-in-reference", "$.scope"), ("warning", "scope-input-unused", "$.scopeInput")]
     assert one({"enabled": True, "scope": "Input", "scopeInput": "  "})[1:] == (
         [("error", "scope-input-missing", "$.scope")],
         ["the Input scope needs scopeInput (the run input whose value picks the loom), which is blank"])
@@ -158,13 +163,16 @@ def test_scope_input_rules() -> None:
 
 def test_vet_recall_needs_a_vet_model() -> None:
     eff, found, messages = one({"enabled": True, "vetRecall": True})
-    assert (eff["vets"], eff["vetRecall"]) == (False, False)
+    assert eff == DEFAULTS
     assert found == [("warning", "vet-recall-without-vet-model", "$.vetRecall")]
     assert messages == ["vetRecall is true but no vetModel is set: it has no effect"]
-    eff, found, _ = one({"enabled": True, "vetModel": "vet-mini"})
-    assert (eff["vets"], eff["vetRecall"], found) == (True, False, [])
-    eff, found, _ = one({"enabled": True, "vetModel": "vet-mini", "vetRecall": True})
-    assert (eff["vets"], eff["vetRecall"], found) == (True, True, [])
+    assert one({"enabled": True, "vetModel": "vet-mini"})[:2] == ({**DEFAULTS, "vets": True}, [])
+    assert one({"enabled": True, "vetModel": "vet-mini", "vetRecall": True})[:2] == (
+        {**DEFAULTS, "vets": True, "vetRecall": True}, [])
+    assert one({"enabled": True, "vetModel": "vet-mini", "vetRecall": False})[:2] == ({**DEFAULTS, "vets": True}, [])
+    # a vetModel of the wrong type is no vetModel
+    assert one({"enabled": True, "vetModel": 7, "vetRecall": True})[:2] == (DEFAULTS, [
+        ("error", "wrong-type", "$.vetModel"), ("warning", "vet-recall-without-vet-model", "$.vetRecall")])
 
 
 def test_night_weaving_settings_while_memory_is_disabled() -> None:
@@ -184,12 +192,12 @@ def test_malformed_uuids() -> None:
                      ("error", "malformed-uuid", "$.readFromLoomIds[1]"),
                      ("error", "malformed-uuid", "$.readFromLoomIds[2]")]
     assert messages[0] == 'seedFromLoomId "3f2b8c1e5d4a4e6b9c7d2a1b0c9d8e7f" is not a UUID'
-    assert eff["readFromLoomIds"] == [A, "{" + S + "}", "zzzzzzzz-bbbb-4ccc-8ddd-eeeeeeeeeeee"]
+    assert eff == {**DEFAULTS, "readFromLoomIds": [A, "{" + S + "}", "zzzzzzzz-bbbb-4ccc-8ddd-eeeeeeeeeeee"]}
 
 
 def test_duplicate_read_from_loom_ids() -> None:
     eff, found, messages = one({"enabled": True, "readFromLoomIds": [A, S, A.upper()]})
-    assert eff["readFromLoomIds"] == [A, S, A.upper()]
+    assert eff == {**DEFAULTS, "readFromLoomIds": [A, S, A.upper()]}
     assert found == [("warning", "duplicate-loom-id", "$.readFromLoomIds[2]")]
     assert messages == [f'readFromLoomIds[2] repeats readFromLoomIds[0] ("{A.upper()}")']
 
@@ -204,7 +212,7 @@ def test_unknown_fields() -> None:
 
 def test_enum_values_not_in_the_reference_are_warnings() -> None:
     eff, found, messages = one({"enabled": True, "scope": "Global", "recall": "suggest", "weave": "Auto"})
-    assert (eff["scope"], eff["recall"], eff["weave"]) == ("Global", "suggest", "Auto")
+    assert eff == {**DEFAULTS, "scope": "Global", "recall": "suggest", "weave": "Auto"}
     assert found == [("warning", "enum-not-in-reference", "$.scope"),
                      ("warning", "enum-not-in-reference", "$.recall"),
                      ("warning", "enum-not-in-reference", "$.weave")]
@@ -305,6 +313,16 @@ def test_definition_files_report_their_line_and_read_lenient_syntax() -> None:
                                         ("warning", "enum-not-in-reference", "loom.scope")]
 
 
+def test_a_json_list_of_configurations(tmp_path: Path) -> None:
+    p = tmp_path / "configs.json"
+    p.write_text('[\n  {"enabled": true, "recall": "Off"},\n  {"enabled": true, "tapestryTokens": 100}\n]\n')
+    items = read_paths([str(p)])
+    assert [(c.line, c.at) for c in items] == [(2, "$[0]"), (3, "$[1]")]
+    assert [c.explained.effective for c in items if isinstance(c, Config)] == [
+        {**DEFAULTS, "recall": "Off"}, {**DEFAULTS, "tapestryTokens": 200}]
+    assert codes(items[1].findings) == [("warning", "tapestry-clamped", "$[1].tapestryTokens")]
+
+
 def test_a_named_file_without_a_configuration_is_an_error(tmp_path: Path) -> None:
     p = tmp_path / "package.json"
     p.write_text('{"name": "x"}')
@@ -370,3 +388,30 @@ def test_integers_beyond_64_bits_are_not_integers_to_a_json_reader() -> None:
     assert c.explained.effective["tapestryTokens"] == 1500
     assert [f.line() for f in c.findings] == [
         "error: $.tapestryTokens: tapestryTokens is 1e+23, but must be an integer [wrong-type]"]
+
+
+# the map as a session (what the browser opens) ------------------------------------------------------
+def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
+    from loomtui.formats.detect import open_any
+    from loomtui.session.errors import SessionFormatError
+    from loomtui.view.text import display_text, search_text
+
+    sm = open_any(str(HERE / "interactions" / "managed-create.json"))
+    assert [(e.id, e.parent_id, display_text(e, {})) for e in sm.index.entries] == [
+        ("loom-0", None, f"[loom]: {S} · seed of 1 · read by 0"),
+        ("loom-1", None, f"[loom]: {A} · seed of 0 · read by 1"),
+        ("loom-1-reads-0", "loom-1", f"[reads it]: support-desk ({HERE}/interactions/managed-create.json:5) · ok"),
+        ("loom-0-seeds-0", "loom-0", f"[seeds from it]: support-desk ({HERE}/interactions/managed-create.json:5) · ok"),
+    ]
+    assert sm.get_leaf_id() == "loom-0-seeds-0"  # the first loom's branch comes first, as in the file
+    detail = sm.load(sm.index.by_id["loom-0-seeds-0"])["content"]
+    assert "- `tapestryTokens`: `—` → **1500** — not given: 1,500" in detail
+    assert "support-desk" in search_text(sm.index.by_id["loom-0-seeds-0"])
+    # a definition file, and a directory of them
+    assert open_any(str(HERE / "definitions" / "nested" / "two-agents.def")).index.by_id["unlinked-1"].text == (
+        f"day-shift ({HERE}/definitions/nested/two-agents.def:5) · 2 warnings")
+    # 3 looms with a link each, 2 unlinked configurations and 1 problem under their group rows
+    assert len(open_any(str(HERE / "definitions")).index.entries) == 11
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SessionFormatError, match="directory without loom configurations"):
+        open_any(str(tmp_path / "empty"))
