@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "export-openloom": ("export_openloom", "export a session or loom (or one branch) as OpenLoom v2"),
     "diff": ("diff", "compare two branches: a unified diff of their transcripts, plus totals"),
     "loom-config": ("loom_config", "explain and check Maitento loom configurations; --map: which looms feed which"),
+    "check": ("check", "check OCP run documents against the spec (E/W findings; exit 1 on errors)"),
 }
 
 

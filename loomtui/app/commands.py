@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from loomtui.app.keymap import SPEC_BY_ID, display_keys
-from loomtui.view.layout import FILTER_MODES
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -34,7 +33,7 @@ class LoomCommands(Provider):
         out: list[Command] = []
         if isinstance(screen, BrowserScreen) and screen.model is not None:
             model = screen.model
-            for mode in FILTER_MODES:
+            for mode in model.modes:
                 mark = "● " if model.mode == mode else "  "
                 out.append((f"{mark}filter: {mode}", partial(screen.action_set_filter, mode),
                             "current filter" if model.mode == mode else "show this filter mode"))

@@ -7,10 +7,11 @@ from loomtui.session.reader import is_pi_session_file
 from loomtui.session.split import SplitParse
 
 
-def open_session(path: str, split: SplitParse | None = None) -> SessionManager:
-    """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file."""
-    if split is not None or is_pi_session_file(path):
+def open_session(path: str, split: SplitParse | None = None, tree_id: str | None = None) -> SessionManager:
+    """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file;
+    ``tree_id``: one tree of a multi-tree loom (an OpenLoom tree id, an OCP run's view)."""
+    if tree_id is None and (split is not None or is_pi_session_file(path)):
         return SessionManager.open(path, split=split)  # the usual case, without the loom adapters
     from loomtui.formats.detect import open_any
 
-    return open_any(path)
+    return open_any(path, tree_id=tree_id)

@@ -23,10 +23,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--theme", metavar="NAME", default=None,
                    help="theme: loom-dark (dark), loom-light (light), a Textual theme, or one from "
                         "~/.config/loomtui/themes/*.toml")
-    p.add_argument("--filter", dest="filter_mode", default="default", choices=FILTER_MODES,
-                   help="initial filter mode (default: default)")
+    p.add_argument("--filter", dest="filter_mode", default="default", metavar="MODE",
+                   help=f"initial filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also "
+                        "has failed, gates, in-flight, findings, model:NAME, harness:NAME")
     p.add_argument("--sessions-dir", dest="sessions_dirs", metavar="DIR", action="append", default=[],
-                   help="also list sessions under DIR in the picker (repeatable)")
+                   help="also list sessions and OCP runs under DIR in the picker (repeatable)")
+    p.add_argument("--runs-dir", dest="sessions_dirs", metavar="DIR", action="append",
+                   help="list the OCP runs under DIR in the picker (repeatable; same as --sessions-dir)")
     p.add_argument("--no-follow", dest="follow", action="store_false",
                    help="do not follow the file while another program appends to it")
     return p

@@ -33,7 +33,11 @@ ANSI = {
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a pi/omp session file (or another loom)")
-    p.add_argument("--filter", default="default", choices=FILTER_MODES, help="filter mode (default: default)")
+    p.add_argument("--filter", default="default", metavar="MODE",
+                   help=f"filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also has "
+                        "failed, gates, in-flight, findings, model:NAME, harness:NAME")
+    p.add_argument("--view", default=None, choices=("dag", "lineage"),
+                   help="an OCP run: dependency tree (dag, the default) or spawn/launch lineage")
     p.add_argument("--search", default="", metavar="QUERY", help="search query, as typed into /tree")
     p.add_argument("--width", type=int, default=None, help="cut rows at N columns (default: terminal, else 200)")
     p.add_argument("--leaf", default=None, metavar="ID", help="draw the tree as if ID were the leaf")
@@ -73,11 +77,16 @@ def _cut_colored(segs: list[Segment], width: int) -> list[Segment]:
 
 def run(args: argparse.Namespace) -> int:
     # a big session is read on two CPUs: a child parses the second half meanwhile
-    manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6))
+    if args.view is not None:
+        manager = open_session(args.file, tree_id=args.view)
+    else:
+        manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6))
     if args.leaf is not None and args.leaf not in manager.index.by_id:
         raise LoomError(f"no entry {args.leaf!r} in {args.file}")
     model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)
     model.compact = args.compact
+    if model.mode != args.filter:
+        raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
     if args.search:
         model.type_text(args.search)
     color = args.color == "always" or (

@@ -11,7 +11,8 @@
 * JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom;
 * a Maitento loom configuration (JSON with a ``loom`` member or a bare LoomConfiguration, a
   definition file with ``loom = { … }``, a directory of them) → the loom map
-  (``maitento_map.map_session``).
+  (``maitento_map.map_session``);
+* JSON with an ``ocp`` key → an OCP orchestration run (``tree_id`` ``lineage`` for its second view).
 
 Anything else raises SessionFormatError naming what the file looked like.
 """
@@ -22,7 +23,7 @@ import os
 import zipfile
 from typing import Any
 
-from loomtui.formats import maitento_map, maitento_read, openloom, socketteer
+from loomtui.formats import maitento_map, maitento_read, ocp, openloom, socketteer
 from loomtui.formats.common import (
     MAX_DOCUMENT_BYTES,
     OPENLOOM_V1,
@@ -45,6 +46,8 @@ BUNDLE_MEMBER = "tree.openloom"
 def classify(doc: Any) -> str | None:
     """The format of a parsed JSON document (None when loomtui cannot read it)."""
     if isinstance(doc, dict):
+        if ocp.looks_like_ocp(doc):
+            return ocp.OCP
         if "format" in doc:
             return OPENLOOM_V2 if doc.get("format") == "open-loom" else None
         if doc.get("type") == "session":
@@ -144,6 +147,11 @@ def open_document(
         if path is None or bundle_members is not None:
             raise SessionFormatError(f"{where}: a pi session header inside a bundle is not supported")
         return SessionManager.open(path)
+    if kind == ocp.OCP:
+        assert isinstance(doc, dict)
+        if bundle_members is not None:
+            raise SessionFormatError(f"{where}: an OCP run inside a bundle is not supported")
+        return ocp.build_session(doc, path, sha, view=tree_id or "dag", diagnostics=diag)
     if kind == OPENLOOM_V2:
         assert isinstance(doc, dict)
         _check_version(doc, where, diag)

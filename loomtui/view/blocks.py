@@ -346,6 +346,11 @@ def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap 
         full = {}
     ctx = _Context(manager, tool_calls, entry, full)
     out: list[Block] = [header_of(manager, entry, full)] if header else []
+    own = getattr(manager, "describe_entry", None)  # a source that writes its own detail (an OCP run)
+    text = own(entry.id) if callable(own) else None
+    if isinstance(text, str):
+        out.append(Markdown(text))
+        return out
     t = full.get("type", entry.type)
     builder = BUILDERS.get(t) if isinstance(t, str) else None
     if builder is None:

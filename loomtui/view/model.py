@@ -41,7 +41,11 @@ class TreeModel:
         self.manager = manager
         self.index = manager.index
         self.leaf_id = manager.get_leaf_id() if use_manager_leaf and leaf_id is None else leaf_id
-        self.mode = filter_mode if filter_mode in L.FILTER_MODES else "default"
+        #: filter modes the source adds (an OCP run: failed, gates, …): mode -> (tag, ids function)
+        self.extra_filters: dict[str, tuple[str, Any]] = dict(getattr(manager, "extra_filters", None) or {})
+        self._extra_ids: dict[str, frozenset[str]] = {}
+        self.modes: tuple[str, ...] = L.FILTER_MODES + tuple(self.extra_filters)
+        self.mode = filter_mode if filter_mode in self.modes else "default"
         self.query = ""
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
@@ -88,7 +92,8 @@ class TreeModel:
         return self.index.label_of(entry_id)
 
     def footer(self) -> str:
-        tags = L.FILTER_TAGS[self.mode] + (" [+label time]" if self.show_label_times else "")
+        tag = L.FILTER_TAGS[self.mode] if self.mode in L.FILTER_TAGS else self.extra_filters[self.mode][0]
+        tags = tag + (" [+label time]" if self.show_label_times else "")
         if not len(self.rows):
             return f"  (0/0){tags}"
         return f"  ({self.selected + 1}/{len(self.rows)}){tags}"
@@ -191,8 +196,8 @@ class TreeModel:
 
     # filters and search -------------------------------------------------------------------
     def set_filter(self, mode: str) -> None:
-        if mode not in L.FILTER_MODES:
-            raise ValueError(f"unknown filter mode {mode!r}; use one of {', '.join(L.FILTER_MODES)}")
+        if mode not in self.modes:
+            raise ValueError(f"unknown filter mode {mode!r}; use one of {', '.join(self.modes)}")
         self.mode = mode
         self.folded.clear()
         self._refilter()
@@ -202,7 +207,7 @@ class TreeModel:
         self.set_filter("default" if self.mode == mode else mode)
 
     def cycle_filter(self, step: int = 1) -> None:
-        modes = L.FILTER_MODES
+        modes = self.modes
         self.set_filter(modes[(modes.index(self.mode) + step) % len(modes)])
 
     def set_query(self, query: str) -> None:
@@ -453,7 +458,7 @@ class TreeModel:
         if tokens:
             positions = self._search_positions(tokens)
         else:
-            positions = L.visible_positions(self.flat, self.mode, self.index.labels)
+            positions = self._visible()
         if self.folded:
             positions = L.drop_folded(self.flat, positions, self.folded)
         self.rows = L.layout(self.flat, positions)
@@ -462,6 +467,15 @@ class TreeModel:
             self._layouts[key] = self.rows
             if len(self._layouts) > 8:
                 self._layouts.popitem(last=False)
+
+    def _visible(self) -> list[int]:
+        """Flat positions the filter mode shows (a source's own modes list their entry ids)."""
+        if self.mode in L.FILTER_TAGS:
+            return L.visible_positions(self.flat, self.mode, self.index.labels)
+        ids = self._extra_ids.get(self.mode)
+        if ids is None:
+            ids = self._extra_ids[self.mode] = frozenset(self.extra_filters[self.mode][1]())
+        return [p for p, e in enumerate(self.flat.entries) if e.id in ids]
 
     def _texts_in_display_order(self) -> list[str]:
         """Searchable text per flat position (built on the first search after a flatten)."""
@@ -499,7 +513,7 @@ class TreeModel:
                 # every candidate already holds the old tokens: test only the new ones
                 to_test = tuple(t for t in tokens if t not in old_tokens)
         if candidates is None:
-            candidates = L.visible_positions(self.flat, self.mode, self.index.labels)
+            candidates = self._visible()
         texts = self._texts_in_display_order()
         out = candidates
         for t in to_test:

@@ -27,17 +27,18 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from loomtui.app import keymap
+from loomtui.app.ocp import bar_modes, open_attempt_session
 from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ExportDialog, LabelDialog
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.formats import bookmarks
 from loomtui.formats.common import loom_source
+from loomtui.formats.ocp import ocp_run
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
-from loomtui.view.layout import FILTER_MODES
 from loomtui.view.blocks import copy_text
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
@@ -79,7 +80,7 @@ class BrowserScreen(Screen[None]):
         self._split = split
         self.manager: SessionManager | None = manager
         self.model: TreeModel | None = None
-        self.initial_filter = filter_mode if filter_mode in FILTER_MODES else "default"
+        self.initial_filter = filter_mode  # the model falls back to default for a mode it lacks
         #: select this entry (or its nearest visible ancestor) once the session is loaded
         self.select_id = select_id
         #: Enter moved the leaf: live appends no longer move it (pi keeps its in-memory leaf)
@@ -271,7 +272,8 @@ class BrowserScreen(Screen[None]):
         model = self.model
         if model is None:
             return
-        self.query_one(FilterBar).show(self._title(), model.mode, model.query, model.show_label_times)
+        self.query_one(FilterBar).show(self._title(), model.mode, model.query, model.show_label_times,
+                                       modes=bar_modes(model))
         text = model.footer().strip() or "(0/0)"
         if text != self._position_text:  # no layout: the widget's width is fixed
             self._position_text = text
@@ -341,12 +343,12 @@ class BrowserScreen(Screen[None]):
 
     # filters and search -------------------------------------------------------------------------
     def action_set_filter(self, mode: str) -> None:
-        if self.model is not None and mode in FILTER_MODES:
+        if self.model is not None and mode in self.model.modes:
             self.model.set_filter(mode)
             self._rows_changed()
 
     def action_toggle_filter(self, mode: str) -> None:
-        if self.model is not None and mode in FILTER_MODES:
+        if self.model is not None and mode in self.model.modes:
             self.model.toggle_filter(mode)
             self._rows_changed()
 
@@ -402,6 +404,9 @@ class BrowserScreen(Screen[None]):
         if picked is None:
             return
         model, manager, e = picked
+        if ocp_run(manager) is not None:
+            open_attempt_session(self, e.id)  # a run has no leaf to move: Enter opens agent sessions
+            return
         if e.id == model.leaf_id:
             self.notify("Already at this point.", timeout=3)
             return

@@ -123,6 +123,10 @@ class PickerScreen(Screen[None]):
             self.app.call_from_thread(self._status, f"Reading sessions… {done:,}/{total:,} (counted once, then cached)")
 
         sessions = list_sessions(extra=self.dirs, progress=progress)
+        if self.dirs:  # OCP run documents live only where the user points
+            from loomtui.formats.ocp_catalog import list_runs
+
+            sessions = sorted(sessions + list_runs(self.dirs), key=lambda s: (-s.modified, s.path))
         samples = False
         if not sessions:
             sessions = list_sessions([sample_dir()])

@@ -44,14 +44,15 @@ class FilterBar(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._state: tuple[str, str, str, bool, str] | None = None
+        self._state: tuple[str, str, str, bool, str, tuple[str, ...]] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="title", markup=False)
         yield Static("", id="modes")
 
-    def show(self, title: str, mode: str, query: str, label_times: bool, extra: str = "") -> None:
-        state = (title, mode, query, label_times, extra)
+    def show(self, title: str, mode: str, query: str, label_times: bool, extra: str = "",
+             modes: tuple[str, ...] = FILTER_MODES) -> None:
+        state = (title, mode, query, label_times, extra, modes)
         before = self._state
         if state == before:
             return
@@ -61,8 +62,8 @@ class FilterBar(Vertical):
         if before is not None and before[1:] == state[1:]:
             return  # only the title changed (a live append): the modes line stays as drawn
         parts = ["[dim]Filter:[/] "]
-        for m in FILTER_MODES:
-            name = MODE_NAMES[m]
+        for m in modes:
+            name = MODE_NAMES.get(m, m)
             if m == mode:
                 parts.append(f"[bold reverse][@click=screen.set_filter('{m}')] {name} [/][/] ")
             else:

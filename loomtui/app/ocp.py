@@ -1,0 +1,80 @@
+"""The browser's few OCP-specific actions: the filter bar's modes and Enter on an attempt that
+names an agent session (the run's data and rules live in ``loomtui.formats.ocp*``)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from loomtui.formats.ocp import ocp_run
+from loomtui.view.layout import FILTER_MODES
+from loomtui.view.model import TreeModel
+
+if TYPE_CHECKING:
+    from loomtui.app.screens.browser import BrowserScreen
+
+
+def bar_modes(model: TreeModel) -> tuple[str, ...]:
+    """The modes the filter bar shows: pi's five, or a run's own (per-model and per-harness
+    modes only while chosen: Ctrl+O cycles through them all)."""
+    if not model.extra_filters:
+        return FILTER_MODES
+    out = ("default",) + tuple(m for m in model.extra_filters if ":" not in m)
+    return out if model.mode in out else out + (model.mode,)
+
+
+def session_ref(manager: Any, entry_id: str) -> str | None:
+    """The ``session`` an attempt row names (a node row: its only attempt's, or its last one's)."""
+    run = ocp_run(manager)
+    if run is None:
+        return None
+    aid = None
+    if entry_id.startswith("a:"):
+        aid = entry_id[2:]
+    elif entry_id.startswith("n:"):
+        named = [a for a in run.attempts_of.get(entry_id[2:], ()) if isinstance(run.attempts[a].get("session"), str)]
+        aid = named[-1] if named else None
+    a = run.attempts.get(aid) if aid else None
+    ref = a.get("session") if a is not None else None
+    return ref.strip() if isinstance(ref, str) and ref.strip() else None
+
+
+def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
+    """Enter on an attempt: open the session it names at its leaf, on top (Esc returns)."""
+    run = ocp_run(screen.manager)
+    ref = session_ref(screen.manager, entry_id)
+    if run is None or ref is None:
+        screen.notify("Enter opens the agent session an attempt names; this row names none.",
+                      title="Open session", timeout=4)
+        return
+    dirs = list(getattr(screen.app, "sessions_dirs", []) or [])
+
+    def find() -> None:
+        from loomtui.formats.ocp_catalog import find_session
+
+        try:
+            found = find_session(ref, near=run.path, dirs=dirs)
+        except Exception as exc:  # a broken sessions directory must not take the app down
+            screen.app.call_from_thread(screen.app.log_error, exc)  # type: ignore[attr-defined]
+            found = None
+        screen.app.call_from_thread(found_it, found)
+
+    def found_it(path: str | None) -> None:
+        run.session_paths[ref] = path
+        if not screen.is_attached:
+            return
+        if path is None:
+            screen.notify(f"The session {ref} is not on this machine (looked next to the run and in the pi, omp "
+                          "and --sessions-dir directories).", title="Open session", severity="warning", timeout=8)
+            return
+        if os.path.abspath(path) == screen.path:
+            screen.notify("The attempt names this file itself.", title="Open session", timeout=5)
+            return
+        screen.app.open_session_file(path)  # type: ignore[attr-defined]
+
+    known = run.session_paths.get(ref, "")
+    if known != "":
+        found_it(known)
+        return
+    screen.notify(f"Looking for the session {ref}…", timeout=2)
+    screen.run_worker(find, thread=True, exclusive=True, group="open-attempt-session")

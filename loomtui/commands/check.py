@@ -1,0 +1,76 @@
+"""`loomtui check FILE...`: OCP conformance findings (``E…`` errors, ``W…`` warnings).
+
+The files are checked together, so the reference checker's cross-file rules (members of one
+slate share their task and base commit) apply. Each file prints ``PASS`` or ``FAIL`` with its
+counts, then one line per finding: level, code, JSON path, message. Exit 1 when any error is
+found (warnings do not fail), 0 otherwise. Without the reference checker
+(``pip install 'loomtui[ocp]'``) one line on stderr says so and the JSON Schema findings are
+still reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from loomtui.formats import ocp_check
+from loomtui.formats.common import load_json
+from loomtui.session.errors import SessionFormatError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="OCP run documents (v0.1, v0.2, v0.3)")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only files with findings")
+
+
+def _read(path: str) -> tuple[Any, ocp_check.Finding | None]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        return None, ocp_check.Finding("error", "E001", "$", f"cannot read {path}: {exc.strerror or exc}")
+    try:
+        return load_json(data, path), None
+    except SessionFormatError as exc:
+        return None, ocp_check.Finding("error", "E001", "$", str(exc))
+
+
+def check_files(paths: list[str]) -> list[list[ocp_check.Finding]]:
+    """Findings per path, the readable documents checked together."""
+    read = [_read(p) for p in paths]
+    ok = [i for i, (_doc, err) in enumerate(read) if err is None]
+    checked = ocp_check.check_docs([read[i][0] for i in ok])
+    out: list[list[ocp_check.Finding]] = [[err] if err is not None else [] for _doc, err in read]
+    for i, findings in zip(ok, checked):
+        out[i] = findings
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    name = ocp_check.checker_name()
+    if name != "loopmath":
+        print(f"loomtui: {ocp_check.INSTALL_HINT}", file=sys.stderr)
+        if name == "none":
+            print(f"loomtui: {ocp_check.NO_SCHEMA_HINT}", file=sys.stderr)
+    results = check_files(list(args.files))
+    failed = any(f.level == "error" for fs in results for f in fs)
+    if args.json:
+        doc = {"checker": name, "files": [
+            {"file": p, "errors": sum(f.level == "error" for f in fs),
+             "warnings": sum(f.level != "error" for f in fs),
+             "findings": [f._asdict() for f in fs]} for p, fs in zip(args.files, results)]}
+        sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        return 1 if failed else 0
+    lines: list[str] = []
+    for path, fs in zip(args.files, results):
+        if args.quiet and not fs:
+            continue
+        errors = sum(f.level == "error" for f in fs)
+        lines.append(f"{'FAIL' if errors else 'PASS'}  {path}  ({errors} errors, {len(fs) - errors} warnings)")
+        lines.extend(f"  {f.level} {f.code} {f.path}: {f.message}" for f in fs)
+    if lines:
+        sys.stdout.write("\n".join(lines) + "\n")
+    return 1 if failed else 0

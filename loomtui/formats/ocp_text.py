@@ -1,0 +1,439 @@
+"""OCP rows: status glyphs, one-line texts, totals and the run filters (see docs/ocp.md).
+
+Everything a row says comes from the attempts: a node's glyph is its attempts' status, never
+``node.state`` (the producer's projection, shown beside it in the detail only). A missing
+``outcome.evidence`` reads "asserted", the weakest grade, never a stronger one.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from loomtui.formats.common import parse_iso
+
+if TYPE_CHECKING:
+    from loomtui.formats.ocp import OcpRun
+
+GLYPHS = {
+    "queued": "○", "working": "▶", "done": "✓", "failed": "✗", "rejected": "⊘",
+    "canceled": "⊖", "settled_unverified": "◌", "lost": "†",
+}
+UNKNOWN_GLYPH = "?"
+TERMINAL = frozenset(("done", "failed", "rejected", "canceled", "settled_unverified", "lost"))
+TOKEN_FIELDS = ("input_tokens", "cached_input_tokens", "cache_creation_tokens", "output_tokens")
+STATUS_ORDER = ("done", "failed", "rejected", "canceled", "settled_unverified", "lost", "working", "queued")
+
+
+def glyph(status: str | None) -> str:
+    return GLYPHS.get(status or "", UNKNOWN_GLYPH)
+
+
+def _s(value: Any, cap: int = 120) -> str:
+    """A short one-line rendering of a scalar from the document."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def status_of(a: dict[str, Any]) -> str:
+    s = a.get("status")
+    return s if isinstance(s, str) else "?"
+
+
+def evidence_of(a: dict[str, Any]) -> str:
+    """outcome.evidence, with a missing one read as ``asserted`` (never upgraded)."""
+    outcome = a.get("outcome")
+    ev = outcome.get("evidence") if isinstance(outcome, dict) else None
+    return ev if isinstance(ev, str) and ev else "asserted"
+
+
+def model_of(a: dict[str, Any]) -> str:
+    m = a.get("model")
+    if isinstance(m, dict):
+        for k in ("raw", "id", "family"):
+            if isinstance(m.get(k), str) and m[k]:
+                return str(m[k])
+    elif isinstance(m, str):
+        return m
+    return ""
+
+
+def harness_of(a: dict[str, Any]) -> str:
+    h = a.get("harness")
+    return h if isinstance(h, str) else ""
+
+
+def fast_time(value: Any) -> float | None:
+    """An ISO-8601 time with zone as Unix seconds (None when missing or without a zone)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        dt = parse_iso(value)
+        return dt.timestamp() if dt is not None else None
+    return dt.timestamp() if dt.tzinfo is not None else None
+
+
+#: what totals need of one attempt: status, tokens, usd (None when not priced), start, end
+Facts = tuple[str, int, "float | None", "float | None", "float | None"]
+
+
+def facts_of(a: dict[str, Any]) -> Facts:
+    cost = a.get("cost")
+    tokens = 0
+    usd = None
+    if type(cost) is dict:
+        for k in TOKEN_FIELDS:
+            v = cost.get(k)
+            if v is not None:
+                v = _num(v)
+                if v:
+                    tokens += int(v)
+        usd = _num(cost.get("usd"))
+    return (status_of(a), tokens, usd, fast_time(a.get("started_at")), fast_time(a.get("ended_at")))
+
+
+@dataclass
+class Totals:
+    attempts: int = 0
+    tokens: int = 0
+    usd: float = 0.0
+    priced: int = 0
+    agent_seconds: float = 0.0
+    first_start: float = math.inf
+    last_end: float = -math.inf
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    def add(self, f: Facts) -> None:
+        status, tokens, usd, s, e = f
+        self.attempts += 1
+        self.statuses[status] += 1
+        self.tokens += tokens
+        if usd is not None:
+            self.usd += usd
+            self.priced += 1
+        if s is not None and s < self.first_start:
+            self.first_start = s
+        if e is not None and e > self.last_end:
+            self.last_end = e
+        if s is not None and e is not None and e >= s:
+            self.agent_seconds += e - s
+
+    def merge(self, o: "Totals") -> None:
+        self.attempts += o.attempts
+        self.statuses.update(o.statuses)
+        self.tokens += o.tokens
+        self.usd += o.usd
+        self.priced += o.priced
+        self.first_start = min(self.first_start, o.first_start)
+        self.last_end = max(self.last_end, o.last_end)
+        self.agent_seconds += o.agent_seconds
+
+    @property
+    def wall_seconds(self) -> float | None:
+        return self.last_end - self.first_start if self.last_end >= self.first_start else None
+
+    def cost_text(self) -> str:
+        parts = []
+        if self.priced:
+            parts.append(f"${self.usd:.2f}" + ("+" if self.priced < self.attempts else ""))
+        if self.tokens:
+            parts.append(tokens_text(self.tokens) + " tok")
+        return " · ".join(parts)
+
+    def counts_text(self) -> str:
+        c = self.statuses
+        keys = [k for k in STATUS_ORDER if c.get(k)] + sorted(k for k in c if k not in STATUS_ORDER)
+        return " ".join(f"{c[k]}{glyph(k)}" for k in keys)
+
+
+def tokens_text(n: float) -> str:
+    if n >= 1e6:
+        return f"{n / 1e6:.1f}M"
+    if n >= 1e3:
+        return f"{n / 1e3:.0f}k"
+    return str(int(n))
+
+
+def duration_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    s = int(round(seconds))
+    h, rem = divmod(s, 3600)
+    m, sec = divmod(rem, 60)
+    return f"{h}h{m:02d}m" if h else (f"{m}m{sec:02d}s" if m else f"{sec}s")
+
+
+def totals_of(run: "OcpRun", attempt_ids: Any) -> Totals:
+    t = Totals()
+    for aid in attempt_ids:
+        t.add(run.facts[aid])
+    return t
+
+
+def node_totals(run: "OcpRun", nid: str) -> Totals:
+    t = run.node_tot.get(nid)
+    if t is None:
+        t = run.node_tot[nid] = totals_of(run, run.attempts_of.get(nid, ()))
+    return t
+
+
+def group_totals(run: "OcpRun", gid: str) -> tuple[int, Totals]:
+    t = Totals()
+    members = run.group_members.get(gid, ())
+    for nid in members:
+        t.merge(node_totals(run, nid))
+    return len(members), t
+
+
+def run_totals(run: "OcpRun") -> Totals:
+    t = Totals()
+    for nid in run.attempts_of:
+        t.merge(node_totals(run, nid))
+    return t
+
+
+def _flag(run: "OcpRun", eid: str) -> str:
+    fs = run.findings.get(eid)
+    if not fs:
+        return ""
+    codes = sorted({f[1] for f in fs})
+    return " · ⚑" + ",".join(codes[:4]) + ("…" if len(codes) > 4 else "")
+
+
+def _entry(kind: str, text: str, record: Any, what: str, rid: str) -> dict[str, Any]:
+    return {"type": "custom_message", "customType": kind, "content": text, "display": True,
+            "details": record, "ocp": {"kind": what, "id": rid}}
+
+
+def run_name(run: "OcpRun") -> str:
+    r = run.run
+    title = _s(r.get("title"), 80)
+    rid = _s(r.get("id"), 80) or "(no run id)"
+    return f"{rid}: {title}" if title else rid
+
+
+def task_of(run: "OcpRun") -> str:
+    task = run.run.get("task")
+    if isinstance(task, dict):
+        return _s(task.get("title") or task.get("id"), 80)
+    labels = run.run.get("labels")
+    if isinstance(labels, dict) and isinstance(labels.get("task"), str):
+        return _s(labels["task"], 80)
+    return ""
+
+
+def run_entry(run: "OcpRun") -> dict[str, Any]:
+    t = run_totals(run)
+    parts = [run_name(run)]
+    task = task_of(run)
+    if task:
+        parts.append(f"task {task}")
+    parts.append(f"{len(run.nodes)} nodes")
+    parts.append(f"{t.attempts} attempts" + (f": {t.counts_text()}" if t.attempts else ""))
+    cost = t.cost_text()
+    if cost:
+        parts.append(cost)
+    label = "run" if run.view == "dag" else "run lineage"
+    return _entry(label, " · ".join(parts) + _flag(run, "run"), run.run, "run", "")
+
+
+def group_entry(run: "OcpRun", gid: str) -> dict[str, Any]:
+    g = run.groups[gid]
+    count, t = group_totals(run, gid)
+    parts = [_s(g.get("title")) or gid, f"{count} nodes"]
+    if t.attempts:
+        parts.append(t.counts_text())
+    cost = t.cost_text()
+    if cost:
+        parts.append(cost)
+    if g.get("title") and g.get("title") != gid:
+        parts.append(gid)
+    return _entry("group", " · ".join(parts) + _flag(run, "g:" + gid), g, "group", gid)
+
+
+def node_models(run: "OcpRun", nid: str) -> str:
+    seen: dict[str, None] = {}
+    for a in run.node_attempts(nid):
+        m = model_of(a)
+        if m:
+            seen.setdefault(m)
+    names = list(seen)
+    return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "") if names else ""
+
+
+def node_entry(run: "OcpRun", nid: str) -> dict[str, Any]:
+    node = run.nodes[nid]
+    kind = _s(node.get("kind"), 40) or "node"
+    status = run.node_status(nid)
+    t = node_totals(run, nid)
+    head = glyph(status) if status else "○"
+    parts = [f"{head} {_s(node.get('title')) or nid}"]
+    if status is None:
+        st = node.get("state")
+        parts.append("no attempts" + (f" (state: {_s(st, 40)})" if isinstance(st, str) else ""))
+    elif t.attempts > 1:
+        parts.append(f"{t.attempts} attempts")
+    models = node_models(run, nid)
+    if models:
+        parts.append(models)
+    cost = t.cost_text()
+    if cost:
+        parts.append(cost)
+    parts.append(nid)
+    after = run.also_after.get(nid)
+    if after:
+        word = "also after" if run.view == "dag" else "also from"
+        parts.append(f"{word}: " + ", ".join(after[:6]) + (" …" if len(after) > 6 else ""))
+    return _entry(kind, " · ".join(parts) + _flag(run, "n:" + nid), node, "node", nid)
+
+
+def missing_node_entry(run: "OcpRun", nid: str) -> dict[str, Any]:
+    return _entry("missing node", f"? {nid} (named by attempts, not defined in the document)" + _flag(run, "n:" + nid),
+                  None, "missing", nid)
+
+
+def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
+    a = run.attempts[aid]
+    status = status_of(a)
+    n = a.get("n")
+    parts = [f"{glyph(status)} " + (f"#{n} " if isinstance(n, int) and not isinstance(n, bool) else "") + status]
+    outcome = a.get("outcome") if isinstance(a.get("outcome"), dict) else None
+    if outcome is not None or status in TERMINAL:
+        result = outcome.get("result") if outcome else None
+        grade = evidence_of(a)
+        parts[0] += f" ({grade})" if result in (None, status) else f" (outcome {result}, {grade})"
+    model = model_of(a)
+    effort = a.get("effort")
+    if model or isinstance(effort, str):
+        parts.append(" ".join(x for x in (model, _s(effort, 20)) if x))
+    if harness_of(a):
+        parts.append(_s(harness_of(a), 40))
+    t = Totals()
+    t.add(run.facts[aid])
+    cost = t.cost_text()
+    if cost:
+        parts.append(cost)
+    parts.append(aid)
+    cause = a.get("cause") if isinstance(a.get("cause"), dict) else {}
+    ctype = cause.get("type")
+    if isinstance(ctype, str) and ctype != "initial" or cause.get("ref"):
+        c = _s(ctype, 30) or "cause"
+        if cause.get("ref"):
+            c += f" ← {_s(cause.get('ref'), 60)}"
+        if cause.get("reason"):
+            c += f": {_s(cause.get('reason'))}"
+        parts.append(c)
+    if outcome is not None:
+        o = []
+        if outcome.get("via"):
+            o.append(f"via {_s(outcome.get('via'), 60)}")
+        if outcome.get("reason"):
+            o.append(_s(outcome.get("reason")))
+        if o:
+            parts.append(": ".join(o))
+    if isinstance(a.get("session"), str) and a["session"]:
+        parts.append("⏎ session")
+    return _entry("attempt", " · ".join(parts) + _flag(run, "a:" + aid), a, "attempt", aid)
+
+
+# filters ------------------------------------------------------------------------------------
+def is_gate(node: dict[str, Any]) -> bool:
+    return node.get("kind") == "gate" or isinstance(node.get("gate"), dict)
+
+
+def _context(run: "OcpRun", nid: str) -> list[str]:
+    """The rows that show where a node sits: the run, its group folders, the node."""
+    out = ["run", "n:" + nid]
+    g = run.nodes.get(nid, {}).get("group") if run.view == "dag" else None
+    seen: set[str] = set()
+    while isinstance(g, str) and g in run.groups and g not in seen:
+        seen.add(g)
+        out.append("g:" + g)
+        g = run.groups[g].get("parent")
+    return out
+
+
+def _attempt_rows(run: "OcpRun", aids: Any) -> frozenset[str]:
+    ids: set[str] = set()
+    for aid in aids:
+        a = run.attempts[aid]
+        ids.add("a:" + aid)
+        nid = a.get("node")
+        ids.update(_context(run, nid if isinstance(nid, str) else ""))
+    return frozenset(ids)
+
+
+def _failed_rows(run: "OcpRun") -> frozenset[str]:
+    return _attempt_rows(run, [aid for aid, f in run.facts.items() if f[0] in ("failed", "rejected")])
+
+
+def _gate_rows(run: "OcpRun") -> frozenset[str]:
+    ids: set[str] = set()
+    for nid, node in run.nodes.items():
+        if is_gate(node):
+            ids.update(_context(run, nid))
+            ids.update("a:" + a for a in run.attempts_of.get(nid, ()))
+    return frozenset(ids)
+
+
+def _in_flight_rows(run: "OcpRun") -> frozenset[str]:
+    ids = set(_attempt_rows(run, [aid for aid, f in run.facts.items() if f[0] in ("queued", "working")]))
+    for nid in run.nodes:
+        if not run.attempts_of.get(nid):
+            ids.update(_context(run, nid))
+    return frozenset(ids)
+
+
+def _finding_rows(run: "OcpRun") -> frozenset[str]:
+    ids = set(run.findings) | {"run"}
+    for eid in run.findings:
+        if eid.startswith("a:") and eid[2:] in run.attempts:
+            ids |= _attempt_rows(run, [eid[2:]])
+        elif eid.startswith("n:") and eid[2:] in run.nodes:
+            ids.update(_context(run, eid[2:]))
+    return frozenset(ids)
+
+
+def filters(run: "OcpRun") -> dict[str, tuple[str, Any]]:
+    """Filter mode -> (footer tag, function giving the entry ids it shows): failed and
+    rejected attempts, gates, work in flight, findings, one mode per model and per harness.
+    The id sets are made when a mode is first chosen."""
+    out: dict[str, tuple[str, Any]] = {
+        "failed": (" [failed/rejected]", lambda: _failed_rows(run)),
+        "gates": (" [gates]", lambda: _gate_rows(run)),
+        "in-flight": (" [in flight]", lambda: _in_flight_rows(run)),
+    }
+    if run.findings:
+        out["findings"] = (" [findings]", lambda: _finding_rows(run))
+    models: dict[str, None] = {}
+    harnesses: dict[str, None] = {}
+    for a in run.attempts.values():
+        m = model_of(a)
+        if m:
+            models[m] = None
+        h = a.get("harness")
+        if isinstance(h, str) and h:
+            harnesses[h] = None
+
+    def by(key: Any, value: str) -> Any:
+        return lambda: _attempt_rows(run, [aid for aid, a in run.attempts.items() if key(a) == value])
+
+    for m in sorted(models):
+        out[f"model:{m}"] = (f" [model {m}]", by(model_of, m))
+    for h in sorted(harnesses):
+        out[f"harness:{h}"] = (f" [harness {h}]", by(harness_of, h))
+    return out

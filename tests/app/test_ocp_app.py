@@ -1,0 +1,122 @@
+"""An OCP run in the browser: rows, run filters, the detail pane, findings, and Enter on an
+attempt opening the agent session it names (Esc returns); the picker lists runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from app_helpers import browser, make_app, notices, rows, screen_text, select
+
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.picker import PickerScreen
+
+ROOT = Path(__file__).resolve().parents[2]
+OCP_DIR = ROOT.parent / "shared" / "fixtures" / "ocp"
+RUN_WITH_SESSION = ROOT / "tests" / "fixtures" / "ocp" / "run-with-session"
+
+
+def copy_run(tmp_path: Path) -> Path:
+    dst = tmp_path / "runs"
+    shutil.copytree(RUN_WITH_SESSION, dst)
+    return dst / "run.ocp.json"
+
+
+async def next_browser(pilot: Any, below: BrowserScreen) -> BrowserScreen:
+    await pilot.app.workers.wait_for_complete()
+    for _ in range(150):
+        screen = pilot.app.screen
+        if isinstance(screen, BrowserScreen) and screen is not below and screen.model is not None:
+            return screen
+        await pilot.pause(0.02)
+    raise AssertionError(f"no second browser; the top screen is {pilot.app.screen!r}")
+
+
+async def test_enter_on_an_attempt_opens_its_session_at_the_leaf_and_escape_returns(tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    app = make_app(run)
+    async with app.run_test(size=(140, 36)) as pilot:
+        screen = await browser(pilot)
+        assert rows(screen)[:3] == ["run", "n:build", "a:build.a1"]
+        await select(pilot, screen, "a:build.a1")
+        await pilot.press("enter")
+        opened = await next_browser(pilot, screen)
+        assert opened.path.endswith("_7b1e2c3d-0000-4000-8000-00000000a001.jsonl")  # found by its session id
+        assert opened.model is not None and opened.model.selected_id == "e0000003"  # at its leaf
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        # a session named by a path relative to the run file
+        await select(pilot, screen, "a:review.a1")
+        await pilot.press("enter")
+        second = await next_browser(pilot, screen)
+        assert second.path == str(run.parent / "sessions" / "review.jsonl")
+        await pilot.press("escape")
+        await pilot.pause()
+        # a session that is not on this machine: a notice, no screen
+        await select(pilot, screen, "a:missing.a1")
+        await pilot.press("enter")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen
+        assert any("no-such-session-id is not on this machine" in n for n in notices(app))
+
+
+async def test_detail_pane_filters_and_search(tmp_path: Path) -> None:
+    app = make_app(OCP_DIR / "review-loop-v01.ocp.json")
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await browser(pilot)
+        assert screen.model is not None
+        await select(pilot, screen, "a:B1.a2")
+        text = screen_text(app)
+        assert "attempt B1.a2" in text and "evidence reported" in text
+        assert "via" in text and "R1 (review: review the export command)" in text
+        assert "cause chain" in text
+        screen.action_set_filter("failed")
+        await pilot.pause()
+        assert rows(screen) == ["run", "g:build", "n:B1", "a:B1.a1", "a:B1.a2"]
+        assert "failed" in screen_text(app)
+        await pilot.press("ctrl+o")  # cycling reaches the run's own modes after pi's
+        await pilot.pause()
+        assert screen.model.mode == "gates"
+        screen.action_set_filter("default")
+        await pilot.press(*"merge gate")
+        await pilot.pause()
+        assert rows(screen) == ["n:G1"]
+
+
+async def test_findings_show_on_their_rows(tmp_path: Path) -> None:
+    app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assert screen.model is not None and "findings" in screen.model.modes
+        screen.action_set_filter("findings")
+        await pilot.pause()
+        assert rows(screen) == ["run", "n:second"]
+        await select(pilot, screen, "n:second")
+        text = screen_text(app)
+        assert "conformance findings" in text and "E160" in text
+
+
+async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copyfile(OCP_DIR / "review-loop-v01.ocp.json", runs / "review.ocp.json")
+    shutil.copyfile(OCP_DIR / "v0.3" / "best_of_n.ocp.json", runs / "best.json")
+    (runs / "other.json").write_text(json.dumps({"not": "a run"}))
+    app = make_app(None, sessions_dirs=[str(runs)])
+    async with app.run_test(size=(160, 40)) as pilot:
+        for _ in range(100):
+            if isinstance(app.screen, PickerScreen) and app.screen.sessions:
+                break
+            await pilot.pause(0.05)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        titles = {s.title for s in picker.sessions}
+        assert any(t.startswith("run run-review-loop-01") and "5✓ 1✗ 1⊘ 1▶" in t for t in titles)
+        assert any(t.startswith("run run_ex_best_of_n") and "$2.25" in t for t in titles)
+        assert not any("not" in t for t in titles)
+        text = screen_text(app)
+        assert "run run-review-loop-01" in text

@@ -1,0 +1,110 @@
+"""`loomtui check`: the reference checker's codes for every golden file, exit codes, fallback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from loomtui.cli import main
+from loomtui.formats import ocp_check
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+OCP_DIR = SHARED / "fixtures" / "ocp"
+GOLDEN = OCP_DIR / "golden" / "v0.3"
+EXPECTED = json.loads((GOLDEN / "expected.json").read_text())
+
+
+def check_json(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, dict]:
+    code = main(["check", "--json", *map(str, paths)])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_reference_checker_is_installed_for_the_tests() -> None:
+    assert ocp_check.reference_checker() is not None
+    assert ocp_check.checker_name() == "loopmath"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_golden_files_give_exactly_the_expected_codes(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = check_json(capsys, GOLDEN / name)
+    findings = out["files"][0]["findings"]
+    assert sorted(f["code"] for f in findings) == sorted(EXPECTED[name])
+    has_error = any(f["level"] == "error" for f in findings)
+    assert code == (1 if has_error else 0)
+    if name.endswith("-pass.ocp.json"):
+        assert code == 0 and findings == []
+    if name.startswith("E") and name.endswith("-fail.ocp.json"):
+        assert code == 1
+
+
+def test_plain_output_and_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(GOLDEN / "E191-fail.ocp.json"), str(GOLDEN / "E191-pass.ocp.json")]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("FAIL  ") and out[0].endswith("(1 errors, 0 warnings)")
+    assert out[1].startswith("  error E191 $['run']['configuration']['settings']: ")
+    assert out[2].startswith("PASS  ") and len(out) == 3
+
+
+def test_examples_conform(capsys: pytest.CaptureFixture[str]) -> None:
+    examples = sorted((OCP_DIR / "v0.3").glob("*.ocp.json")) + sorted(OCP_DIR.glob("*.ocp.json"))
+    code, out = check_json(capsys, *examples)
+    assert code == 0
+    assert all(f["errors"] == 0 for f in out["files"])
+
+
+def test_broken_and_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    code, out = check_json(capsys, OCP_DIR / "golden" / "broken-tier.ocp.json", bad, tmp_path / "absent.json")
+    assert code == 1
+    codes = [sorted({f["code"] for f in r["findings"]}) for r in out["files"]]
+    assert codes == [["E010", "E160", "W180"], ["E001"], ["E001"]]
+
+
+def test_cross_file_rule_uses_validate_many(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = json.loads((OCP_DIR / "v0.3" / "full-fields.ocp.json").read_text())
+    slate = a["run"].get("slate")
+    assert isinstance(slate, dict)
+    b = json.loads(json.dumps(a))
+    other = [m for m in slate["members"] if m != a["run"]["id"]][0]
+    b["run"]["id"] = other
+    b["run"]["task"]["id"] = "some-other-task"
+    pa, pb = tmp_path / "a.ocp.json", tmp_path / "b.ocp.json"
+    pa.write_text(json.dumps(a))
+    pb.write_text(json.dumps(b))
+    single_code, single = check_json(capsys, pb)
+    together_code, together = check_json(capsys, pa, pb)
+    assert "E194" not in {f["code"] for f in single["files"][0]["findings"]}
+    assert "E194" in {f["code"] for f in together["files"][1]["findings"]}
+    assert together_code == 1
+
+
+def test_without_the_reference_checker_the_schema_still_speaks(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = [json.loads(p.read_text()) for p in sorted(OCP_DIR.rglob("*.ocp.json"))]
+    reference = [[f for f in fs if f.code in ("E003", "E010")] for fs in ocp_check.check_docs(docs)]
+    monkeypatch.setattr(ocp_check, "reference_checker", lambda: None)
+    # the schema findings are the reference checker's own schema findings, path and message
+    assert ocp_check.check_docs(docs) == reference
+    code = main(["check", str(OCP_DIR / "golden" / "broken-tier.ocp.json"), str(GOLDEN / "E190-fail.ocp.json")])
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'loomtui[ocp]'" in err[0]
+    assert code == 1
+    assert "error E010 $['edges'][0]['tier']: schema: " in captured.out
+    # numbered rules are the reference checker's: the schema alone does not give E190
+    assert "error E190" not in captured.out
+    unknown = {"ocp": "7.0", "run": {"id": "x"}}
+    assert [f.code for f in ocp_check.check_doc(unknown)] == ["E003"]
+
+
+def test_check_as_a_command(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "loomtui", "check", str(GOLDEN / "W182-fail.ocp.json")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0  # warnings do not fail
+    assert "warning W182" in proc.stdout

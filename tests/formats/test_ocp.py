@@ -1,0 +1,255 @@
+"""OCP run documents read as a loom: detection, the run tree, rows, filters, bad documents."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loomtui.formats import ocp, ocp_text
+from loomtui.formats.detect import classify, open_any, open_document
+from loomtui.view.model import TreeModel
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+OCP_DIR = SHARED / "fixtures" / "ocp"
+ALL_FIXTURES = sorted(p for p in OCP_DIR.rglob("*.ocp.json"))
+
+
+def load(name: str) -> dict[str, Any]:
+    return json.loads((OCP_DIR / name).read_text())
+
+
+def rows(sm: Any, mode: str = "default", query: str = "") -> list[tuple[str, str]]:
+    m = TreeModel(sm, filter_mode=mode)
+    if query:
+        m.set_query(query)
+    return [(m.entry_at(i).id, line) for i, line in enumerate(m.plain_rows(400))]
+
+
+def parent(sm: Any, eid: str) -> str | None:
+    return sm.index.by_id[eid].parent_id
+
+
+def test_there_are_fixtures() -> None:
+    assert len(ALL_FIXTURES) >= 30
+
+
+@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: str(p.relative_to(OCP_DIR)))
+def test_every_fixture_opens_with_every_record(path: Path) -> None:
+    doc = json.loads(path.read_text())
+    assert classify(doc) == ocp.OCP
+    sm = open_any(str(path))
+    run = ocp.ocp_run(sm)
+    assert run is not None and sm.source_format == "ocp"
+    ids = {e.id for e in sm.index.entries}
+    assert "run" in ids
+    assert {ocp.node_eid(n) for n in run.nodes} <= ids
+    assert {ocp.attempt_eid(a) for a in run.attempts} <= ids
+    assert {ocp.group_eid(g) for g in run.groups} <= ids
+    # one root, every entry reachable from it, nothing listed twice
+    assert [r.id for r in sm.index.roots] == ["run"]
+    assert len(ids) == len(sm.index.entries)
+    assert len(rows(sm, "all")) == len(sm.index.entries)
+    # the lineage view opens too
+    lin = open_any(str(path), tree_id="lineage")
+    assert len(lin.index.entries) == len(sm.index.entries) - len(run.groups)
+
+
+def test_review_loop_tree_retries_fan_in_and_groups() -> None:
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    # groups are folders under the run
+    assert parent(sm, "g:build") == "run" and parent(sm, "g:checks") == "run"
+    assert parent(sm, "n:P1") == "g:build"
+    # a retry (cause.ref at the same node) is a child of the attempt it retries
+    assert parent(sm, "a:B1.a2") == "a:B1.a1"
+    # a cause.ref at another node (sent back by a review) stays under its own node
+    assert parent(sm, "a:B1.a3") == "n:B1"
+    # dependency order: B1 and B2 follow P1 inside the group; R1 depends on B1 in another group
+    assert parent(sm, "n:B1") == "n:P1" and parent(sm, "n:B2") == "n:P1"
+    assert parent(sm, "n:R1") == "g:checks"
+    # the fan-in gate appears once, under the parent that settled last (T1 is still working)
+    shown = rows(sm)
+    gate_rows = [line for eid, line in shown if eid == "n:G1"]
+    assert len(gate_rows) == 1
+    assert parent(sm, "n:G1") == "n:T1"
+    assert "also after: R1, B2" in gate_rows[0]
+    # attempts come before the nodes that depend on their node
+    order = [eid for eid, _ in shown]
+    assert order.index("a:P1.a1") < order.index("n:B1") < order.index("n:B2")
+    assert order.index("a:B1.a1") < order.index("a:B1.a2") < order.index("a:B1.a3")
+
+
+def test_rows_show_kind_title_glyph_model_cost() -> None:
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    by_id = dict(rows(sm))
+    assert by_id["n:B1"].lstrip("├└│─ ⊟").startswith("[impl]: ✓ implement the export command · 3 attempts · model-b")
+    assert "272k tok" in by_id["n:B1"]
+    b1a1 = by_id["a:B1.a1"]
+    assert "[attempt]: ✗ #1 failed (verified) · model-b medium" in b1a1
+    b1a2 = by_id["a:B1.a2"]
+    assert "⊘ #2 rejected (reported)" in b1a2 and "followup ← B1.a1: fix the failing tests" in b1a2
+    assert "via R1: missing input validation" in b1a2
+    priced = open_any(str(OCP_DIR / "v0.3" / "best_of_n.ocp.json"))
+    assert "$0.39" in dict(rows(priced))["a:implement.a1"]
+
+
+def test_missing_evidence_reads_asserted_never_stronger() -> None:
+    doc = load("review-loop-v01.ocp.json")
+    for a in doc["attempts"]:
+        if a["id"] == "B1.a3":
+            del a["outcome"]["evidence"]
+        if a["id"] == "R1.a1":
+            del a["outcome"]
+    by_id = dict(rows(open_document(doc, None)))
+    assert "✓ #3 done (asserted)" in by_id["a:B1.a3"]
+    assert "✓ #1 done (asserted)" in by_id["a:R1.a1"]  # terminal without any outcome
+    assert "verified" not in by_id["a:B1.a3"]
+
+
+def test_node_state_never_overrides_attempt_outcomes() -> None:
+    doc = load("minimal.ocp.json")
+    for n in doc["nodes"]:
+        n["state"] = "done"
+    for a in doc["attempts"]:
+        if a["node"] == "T1":
+            a["status"] = "failed"
+            a["outcome"]["result"] = "failed"
+    sm = open_document(doc, None)
+    line = dict(rows(sm))["n:T1"]
+    assert "✗ implement feature" in line and "✓" not in line.split("]:")[1][:3]
+
+
+def test_node_without_attempts_shows_its_state_as_the_producers_word() -> None:
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    assert "○ merge gate · no attempts (state: queued)" in dict(rows(sm))["n:G1"]
+
+
+def test_filters_fit_runs() -> None:
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    failed = [eid for eid, _ in rows(sm, "failed")]
+    assert failed == ["run", "g:build", "n:B1", "a:B1.a1", "a:B1.a2"]
+    assert [eid for eid, _ in rows(sm, "gates")] == ["run", "g:checks", "n:G1"]
+    flying = [eid for eid, _ in rows(sm, "in-flight")]
+    assert flying == ["run", "g:checks", "n:T1", "a:T1.a1", "n:G1"]
+    assert "model:model-c" in TreeModel(sm).modes
+    assert [eid for eid, _ in rows(sm, "model:model-c")] == ["run", "g:build", "n:B2", "a:B2.a1"]
+    swarm = open_any(str(OCP_DIR / "swarm-v02.ocp.json"))
+    codex = [eid for eid, _ in rows(swarm, "harness:codex")]
+    assert codex == ["run", "n:S-rev", "a:S-rev.a1", "n:S-ext", "a:S-ext.a1"]
+    m = TreeModel(sm)
+    m.set_filter("failed")
+    assert m.footer().endswith("[failed/rejected]")
+
+
+def test_search_finds_titles_reasons_models_ids() -> None:
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    assert [e for e, _ in rows(sm, query="input validation")] == ["a:B1.a2", "a:B1.a3"]
+    assert "a:B2.a1" in [e for e, _ in rows(sm, query="model-c")]
+    assert [e for e, _ in rows(sm, query="b1.a3")] == ["a:B1.a3", "a:R1.a2"]
+    assert [e for e, _ in rows(sm, query="merge gate")] == ["n:G1"]
+
+
+def test_lineage_view_puts_launched_work_under_its_launcher() -> None:
+    sm = open_any(str(OCP_DIR / "swarm-v02.ocp.json"), tree_id="lineage")
+    assert parent(sm, "n:S-plan") == "n:S-lead"  # spawn edge
+    assert parent(sm, "n:S-rev") == "a:S-lead.a1"  # origin.launched_by names the launching attempt
+    assert parent(sm, "n:S-ext") == "run"  # external: no scanned launcher
+    with pytest.raises(Exception, match="two views"):
+        open_any(str(OCP_DIR / "swarm-v02.ocp.json"), tree_id="nope")
+
+
+def test_totals_per_node_and_run() -> None:
+    sm = open_any(str(OCP_DIR / "v0.3" / "best_of_n.ocp.json"))
+    run = ocp.ocp_run(sm)
+    assert run is not None
+    t = ocp_text.node_totals(run, "implement")
+    assert t.attempts == 3 and t.priced == 3 and round(t.usd, 2) == 1.26
+    total = ocp_text.run_totals(run)
+    assert total.attempts == 4 and round(total.usd, 2) == 2.25
+    assert total.wall_seconds is not None and total.wall_seconds > 0
+
+
+# bad documents ------------------------------------------------------------------------------
+def diags(sm: Any) -> str:
+    return "\n".join(str(d) for d in sm.diagnostics)
+
+
+def test_unknown_version_null_lists_and_junk_open_with_diagnostics() -> None:
+    doc = load("minimal.ocp.json")
+    doc["ocp"] = "9.9"
+    doc["groups"] = None
+    doc["artifacts"] = None
+    doc["events"] = "nope"
+    doc["attempts"].append(42)
+    doc["attempts"].append({"node": "T1"})
+    doc["nodes"].append({"kind": "impl"})
+    sm = open_document(doc, None)
+    text = diags(sm)
+    assert "unknown OCP version '9.9'" in text
+    assert "'groups' is null" in text and "'events' is a str" in text
+    assert "attempts[4] is not an object" in text and "attempts[5] has no id" in text
+    assert "nodes[3] has no id" in text
+    assert len(rows(sm, "all")) == 1 + 3 + 4
+
+
+def test_nodes_null_and_empty_document() -> None:
+    sm = open_document({"ocp": "0.3", "nodes": None, "attempts": None}, None)
+    assert [e for e, _ in rows(sm)] == ["run"]
+    assert "no 'run' object" in diags(sm) and "'nodes' is null" in diags(sm)
+
+
+def test_dangling_references_are_listed_and_shown() -> None:
+    doc = load("minimal.ocp.json")
+    doc["attempts"].append({"id": "ghost.a1", "node": "ghost", "status": "done",
+                            "cause": {"type": "followup", "ref": "nowhere"}})
+    doc["edges"].append({"from": "T1", "to": "missing", "kind": "dep", "tier": "verified"})
+    doc["nodes"][0]["group"] = "no-such-group"
+    sm = open_document(doc, None)
+    text = diags(sm)
+    assert "attempt ghost.a1 is at node 'ghost', which the document does not define" in text
+    assert "cause.ref 'nowhere' names no attempt" in text
+    assert "names an unknown node" in text
+    assert "group 'no-such-group' is not defined" in text
+    assert parent(sm, "a:ghost.a1") == "n:ghost" and parent(sm, "n:ghost") == "run"
+    assert "not defined in the document" in dict(rows(sm))["n:ghost"]
+
+
+def test_dependency_cycle_opens_every_node() -> None:
+    doc = load("minimal.ocp.json")
+    doc["edges"].append({"from": "G1", "to": "T1", "kind": "dep", "tier": "verified"})
+    sm = open_document(doc, None)
+    assert "form a cycle through 3 node(s)" in diags(sm)
+    ids = [e for e, _ in rows(sm)]
+    assert {"n:T1", "n:R1", "n:G1"} <= set(ids)
+    assert len(ids) == len(set(ids)) == 1 + 3 + 4
+
+
+def test_group_parent_cycle_and_self_retry() -> None:
+    doc = load("review-loop-v01.ocp.json")
+    doc["groups"][0]["parent"] = "checks"
+    doc["groups"][1]["parent"] = "build"
+    a = next(x for x in doc["attempts"] if x["id"] == "B1.a1")
+    a["cause"] = {"type": "followup", "ref": "B1.a1"}
+    sm = open_document(doc, None)
+    assert "parent is a cycle" in diags(sm)
+    assert parent(sm, "a:B1.a1") == "n:B1"
+    assert len(rows(sm, "all")) == len(sm.index.entries)
+
+
+def test_hundred_thousand_attempts_open() -> None:
+    doc = load("minimal.ocp.json")
+    base = doc["attempts"][0]
+    doc["attempts"] = []
+    for i in range(100_000):
+        a = copy.copy(base)
+        a["id"] = f"T1.x{i}"
+        a["n"] = i + 1
+        doc["attempts"].append(a)
+    sm = open_document(doc, None)
+    run = ocp.ocp_run(sm)
+    assert run is not None and len(run.attempts) == 100_000
+    assert len(sm.index.entries) == 1 + 3 + 100_000
+    assert "conformance not checked on open" in diags(sm)
