@@ -337,6 +337,14 @@ class TreeModel:
         """
         new = list(new_entries)
         target_leaf = leaf_id if leaf_id is not None else self.leaf_id
+        # the selection is an entry, not a row number: appends anywhere above it (another
+        # root, a sibling branch) must not move it; only a cursor on the followed leaf follows
+        keep: str | None = None
+        if len(self.rows):
+            keep = self.entry_at(self.selected).id
+            if target_leaf is not None and target_leaf != self.leaf_id and \
+                    self.selected == self._nearest_visible(self.leaf_id):
+                keep = target_leaf
         have = len(self._classes)
         if have < len(self.index.entries):
             self._classes += L.base_classes(self.index.entries, have)
@@ -358,6 +366,9 @@ class TreeModel:
             self._refilter()
         else:
             self.leaf_id = target_leaf
+        if keep is not None:
+            self.selected = self._nearest_visible(keep)
+            self._remember()
 
     def _insert(self, e: Entry, leaf_id: str | None) -> bool:
         if e.type == "label" and self.mode == "labeled-only":

@@ -170,7 +170,7 @@ def test_entries_changed_picks_up_appends() -> None:
     model = TreeModel(sm)
     new = sm.append_message({"role": "user", "content": "again", "timestamp": 11})
     model.entries_changed([sm.index.by_id[new]], leaf_id=new)
-    assert model.selected_id == "ok"
+    assert model.selected_id == new  # the cursor was on the followed leaf: it follows
     assert model.row_of(new) == 7
     assert model.row_text(7, cursor=False) == "│     • user: again"
 
@@ -223,6 +223,7 @@ def test_tool_result_after_tool_only_leaf_updates_in_place_like_a_fresh_model(tm
     for mode in ("default", "no-tools", "all"):
         reader = SessionManager.open(str(path))
         live = TreeModel(reader, filter_mode=mode, home="/home/user")
+        live.home_key()  # off the followed leaf: the cursor stays there
         initial = live.selected_id
         steps = [
             lambda: writer.append_message({"role": "assistant", "stopReason": "toolUse", "content": [
@@ -241,3 +242,63 @@ def test_tool_result_after_tool_only_leaf_updates_in_place_like_a_fresh_model(tm
                 fresh.row_text(i, cursor=False) for i in range(len(fresh))
             ], (mode, k)
             assert live.selected_id == initial, (mode, k)  # the selection stays where the user left it
+
+
+def _two_roots(tmp_path):  # type: ignore[no-untyped-def]
+    """u1 → a1 and u5 → a5 → u6 (the leaf), on a real file another writer appends to."""
+    import json
+
+    from loomtui.session.manager import SessionManager
+    from helpers import HEADER
+
+    path = tmp_path / "two-roots.jsonl"
+    lines = [HEADER, user("u1", None, "first question", 1), assistant("a1", "u1", "first answer", 2),
+             user("u5", None, "second question", 5), assistant("a5", "u5", "second answer", 6),
+             user("u6", "a5", "follow-up", 7)]
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path, SessionManager.open(str(path))
+
+
+def _append(path, *objs) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    with open(path, "a") as f:
+        for obj in objs:
+            f.write(json.dumps(obj) + "\n")
+
+
+def test_a_live_append_keeps_the_selected_entry_not_its_row_number(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for mode in ("default", "no-tools", "all", "user-only"):
+        path, sm = _two_roots(tmp_path)
+        model = TreeModel(sm, filter_mode=mode)
+        model.home_key()
+        assert model.selected_id == "u5"
+        # a child of the other root's answer
+        _append(path, user("u2", "a1", "back to the first", 8))
+        model.entries_changed(sm.refresh(), leaf_id=sm.get_leaf_id())
+        assert model.selected_id == "u5", mode
+        # a sibling branch (a new question under a5), then a new root
+        _append(path, user("u7", "a5", "another follow-up", 9), user("u8", None, "a new root", 10))
+        model.entries_changed(sm.refresh(), leaf_id=sm.get_leaf_id())
+        assert model.selected_id == "u5", mode
+        model.select_id("u6" if mode != "user-only" else "u1")
+        kept = model.selected_id
+        _append(path, assistant("a9", "u1", "late answer", 11))
+        model.entries_changed(sm.refresh(), leaf_id=sm.get_leaf_id())
+        assert model.selected_id == kept, mode
+        fresh = TreeModel(sm, filter_mode=mode)
+        assert [model.row_text(i, cursor=False) for i in range(len(model))] == [
+            fresh.row_text(i, cursor=False) for i in range(len(fresh))]
+
+
+def test_the_cursor_on_the_followed_leaf_follows_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path, sm = _two_roots(tmp_path)
+    model = TreeModel(sm)
+    assert model.selected_id == "u6" == model.leaf_id
+    _append(path, assistant("a6", "u6", "an answer", 8))
+    model.entries_changed(sm.refresh(), leaf_id=sm.get_leaf_id())
+    assert model.leaf_id == "a6" and model.selected_id == "a6"
+    # a leaf that is not followed (the user moved it): the cursor stays
+    _append(path, user("u7", "a6", "next", 9))
+    model.entries_changed(sm.refresh(), leaf_id="a6")
+    assert model.selected_id == "a6" and model.leaf_id == "a6"
