@@ -69,12 +69,42 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     module = importlib.import_module(f"loomtui.commands.{SUBCOMMANDS[args.command][0]}")
     try:
-        return int(module.run(args) or 0)
+        code = int(module.run(args) or 0)
+        sys.stdout.flush()  # a full disk or /dev/full shows here, not as a traceback at exit
+        return code
     except LoomError as exc:
-        print(f"loomtui: {exc}", file=sys.stderr)
-        return 2
+        return fail(str(exc))
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except OSError as exc:
+        _quiet_stdout()
+        return fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+    except RecursionError:
+        return fail("the input is nested too deeply to process")
+    except MemoryError:
+        return fail("out of memory")
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (docs/style.md)
+        return fail(f"unexpected error ({type(exc).__name__}: {str(exc)[:200]}); please report it")
+
+
+def fail(message: str) -> int:
+    """One line on stderr (made printable: it may quote the file), exit code 2."""
+    from loomtui.view.printable import printable
+
+    try:
+        print(f"loomtui: {printable(message)}", file=sys.stderr)
+    except (OSError, ValueError):
+        pass
+    return 2
+
+
+def _quiet_stdout() -> None:
+    """Drop what stdout still buffers (its device failed) so the exit does not fail again."""
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
 
 
 def run() -> NoReturn:
@@ -90,6 +120,8 @@ def run() -> NoReturn:
         sys.stdout.flush()
     except (BrokenPipeError, ValueError):
         pass
+    except OSError as exc:
+        code = fail(f"cannot write the output: {exc.strerror or exc}")
     try:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):

@@ -7,6 +7,7 @@ import sys
 import traceback
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from textual import events
 from textual.app import App
@@ -20,6 +21,7 @@ from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
 from loomtui.session.split import SplitParse
+from loomtui.view.printable import printable
 
 
 def log_dir() -> Path:
@@ -143,6 +145,12 @@ class LoomApp(App[int], inherit_bindings=False):
         except Exception as exc:
             self.log_error(exc)
             self.notify(f"Live follow is off: {exc}", severity="warning", timeout=6)
+
+    def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:  # type: ignore[override]
+        """Every notice made printable (it may quote a label, a path, an error about the file);
+        shown as plain text, never as markup."""
+        kwargs.setdefault("markup", False)
+        super().notify(printable(str(message), keep_lines=True), title=printable(str(title)), **kwargs)
 
     # actions -------------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -9,9 +9,12 @@ formatting in one process (a test checks it), only sooner.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
+from loomtui.session.errors import LoomError
 from loomtui.session.forked import can_fork, child_output, start_child
 
 #: below this many lines one process is faster than a fork and a pipe
@@ -54,3 +57,29 @@ def _write_text(out: TextIO, lines: Iterable[str]) -> None:
     text = _join(lines)
     if text:
         out.write(text)
+
+
+def print_line(text: str) -> None:
+    """Print one line of the command's result and flush it (file names with undecodable
+    bytes are written as those bytes, not as an encoding error)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()
+        buffer.write(text.encode("utf-8", "surrogateescape") + b"\n")
+        buffer.flush()
+    else:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
+
+def report_created(path: str, text: str) -> None:
+    """Print ``text`` about the file just created at ``path``; when stdout cannot take it (a
+    full disk, /dev/full), remove the file again: the command failed, nothing is left behind."""
+    try:
+        print_line(text)
+    except OSError as exc:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        raise LoomError(f"cannot write the output ({exc.strerror or exc}); {path} was not kept") from None

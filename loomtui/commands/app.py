@@ -40,6 +40,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.file is not None and not os.path.exists(args.file):
         print(f"loomtui: {args.file}: no such file", file=sys.stderr)
         return 2
+    if args.file is not None and not os.path.isdir(args.file):
+        from loomtui.session.errors import LoomError
+        from loomtui.session.fileio import check_regular
+
+        try:  # a FIFO or device would block or never end: refused before the app starts
+            check_regular(args.file)
+        except LoomError as exc:
+            print(f"loomtui: {exc}", file=sys.stderr)
+            return 2
     split = None
     if args.file is not None:
         # before Textual starts (and starts threads): a child parses the tail of a big session

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from loomtui.commands._open import open_session
+from loomtui.commands._output import report_created
 from loomtui.session.errors import LoomError
 
 
@@ -28,5 +29,5 @@ def run(args: argparse.Namespace) -> int:
         path = sm.create_branched_session(args.leaf, dir=args.dir, out=args.out)
     except OSError as exc:
         raise LoomError(f"cannot export from {args.file}: {exc.strerror or exc}") from None
-    print(path)
+    report_created(path, path)
     return 0

@@ -10,7 +10,9 @@ import argparse
 import sys
 
 from loomtui.formats.detect import open_any
+from loomtui.commands._output import report_created
 from loomtui.formats.export_openloom import export_openloom
+from loomtui.view.printable import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,9 +30,9 @@ def run(args: argparse.Namespace) -> int:
     result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
     what = "bundle" if result.bundle else "document"
     media = f", {result.media_files} media file(s)" if result.media_files else ""
-    print(f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
+    report_created(result.path, f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
     for note in result.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {printable(note)}", file=sys.stderr)
     if manager.diagnostics:
         print(f"note: {len(manager.diagnostics)} repair(s) while reading {args.file}; `loomtui info` lists them",
               file=sys.stderr)

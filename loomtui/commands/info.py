@@ -18,8 +18,11 @@ from typing import Any
 from loomtui.commands._open import open_session
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
+from loomtui.session.jsonvalue import deep_call, depth_at_least, escape_surrogates, finite
+from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import decode_line
+from loomtui.view.printable import printable
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -39,10 +42,29 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise LoomError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     if args.json:
-        sys.stdout.write(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+        sys.stdout.write(to_json(summary) + "\n")
     else:
         sys.stdout.write(render_text(summary))
     return 0
+
+
+def to_json(summary: dict[str, Any]) -> str:
+    """Strict JSON: non-finite numbers as null (as JSON.stringify), lone surrogates escaped."""
+    value = finite(summary)
+    if depth_at_least(value, 200):
+        text: str = deep_call(json.dumps, value, indent=1, ensure_ascii=False, allow_nan=False)
+    else:
+        text = json.dumps(value, indent=1, ensure_ascii=False, allow_nan=False)
+    return escape_surrogates(text)
+
+
+def _model(models: dict[tuple[str, str], dict[str, Any]], key: tuple[Any, Any]) -> dict[str, Any]:
+    """The counters of one provider/model pair (any JSON values: keyed by their JSON text)."""
+    k = (js_json(key[0]), js_json(key[1]))
+    found = models.get(k)
+    if found is None:
+        found = models[k] = {"provider": key[0], "model": key[1], "assistantMessages": 0, "modelChanges": 0}
+    return found
 
 
 def _number(v: Any) -> float | int:
@@ -84,7 +106,7 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         elif n > 1:
             branch_points.append({"id": e.id, "children": n})
 
-    models: dict[tuple[Any, Any], dict[str, Any]] = {}
+    models: dict[tuple[str, str], dict[str, Any]] = {}
     usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS}
     cost: dict[str, Any] = {k: 0.0 for k in COST_KEYS}
     replies_with_usage = 0
@@ -96,15 +118,12 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
             else:  # omp: model = "provider/modelId"
                 provider, _, model = str(obj.get("model", "")).partition("/")
                 key = (provider, model) if model else (None, provider or None)
-            models.setdefault(key, {"provider": key[0], "model": key[1], "assistantMessages": 0, "modelChanges": 0})
-            models[key]["modelChanges"] += 1
+            _model(models, key)["modelChanges"] += 1
             continue
         msg = obj.get("message")
         if not isinstance(msg, dict):
             continue
-        key = (msg.get("provider"), msg.get("model"))
-        models.setdefault(key, {"provider": key[0], "model": key[1], "assistantMessages": 0, "modelChanges": 0})
-        models[key]["assistantMessages"] += 1
+        _model(models, (msg.get("provider"), msg.get("model")))["assistantMessages"] += 1
         u = msg.get("usage")
         if not isinstance(u, dict):
             continue
@@ -142,6 +161,14 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
     }
 
 
+def _text(v: Any) -> str:
+    """A value from the file as one line of text (JSON for objects and arrays, cut short)."""
+    if v is None or isinstance(v, (str, int, float)):
+        return str(v)
+    text = js_json(v)
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
 def _ids(ids: list[str]) -> str:
     shown = ", ".join(ids[:LIST_CAP])
     return shown + (f", … ({len(ids) - LIST_CAP} more)" if len(ids) > LIST_CAP else "")
@@ -159,7 +186,7 @@ def render_text(s: dict[str, Any]) -> str:
     out: list[str] = []
 
     def row(key: str, value: Any) -> None:
-        out.append(f"{key:<14}{value}")
+        out.append(f"{key:<14}{_text(value)}")
 
     h = s["header"] or {}
     row("file", s["file"] or "(in memory)")
@@ -199,12 +226,12 @@ def render_text(s: dict[str, Any]) -> str:
 
     row("labels", len(s["labels"]))
     for lab in s["labels"]:
-        out.append(f"  {lab['id']:<8}  {lab['label']}" + (f"  ({lab['timestamp']})" if lab["timestamp"] else ""))
+        out.append(f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else ""))
 
     if s["models"]:
         first = True
         for m in s["models"]:
-            name = "/".join(str(x) for x in (m["provider"], m["model"]) if x is not None) or "(unknown)"
+            name = "/".join(_text(x) for x in (m["provider"], m["model"]) if x is not None) or "(unknown)"
             parts = []
             if m["assistantMessages"]:
                 parts.append(_plural(m["assistantMessages"], "assistant message"))
@@ -232,4 +259,4 @@ def render_text(s: dict[str, Any]) -> str:
     row("diagnostics", len(s["diagnostics"]))
     for d in s["diagnostics"]:
         out.append(f"  line {d['line']}: {d['reason']}" if d["line"] else f"  {d['reason']}")
-    return "\n".join(out) + "\n"
+    return "\n".join(printable(line) for line in out) + "\n"

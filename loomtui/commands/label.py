@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 
 from loomtui.commands._open import open_session
+from loomtui.commands._output import print_line
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_trim
 
@@ -27,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.clear:
         if args.text is None:
             raise LoomError("give the label TEXT, or --clear to remove the label")
+        if not _is_utf8(args.text):
+            raise LoomError("the label text is not valid UTF-8; nothing was written")
         label = js_trim(args.text)
         if not label:
             raise LoomError("the label is empty; use --clear to remove a label")
@@ -39,5 +42,17 @@ def run(args: argparse.Namespace) -> int:
         new_id = sm.append_label_change(args.entry_id, label)
     except OSError as exc:
         raise LoomError(f"cannot write {args.file}: {exc.strerror or exc}; nothing was written") from None
-    print(new_id)
+    try:
+        print_line(new_id)
+    except OSError as exc:
+        raise LoomError(f"the label was written (entry {new_id}) but the output failed: {exc.strerror or exc}") from None
     return 0
+
+
+def _is_utf8(text: str) -> bool:
+    """Command-line bytes that are not UTF-8 arrive as lone surrogates (surrogateescape)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

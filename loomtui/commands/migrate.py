@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from loomtui.commands._output import print_line
 from loomtui.session.errors import LoomError
 from loomtui.session.migrate import migrate_file
 
@@ -21,5 +22,9 @@ def run(args: argparse.Namespace) -> int:
         backup = migrate_file(args.file)
     except OSError as exc:
         raise LoomError(f"cannot migrate {args.file}: {exc.strerror or exc}; nothing was written") from None
-    print(f"{args.file}: migrated to version 3 (original kept as {backup})")
+    try:
+        print_line(f"{args.file}: migrated to version 3 (original kept as {backup})")
+    except OSError as exc:
+        raise LoomError(f"{args.file} was migrated (original kept as {backup}) but the output failed: "
+                        f"{exc.strerror or exc}") from None
     return 0

@@ -15,6 +15,7 @@ from loomtui.session.errors import LoomError
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.text import Segment
+from loomtui.view.printable import printable
 from loomtui.view.width import truncate_to_width
 
 #: pi's dark theme roles as plain ANSI (the app uses themes/*.toml instead)
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             lines = model.plain_rows(width, start, stop)
         if args.ids:
-            return (f"{model.entry_at(i).id}\t{line}" for i, line in zip(range(start, stop), lines))
+            return (f"{printable(model.entry_at(i).id)}\t{line}" for i, line in zip(range(start, stop), lines))
         return lines
 
     if n:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,15 +29,17 @@ from loomtui.formats.common import (
     OPENLOOM_V2,
     OPENLOOM_V2_TREE,
     SOCKETTEER,
+    MAX_DOCUMENT_BYTES,
     LoomSource,
     dump_like,
-    load_json,
+    load_exact,
     loom_source,
     sha256,
 )
 from loomtui.session.errors import WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
-from loomtui.session.store import replace_file_with_backup
+from loomtui.session.fileio import open_regular
+from loomtui.session.store import replace_file_with_backup, resolve_target
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,21 +119,32 @@ def save_bookmarks(manager: SessionManager, path: str | None = None) -> SaveResu
     changes = pending_changes(manager)
     if not changes:
         return SaveResult(0, None)
+    path = resolve_target(path)  # through a symlink: the file it names is rewritten, the link stays
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        fd = open_regular(path)
+        try:
+            st = os.fstat(fd)
+            raw = os.read(fd, st.st_size + 1) if st.st_size <= MAX_DOCUMENT_BYTES else b""
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise WriteConflict(f"cannot read {path}: {exc.strerror}; nothing was written") from None
+    if len(raw) != st.st_size:
+        raise WriteConflict(f"{path} changed on disk since it was opened; reopen it before saving bookmarks")
     if src.sha256 is not None and sha256(raw) != src.sha256:
         raise WriteConflict(f"{path} changed on disk since it was opened; reopen it before saving bookmarks")
     if src.is_bundle:
-        data = _rewrite_bundle(raw, src, changes)
+        try:
+            data = _rewrite_bundle(raw, src, changes)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError,
+                zlib.error, OSError) as exc:
+            raise WriteRefused(f"{path}: cannot rewrite the bundle ({exc}); nothing was written") from None
     else:
-        doc = load_json(raw, path)
+        doc = load_exact(raw, path)
         _apply(doc, src, changes)
         data = dump_like(raw, doc)
     backup = backup_name(path)
-    replace_file_with_backup(path, data, backup)
+    replace_file_with_backup(path, data, backup, expect=(st.st_size, st.st_mtime_ns))
 
     # the session now matches the file
     src.sha256 = sha256(data)
@@ -154,7 +168,7 @@ def _rewrite_bundle(raw: bytes, src: LoomSource, changes: dict[str, str | None])
         for info in zin.infolist():
             blob = zin.read(info)
             if info.filename == src.bundle_member:
-                doc = load_json(blob, f"{src.path}:{info.filename}")
+                doc = load_exact(blob, f"{src.path}:{info.filename}")
                 _apply(doc, src, changes)
                 blob = dump_like(blob, doc)
             zout.writestr(info, blob, compress_type=info.compress_type)

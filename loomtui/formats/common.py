@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from loomtui.session.errors import SessionFormatError
+from loomtui.session.errors import SessionFormatError, WriteRefused
+from loomtui.session.jsonvalue import deep_call, escape_surrogates, exact_ints, exact_loads, stdlib_loads
 
 #: the label an OpenLoom/socketteer bookmark without a label text gets in the tree
 DEFAULT_LABEL = "bookmark"
@@ -173,13 +174,25 @@ def load_json(data: bytes, what: str) -> Any:
         data = data[3:]
     try:
         return orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        if not any(w in str(exc).lower() for w in ("recursion", "depth")):
-            raise SessionFormatError(f"{what}: not valid JSON ({exc})") from None
+    except orjson.JSONDecodeError:
+        pass  # deep, lone surrogates, huge numbers: what JSON.parse still reads
     try:
-        return _deep(json.loads, data.decode("utf-8", errors="replace"))
+        return stdlib_loads(data.decode("utf-8", errors="replace"))
     except (ValueError, RecursionError) as exc:
-        raise SessionFormatError(f"{what}: not valid JSON ({exc})") from None
+        raise SessionFormatError(f"{what}: not valid JSON ({str(exc)[:200]})") from None
+
+
+def load_exact(data: bytes, what: str) -> Any:
+    """A document to rewrite (bookmark saves): integers exact, floats finite, any depth; raises
+    WriteRefused when a value could not be written back as it was."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return exact_loads(data.decode("utf-8", errors="strict"))
+    except UnicodeDecodeError:
+        raise WriteRefused(f"{what} is not valid UTF-8; it cannot be rewritten without changing it") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise WriteRefused(f"{what}: cannot be rewritten without changing it ({str(exc)[:200]})") from None
 
 
 def dump_json(obj: Any, indent: bool = True) -> bytes:
@@ -188,52 +201,16 @@ def dump_json(obj: Any, indent: bool = True) -> bytes:
         opts = orjson.OPT_INDENT_2 if indent else 0
         return orjson.dumps(obj, option=opts) + b"\n"
     except (TypeError, orjson.JSONEncodeError):
-        return _stdlib_dump(obj, 2 if indent else None, False, (",", ": ") if indent else (",", ":")).encode() + b"\n"
+        text = _stdlib_dump(obj, 2 if indent else None, False, (",", ": ") if indent else (",", ":"))
+        return escape_surrogates(text).encode() + b"\n"
 
 
 def _stdlib_dump(obj: Any, indent: int | None, ensure_ascii: bool, separators: tuple[str, str]) -> str:
     return _deep(json.dumps, obj, indent=indent, ensure_ascii=ensure_ascii, separators=separators)  # type: ignore[no-any-return]
 
 
-#: stack for parsing/serialising very deep documents (a socketteer chain nests two JSON levels
-#: per node; the stdlib codec recurses in C, ~200 bytes a level)
-DEEP_STACK = 512 << 20
-DEEP_LIMIT = 2_000_000
-
-
 def _deep(fn: Any, *args: Any, **kwargs: Any) -> Any:
-    """Run a recursive stdlib JSON call on a thread with a large stack.
-
-    orjson stops at 1024 levels and the stdlib codec would overflow the C stack of an ordinary
-    thread (a crash, not an exception) long before Python's recursion limit if that were raised.
-    """
-    result: list[Any] = []
-    error: list[BaseException] = []
-
-    def work() -> None:
-        try:
-            result.append(fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
-            error.append(exc)
-
-    old_limit = sys.getrecursionlimit()
-    with _DEEP_LOCK:
-        old_stack = threading.stack_size()
-        try:
-            threading.stack_size(DEEP_STACK)
-            sys.setrecursionlimit(max(old_limit, DEEP_LIMIT))
-            t = threading.Thread(target=work, name="loomtui-deep-json")
-            t.start()
-            t.join()
-        finally:
-            threading.stack_size(old_stack)
-            sys.setrecursionlimit(old_limit)
-    if error:
-        raise error[0]
-    return result[0]
-
-
-_DEEP_LOCK = threading.Lock()
+    return deep_call(fn, *args, **kwargs)
 
 
 def dump_like(original: bytes, obj: Any) -> bytes:
@@ -258,12 +235,13 @@ def dump_like(original: bytes, obj: Any) -> bytes:
         separators = (",", ":") if compact else (", ", ": ")
     else:
         separators = (",", ": ")
-    out = _stdlib_dump(obj, indent, ensure_ascii, separators)
+    with exact_ints():
+        out = _stdlib_dump(obj, indent, ensure_ascii, separators)
     if "\\/" in text:
         out = out.replace("/", "\\/")
     if text.endswith("\n"):
         out += "\r\n" if text.endswith("\r\n") else "\n"
-    return out.encode("utf-8")
+    return escape_surrogates(out).encode("utf-8")
 
 
 def sha256(data: bytes) -> str:

@@ -19,8 +19,10 @@ Anything else raises SessionFormatError naming what the file looked like.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import zipfile
+import zlib
 from typing import Any
 
 from loomtui.formats import maitento_map, maitento_read, ocp, openloom, socketteer
@@ -34,7 +36,9 @@ from loomtui.formats.common import (
     loom_source,
     sha256,
 )
+from loomtui.formats.media import safe_member_name
 from loomtui.session.errors import Diagnostic, SessionFormatError
+from loomtui.session.fileio import open_regular_file, read_capped
 from loomtui.session.memory import bulk_allocation
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import BOM, first_line, is_pi_header, line_value
@@ -88,7 +92,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
         return maitento_map.map_session(items, path)
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:  # a FIFO or device is refused before a byte is read
             head = f.read(4)
             if head[:2] == b"PK":
                 return open_bundle(path, tree_id)
@@ -110,8 +114,10 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if isinstance(first_obj, dict):
             return SessionManager.open(path)
         raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
-    with open(path, "rb") as f:
-        data = f.read()
+    try:
+        data = read_capped(path, MAX_DOCUMENT_BYTES)
+    except OSError as exc:
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
     try:
         doc = load_json(data, path)
     except SessionFormatError:
@@ -207,11 +213,32 @@ def _check_version(doc: dict[str, Any], where: str, diag: list[Diagnostic]) -> N
         )
 
 
+#: what reading a ZIP member can raise besides OSError: damaged data, a compression method
+#: Python lacks (deflate64, …), an encrypted member, a truncated archive
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error,
+              ValueError)
+
+
+def zip_problem(exc: BaseException) -> str:
+    """One line on what went wrong reading a ZIP member."""
+    if isinstance(exc, NotImplementedError):
+        return f"uses a compression method loomtui cannot read ({exc})"
+    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
+        return "is encrypted"
+    return f"is damaged ({exc})" if str(exc) else "is damaged"
+
+
 def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
-    """An OpenLoom bundle: a ZIP whose root holds ``tree.openloom`` and the media it refers to."""
+    """An OpenLoom bundle: a ZIP whose root holds ``tree.openloom`` and the media it refers to.
+
+    Members whose names are unsafe (absolute, ``..``, drive letters, backslashes) are left
+    out with a diagnostic: nothing refers to them and no export carries them on.
+    """
     try:
-        with zipfile.ZipFile(path) as z:
+        with open_regular_file(path) as raw, zipfile.ZipFile(raw) as z:
             infos = [i for i in z.infolist() if not i.is_dir()]
+            unsafe = [i.filename for i in infos if not safe_member_name(i.filename)]
+            infos = [i for i in infos if safe_member_name(i.filename)]
             names = [i.filename for i in infos]
             diag_note = None
             if BUNDLE_MEMBER in names:
@@ -226,19 +253,29 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
             info = z.getinfo(member)
             if info.file_size > MAX_DOCUMENT_BYTES:
                 raise SessionFormatError(f"{path}: {member} is {info.file_size} bytes, more than loomtui reads")
-            data = z.read(info)
+            try:
+                data = z.read(info)
+            except ZIP_ERRORS as exc:
+                raise SessionFormatError(f"{path}: {member} {zip_problem(exc)}") from None
             members = {i.filename: i.file_size for i in infos}
             heads: dict[str, bytes] = {}
+            notes: list[str] = [f"bundle member {n[:80]!r} has an unsafe name; ignored" for n in unsafe]
             for i in infos:
                 if i.filename != member:
-                    with z.open(i) as m:
-                        heads[i.filename] = m.read(16)
+                    try:
+                        with z.open(i) as m:
+                            heads[i.filename] = m.read(16)
+                    except ZIP_ERRORS as exc:
+                        del members[i.filename]
+                        notes.append(f"bundle member {i.filename[:80]!r} {zip_problem(exc)}; ignored")
+            raw.seek(0)
+            sha = _sha256_file(raw)
     except zipfile.BadZipFile as exc:
         raise SessionFormatError(f"{path} starts like a ZIP but cannot be read as one ({exc})") from None
+    except ZIP_ERRORS as exc:
+        raise SessionFormatError(f"{path}: the ZIP {zip_problem(exc)}") from None
     except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-    with open(path, "rb") as f:
-        sha = sha256(f.read())
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror or exc}") from None
     doc = load_json(data, f"{path}:{member}")
     kind = classify(doc)
     if kind not in (OPENLOOM_V2, OPENLOOM_V2_TREE, OPENLOOM_V1, SOCKETTEER):
@@ -246,7 +283,15 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
     sm = open_document(doc, path, sha, tree_id, bundle_members=members, bundle_heads=heads)
     if diag_note:
         sm.diagnostics.insert(0, Diagnostic(0, diag_note))
+    sm.diagnostics[:0] = [Diagnostic(0, n) for n in notes]
     src = loom_source(sm)
     assert src is not None
     src.bundle_member = member
     return sm
+
+
+def _sha256_file(f: Any) -> str:
+    h = hashlib.sha256()
+    for chunk in iter(lambda: f.read(1 << 20), b""):
+        h.update(chunk)
+    return h.hexdigest()

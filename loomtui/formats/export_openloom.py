@@ -23,7 +23,6 @@ resolve, and edges are written in sibling order.
 from __future__ import annotations
 
 import copy
-import io
 import re
 import zipfile
 from dataclasses import dataclass, field
@@ -45,6 +44,7 @@ from loomtui.formats.media import (
     extension_for,
     parse_data_uri,
     read_member,
+    write_bundle,
     to_data_uri,
 )
 from loomtui.formats.openloom import label_of_node, set_node_label
@@ -531,9 +531,10 @@ def _tree_from_pi(
 
 
 def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool,
-           notes: list[str]) -> dict[str, bytes]:
-    """Move or inline media so every ref resolves; returns the bundle members to write."""
-    members: dict[str, bytes] = {}
+           notes: list[str]) -> dict[str, bytes | None]:
+    """Move or inline media so every ref resolves; returns the bundle members to write (None:
+    copied from the source bundle while the export is written, streamed)."""
+    members: dict[str, bytes | None] = {}
     inline: list[tuple[str, int, dict[str, Any]]] = []
     total = 0
     tree_list = doc.get("trees") if isinstance(doc.get("trees"), list) else []
@@ -557,10 +558,10 @@ def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool
                 member = bundle_path(ref)
                 if from_bundle and member is not None and src is not None and src.bundle_members is not None \
                         and member in src.bundle_members and src.path is not None:
-                    data = read_member(src.path, member)
                     if bundle:
-                        members[member] = data
+                        members[member] = None
                     else:
+                        data = read_member(src.path, member)
                         content[i] = block = dict(block)
                         block["ref"] = to_data_uri(data, block.get("mimeType"))
                         total += len(data)
@@ -569,7 +570,7 @@ def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool
     if bundle and from_bundle and full and src is not None and src.path is not None and src.bundle_members:
         for name in src.bundle_members:
             if name != src.bundle_member and name not in members:
-                members[name] = read_member(src.path, name)
+                members[name] = None
     if bundle and total > BUNDLE_THRESHOLD:
         taken = set(members) | {"tree.openloom"}
         for nid, i, block in inline:
@@ -610,13 +611,8 @@ def export_openloom(
     members = _media(doc, src, bundle, leaf_id is None, notes)
     data = dump_json(doc)
     if bundle:
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-            z.writestr("tree.openloom", data)
-            for name, blob in members.items():
-                stored = name.rsplit(".", 1)[-1].lower() in _STORED
-                z.writestr(name, blob, compress_type=zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED)
-        data = buf.getvalue()
-    write_new_file(out, data)
+        write_bundle(out, data, members, src.path if src is not None else None, _STORED)
+    else:
+        write_new_file(out, data)
     tree = doc["trees"][src.tree_index if src is not None and src.container is not None and leaf_id is None else 0]
     return ExportResult(out, len(tree.get("nodes") or {}), len(tree.get("edges") or []), len(members), bundle, notes)

@@ -12,10 +12,14 @@ import binascii
 import posixpath
 import urllib.parse
 import zipfile
+from collections.abc import Callable, Container
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO
 
-from loomtui.formats.common import MAX_DOCUMENT_BYTES, LoomSource, loom_source
+from loomtui.formats.common import LoomSource, loom_source
+from loomtui.session.errors import LoomError, SessionFormatError
+from loomtui.session.fileio import open_regular_file
+from loomtui.session.store import write_new_file_with
 
 #: a bundle is preferred once embedded media passes about this many bytes (OpenLoom §1.8)
 BUNDLE_THRESHOLD = 1 << 20
@@ -178,16 +182,120 @@ def describe_ref(block: dict[str, Any], members: dict[str, int] | None,
     return MediaInfo("bundle", members[member], member, mismatch)
 
 
-def read_member(path: str, member: str, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
-    with zipfile.ZipFile(path) as z:
-        info = z.getinfo(member)
-        if info.file_size > limit:
-            raise ValueError(f"{member} is {info.file_size} bytes (limit {limit})")
-        return z.read(info)
+#: the most a single media member may expand to when it is inlined or shown (in memory)
+MAX_MEMBER_BYTES = 256 << 20
+#: the most the members of one exported bundle may expand to (streamed to disk, not memory)
+MAX_BUNDLE_MEDIA_BYTES = 4 << 30
+_COPY_CHUNK = 1 << 20
+
+
+def safe_member_name(name: str) -> bool:
+    """Whether a ZIP member name is a plain relative path: no leading ``/``, no ``..`` or
+    ``.`` part, no backslash, drive letter or NUL, nothing a normalisation would change.
+    Other names are never read as media nor written into an export."""
+    if not name or "\\" in name or "\x00" in name or name.startswith("/"):
+        return False
+    first = name.split("/", 1)[0]
+    if ":" in first:
+        return False
+    parts = name.rstrip("/").split("/")
+    return all(p not in ("", ".", "..") for p in parts)
+
+
+def _zip_error(path: str, member: str, exc: BaseException) -> LoomError:
+    from loomtui.formats.detect import zip_problem  # detect imports this module
+
+    return SessionFormatError(f"{path}: bundle member {member[:80]!r} {zip_problem(exc)}")
+
+
+def read_member(path: str, member: str, limit: int = MAX_MEMBER_BYTES) -> bytes:
+    """The bytes of one bundle member, read in chunks up to ``limit`` (SessionFormatError
+    beyond it, for unsafe names, and for damaged, encrypted or unreadable members)."""
+    if not safe_member_name(member):
+        raise SessionFormatError(f"{path}: bundle member {member[:80]!r} has an unsafe name")
+    from loomtui.formats.detect import ZIP_ERRORS
+
+    try:
+        with open_regular_file(path) as raw, zipfile.ZipFile(raw) as z:
+            info = z.getinfo(member)
+            if info.file_size > limit:
+                raise SessionFormatError(f"{path}: bundle member {member[:80]!r} is {info.file_size >> 20} MB "
+                                         f"(limit {limit >> 20} MB)")
+            chunks: list[bytes] = []
+            got = 0
+            with z.open(info) as f:
+                while chunk := f.read(_COPY_CHUNK):
+                    got += len(chunk)
+                    if got > limit:
+                        raise SessionFormatError(f"{path}: bundle member {member[:80]!r} expands beyond "
+                                                 f"{limit >> 20} MB")
+                    chunks.append(chunk)
+            return b"".join(chunks)
+    except KeyError:
+        raise SessionFormatError(f"{path}: no bundle member {member[:80]!r}") from None
+    except ZIP_ERRORS as exc:
+        raise _zip_error(path, member, exc) from None
+    except OSError as exc:
+        raise SessionFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def copy_members(path: str, names: list[str], zout: zipfile.ZipFile, stored: Callable[[str], bool],
+                 budget: int = MAX_BUNDLE_MEDIA_BYTES) -> None:
+    """Stream the members ``names`` of the bundle at ``path`` into ``zout`` (chunk by chunk,
+    never a whole member in memory), all together at most ``budget`` bytes expanded."""
+    from loomtui.formats.detect import ZIP_ERRORS
+
+    left = budget
+    current = path
+    try:
+        with open_regular_file(path) as raw, zipfile.ZipFile(raw) as zin:
+            for name in names:
+                if not safe_member_name(name):
+                    raise SessionFormatError(f"{path}: bundle member {name[:80]!r} has an unsafe name")
+                current = name
+                info = zin.getinfo(name)
+                if info.file_size > left:
+                    raise SessionFormatError(f"{path}: the bundle's media expand beyond {budget >> 20} MB")
+                method = zipfile.ZIP_STORED if stored(name) else zipfile.ZIP_DEFLATED
+                target = zipfile.ZipInfo(name, date_time=info.date_time)
+                target.compress_type = method
+                target.external_attr = 0o644 << 16
+                with zin.open(info) as src, zout.open(target, "w", force_zip64=info.file_size > (1 << 30)) as dst:
+                    while chunk := src.read(_COPY_CHUNK):
+                        left -= len(chunk)
+                        if left < 0:
+                            raise SessionFormatError(f"{path}: the bundle's media expand beyond {budget >> 20} MB")
+                        dst.write(chunk)
+    except KeyError as exc:
+        raise SessionFormatError(f"{path}: no bundle member {str(exc)[:80]}") from None
+    except ZIP_ERRORS as exc:
+        raise _zip_error(path, current, exc) from None
+
+
+def write_bundle(out: str, document: bytes, members: dict[str, bytes | None], source: str | None,
+                 stored_extensions: Container[str]) -> None:
+    """Write a new bundle at ``out`` (atomically, never over a file): ``tree.openloom`` then the
+    members — bytes as given, None streamed from the source bundle. Unsafe names are never
+    written."""
+
+    def stored(name: str) -> bool:
+        return name.rsplit(".", 1)[-1].lower() in stored_extensions
+
+    def fill(f: BinaryIO) -> None:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("tree.openloom", document)
+            for name, blob in members.items():
+                if blob is not None and safe_member_name(name):
+                    z.writestr(name, blob, compress_type=zipfile.ZIP_STORED if stored(name) else zipfile.ZIP_DEFLATED)
+            copied = [n for n, blob in members.items() if blob is None and safe_member_name(n)]
+            if copied and source is not None:
+                copy_members(source, copied, z, stored)
+
+    write_new_file_with(out, fill)
 
 
 def member_head(path: str, member: str, n: int = 16) -> bytes:
-    with zipfile.ZipFile(path) as z, z.open(member) as f:
+    with open_regular_file(path) as raw, zipfile.ZipFile(raw) as z, z.open(member) as f:
         return f.read(n)
 
 

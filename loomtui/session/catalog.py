@@ -26,8 +26,11 @@ from typing import Any
 
 import orjson
 
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import open_regular_file
 from loomtui.session.entries import content_text
 from loomtui.session.index import timestamp_ms
+from loomtui.session.jsstr import session_version
 
 #: bumped whenever SessionSummary or the way it is computed changes (old caches are dropped)
 CACHE_VERSION = 1
@@ -247,8 +250,7 @@ def summarize_bytes(path: str, buf: bytes, mtime: float) -> SessionSummary | Non
     if head is None:
         return None
     header, title_slot, body = head
-    version = header.get("version")
-    version = version if isinstance(version, int) and not isinstance(version, bool) else 1
+    version = session_version(header.get("version"))
     counts = _scan_compact(buf, body, version) or _scan_lines(buf, body, version) or _scan_slow(buf, body, version)
     name, messages, entries, branch_count, last_message_ts = counts
     return _make_summary(
@@ -469,10 +471,10 @@ def _make_summary(
 def summarize(path: str) -> SessionSummary | None:
     """Read and summarise one file (None when it is not a pi/omp v1–v3 session)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:
             st = os.fstat(f.fileno())
             buf = f.read()
-    except OSError:
+    except (OSError, LoomError):
         return None
     return summarize_bytes(os.path.abspath(path), buf, st.st_mtime)
 
@@ -850,9 +852,9 @@ def search_sessions(
     probe = _json_escaped(max(ascii_tokens, key=len)) if ascii_tokens else None
     for done, path in enumerate(paths, start=1):
         try:
-            with open(path, "rb") as f:
+            with open_regular_file(path) as f:
                 buf = f.read()
-        except OSError:
+        except (OSError, LoomError):
             yield SearchProgress(done, total, hits)
             continue
         found = list(_search_file(path, buf, tokens, probe, per_session))

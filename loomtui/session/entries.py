@@ -184,7 +184,7 @@ def _fill_assistant_blocks(e: Entry, content: list[Any]) -> None:
                     out = utf16_slice(out, TEXT_CAP)
                     capped = True
         elif bt == "toolCall":
-            call = (block.get("id"), block.get("name"), compact_args(block.get("arguments")))
+            call = (call_key(block.get("id")), block.get("name"), compact_args(block.get("arguments")))
             if calls is None:
                 calls = [call]
             else:
@@ -193,6 +193,25 @@ def _fill_assistant_blocks(e: Entry, content: list[Any]) -> None:
     e.has_text = has
     if calls:
         e.tool_calls = tuple(calls)
+
+
+class Unmatched:
+    """A tool-call id that is an object or array: in pi's ``Map`` it matches nothing."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "[object]"
+
+
+def call_key(v: Any) -> Any:
+    """A tool-call id as a key that matches exactly what pi's ``Map`` lookup matches: strings
+    and numbers by value, ``true``/``false`` apart from 1/0, objects and arrays never."""
+    if isinstance(v, (dict, list)):
+        return Unmatched()
+    if isinstance(v, bool):
+        return ("bool", v)
+    return v
 
 
 def fill(e: Entry, obj: dict[str, Any]) -> None:
@@ -229,7 +248,7 @@ def fill(e: Entry, obj: dict[str, Any]) -> None:
             if err:
                 e.aux = utf16_slice(err, 400) if isinstance(err, str) else err
         elif role == "toolResult":
-            e.aux = msg.get("toolCallId")
+            e.aux = call_key(msg.get("toolCallId"))
             e.tool_name = msg.get("toolName")
             e.text = content_text(content)
         elif role == "bashExecution":

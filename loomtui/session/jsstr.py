@@ -99,7 +99,10 @@ def js_string(v: Any) -> str:
     if isinstance(v, (bool, int, float)):
         return js_number(v)
     if isinstance(v, list):
-        return ",".join("" if x is None else js_string(x) for x in v)
+        try:
+            return ",".join("" if x is None else js_string(x) for x in v)
+        except RecursionError:
+            return "[nested too deeply]"
     return "[object Object]"
 
 
@@ -122,7 +125,17 @@ def _quote(s: str) -> str:
 
 
 def js_json(v: Any) -> str:
-    """``JSON.stringify(v)`` (compact, keys in insertion order, JS number format)."""
+    """``JSON.stringify(v)`` (compact, keys in insertion order, JS number format), for values
+    of any depth."""
+    try:
+        return _js_json(v)
+    except RecursionError:
+        from loomtui.session.jsonvalue import deep_call
+
+        return deep_call(_js_json, v)  # type: ignore[no-any-return]
+
+
+def _js_json(v: Any) -> str:
     if v is None:
         return "null"
     if v is True:
@@ -136,7 +149,51 @@ def js_json(v: Any) -> str:
             return "null"
         return js_number(v)
     if isinstance(v, list):
-        return "[" + ",".join(js_json(x) for x in v) + "]"
+        return "[" + ",".join(_js_json(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{" + ",".join(_quote(str(k)) + ":" + js_json(x) for k, x in v.items()) + "}"
+        return "{" + ",".join(_quote(str(k)) + ":" + _js_json(x) for k, x in v.items()) + "}"
     return "null"
+
+
+_JS_NUMERIC = re.compile(r"[+-]?(?:Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def js_to_number(v: Any) -> float:
+    """JavaScript's ``ToNumber`` (what ``v >= 3`` compares) for JSON values: strings parsed
+    as JS does (trimmed, ``""`` is 0, hex/octal/binary, ``Infinity``), booleans 0/1, arrays
+    through their ``String()``, objects NaN."""
+    if v is None:
+        return 0.0
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, (int, float)):
+        try:
+            return float(v)
+        except OverflowError:
+            return math.inf if v > 0 else -math.inf
+    if isinstance(v, list):
+        return js_to_number(js_string(v))
+    if not isinstance(v, str):
+        return math.nan
+    s = js_trim(v)
+    if not s:
+        return 0.0
+    if _JS_NUMERIC.fullmatch(s):
+        return float(s.replace("Infinity", "inf"))
+    if _JS_RADIX.fullmatch(s):
+        return float(int(s, 0))
+    return math.nan
+
+
+def session_version(v: Any) -> int:
+    """The format version pi acts on for a header's ``version`` value (pi-session-spec §6):
+    ``version ?? 1``, compared as JavaScript compares (``"3"`` and ``3.0`` are 3). A value
+    that is not a number (NaN) passes neither ``< 2`` nor ``< 3``: pi migrates nothing, as
+    for version 3."""
+    if v is None:
+        return 1
+    n = js_to_number(v)
+    if math.isnan(n) or n >= 3:
+        return 3 if math.isnan(n) or n < 4 else int(min(n, 1 << 31))
+    return 2 if n >= 2 else 1

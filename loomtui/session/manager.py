@@ -16,7 +16,8 @@ from typing import Any
 from loomtui.session import store
 from loomtui.session.context import SessionContext, build_session_context
 from loomtui.session.entries import Entry, fill
-from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteRefused
+from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.fileio import open_regular
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
 from loomtui.session.memory import bulk_allocation
@@ -94,10 +95,12 @@ class SessionManager:
         process then reads only the head and takes the child's entries.
         """
         try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError as exc:
+            fd = open_regular(path)
+        except (OSError, SessionFormatError) as exc:
             if split is not None:
                 split.cancel()
+            if isinstance(exc, SessionFormatError):
+                raise
             raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
         # a load allocates ~10 objects per entry and frees none (architecture.md, "Lazy full
         # entries"): the collector waits, and what was loaded is frozen
@@ -373,10 +376,44 @@ class SessionManager:
             base = dir or (os.path.dirname(source) if source else os.getcwd())
             out = os.path.join(base, branch_file_name(ts, sid))
         lines = [js_json(header).encode()]
-        lines += [self.raw_line(e) for e in kept]
+        lines += self._verified_lines(kept)
         lines += [js_json(lab).encode() for lab in labels]
         store.write_new_file(out, b"\n".join(lines) + b"\n")
+        if self.path is not None and self._mark is not None:
+            try:  # the copy was checked; make sure the source did not change while it was written
+                store.check_unchanged_prefix(self.path, self._mark)
+            except LoomError:
+                os.unlink(out)
+                raise
         return os.path.abspath(out)
+
+    def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
+        """The lines of ``entries`` as they are in the file now, checked against what was read.
+
+        Raises WriteConflict (nothing written) when the file was rewritten or truncated since it
+        was indexed, or when a span no longer holds the entry the index has there — the same
+        id, parent and type — so a copy never takes a torn line or another session's entry.
+        """
+        if self.path is None or self._mark is None:
+            return [self.raw_line(e) for e in entries]
+        store.check_unchanged_prefix(self.path, self._mark)
+        fd = open_regular(self.path)
+        try:
+            out = []
+            for e in entries:
+                if e.data is not None or e.offset < 0:
+                    out.append(self.raw_line(e))
+                    continue
+                raw = os.pread(fd, e.size, e.offset)
+                if not _holds(raw, e):
+                    raise WriteConflict(
+                        f"{self.path} was rewritten by another program (line {e.line} no longer holds entry "
+                        f"{e.id}); reopen it; nothing was written"
+                    )
+                out.append(raw.rstrip(b"\r\n\t "))
+            return out
+        finally:
+            os.close(fd)
 
     # live follow --------------------------------------------------------------------------
     def refresh(self) -> list[Entry]:
@@ -392,7 +429,7 @@ class SessionManager:
             return []
         added: list[Entry] = []
         parser = LineParser(self.state, added.append)
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = open_regular(self.path)
         try:
             consumed, _eof = parse_from(fd, self._indexed_to, parser)
         finally:
@@ -423,9 +460,11 @@ class SessionManager:
         """The entry's line as written (without newline); serialised for in-memory entries."""
         if e.data is not None or self.path is None or e.offset < 0:
             return js_json(e.data).encode()
-        with open(self.path, "rb") as f:
-            f.seek(e.offset)
-            raw = f.read(e.size)
+        fd = open_regular(self.path)
+        try:
+            raw = os.pread(fd, e.size, e.offset)
+        finally:
+            os.close(fd)
         return raw.rstrip(b"\r\n\t ")
 
     def other_lines(self) -> list[LineInfo]:
@@ -468,14 +507,17 @@ class SessionManager:
         self._require_writable_format()
         self.refresh()  # index what another writer appended; raises if the file was rewritten
         assert self._mark is not None
-        size = os.stat(self.path).st_size
-        needs_newline = size > 0 and not _ends_with_newline(self.path, size)
         if on_file_leaf:
             obj["parentId"] = self.index.leaf_id  # another writer's lines may have come first
         elif obj["type"] != "branch_summary":
             obj["parentId"] = self._leaf  # the leaf may have followed another writer's lines
         line = js_json(obj).encode() + b"\n"
-        store.append_line(self.path, line, needs_newline)
+        # the line parented on must still be the entry read (a rewrite in place keeps sizes)
+        parent = self.index.by_id.get(obj["parentId"]) if obj["parentId"] is not None else None
+        self._verified_lines([parent] if parent is not None else [])
+        size = store.check_unchanged_prefix(self.path, self._mark)
+        needs_newline = size > 0 and not _ends_with_newline(self.path, size)
+        store.append_line(self.path, line, needs_newline, expect_size=size)
         self._leaf_moved = True  # keep refresh from moving the leaf; set below
         self.refresh()
         if obj["id"] not in self.index.by_id:
@@ -486,9 +528,26 @@ class SessionManager:
 
 
 def _ends_with_newline(path: str, size: int) -> bool:
-    with open(path, "rb") as f:
-        f.seek(size - 1)
-        return f.read(1) == b"\n"
+    fd = open_regular(path)
+    try:
+        return os.pread(fd, 1, size - 1) == b"\n"
+    finally:
+        os.close(fd)
+
+
+def _holds(raw: bytes, e: Entry) -> bool:
+    """Whether the line ``raw`` is the entry ``e`` was indexed from (id, parent, type)."""
+    try:
+        obj = decode_line(raw)
+    except ValueError:
+        return False
+    if not isinstance(obj, dict) or obj.get("id") != e.id:
+        return False
+    parent = obj.get("parentId")
+    etype = obj.get("type")
+    return (parent if isinstance(parent, str) else None) == e.parent_id and (
+        etype if isinstance(etype, str) else ""
+    ) == e.type
 
 
 def _omit_none(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

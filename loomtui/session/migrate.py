@@ -14,6 +14,7 @@ from typing import Any
 
 from loomtui.session import store
 from loomtui.session.entries import Entry
+from loomtui.session.fileio import open_regular
 from loomtui.session.errors import SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.jsstr import js_json
 from loomtui.session.reader import LineParser, ParseState, parse_from
@@ -33,7 +34,7 @@ def migrated_bytes(path: str) -> tuple[bytes, int, int]:
     A torn last line without newline is kept too, and gets its newline.
     """
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = open_regular(path)
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
     try:
@@ -75,13 +76,13 @@ def migrate_file(path: str) -> str:
     The original bytes are kept as ``<path>.bak`` (refused when that already exists). Refuses
     v3 files and files that change while being migrated; nothing is written then.
     """
-    path = os.path.abspath(path)
+    path = store.resolve_target(os.path.abspath(path))  # a symlink: migrate the file it names
     data, size, mtime_ns = migrated_bytes(path)
     backup = path + ".bak"
-    if os.path.exists(backup):
+    if os.path.lexists(backup):
         raise WriteRefused(f"backup {backup} already exists; move it away first")
-    st = os.stat(path)
-    if st.st_size != size or st.st_mtime_ns != mtime_ns:
-        raise WriteConflict(f"{path} changed while it was being migrated; nothing was written")
-    store.replace_file_with_backup(path, data, backup)
+    try:
+        store.replace_file_with_backup(path, data, backup, expect=(size, mtime_ns))
+    except WriteConflict:
+        raise WriteConflict(f"{path} changed while it was being migrated; nothing was written") from None
     return backup

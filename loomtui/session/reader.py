@@ -8,7 +8,6 @@ file.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -16,8 +15,11 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from loomtui.session import jsonvalue
 from loomtui.session.entries import Entry, fill
+from loomtui.session.jsstr import session_version
 from loomtui.session.errors import Diagnostic, SessionFormatError
+from loomtui.session.fileio import open_regular_file
 
 CHUNK = 8 << 20
 BOM = b"\xef\xbb\xbf"
@@ -44,8 +46,8 @@ def first_line(f: BinaryIO) -> bytes:
 def line_value(raw: bytes) -> Any:
     """The JSON value of one line (a leading BOM and whitespace ignored); None if not JSON."""
     try:
-        return orjson.loads(raw.strip().removeprefix(BOM))
-    except orjson.JSONDecodeError:
+        return jsonvalue.loads(raw.strip().removeprefix(BOM))
+    except ValueError:
         return None
 
 
@@ -57,24 +59,15 @@ def is_pi_header(value: Any) -> bool:
 def is_pi_session_file(path: str) -> bool:
     """Whether ``path`` starts like a pi/omp session (``is_pi_header`` of its first line)."""
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:
             return is_pi_header(line_value(first_line(f)))
-    except OSError:
+    except (OSError, SessionFormatError):
         return False
 
 
 def decode_line(raw: bytes | memoryview) -> Any:
-    """JSON.parse semantics: orjson first; stdlib for what orjson refuses but JS accepts."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
-    text = bytes(raw).decode("utf-8", errors="replace")
-
-    def no_constants(name: str) -> Any:
-        raise ValueError(name)
-
-    return json.loads(text, parse_constant=no_constants)
+    """JSON.parse semantics (``jsonvalue.loads``): any depth, lone surrogates, huge numbers."""
+    return jsonvalue.loads(raw)
 
 
 def migrated_id(session_id: str, n: int, taken: set[str]) -> str:
@@ -224,8 +217,7 @@ class LineParser:
                 )
             if etype == "session" and isinstance(obj.get("id"), str):
                 st.header = obj
-                v = obj.get("version")
-                st.version = v if isinstance(v, int) and not isinstance(v, bool) else 1
+                st.version = session_version(obj.get("version"))
                 st.lines.append(LineInfo(line_no, offset, size, "header"))
                 return
             raise SessionFormatError(

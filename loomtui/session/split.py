@@ -19,10 +19,13 @@ import marshal
 import os
 from typing import Any
 
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import open_regular
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 from loomtui.session.index import SessionIndex
+from loomtui.session.jsstr import session_version
 from loomtui.session.reader import LineInfo, LineParser, ParseState, line_value, parse_from
 
 #: smaller files open fast enough in one process
@@ -55,8 +58,8 @@ class SplitParse:
         try:
             # the child reads through this descriptor: the very file sniffed here, even if the
             # path is replaced meanwhile
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
+            fd = open_regular(path)
+        except (OSError, LoomError):
             return None
         try:
             st = os.fstat(fd)
@@ -154,8 +157,7 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
     obj = line_value(first)
     if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
         return None
-    version = obj.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 3:
+    if session_version(obj.get("version")) < 3:
         return None  # older files are migrated while read: one process keeps that simple
     return obj
 

@@ -8,10 +8,14 @@ rather than replace a file that already exists.
 
 from __future__ import annotations
 
+import errno
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import BinaryIO
 
-from loomtui.session.errors import WriteConflict, WriteRefused
+from loomtui.session.errors import LoomError, WriteConflict, WriteRefused
+from loomtui.session.fileio import check_regular, open_regular
 
 TAIL = 256
 
@@ -33,51 +37,105 @@ class FileMark:
 
 def mark_file(path: str, size: int) -> FileMark:
     """Remember ``path`` as indexed up to ``size`` bytes."""
-    st = os.stat(path)
-    tail = b""
-    if size:
-        with open(path, "rb") as f:
-            f.seek(max(0, size - TAIL))
-            tail = f.read(min(size, TAIL))
+    fd = open_regular(path)
+    try:
+        st = os.fstat(fd)
+        tail = os.pread(fd, min(size, TAIL), max(0, size - TAIL)) if size else b""
+    finally:
+        os.close(fd)
     return FileMark(st.st_ino, st.st_dev, size, st.st_mtime_ns, tail)
 
 
 def check_unchanged_prefix(path: str, mark: FileMark) -> int:
     """Return the file's current size if it only grew since ``mark``; raise if it was rewritten.
 
-    A file that is shorter, has another inode, or whose bytes before ``mark.size`` differ at the
-    end was rewritten or truncated by somebody else: appending to it could corrupt it.
+    A file that is shorter, has another inode, or whose last bytes before ``mark.size`` differ
+    was rewritten or truncated by somebody else: appending to it could corrupt it. The bytes
+    are compared every time, also when size and mtime look unchanged (a rewrite in place can
+    keep both).
     """
     try:
-        st = os.stat(path)
+        fd = open_regular(path)
     except FileNotFoundError:
         raise WriteConflict(f"{path} no longer exists; nothing was written") from None
-    if (st.st_ino, st.st_dev) != (mark.inode, mark.device):
-        raise WriteConflict(f"{path} was replaced by another program; reopen it before writing")
-    if st.st_size < mark.size:
-        raise WriteConflict(f"{path} was truncated by another program; reopen it before writing")
-    if mark.size and (st.st_size != mark.size or st.st_mtime_ns != mark.mtime_ns):
-        with open(path, "rb") as f:
-            f.seek(max(0, mark.size - TAIL))
-            if f.read(min(mark.size, TAIL)) != mark.tail:
+    except OSError as exc:
+        raise WriteConflict(f"cannot read {path}: {exc.strerror}; nothing was written") from None
+    try:
+        st = os.fstat(fd)
+        if (st.st_ino, st.st_dev) != (mark.inode, mark.device):
+            raise WriteConflict(f"{path} was replaced by another program; reopen it before writing")
+        if st.st_size < mark.size:
+            raise WriteConflict(f"{path} was truncated by another program; reopen it before writing")
+        if mark.size:
+            start = max(0, mark.size - TAIL)
+            if os.pread(fd, mark.size - start, start) != mark.tail:
                 raise WriteConflict(f"{path} was rewritten by another program; reopen it before writing")
+    finally:
+        os.close(fd)
     return st.st_size
 
 
-def append_line(path: str, line: bytes, needs_newline: bool) -> int:
-    """Append ``line`` (which must end with ``\\n``) as one write; returns its file offset."""
+def _reason(exc: OSError | None) -> str:
+    if exc is None:
+        return "the disk is full"
+    if exc.errno == errno.ENOSPC:
+        return "no space left on the device"
+    if exc.errno == errno.EDQUOT:
+        return "disk quota exceeded"
+    return exc.strerror or str(exc)
+
+
+def append_line(path: str, line: bytes, needs_newline: bool, expect_size: int | None = None) -> int:
+    """Append ``line`` (which must end with ``\\n``) as one write; returns its file offset.
+
+    All or nothing: when the disk takes only part of the line (or none), the file is cut back
+    to the size it had before and WriteRefused says so; a later append by another program is
+    never glued to a fragment. ``expect_size``: the size the caller checked the file at; a file
+    that changed size since is refused with nothing written.
+    """
     assert line.endswith(b"\n") and b"\n" not in line[:-1]
     data = (b"\n" + line) if needs_newline else line
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        fd = open_regular(path, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise WriteRefused(f"cannot write {path}: {_reason(exc)}; nothing was written") from None
     try:
         start = os.fstat(fd).st_size
-        written = os.write(fd, data)
+        if expect_size is not None and start != expect_size:
+            raise WriteConflict(f"{path} changed while the line was prepared; nothing was written")
+        error: OSError | None = None
+        try:
+            written = os.write(fd, data)
+        except OSError as exc:
+            written, error = 0, exc
+        if written == len(data):
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                written, error = -1, exc
         if written != len(data):
-            raise WriteConflict(f"short write to {path} ({written} of {len(data)} bytes)")
-        os.fsync(fd)
+            _cut_back(fd, path, start, max(written, 0) if written >= 0 else len(data))
+            raise WriteRefused(f"cannot write {path}: {_reason(error)}; nothing was written")
     finally:
         os.close(fd)
     return start + (1 if needs_newline else 0)
+
+
+def _cut_back(fd: int, path: str, start: int, written: int) -> None:
+    """Remove what a failed append left behind (when nobody appended after it)."""
+    try:
+        size = os.fstat(fd).st_size
+        if size == start:
+            return
+        if size == start + written:
+            os.ftruncate(fd, start)
+            return
+    except OSError:
+        pass
+    raise WriteConflict(
+        f"a failed write to {path} left {written} stray bytes after offset {start} while another program was "
+        "writing; check the file's end"
+    )
 
 
 def _temp_sibling(directory: str) -> tuple[int, str]:
@@ -92,23 +150,53 @@ def _temp_sibling(directory: str) -> tuple[int, str]:
     raise WriteRefused(f"cannot create a temporary file in {directory}")
 
 
-def write_new_file(path: str, data: bytes, mode: int | None = None) -> None:
-    """Create ``path`` with ``data`` atomically; never replaces an existing file.
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` and fsync; OSError (ENOSPC…) when that fails.
 
-    ``mode`` (permission bits) defaults to what a plain ``open`` would give.
+    ``os.write`` rather than a buffered file: a short write is seen, and it is what the fault
+    tests can make fail."""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[n:]
+    os.fsync(fd)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def write_new_file(path: str, data: bytes, mode: int | None = None) -> None:
+    """Create ``path`` with ``data`` atomically; never replaces an existing file (or symlink).
+
+    ``mode`` (permission bits) defaults to what a plain ``open`` would give. All or nothing: on
+    any failure (full disk, name too long, no permission) no file is left behind and
+    WriteRefused says why.
     """
+    write_new_file_with(path, lambda f: _write_all(f.fileno(), data), mode)
+
+
+def write_new_file_with(path: str, fill: Callable[[BinaryIO], object], mode: int | None = None) -> None:
+    """``write_new_file`` whose bytes ``fill`` writes into the open file (streamed: big
+    exports never sit in memory whole). ``fill`` may raise LoomError to refuse; nothing is
+    left behind then either."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
-    if os.path.exists(path):
+    if os.path.lexists(path):
         raise WriteRefused(f"{path} already exists; choose another name")
     if not os.path.isdir(directory):
         raise WriteRefused(f"directory {directory} does not exist")
     try:
         fd, tmp = _temp_sibling(directory)
     except OSError as exc:
-        raise WriteRefused(f"cannot write in {directory}: {exc.strerror}") from None
+        raise WriteRefused(f"cannot write in {directory}: {_reason(exc)}; nothing was written") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            fill(f)
             f.flush()
             os.fsync(f.fileno())
         if mode is not None:
@@ -117,41 +205,91 @@ def write_new_file(path: str, data: bytes, mode: int | None = None) -> None:
             os.link(tmp, path)  # fails with FileExistsError instead of clobbering
         except FileExistsError:
             raise WriteRefused(f"{path} already exists; choose another name") from None
-        except OSError:
-            if os.path.exists(path):
+        except OSError as exc:
+            if exc.errno in (errno.ENAMETOOLONG, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS):
+                raise
+            if os.path.lexists(path):
                 raise WriteRefused(f"{path} already exists; choose another name") from None
-            os.replace(tmp, path)
+            os.replace(tmp, path)  # a file system without hard links
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            raise WriteRefused(f"cannot create {path}: the file name is too long; nothing was written") from None
+        raise WriteRefused(f"cannot write {path}: {_reason(exc)}; nothing was written") from None
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if os.path.lexists(tmp):
+            _unlink_quietly(tmp)
     _fsync_dir(directory)
 
 
-def replace_file_with_backup(path: str, data: bytes, backup: str) -> None:
+def resolve_target(path: str) -> str:
+    """The file a rewrite must replace: ``path`` with its symlinks resolved (the link stays a
+    link and the file it points to gets the new bytes), refused unless it is a regular file."""
+    real = os.path.realpath(path)
+    if not os.path.exists(real):
+        if os.path.islink(path):
+            raise WriteRefused(f"cannot open {path}: it is a symlink to {real}, which does not exist")
+        raise WriteRefused(f"cannot open {path}: No such file or directory")
+    check_regular(real)
+    return real
+
+
+def replace_file_with_backup(path: str, data: bytes, backup: str, expect: tuple[int, int] | None = None) -> None:
     """Rewrite ``path`` atomically after keeping its current bytes as ``backup``.
 
     Only for explicit user actions (migrate, saving loom bookmarks). Both files keep the
-    original's permission bits.
+    original's permission bits. A symlink is resolved first: the file it points to is
+    rewritten (atomically, next to it), the link stays. All or nothing: when the new bytes
+    cannot be written completely, the backup just made is removed again and the file is as it
+    was, so a retry is not blocked. ``expect``: (size, mtime_ns) the caller read the file at;
+    refused with nothing written when the file differs.
     """
-    if os.path.exists(backup):
+    path = resolve_target(path)
+    if os.path.lexists(backup):
         raise WriteRefused(f"backup {backup} already exists; move it away first")
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    mode = os.stat(path).st_mode & 0o7777
-    with open(path, "rb") as f:
-        original = f.read()
-    write_new_file(backup, original, mode)
-    fd, tmp = _temp_sibling(directory)
+    directory = os.path.dirname(path) or "."
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        fd = open_regular(path)
+        try:
+            st = os.fstat(fd)
+            original = _read_all(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise WriteRefused(f"cannot read {path}: {_reason(exc)}; nothing was written") from None
+    if expect is not None and (st.st_size, st.st_mtime_ns) != expect:
+        raise WriteConflict(f"{path} changed on disk since it was read; nothing was written")
+    mode = st.st_mode & 0o7777
+    write_new_file(backup, original, mode)
+    tmp = ""
+    try:
+        fd, tmp = _temp_sibling(directory)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.chmod(tmp, mode)
+        now = os.stat(path)
+        if (now.st_ino, now.st_size, now.st_mtime_ns) != (st.st_ino, st.st_size, st.st_mtime_ns):
+            raise WriteConflict(f"{path} changed on disk while it was rewritten; nothing was written")
         os.replace(tmp, path)
+    except (OSError, LoomError) as exc:
+        _unlink_quietly(backup)
+        if isinstance(exc, LoomError):
+            raise
+        raise WriteRefused(f"cannot rewrite {path}: {_reason(exc)}; nothing was written") from None
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if tmp and os.path.lexists(tmp):
+            _unlink_quietly(tmp)
     _fsync_dir(directory)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def _fsync_dir(directory: str) -> None:

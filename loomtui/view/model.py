@@ -22,6 +22,7 @@ from loomtui.session.memory import bulk_allocation
 from loomtui.view import layout as L
 from loomtui.view.compact import compact_prefix
 from loomtui.view.width import truncate_to_width
+from loomtui.view.printable import printable
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
 
@@ -124,7 +125,7 @@ class TreeModel:
                 if ts:
                     segs.append(("muted", format_label_time(ts) + " "))
         segs.extend(display_segments(e, self.flat.tool_calls, self.home))
-        return segs
+        return [(style, printable(text)) for style, text in segs]
 
     def row_text(self, i: int, *, cursor: bool = True) -> str:
         return "".join(s for _style, s in self.row_segments(i, cursor=cursor))
@@ -186,7 +187,7 @@ class TreeModel:
                 line = head + body
                 yield line if len(line) <= width else line[: width - 3] + "..."
             else:
-                yield truncate_to_width(head + body, width, safe_prefix=len(head))
+                yield truncate_to_width(head + printable(body), width, safe_prefix=len(head))
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""

@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
 
+from loomtui.view.printable import printable
 from loomtui.app import keymap
 from loomtui.app.ocp import bar_modes, open_attempt_session
 from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ExportDialog, LabelDialog
@@ -266,7 +267,7 @@ class BrowserScreen(Screen[None]):
             parts.append(f"{len(manager.diagnostics)} diagnostics")
         if self.model is not None:
             parts.append(f"leaf {self.model.leaf_id or '(none)'}{' (moved)' if self.user_moved_leaf else ''}")
-        return "  ·  ".join(parts)
+        return printable("  ·  ".join(parts))
 
     def _refresh_bars(self) -> None:
         model = self.model

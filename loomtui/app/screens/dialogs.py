@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
+from loomtui.view.printable import printable
 from loomtui.session.errors import Diagnostic, LoomError
 
 _DIALOG_CSS = """
@@ -49,23 +50,25 @@ class LabelDialog(ModalScreen[str | None]):
 
     def __init__(self, entry_text: str, current: str | None, note: str = "", refusal: str | None = None) -> None:
         super().__init__()
-        self.entry_text = entry_text
+        self.entry_text = printable(entry_text)
         self.current = current or ""
         #: where the label goes (shown under the input)
         self.note = note
         #: why the label cannot be saved (a read-only session): shown as the dialog opens
         self.refusal = refusal
+        # the field shows the label made printable; submitted unchanged, it stays what it was
+        self.shown = printable(self.current)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Label (empty to remove):", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
             if self.refusal:
-                yield Static(Text(f"Read-only: {self.refusal}. The label cannot be saved."), classes="error",
+                yield Static(Text(f"Read-only: {printable(self.refusal)}. The label cannot be saved."), classes="error",
                              id="label-refusal")
-            yield Input(value=self.current, id="label-input", placeholder="no label")
+            yield Input(value=self.shown, id="label-input", placeholder="no label")
             if self.note and not self.refusal:
-                yield Static(Text(self.note), classes="muted", id="label-note")
+                yield Static(Text(printable(self.note)), classes="muted", id="label-note")
             yield Static("Esc: close" if self.refusal else "Enter: save   Esc: cancel", classes="muted")
 
     def on_mount(self) -> None:
@@ -74,7 +77,10 @@ class LabelDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss(None if self.refusal else event.value)
+        if self.refusal:
+            self.dismiss(None)
+        else:
+            self.dismiss(self.current if event.value == self.shown else event.value)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -98,7 +104,7 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, classes="title")
-            yield Static(Text(self.body))
+            yield Static(Text(printable(self.body, keep_lines=True)))
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="no")
                 yield Button(self.confirm, id="yes", variant="primary")

@@ -27,6 +27,7 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from loomtui.view.printable import printable
 from loomtui.app import keymap
 from loomtui.app.themes import tree_colors
 from loomtui.app.widgets.detail_lines import (
@@ -142,7 +143,10 @@ class DetailPane(ScrollView, can_focus=True):
     def render_renderable(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
         options = console.options.update(width=max(1, width), height=None, highlight=False)
-        return [Strip(line) for line in console.render_lines(renderable, options, pad=False)]
+        lines = console.render_lines(renderable, options, pad=False)
+        # whatever a renderable made of the entry (Markdown, JSON, titles), no control character
+        # from the file reaches the terminal
+        return [Strip([_safe(seg) for seg in line]) for line in lines]
 
     def _relayout(self, *, invalidate: bool = False) -> None:
         width = self.scrollable_content_region.width
@@ -331,3 +335,10 @@ _RENDERERS: dict[type, Callable[[DetailPane, Any], list[Piece]]] = {
 }
 
 __all__ = ["DetailPane", "Fold", "LongText"]
+
+
+def _safe(seg: Segment) -> Segment:
+    text = seg.text
+    if seg.control or text.isprintable():
+        return seg
+    return Segment(printable(text, keep_lines=True), seg.style)

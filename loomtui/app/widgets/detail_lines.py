@@ -7,7 +7,6 @@ when on screen, folds (thinking) and indents (a tool call with its result) nest 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Protocol
 
@@ -17,6 +16,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
+from loomtui.view.printable import printable
 from loomtui.view.blocks import human_size
 
 if TYPE_CHECKING:
@@ -29,17 +29,9 @@ HEAD_CHARS = 4_000
 STATIC_LIMIT = 60_000
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = {c: chr(0x2400 + c) for c in range(32) if c not in (9, 10)} | {0x7F: "\u2421", 13: None}
-
-
 def clean(text: str) -> str:
     """Text safe to draw: ANSI escapes removed, other control characters made visible."""
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if text.isprintable():
-        return text
-    return text.translate(_CONTROL)
+    return printable(text, keep_lines=True, strip_ansi=True)
 
 
 class Lines(Protocol):

@@ -21,17 +21,15 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from loomtui.view.printable import printable
 from loomtui.session.catalog import SearchHit, SessionSummary
 
 PROJECT = "project"
 SESSION = "session"
 HIT = "hit"
 
-_CONTROL = {c: " " for c in range(32)} | {0x7F: " "}
-
-
 def clean(text: str) -> str:
-    return text if text.isprintable() else text.translate(_CONTROL)
+    return printable(text, blank_breaks=True)
 
 
 @dataclass(frozen=True, slots=True)

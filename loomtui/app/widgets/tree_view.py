@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
+from loomtui.view.printable import printable
 from loomtui.app import keymap
 from loomtui.app.themes import tree_colors
 from loomtui.view.model import TreeModel
@@ -57,17 +58,6 @@ def set_virtual_size(widget: Widget, size: Size, *, repaint: bool = True) -> boo
         return True
     widget.virtual_size = size
     return False
-_CONTROL = {c: chr(0x2400 + c) for c in range(32)} | {0x7F: "\u2421"}
-_CONTROL.update({c: "\ufffd" for c in range(0x80, 0xA0)})
-
-
-def printable(text: str) -> str:
-    """Control characters would drive the terminal: show them as control pictures instead."""
-    if text.isprintable():
-        return text
-    return text.translate(_CONTROL)
-
-
 class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     """pi's /tree rows for one ``TreeModel``; printable keys type into the model's search."""
 

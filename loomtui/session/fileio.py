@@ -1,0 +1,75 @@
+"""Opening files safely: only regular files, never a read that blocks or never ends.
+
+A FIFO given as a session path would block every ``open`` forever, ``/dev/zero`` would be read
+until memory runs out, a terminal or socket would wait for input. Every file loomtui reads or
+writes is opened here: with ``O_NONBLOCK`` (so opening a FIFO returns at once), then checked
+with ``fstat`` to be a regular file before a byte is read (docs/architecture.md, "Bad input").
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import BinaryIO
+
+from loomtui.session.errors import SessionFormatError
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def open_regular(path: str, flags: int = os.O_RDONLY) -> int:
+    """``os.open`` that refuses anything but a regular file (SessionFormatError, nothing read).
+
+    Raises OSError as ``os.open`` does for missing files and permissions.
+    """
+    fd = os.open(path, flags | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SessionFormatError(f"{path} is {_kind(st.st_mode)}, not a regular file; loomtui reads files only")
+        # a regular file ignores O_NONBLOCK; clear it all the same for plain blocking writes
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_regular_file(path: str) -> BinaryIO:
+    """``open(path, "rb")`` through ``open_regular``."""
+    return os.fdopen(open_regular(path), "rb")
+
+
+def check_regular(path: str) -> None:
+    """Raise SessionFormatError when ``path`` exists but is not a regular file (no open)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise SessionFormatError(f"{path} is {_kind(st.st_mode)}, not a regular file; loomtui reads files only")
+
+
+def read_capped(path: str, limit: int) -> bytes:
+    """The whole regular file at ``path``, refused (SessionFormatError) when over ``limit``
+    bytes — checked before reading and while reading (a file may grow meanwhile)."""
+    with open_regular_file(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise SessionFormatError(f"{path} is {size >> 20} MB; loomtui reads documents up to {limit >> 20} MB")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise SessionFormatError(f"{path} grew beyond {limit >> 20} MB while it was read")
+    return data

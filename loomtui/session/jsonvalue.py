@@ -1,0 +1,178 @@
+"""JSON values as JavaScript's ``JSON.parse`` makes them, whatever the file holds.
+
+pi reads every line ``JSON.parse`` accepts, so loomtui must too (docs/architecture.md,
+"Bad input"): nesting far beyond orjson's 1024 levels, lone surrogates (``"\\ud83d"``, what
+JavaScript writes for a cut emoji), numbers too big for a double (``1e999`` is Infinity) and
+integers with thousands of digits (a double, not an error). orjson takes the usual lines; the
+rest go through the stdlib codec on a thread with a large stack.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import orjson
+
+#: stack for parsing/serialising very deep documents (the stdlib codec recurses in C, ~200
+#: bytes a level; a socketteer chain nests two JSON levels per node)
+DEEP_STACK = 512 << 20
+DEEP_LIMIT = 2_000_000
+
+#: Python refuses to convert integer strings longer than this (``sys.get_int_max_str_digits``)
+_INT_DIGITS = 4000
+
+_DEEP_LOCK = threading.Lock()
+
+
+def deep_call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run a recursive call (stdlib JSON, a tree walk) on a thread with a large stack.
+
+    The stdlib codec would overflow the C stack of an ordinary thread (a crash, not an
+    exception) long before Python's recursion limit if that limit were simply raised.
+    """
+    result: list[Any] = []
+    error: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            result.append(fn(*args, **kwargs))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            error.append(exc)
+
+    old_limit = sys.getrecursionlimit()
+    with _DEEP_LOCK:
+        old_stack = threading.stack_size()
+        try:
+            threading.stack_size(DEEP_STACK)
+            sys.setrecursionlimit(max(old_limit, DEEP_LIMIT))
+            t = threading.Thread(target=work, name="loomtui-deep-json")
+            t.start()
+            t.join()
+        finally:
+            threading.stack_size(old_stack)
+            sys.setrecursionlimit(old_limit)
+    if error:
+        raise error[0]
+    return result[0]
+
+
+def _js_int(s: str) -> int | float:
+    # JSON.parse makes every number a double; Python keeps exact ints but cannot convert
+    # thousands of digits (and such a value is a double beyond 2**53 in JavaScript anyway)
+    return int(s) if len(s) <= _INT_DIGITS else float(s)
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def stdlib_loads(text: str) -> Any:
+    """``JSON.parse`` of ``text`` with the stdlib codec (any depth, lone surrogates, huge
+    numbers); raises ValueError for what is not JSON."""
+    kwargs = {"parse_int": _js_int, "parse_constant": _no_constants}
+    try:
+        return json.loads(text, **kwargs)  # type: ignore[arg-type]
+    except RecursionError:
+        pass
+    try:
+        return deep_call(json.loads, text, **kwargs)
+    except (RecursionError, MemoryError):
+        raise ValueError("nested too deeply to read") from None
+
+
+def loads(raw: bytes | bytearray | memoryview | str) -> Any:
+    """``JSON.parse``: orjson first, the stdlib codec for what orjson refuses but JS accepts.
+
+    Raises ValueError (or UnicodeDecodeError) for what is not JSON.
+    """
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    text = raw if isinstance(raw, str) else bytes(raw).decode("utf-8", errors="replace")
+    return stdlib_loads(text)
+
+
+def depth_at_least(v: Any, limit: int) -> bool:
+    """Whether ``v`` nests ``limit`` or more arrays/objects deep (iterative)."""
+    stack: list[tuple[Any, int]] = [(v, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, dict):
+            if d >= limit:
+                return True
+            stack.extend((y, d + 1) for y in x.values())
+        elif isinstance(x, list):
+            if d >= limit:
+                return True
+            stack.extend((y, d + 1) for y in x)
+    return False
+
+
+def finite(v: Any) -> Any:
+    """``v`` with every non-finite number replaced by None (what ``JSON.stringify`` writes), so
+    that a strict JSON printer can print it (iterative; shares untouched parts)."""
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if not isinstance(v, (dict, list)):
+        return v
+    return deep_call(_finite, v) if depth_at_least(v, 200) else _finite(v)
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float):
+        return v if math.isfinite(v) else None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_finite(x) for x in v]
+    return v
+
+
+@contextmanager
+def exact_ints() -> Iterator[None]:
+    """Let the stdlib codec read and write integers of any length exactly (for rewrites of
+    documents loomtui did not write: their numbers must come back as they were)."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def _finite_float(s: str) -> float:
+    x = float(s)
+    if not math.isfinite(x):
+        raise ValueError(f"the number {s[:40]} is beyond a double and could not be written back as it was")
+    return x
+
+
+def exact_loads(text: str) -> Any:
+    """A document to rewrite: integers exact, every float finite (else ValueError: it could not
+    be written back value for value), any depth."""
+    kwargs = {"parse_float": _finite_float, "parse_constant": _no_constants}
+    with exact_ints():
+        try:
+            return json.loads(text, **kwargs)  # type: ignore[arg-type]
+        except RecursionError:
+            pass
+        return deep_call(json.loads, text, **kwargs)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with each lone surrogate written as its ``\\uXXXX`` escape (what
+    ``JSON.stringify`` writes), so that it can be encoded as UTF-8."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)

@@ -1,0 +1,28 @@
+// Reads session files the way pi does (loadEntriesFromFile + migrateSessionEntries) in one
+// node process; prints one JSON object per file: {file, ok, ids, parents, types}.
+// Usage: node pi_read_many.mjs PI_PEER FILE...
+import { pathToFileURL } from "node:url";
+
+const [peer, ...files] = process.argv.slice(2);
+const sm = await import(pathToFileURL(`${peer}/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js`).href);
+const out = [];
+for (const file of files) {
+  try {
+    const entries = sm.loadEntriesFromFile(file);
+    sm.migrateSessionEntries(entries);
+    const body = entries.filter((e) => e.type !== "session");
+    const header = entries.find((e) => e.type === "session");
+    out.push({
+      file,
+      ok: entries.length > 0,
+      version: header ? header.version : null,
+      ids: body.map((e) => e.id ?? null),
+      parents: body.map((e) => e.parentId ?? null),
+      types: body.map((e) => e.type ?? null),
+      roles: body.map((e) => (e.message && typeof e.message === "object" ? e.message.role ?? null : null)),
+    });
+  } catch (err) {
+    out.push({ file, ok: false, error: String(err) });
+  }
+}
+process.stdout.write(JSON.stringify(out));
