@@ -21,12 +21,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--dir", metavar="DIR", help="directory for the new file (default: FILE's)")
     where.add_argument("-o", "--output", dest="out", metavar="OUT", help="exact path of the new file")
+    p.add_argument("--as", dest="as_format", choices=("native", "pi"), default="native",
+                   help="native: the file's own format (default); pi: a pi session")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         sm = open_session(args.file)
-        path = sm.create_branched_session(args.leaf, dir=args.dir, out=args.out)
+        export_pi = getattr(sm, "export_pi", None)
+        if args.as_format == "pi" and export_pi is not None:
+            path = export_pi(args.leaf, dir=args.dir, out=args.out)
+        else:
+            path = sm.create_branched_session(args.leaf, dir=args.dir, out=args.out)
     except OSError as exc:
         raise LoomError(f"cannot export from {args.file}: {exc.strerror or exc}") from None
     report_created(path, path)

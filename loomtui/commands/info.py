@@ -140,7 +140,7 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
                 cost[k] += _number(c.get(k))
 
     header = sm.get_header()
-    return {
+    summary = {
         "file": sm.path or sm.source_path,
         "format": sm.source_format,
         "version": sm.version,
@@ -159,6 +159,11 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "usage": {**usage, "cost": cost, "assistantMessagesWithUsage": replies_with_usage},
         "diagnostics": [{"line": d.line, "reason": d.reason} for d in sorted(sm.diagnostics, key=lambda d: d.line)],
     }
+    file_summary = getattr(sm, "file_summary", None)
+    if callable(file_summary):
+        # another tool's file (Claude Code, Codex): its own tree and token count (docs/formats.md)
+        summary.update(file_summary())
+    return summary
 
 
 def _text(v: Any) -> str:
@@ -191,6 +196,8 @@ def render_text(s: dict[str, Any]) -> str:
     h = s["header"] or {}
     row("file", s["file"] or "(in memory)")
     fmt = f"{s['format']} session, version {s['version']}" if s["format"] == "pi" else f"{s['format']} loom"
+    if s.get("source"):
+        fmt = f"{s['source']['tool']} session (read-only: loomtui never writes it)"
     if s["format"] == "pi" and s["version"] < 3:
         fmt += " (migrated in memory; run `loomtui migrate FILE` before writing to it)"
     row("format", fmt)
@@ -214,7 +221,8 @@ def render_text(s: dict[str, Any]) -> str:
 
     row("roots", f"{len(s['roots'])}: {_ids(s['roots'])}" if s["roots"] else "0")
     leaf = s["leafId"]
-    row("leaf", f"{leaf} (last entry in the file)" if leaf else "(none)")
+    rule = "the format's leaf rule" if s.get("source") else "last entry in the file"
+    row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
     row("leaves", f"{len(s['leaves'])}: {_ids(s['leaves'])}" if s["leaves"] else "0")
     bps = s["branchPoints"]
     if bps:
@@ -249,12 +257,17 @@ def render_text(s: dict[str, Any]) -> str:
         f"cache write {_fmt_int(u['cacheWrite'])}, total {_fmt_int(u['totalTokens'])}",
     )
     c = u["cost"]
-    row(
-        "cost",
-        f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
-        f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
-    )
-    out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
+    if s.get("source"):
+        row("cost", "not in the file, and loomtui ships no price table for it")
+        out.append(f"{'':<14}{_plural(u['assistantMessagesWithUsage'], 'API response')} on all branches, "
+                   "each counted once")
+    else:
+        row(
+            "cost",
+            f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
+            f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
+        )
+        out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
 
     row("diagnostics", len(s["diagnostics"]))
     for d in s["diagnostics"]:

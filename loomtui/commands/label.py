@@ -3,6 +3,9 @@
 Appends one ``label`` entry (pi-session-spec §7.4, §12 "Labeling"): parented on the file's last
 entry, so the reopened leaf keeps its path, and written as a single line. Prints the new entry's
 id. Old-version files are refused until migrated.
+
+A Claude Code or Codex session is never written: the label goes to loomtui's label store
+(``$XDG_DATA_HOME/loomtui/labels``), and the store file's path is printed.
 """
 
 from __future__ import annotations
@@ -37,6 +40,11 @@ def run(args: argparse.Namespace) -> int:
         label = None
     try:
         sm = open_session(args.file)
+        store_file = getattr(sm, "label_store_file", None)
+        if store_file is not None:
+            sm.append_label_change(args.entry_id, label)
+            print(f"{args.entry_id} labelled in {store_file}" if label else f"{args.entry_id}: label cleared in {store_file}")
+            return 0
         if sm.path is None:
             raise WriteRefused(f"{args.file} is not a pi session file; labels can only be written to pi sessions")
         new_id = sm.append_label_change(args.entry_id, label)

@@ -12,7 +12,10 @@
 * a Maitento loom configuration (JSON with a ``loom`` member or a bare LoomConfiguration, a
   definition file with ``loom = { … }``, a directory of them) → the loom map
   (``maitento_map.map_session``);
-* JSON with an ``ocp`` key → an OCP orchestration run (``tree_id`` ``lineage`` for its second view).
+* JSON with an ``ocp`` key → an OCP orchestration run (``tree_id`` ``lineage`` for its second view);
+* JSON lines written by Claude Code (``uuid``/``parentUuid`` lines, summaries, snapshots) or
+  Codex CLI (``{"type", "payload"}`` envelopes) → ``formats.claude`` / ``formats.codex``
+  (read-only sessions).
 
 Anything else raises SessionFormatError naming what the file looked like.
 """
@@ -108,6 +111,9 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     first_obj = line_value(first)
     if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
+    agent = agent_format(path)
+    if agent is not None:
+        return open_agent(path, agent)
     if size == 0 or not first.strip().removeprefix(BOM):
         raise SessionFormatError(f"{path} is empty")
     if size > MAX_DOCUMENT_BYTES:
@@ -132,6 +138,34 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     if classify(doc) is None and maitento_read.has_configuration(doc):
         return maitento_map.map_session(maitento_read.read_bytes(data, path), path)
     return open_document(doc, path, sha256(data), tree_id)
+
+
+def agent_format(path: str) -> str | None:
+    """``claude-code`` or ``codex`` when the file's first JSON lines are that tool's, else None."""
+    from loomtui.formats import claude, codex
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256 * 1024)
+    except OSError:
+        return None
+    for raw in head.split(b"\n")[:40]:
+        obj = line_value(raw)
+        if not isinstance(obj, dict):
+            continue
+        if codex.looks_like_codex(obj):
+            return codex.CODEX
+        if claude.looks_like_claude(obj):
+            return claude.CLAUDE
+        if obj:
+            return None  # the first real line decides
+    return None
+
+
+def open_agent(path: str, tool: str) -> SessionManager:
+    from loomtui.formats import claude, codex
+
+    return codex.open_codex(path) if tool == codex.CODEX else claude.open_claude(path)
 
 
 @bulk_allocation()  # like SessionManager.open: a load allocates many objects and frees none

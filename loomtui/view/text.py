@@ -147,8 +147,19 @@ def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
 ToolCallMap = dict[Any, tuple[Any, Any]]
 
 
+#: row marks of entries adapters hide from all filters but ``all`` (``Entry.hidden``), by reason
+HIDDEN_MARKS = {"stray": "⑂ stray: ", "from-parent": "↰ from parent: "}
+
+
 def display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> list[Segment]:
-    """pi's ``getEntryDisplayText`` as styled segments."""
+    """pi's ``getEntryDisplayText`` as styled segments (a stray fork's row says so first)."""
+    mark = HIDDEN_MARKS.get(e.hidden) if e.hidden else None
+    if mark is not None:
+        return [("warning", mark), *_display_segments(e, tool_calls, home)]
+    return _display_segments(e, tool_calls, home)
+
+
+def _display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> list[Segment]:
     t = e.type
     if t == "message":
         role = e.role

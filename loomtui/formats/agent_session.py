@@ -1,0 +1,273 @@
+"""Sessions read from other coding agents' files (Claude Code, Codex CLI): read-only, lazy.
+
+The readers (``formats.claude``, ``formats.codex``) turn each line of the tool's file into a
+pi-style entry (docs/formats.md, "Claude Code and Codex"). What the tree, filters and search need
+is kept in the usual skeletons; the full entry is rebuilt on demand from the line's bytes, as
+pi sessions are (so a 50k-line file costs what a pi file of that size costs).
+
+:class:`AgentSession` is a ``SessionManager`` that never writes the tool's file:
+
+* labels go to loomtui's label store (``formats.labelstore``), keyed by session id + entry id;
+* "export branch" writes a new file next to the original in the tool's own format holding
+  exactly the branch's original lines (``export_native``); ``export_pi`` writes a pi session;
+* every other append is refused with ``read_only_reason``.
+
+:class:`AgentSource` carries what the session model cannot: the file's own tree facts (as the
+file links them, before loomtui hangs subagents under their calls), the lines without an id
+and the entry each is shown with, stray forks, subagents.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from loomtui.formats import labelstore
+from loomtui.session import store
+from loomtui.session.entries import Entry
+from loomtui.session.errors import LoomError, WriteRefused
+from loomtui.session.jsstr import js_json
+from loomtui.session.manager import CURRENT_VERSION, SessionManager, branch_file_name, new_session_id, now_iso
+
+CLAUDE = "claude-code"
+CODEX = "codex"
+TOOL_NAMES = {CLAUDE: "Claude Code", CODEX: "Codex"}
+
+
+@dataclass
+class Subagent:
+    """A subagent run shown as one row under the tool call that started it."""
+
+    entry_id: str  # the placeholder row
+    call_id: str | None  # the tool call (tool_use id) that started it
+    description: str
+    path: str  # the file holding its lines
+    root: str | None = None  # inline sidechain: the root uuid of its entries
+    entries: int = 0
+
+
+@dataclass
+class AgentSource:
+    """The tool's file behind an AgentSession."""
+
+    tool: str
+    path: str
+    session_id: str
+    #: entry id -> (offset, size, 1-based line) of its line in ``path``
+    spans: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: entry id -> lines without an id shown with it: [{"line", "type", "text"}]
+    attached: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: entry id -> why it is a stray fork (parallel tool call, hook progress, ...)
+    stray: dict[str, str] = field(default_factory=dict)
+    #: entry id -> pi-style usage, only on the entry that counts for its API response
+    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: entry id -> the parent the tree shows when it differs from the file's
+    shown_parent: dict[str, str | None] = field(default_factory=dict)
+    subagents: dict[str, Subagent] = field(default_factory=dict)
+    #: the file's tree as it links itself: {"entries", "lines", "roots", "leaves", "branchPoints", ...}
+    stats: dict[str, Any] = field(default_factory=dict)
+    #: labels the file itself gives (Claude summaries whose leafUuid is in the file)
+    file_labels: dict[str, str] = field(default_factory=dict)
+    #: the header line(s) a native export must start with (Codex: session_meta), as bytes
+    preamble: list[bytes] = field(default_factory=list)
+    #: extra per-source facts for ``info`` and the detail pane
+    extra: dict[str, Any] = field(default_factory=dict)
+    label_dir: str | None = None
+
+
+def agent_source(manager: Any) -> AgentSource | None:
+    src = getattr(manager, "agent", None)
+    return src if isinstance(src, AgentSource) else None
+
+
+class AgentSession(SessionManager):
+    """A read-only session made of another tool's file (see the module doc)."""
+
+    agent: AgentSource
+
+    def __init__(self, header: dict[str, Any], source: AgentSource, convert: Any) -> None:
+        super().__init__(header, None)
+        self.agent = source
+        self.source_format = source.tool
+        self.source_path = os.path.abspath(source.path)
+        self._convert = convert  # (manager, entry, decoded line) -> pi-style entry dict
+        tool = TOOL_NAMES.get(source.tool, source.tool)
+        self.read_only_reason = (
+            f"A {tool} session: loomtui never writes its file. Labels are kept in loomtui's label store; "
+            "export the branch to get a file of your own."
+        )
+
+    # reading ------------------------------------------------------------------------------
+    def load(self, e: Entry) -> dict[str, Any]:
+        if e.data is not None:
+            return e.data
+        hit = self._cache.get(e.id)
+        if hit is not None:
+            self._cache.move_to_end(e.id)
+            return hit
+        raw = self.raw_line(e)
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            obj = {}
+        full = self._convert(self, e, obj if isinstance(obj, dict) else {})
+        self._cache[e.id] = full
+        if len(self._cache) > 512:
+            self._cache.popitem(last=False)
+        return full  # type: ignore[no-any-return]
+
+    def raw_line(self, e: Entry) -> bytes:
+        """The entry's line exactly as the tool wrote it (placeholders: their JSON)."""
+        span = self.agent.spans.get(e.id)
+        if span is None:
+            return js_json(e.data).encode() if e.data is not None else b"{}"
+        offset, size, _line = span
+        with open(self.agent.path, "rb") as f:
+            f.seek(offset)
+            return f.read(size).rstrip(b"\r\n")
+
+    def refresh(self) -> list[Entry]:
+        return []  # the file is read once; reopen to see what the tool appended
+
+    # labels: loomtui's store, never the file -------------------------------------------------
+    def load_stored_labels(self) -> None:
+        labels = self.index.labels
+        for target, text in self.agent.file_labels.items():
+            if target in self.index.by_id:
+                labels[target] = (text, None)
+        for target, (text, ts) in labelstore.read_labels(self.agent.session_id, self.agent.label_dir).items():
+            if target in self.index.by_id:
+                labels[target] = (text, ts)
+
+    def append_label_change(self, target_id: str, label: str | None) -> str:
+        """Set or clear a label in the label store; returns ``target_id`` (no entry is added)."""
+        if target_id not in self.index.by_id:
+            raise LoomError(f"entry {target_id} not found")
+        text = label.strip() if label else None
+        ts = labelstore.write_label(self.agent.session_id, target_id, text, self.agent.path, self.agent.label_dir)
+        if text:
+            self.index.labels[target_id] = (text, ts)
+        else:
+            self.index.labels.pop(target_id, None)
+        self.index.version += 1
+        return target_id
+
+    @property
+    def label_store_file(self) -> str:
+        return labelstore.store_file(self.agent.session_id, self.agent.label_dir)
+
+    # export ---------------------------------------------------------------------------------
+    def branch_entries(self, leaf_id: str) -> tuple[list[Entry], list[dict[str, Any]]]:
+        path = self.index.path_to(leaf_id)
+        if not path:
+            raise LoomError(f"entry {leaf_id} not found")
+        return [e for e in path if e.id in self.agent.spans], []
+
+    def create_branched_session(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
+        """Export branch (Ctrl+E, ``export-branch``): the tool's own format, next to the file."""
+        from loomtui.formats import agent_export
+
+        return agent_export.export_native(self, leaf_id, dir=dir, out=out)
+
+    def export_pi(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
+        """The branch as a pi session (v3 header, one entry per line of the branch)."""
+        path = self.index.path_to(leaf_id)
+        if not path:
+            raise LoomError(f"entry {leaf_id} not found")
+        sid = new_session_id()
+        ts = now_iso()
+        header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": sid, "timestamp": ts,
+                                  "cwd": self.header.get("cwd") or os.getcwd(), "parentSession": self.agent.path}
+        lines = [js_json(header).encode()]
+        prev: str | None = None
+        for e in path:
+            d = dict(self.load(e))
+            d.pop("agentSource", None)
+            d.pop("hidden", None)
+            d["parentId"] = prev
+            prev = d["id"]
+            lines.append(js_json(d).encode())
+        for target, (label, lts) in self.index.labels.items():
+            if any(e.id == target for e in path):
+                lid = os.urandom(4).hex()
+                lab = {"type": "label", "id": lid, "parentId": prev, "timestamp": lts or ts, "targetId": target,
+                       "label": label}
+                lines.append(js_json(lab).encode())
+                prev = lid
+        if out is None:
+            out = os.path.join(dir or os.path.dirname(self.agent.path), branch_file_name(ts, sid))
+        store.write_new_file(out, b"\n".join(lines) + b"\n")
+        return os.path.abspath(out)
+
+    def _append(self, obj: dict[str, Any]) -> str:
+        raise WriteRefused(self.read_only_reason or "read-only session")
+
+    # subagents ------------------------------------------------------------------------------
+    def subagent_of(self, entry_id: str) -> Subagent | None:
+        return self.agent.subagents.get(entry_id)
+
+    def open_subagent(self, entry_id: str) -> "SessionManager | None":
+        """The subagent behind a placeholder row, as its own session (None for other rows)."""
+        sub = self.agent.subagents.get(entry_id)
+        if sub is None:
+            return None
+        from loomtui.formats import claude
+
+        return claude.open_claude(sub.path, sidechain_root=sub.root, label_dir=self.agent.label_dir)
+
+    # info -----------------------------------------------------------------------------------
+    def file_summary(self) -> dict[str, Any]:
+        """What ``info`` reports for the file's own tree (shape of the pi summary's fields)."""
+        s = self.agent.stats
+        u = self.agent.extra.get("usage") or {}
+        usage = {k: u.get(k, 0) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")}
+        usage["cost"] = {k: 0.0 for k in ("input", "output", "cacheRead", "cacheWrite", "total")}
+        usage["assistantMessagesWithUsage"] = u.get("responses", 0)
+        return {
+            "roots": list(s.get("roots", [])),
+            "leaves": list(s.get("leaves", [])),
+            "branchPoints": list(s.get("branchPoints", [])),
+            "entryCount": s.get("entries", len(self.index.entries)),
+            "usage": usage,
+            "source": {
+                "tool": TOOL_NAMES.get(self.agent.tool, self.agent.tool),
+                "lines": s.get("lines"),
+                "linesWithoutId": self.agent.extra.get("linesWithoutId"),
+                "strayForkEntries": len(self.agent.stray),
+                "subagents": [{"id": k, "description": v.description, "file": v.path, "call": v.call_id,
+                               "entries": v.entries} for k, v in self.agent.subagents.items()],
+                "labelStore": self.label_store_file,
+                "pricing": "none: the file stores no cost and loomtui ships no price table",
+            },
+        }
+
+
+def file_lines(data: bytes) -> list[tuple[int, int, int]]:
+    """(offset, size, 1-based line number) of every non-blank line of ``data``."""
+    out: list[tuple[int, int, int]] = []
+    pos = 0
+    n = 0
+    end_all = len(data)
+    find = data.find
+    while pos < end_all:
+        end = find(b"\n", pos)
+        if end < 0:
+            end = end_all
+        n += 1
+        size = end - pos
+        if size and not data[pos:end].isspace():
+            out.append((pos, size, n))
+        pos = end + 1
+    return out
+
+
+def header_for(source: AgentSource, cwd: Any, timestamp: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A pi-style header describing the tool's session (never written anywhere)."""
+    h: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": source.session_id,
+                         "timestamp": timestamp, "cwd": cwd if isinstance(cwd, str) else ""}
+    if extra:
+        h.update(extra)
+    return h

@@ -1,0 +1,325 @@
+"""Claude Code sessions: the tree against the fixtures' own counting script, kinds, stray forks,
+subagents, tokens, leaf, labels in the store, exports."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loomtui.formats import claude
+from loomtui.formats.detect import open_any
+from loomtui.session.manager import SessionManager
+from loomtui.view.model import TreeModel
+
+CLAUDE_FILES = [
+    "alignment-hive__6f2580aa-3095-45b7-8d4e-dd8cac7eeffe.jsonl",
+    "claude-code-log__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+    "claude-code-log__0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl",
+    "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+    "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a4ca7529859c158c2.jsonl",
+    "claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+]
+#: the leaf line each file's notes name (SOURCES.md)
+LEAF_LINES = {CLAUDE_FILES[0]: 4053, CLAUDE_FILES[1]: 61, CLAUDE_FILES[2]: 68, CLAUDE_FILES[3]: 180,
+              CLAUDE_FILES[4]: 56}
+EF95 = CLAUDE_FILES[3]
+REWIND = CLAUDE_FILES[1]
+
+
+@pytest.fixture(scope="module")
+def claude_dir(shared_dir: Path) -> Path:
+    return shared_dir / "fixtures" / "claude"
+
+
+@pytest.fixture(autouse=True)
+def _label_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
+def tree_stats(claude_dir: Path, name: str) -> dict[str, Any]:
+    out = subprocess.run([sys.executable, str(claude_dir / "tree_stats.py"), str(claude_dir / name)],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out.split("\n", 1)[1])
+
+
+def lines_of(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+@pytest.mark.parametrize("name", CLAUDE_FILES)
+def test_tree_facts_equal_tree_stats(claude_dir: Path, name: str) -> None:
+    want = tree_stats(claude_dir, name)
+    sm = open_any(str(claude_dir / name))
+    stats = sm.agent.stats
+    assert stats["lines"] == want["entries"]
+    assert stats["entries"] == want["uuid_entries"]
+    assert len(stats["roots"]) == want["roots"]
+    assert len(stats["leaves"]) == want["leaves"]
+    assert len(stats["branchPoints"]) == want["branch_points"]
+    kinds: dict[str, int] = {}
+    for b in stats["branchPoints"]:
+        kinds[b["kind"]] = kinds.get(b["kind"], 0) + 1
+    assert kinds == want["branch_classes"]
+    # every line is somewhere: an entry, or shown with one (each entry lists at most 200)
+    attached = [a for v in sm.agent.attached.values() for a in v if a["type"] != "…"]
+    assert sm.agent.extra["linesWithoutId"] == want["entries"] - want["uuid_entries"]
+    assert len(attached) <= want["entries"] - want["uuid_entries"]
+    if want["entries"] - want["uuid_entries"] < 200:
+        assert len(attached) == want["entries"] - want["uuid_entries"]
+    if name in LEAF_LINES:
+        assert sm.agent.spans[sm.get_leaf_id()][2] == LEAF_LINES[name]
+
+
+def test_info_json_keeps_its_shape_and_reports_the_file(claude_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from loomtui.cli import main
+
+    want = tree_stats(claude_dir, EF95)
+    assert main(["info", str(claude_dir / EF95), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    for key in ("roots", "leaves", "branchPoints", "usage", "leafId", "labels", "entryCount"):
+        assert key in info
+    assert len(info["roots"]) == want["roots"] and len(info["leaves"]) == want["leaves"]
+    assert len(info["branchPoints"]) == want["branch_points"]
+    assert info["usage"]["totalTokens"] == expected_tokens(claude_dir / EF95)
+
+
+def expected_tokens(path: Path) -> int:
+    """The format note's rule, written out: one usage per (message.id, requestId), the largest."""
+    best: dict[Any, int] = {}
+    for o in lines_of(path):
+        msg = o.get("message")
+        if o.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("usage"), dict):
+            continue
+        u = msg["usage"]
+        total = sum(int(u.get(k) or 0) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
+                                                  "cache_creation_input_tokens"))
+        key = (msg.get("id"), o.get("requestId")) if msg.get("id") else o["uuid"]
+        best[key] = max(best.get(key, 0), total)
+    return sum(best.values())
+
+
+@pytest.mark.parametrize("name", CLAUDE_FILES)
+def test_token_totals_follow_the_counting_rule(claude_dir: Path, name: str) -> None:
+    sm = open_any(str(claude_dir / name))
+    assert sm.file_summary()["usage"]["totalTokens"] == expected_tokens(claude_dir / name)
+    # split responses are counted once: fewer counted responses than assistant lines
+    assistants = sum(1 for o in lines_of(claude_dir / name) if o.get("type") == "assistant")
+    assert sm.file_summary()["usage"]["assistantMessagesWithUsage"] < assistants
+
+
+def test_alignment_hive_split_response_counts_its_largest_part(claude_dir: Path) -> None:
+    name = CLAUDE_FILES[0]
+    rows = lines_of(claude_dir / name)
+    parts: dict[str, list[int]] = {}
+    for o in rows:
+        if o.get("type") == "assistant":
+            parts.setdefault(o["message"]["id"], []).append(o["message"]["usage"]["output_tokens"])
+    differing = [k for k, v in parts.items() if len(set(v)) > 1]
+    assert differing  # the fixture has partial usages (1 then 152)
+    sm = open_any(str(claude_dir / name))
+    counted = {sm.load(sm.index.by_id[eid])["agentSource"]["messageId"]: u["output"] for eid, u in sm.agent.usage.items()}
+    for mid in differing:
+        assert counted[mid] == max(parts[mid])
+
+
+def test_rewind_at_line_16_shows_as_two_branches(claude_dir: Path) -> None:
+    sm = open_any(str(claude_dir / REWIND))
+    rows = lines_of(claude_dir / REWIND)
+    parent = rows[15]["uuid"]
+    kids = sm.index.children(parent)
+    assert sorted(sm.agent.spans[k.id][2] for k in kids) == [18, 38]
+    assert all(k.type == "message" and k.role == "user" for k in kids)
+    model = TreeModel(sm)  # default filter: the hook summary at line 16 is hidden, both prompts stay
+    text = "\n".join(model.plain_rows(200))
+    first18 = rows[17]["message"]["content"][:40]
+    first38 = rows[37]["message"]["content"][:40]
+    lines = text.splitlines()
+    row18 = next(x for x in lines if first18 in x)
+    row38 = next(x for x in lines if first38 in x)
+    assert ("├" in row18 and "└" in row38) or ("├" in row38 and "└" in row18)
+    # the leaf (line 61) is on the line-38 branch: its prompt row is on the active path
+    assert "•" in row38 and "•" not in row18
+
+
+def test_kinds_map_to_pi_roles_so_filters_keep_their_meaning(claude_dir: Path) -> None:
+    sm = open_any(str(claude_dir / CLAUDE_FILES[2]))  # 1.0.43: image, thinking, hooks, commands
+    rows = lines_of(claude_dir / CLAUDE_FILES[2])
+    by_line = {sm.agent.spans[e.id][2]: e for e in sm.index.entries if e.id in sm.agent.spans}
+    for n, o in enumerate(rows, start=1):
+        e = by_line[n]
+        kind = claude.line_kind(o)
+        if kind == "prompt":
+            assert (e.type, e.role) == ("message", "user")
+        elif kind == "tool_result":
+            assert (e.type, e.role) == ("message", "toolResult")
+        elif kind == "assistant":
+            assert (e.type, e.role) == ("message", "assistant")
+        elif o["type"] == "system":
+            assert e.type == "custom"  # hook output: shown in the all filter
+        else:
+            assert e.type == "custom_message"
+    image = sm.load(by_line[46])
+    assert any(b["type"] == "image" and b["mimeType"] == "image/png" for b in image["message"]["content"])
+    user_only = TreeModel(sm, filter_mode="user-only")
+    assert all(user_only.entry_at(i).role == "user" for i in range(len(user_only)))
+    no_tools = TreeModel(sm, filter_mode="no-tools")
+    assert not any(no_tools.entry_at(i).role == "toolResult" for i in range(len(no_tools)))
+    default = TreeModel(sm)
+    assert any(default.entry_at(i).role == "toolResult" for i in range(len(default)))
+    thinking = [e for e in sm.index.entries if e.role == "assistant"
+                and any(b["type"] == "thinking" for b in sm.load(e)["message"]["content"])]
+    assert thinking
+    # a thinking-only part of a split response has no text: hidden, as pi hides tool-only replies
+    only = [e for e in thinking if not e.has_text]
+    assert only and all(only[0].id != default.entry_at(i).id for i in range(len(default)))
+
+
+def test_stray_forks_are_marked_and_only_the_all_filter_shows_them(claude_dir: Path) -> None:
+    sm = open_any(str(claude_dir / EF95))
+    rows = lines_of(claude_dir / EF95)
+    uuid_at = {n: o["uuid"] for n, o in enumerate(rows, start=1) if o.get("uuid")}
+    # line 55 has two children: the next parallel tool call (56) and its own result (61)
+    assert {uuid_at[56], uuid_at[61]} == {k.id for k in sm.index.children(uuid_at[55])}
+    for line in (57, 58, 61, 62):  # dead-end results of parallel calls and their hook lines
+        assert sm.agent.stray[uuid_at[line]] in ("parallel tool call", "hook progress")
+    assert uuid_at[63] not in sm.agent.stray  # the result the conversation continues from
+    default = TreeModel(sm)
+    shown = {default.entry_at(i).id for i in range(len(default))}
+    assert uuid_at[61] not in shown and uuid_at[63] in shown
+    everything = TreeModel(sm, filter_mode="all")
+    all_rows = "\n".join(everything.plain_rows(200))
+    assert uuid_at[61] in {everything.entry_at(i).id for i in range(len(everything))}
+    assert "⑂ stray:" in all_rows
+    # a real rewind is never marked
+    rewind = open_any(str(claude_dir / REWIND))
+    rrows = lines_of(claude_dir / REWIND)
+    assert rrows[17]["uuid"] not in rewind.agent.stray and rrows[37]["uuid"] not in rewind.agent.stray
+
+
+def test_lines_without_uuid_are_shown_with_their_entry(claude_dir: Path) -> None:
+    sm = open_any(str(claude_dir / REWIND))
+    rows = lines_of(claude_dir / REWIND)
+    # line 17: a file-history snapshot naming the prompt at line 18
+    target = rows[16]["messageId"]
+    full = sm.get_entry(target)
+    assert full is not None
+    assert any(a["line"] == 17 and a["type"] == "file-history-snapshot" for a in full["agentSource"]["attached"])
+    hive = open_any(str(claude_dir / CLAUDE_FILES[0]))
+    # summaries whose leafUuid is in the file become labels on that entry
+    hive_rows = lines_of(claude_dir / CLAUDE_FILES[0])
+    summary = next(o for o in hive_rows if o.get("type") == "summary")
+    assert hive.index.label_of(summary["leafUuid"])
+
+
+def test_subagent_file_hangs_under_its_tool_call(claude_dir: Path) -> None:
+    sm = open_any(str(claude_dir / EF95))
+    rows = lines_of(claude_dir / EF95)
+    result = rows[62]  # line 63: toolUseResult.agentId names the file
+    assert result["toolUseResult"]["agentId"] == "a4ca7529859c158c2"
+    sub = sm.subagent_of("agent:a4ca7529859c158c2")
+    assert sub is not None and sub.path.endswith("subagents/agent-a4ca7529859c158c2.jsonl")
+    row = sm.index.by_id["agent:a4ca7529859c158c2"]
+    assert row.parent_id == result["uuid"]
+    assert "Research Claude Code plan mode" in sm.load(row)["content"]
+    opened = sm.open_subagent(row.id)
+    assert opened is not None and len(opened.index.entries) == 56
+    assert sm.open_subagent(result["uuid"]) is None
+
+
+def test_inline_sidechains_hang_under_their_task_calls(claude_dir: Path) -> None:
+    name = CLAUDE_FILES[5]
+    sm = open_any(str(claude_dir / name))
+    rows = lines_of(claude_dir / name)
+    roots = [o for o in rows if o.get("isSidechain") and o.get("parentUuid") is None]
+    assert len(roots) == 5
+    calls = {b["id"]: b["input"] for o in rows if o.get("type") == "assistant"
+             for b in o["message"]["content"] if b.get("type") == "tool_use" and b.get("name") == "Task"}
+    results = {b["tool_use_id"]: o["uuid"] for o in rows if o.get("type") == "user" and isinstance(o["message"]["content"], list)
+               for b in o["message"]["content"] if b.get("type") == "tool_result"}
+    for r in roots:
+        sub = sm.subagent_of(f"agent:{r['uuid']}")
+        assert sub is not None and sub.call_id in calls
+        assert calls[sub.call_id]["prompt"].strip() == r["message"]["content"].strip()
+        assert sm.index.by_id[sub.entry_id].parent_id == results[sub.call_id]
+        side = sm.open_subagent(sub.entry_id)
+        assert side is not None and side.index.roots[0].id == r["uuid"]
+        assert len(side.index.entries) == sub.entries
+    # the main view holds the main conversation only (plus the five rows)
+    assert sum(1 for e in sm.index.entries if e.id in sm.agent.spans) == 437 - 405
+
+
+def test_detected_by_content_not_by_name(claude_dir: Path, tmp_path: Path) -> None:
+    odd = tmp_path / "whatever.log"
+    shutil.copyfile(claude_dir / REWIND, odd)
+    sm = open_any(str(odd))
+    assert sm.source_format == "claude-code"
+    assert len(sm.agent.stats["roots"]) == 1
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_label_survives_a_restart_and_the_file_stays_byte_identical(claude_dir: Path, tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    shutil.copyfile(claude_dir / REWIND, f)
+    before = sha(f)
+    sm = open_any(str(f))
+    target = lines_of(f)[17]["uuid"]
+    sm.append_label_change(target, "liked it")
+    assert sm.index.label_of(target) == "liked it"
+    again = open_any(str(f))  # a new process would read the same store
+    assert again.index.label_of(target) == "liked it"
+    assert "liked it" in "\n".join(TreeModel(again, filter_mode="labeled-only").plain_rows(200))
+    search = TreeModel(again)
+    search.set_query("liked")
+    assert len(search) == 1 and search.entry_at(0).id == target
+    again.append_label_change(target, None)
+    assert open_any(str(f)).index.label_of(target) is None
+    assert sha(f) == before
+    with pytest.raises(Exception):
+        again.append_message({"role": "user", "content": "x"})
+    assert sha(f) == before
+
+
+def test_export_branch_in_claude_format_reopens_with_exactly_the_branch(claude_dir: Path, tmp_path: Path) -> None:
+    f = tmp_path / "s.jsonl"
+    shutil.copyfile(claude_dir / REWIND, f)
+    sm = open_any(str(f))
+    rows = lines_of(f)
+    leaf = rows[34]["uuid"]  # line 35: the end of the abandoned branch
+    branch = [e.id for e in sm.index.path_to(leaf)]
+    out = Path(sm.create_branched_session(leaf))
+    assert out.parent == tmp_path and out.name != f.name
+    back = open_any(str(out))
+    assert back.source_format == "claude-code"
+    assert [e.id for e in back.index.entries] == branch
+    assert back.get_leaf_id() == leaf
+    assert back.agent.session_id != sm.agent.session_id
+    original = f.read_bytes().splitlines()
+    exported = out.read_bytes().splitlines()
+    for raw in exported:  # the original bytes, only the session id differs
+        assert raw.replace(back.agent.session_id.encode(), sm.agent.session_id.encode()) in original
+
+
+def test_export_branch_to_pi_and_openloom(claude_dir: Path, tmp_path: Path) -> None:
+    from loomtui.formats.export_openloom import export_openloom
+
+    f = tmp_path / "s.jsonl"
+    shutil.copyfile(claude_dir / REWIND, f)
+    sm = open_any(str(f))
+    leaf = sm.get_leaf_id()
+    assert leaf is not None
+    branch = [e.id for e in sm.index.path_to(leaf)]
+    pi = SessionManager.open(sm.export_pi(leaf))
+    assert [e.id for e in pi.index.entries] == branch
+    assert pi.header["parentSession"] == str(f)
+    res = export_openloom(sm, str(tmp_path / "b.openloom"), leaf_id=leaf)
+    assert res.nodes > 0 and open_any(res.path).index.entries
