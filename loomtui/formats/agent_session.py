@@ -155,6 +155,12 @@ class AgentSession(SessionManager):
         self.index.version += 1
         return target_id
 
+    def append_label_keeping_resume(self, target_id: str, label: str | None) -> str:
+        return self.append_label_change(target_id, label)
+
+    def append_refusal(self) -> str | None:
+        return None  # labels go to the store; other appends raise WriteRefused with the reason
+
     @property
     def label_store_file(self) -> str:
         return labelstore.store_file(self.agent.session_id, self.agent.label_dir)
@@ -202,7 +208,7 @@ class AgentSession(SessionManager):
         store.write_new_file(out, b"\n".join(lines) + b"\n")
         return os.path.abspath(out)
 
-    def _append(self, obj: dict[str, Any]) -> str:
+    def _append(self, obj: dict[str, Any], **_kw: Any) -> str:
         raise WriteRefused(self.read_only_reason or "read-only session")
 
     # subagents ------------------------------------------------------------------------------

@@ -21,11 +21,12 @@ import re
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import orjson
 
+from loomtui.session import agent_catalog
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular_file
 from loomtui.session.entries import content_text
@@ -33,7 +34,7 @@ from loomtui.session.index import timestamp_ms
 from loomtui.session.jsstr import session_version
 
 #: bumped whenever SessionSummary or the way it is computed changes (old caches are dropped)
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 NO_MESSAGES = "(no messages)"
 #: characters of the first user message kept in a summary (pi's /resume shows one line)
 FIRST_MESSAGE_CAP = 200
@@ -145,6 +146,8 @@ class SessionSummary:
     version: int
     entry_count: int
     size: int
+    #: which tool wrote it: pi, omp, claude-code or codex
+    tool: str = "pi"
 
     @property
     def title(self) -> str:
@@ -248,7 +251,7 @@ def summarize_bytes(path: str, buf: bytes, mtime: float) -> SessionSummary | Non
     """The summary of a session file whose bytes are ``buf`` (None when it is not a session)."""
     head = _header(buf)
     if head is None:
-        return None
+        return agent_catalog.summary(path, buf, mtime)
     header, title_slot, body = head
     version = session_version(header.get("version"))
     counts = _scan_compact(buf, body, version) or _scan_lines(buf, body, version) or _scan_slow(buf, body, version)
@@ -469,14 +472,20 @@ def _make_summary(
 
 
 def summarize(path: str) -> SessionSummary | None:
-    """Read and summarise one file (None when it is not a pi/omp v1–v3 session)."""
+    """Read and summarise one file (None when it is not a pi/omp v1–v3, Claude Code or Codex session)."""
     try:
         with open_regular_file(path) as f:
             st = os.fstat(f.fileno())
             buf = f.read()
     except (OSError, LoomError):
         return None
-    return summarize_bytes(os.path.abspath(path), buf, st.st_mtime)
+    path = os.path.abspath(path)
+    summary = summarize_bytes(path, buf, st.st_mtime)
+    if summary is not None and summary.tool == "pi":
+        omp = os.path.join(os.path.abspath(default_session_dirs()[1]), "")
+        if path.startswith(omp):
+            summary = replace(summary, tool="omp")
+    return summary
 
 
 # the cache --------------------------------------------------------------------------------
@@ -565,6 +574,13 @@ def list_sessions(
     out: list[SessionSummary] = []
     listed: set[str] = set()
     paths = discover(roots)
+    if dirs is None:
+        # Claude Code's and Codex's own folders (their layouts differ from pi's)
+        for tool, root in agent_catalog.agent_roots():
+            found = agent_catalog.discover_agent(tool, root)
+            if found:
+                roots.append(os.path.abspath(root))
+                paths += found
     read = 0
     for done, path in enumerate(paths):
         path = os.path.abspath(path)
@@ -872,6 +888,7 @@ def search_sessions(
 def _search_file(path: str, buf: bytes, tokens: list[str], probe: bytes | None, cap: int) -> Iterator[SearchHit]:
     head = _header(buf)
     if head is None:
+        yield from agent_catalog.search_file(path, buf, tokens, probe, cap)
         return
     _header_obj, _title, body = head
     low = buf.lower()

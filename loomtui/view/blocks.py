@@ -358,6 +358,27 @@ def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap 
         out.append(Plain(pretty_json(full), "json"))
         return out
     out.extend(builder(ctx))
+    origin = full.get("agentSource")
+    if isinstance(origin, dict):
+        out.extend(origin_blocks(origin))
+    return out
+
+
+def origin_blocks(origin: dict[str, Any]) -> list[Block]:
+    """Where an entry read from another tool's file (Claude Code, Codex) comes from: its line, a
+    stray fork's reason, and the lines without an id shown with it (docs/formats.md)."""
+    out: list[Block] = []
+    if origin.get("stray"):
+        out.append(Title(f"stray fork: {origin['stray']} (not a rewind; only the all filter shows it)", "warning"))
+    if origin.get("kind") == "subagent":
+        out.append(Note("Enter opens this subagent; Esc comes back."))
+    where = f"line {origin['line']}, " if origin.get("line") else ""
+    out.append(Note(f"from the {origin.get('tool')} file: {where}{origin.get('type') or origin.get('kind')}"))
+    attached = origin.get("attached")
+    if isinstance(attached, list) and attached:
+        out.append(Title(f"{len(attached)} line{'s' if len(attached) != 1 else ''} without an id, shown here"))
+        out.append(Plain("\n".join(f"line {a.get('line')}  {a.get('type')}  {a.get('text')}" for a in attached
+                                    if isinstance(a, dict))))
     return out
 
 

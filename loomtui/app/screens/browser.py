@@ -172,7 +172,8 @@ class BrowserScreen(Screen[None]):
         name = os.path.basename(self.path)
         if isinstance(exc, SessionFormatError):
             hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
-                    '{"type":"session"} header, versions 1-3) and OpenLoom / socketteer looms.')
+                    '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
+                    "and OpenLoom / socketteer looms.")
             screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
         elif isinstance(exc, (LoomError, OSError)):
             screen = ErrorScreen(f"Cannot open {name}", str(exc))
@@ -408,6 +409,10 @@ class BrowserScreen(Screen[None]):
         if ocp_run(manager) is not None:
             open_attempt_session(self, e.id)  # a run has no leaf to move: Enter opens agent sessions
             return
+        open_subagent = getattr(manager, "open_subagent", None)
+        if open_subagent is not None and manager.subagent_of(e.id) is not None:  # type: ignore[attr-defined]
+            self._guard("Open the subagent", lambda: self._open_subagent(open_subagent, e.id))
+            return
         if e.id == model.leaf_id:
             self.notify("Already at this point.", timeout=3)
             return
@@ -437,6 +442,13 @@ class BrowserScreen(Screen[None]):
                 self.notify(f"Leaf moved to {new_leaf}. Ctrl+S persists it for pi.", timeout=5)
 
         self._guard("Move the leaf", move)
+
+    def _open_subagent(self, open_subagent: Callable[[str], SessionManager | None], entry_id: str) -> None:
+        """A subagent row of a Claude Code session: its run in a browser on top (Esc returns)."""
+        sub = open_subagent(entry_id)
+        if sub is not None:
+            path = sub.source_path or self.path
+            self.app.push_screen(BrowserScreen(path, sub, filter_mode=self.model.mode if self.model else "default"))
 
     def action_follow_file_leaf(self) -> None:
         """Undo Enter: the leaf follows the file's last entry again."""
@@ -508,6 +520,9 @@ class BrowserScreen(Screen[None]):
         """Where a label goes, for the label dialog."""
         manager = self.manager
         assert manager is not None
+        store_file = getattr(manager, "label_store_file", None)
+        if store_file is not None:
+            return f"Kept in loomtui's label store ({store_file}); the session file is never written."
         if manager.path is None:
             return "Kept in memory; the loom file takes it as a bookmark only if you save."
         keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self._user_keymap())
@@ -519,8 +534,17 @@ class BrowserScreen(Screen[None]):
         manager = self.manager
         assert manager is not None
         new_id = manager.append_label_keeping_resume(e.id, label)
-        self._after_own_write(new_id)
         what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
+        store_file = getattr(manager, "label_store_file", None)
+        if store_file is not None:
+            # a read-only source (Claude Code, Codex): the label is in loomtui's store, no entry
+            assert self.model is not None
+            self.model.set_leaf(self.model.leaf_id)
+            self.tree.model_changed(keep_screen_row=self.tree.screen_row)
+            self._update_detail(immediate=True, force=True)
+            self.notify(f"{what} (kept in {store_file}; the session file is not touched).", timeout=5)
+            return
+        self._after_own_write(new_id)
         if self._loom_file() is not None:
             # a loom: the label is in memory; its file takes it as a bookmark if the user says so
             self._offer_bookmark_save(what)
@@ -616,6 +640,10 @@ class BrowserScreen(Screen[None]):
         if manager.path is None:
             if self.bookmark_changes():
                 self._offer_bookmark_save()  # a loom's Ctrl+S: save the label edits as bookmarks
+                return
+            if getattr(manager, "label_store_file", None) is not None:
+                self.notify("loomtui never writes Claude Code or Codex files. Export the branch (Ctrl+E) to get "
+                            "a file of that tool that ends here.", title="Persist the leaf: not done", timeout=8)
                 return
             self.notify(
                 f"This is a {manager.source_format} loom, not a pi session file: there is no file for pi to "

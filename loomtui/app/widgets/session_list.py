@@ -73,6 +73,10 @@ def short_path(path: str) -> str:
 COLUMNS = ((14, "created"), (14, "modified"), (7, "msgs"), (10, "branches"))
 
 
+#: the tool that wrote a session, shown first on its row
+TOOL_TAGS = {"pi": "pi", "omp": "omp", "claude-code": "claude", "codex": "codex"}
+
+
 def column_header(width: int) -> str:
     """The header line matching ``SessionList`` rows at ``width`` cells."""
     right = _right_columns(width)
@@ -264,13 +268,16 @@ class SessionList(ScrollView, can_focus=False):
             indent = "   " * (row.depth - 1) + "└─ "
         elif s.parent_session:
             indent = "⑂ "
+        tag = TOOL_TAGS.get(s.tool, s.tool)[:6].ljust(7)
+        indent = tag + indent
         title = clean(s.title)
         room = max(1, title_w - cell_len(indent) - 1)
         if cell_len(title) > room:
             title = set_cell_size(title, room - 1).rstrip() + "…"
         title_style = base + cursor + (muted if not s.name and s.first_message.startswith("(") else Style())
         segs = [
-            Segment(indent, base + fork_style + cursor),
+            Segment(tag, base + muted + cursor),
+            Segment(indent[len(tag):], base + fork_style + cursor),
             Segment(title, title_style),
             Segment(" " * max(1, title_w - cell_len(indent) - cell_len(title)), base + cursor),
         ]

@@ -1,0 +1,68 @@
+"""Claude Code sessions in the browser: a subagent row opens its run (Esc returns), labels go to
+loomtui's store and never into the file, the detail pane shows where an entry comes from."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, notices, select
+from textual.widgets import Input
+
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.dialogs import LabelDialog
+from loomtui.formats.detect import open_any
+
+EF95 = "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1"
+
+
+@pytest.fixture
+def claude_copy(shared_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    src = shared_dir / "fixtures" / "claude"
+    shutil.copyfile(src / f"{EF95}.jsonl", tmp_path / f"{EF95}.jsonl")
+    shutil.copytree(src / EF95, tmp_path / EF95)
+    return tmp_path / f"{EF95}.jsonl"
+
+
+async def test_enter_on_a_subagent_row_opens_it_and_escape_returns(claude_copy: Path) -> None:
+    app = make_app(claude_copy)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "agent:a4ca7529859c158c2")
+        assert "Enter opens this subagent" in screen.detail.text
+        await pilot.press("enter")
+        await pilot.pause()
+        top = app.screen
+        assert isinstance(top, BrowserScreen) and top is not screen
+        assert top.manager is not None and len(top.manager.index.entries) == 56
+        assert top.path.endswith("agent-a4ca7529859c158c2.jsonl")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+        assert screen.model is not None and screen.model.leaf_id == screen.manager.get_leaf_id()  # type: ignore[union-attr]
+
+
+async def test_label_goes_to_the_store_and_the_file_is_untouched(claude_copy: Path) -> None:
+    before = hashlib.sha256(claude_copy.read_bytes()).hexdigest()
+    app = make_app(claude_copy)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await browser(pilot)
+        assert screen.model is not None
+        target = screen.model.entry_at(1).id
+        await select(pilot, screen, target)
+        assert "from the claude-code file: line" in screen.detail.text
+        await pilot.press("L")
+        dialog: Any = app.screen
+        assert isinstance(dialog, LabelDialog)
+        dialog.query_one(Input).value = "the plan"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, BrowserScreen)
+        assert "[the plan]" in screen.model.row_text(screen.model.selected)
+        assert any("the session file is not touched" in n for n in notices(app))
+    assert hashlib.sha256(claude_copy.read_bytes()).hexdigest() == before
+    assert open_any(str(claude_copy)).index.label_of(target) == "the plan"
