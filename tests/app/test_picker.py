@@ -164,11 +164,11 @@ async def test_rows_show_name_times_and_counts(sessions: dict[str, Path], tmp_pa
         assert width == 100  # no scrollbar: everything fits
         assert [line(picker, y).rstrip() for y in range(6)] == [
             "/home/u/app  3 sessions",
-            "› Login page                                               2020-01-05    2020-01-05      4         ·",
-            "  └─ Add a login page                                      2020-01-07    2020-01-07      4         ·",
-            "  Refactor auth                                            2020-01-06    2020-01-06      2         ·",
+            "› pi     Login page                                        2020-01-05    2020-01-05      4         ·",
+            "  pi     └─ Add a login page                               2020-01-07    2020-01-07      4         ·",
+            "  omp    Refactor auth                                     2020-01-06    2020-01-06      2         ·",
             "/home/u/lib  1 session",
-            "  Fix the flaky parser test                                2020-01-04    2020-01-04      2         ·",
+            "  pi     Fix the flaky parser test                         2020-01-04    2020-01-04      2         ·",
         ]
         header = str(picker.query_one("#picker-columns", Static).render())
         assert header.split() == ["session", "created", "modified", "msgs", "branches"]
