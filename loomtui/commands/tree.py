@@ -43,6 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--width", type=int, default=None, help="cut rows at N columns (default: terminal, else 200)")
     p.add_argument("--leaf", default=None, metavar="ID", help="draw the tree as if ID were the leaf")
     p.add_argument("--ids", action="store_true", help="print '<entry id><TAB>' before each row")
+    p.add_argument("--show-archived", action="store_true",
+                   help="also show branches archived with loomtui (hidden by default)")
     p.add_argument("--compact", action="store_true",
                    help="compact indentation: rows too deep for the width show their depth as a number "
                         "(⋯12) and keep their text (pi's rows otherwise)")
@@ -88,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     model.compact = args.compact
     if model.mode != args.filter:
         raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
+    model.set_show_archived(args.show_archived)
     if args.search:
         model.type_text(args.search)
     color = args.color == "always" or (

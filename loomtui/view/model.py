@@ -20,13 +20,16 @@ from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
 from loomtui.view import layout as L
+from loomtui.view.archive import ArchiveState, drop_archived, is_record
+from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
 from loomtui.view.compact import compact_prefix
 from loomtui.view.width import truncate_to_width
 from loomtui.view.printable import printable
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
 
-class TreeModel:
+
+class TreeModel(LoomState):
     """What the tree view shows for one session, and how keys change it."""
 
     def __init__(
@@ -62,6 +65,12 @@ class TreeModel:
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = L.base_classes(self.index.entries)
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
+        #: loom tools: the hoisted entry (only its subtree shows), archived subtrees (hidden
+        #: unless ``show_archived``) and the entry marked for a comparison
+        self.hoist_id: str | None = None
+        self.show_archived = False
+        self.archive = ArchiveState(manager)
+        self.marked_id: str | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
@@ -95,6 +104,10 @@ class TreeModel:
     def footer(self) -> str:
         tag = L.FILTER_TAGS[self.mode] if self.mode in L.FILTER_TAGS else self.extra_filters[self.mode][0]
         tags = tag + (" [+label time]" if self.show_label_times else "")
+        if self.hoist_id is not None:
+            tags += " [hoisted]"
+        if self.show_archived and self.archive.ids():
+            tags += " [+archived]"
         if not len(self.rows):
             return f"  (0/0){tags}"
         return f"  ({self.selected + 1}/{len(self.rows)}){tags}"
@@ -115,8 +128,12 @@ class TreeModel:
             segs.append(("dim", pre))
         if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
             segs.append(("accent", "⊞ "))
+        if e.id == self.marked_id:
+            segs.append(("warning", MARK))
         if e in self.flat.active:
             segs.append(("accent", "• "))
+        if self.show_archived and e.id in self.archive.ids():
+            segs.append(("muted", ARCHIVED_TAG))
         label = self.label(e.id)
         if label is not None:
             segs.append(("warning", f"[{js_string(label)}] "))
@@ -156,6 +173,8 @@ class TreeModel:
         gutters = lay.gutters
         indent = lay.indent
         selected = self.selected
+        marked = self.marked_id
+        archived = self.archive.ids() if self.show_archived else frozenset()
         make_prefix = compact_prefix if self.compact else L.prefix
         prev_gutters: Any = None
         prev_indent = -1
@@ -173,9 +192,11 @@ class TreeModel:
             head = "› " + pre if i == selected else "  " + pre
             if is_folded and not (connector[i] and not vrc[i]):
                 head += "⊞ "
+            if eid == marked:
+                head += MARK
             if e in active:
                 head += "• "
-            body = ""
+            body = ARCHIVED_TAG if eid in archived else ""
             hit = labels.get(eid)
             if hit is not None:
                 body = f"[{js_string(hit[0])}] "
@@ -349,7 +370,8 @@ class TreeModel:
         have = len(self._classes)
         if have < len(self.index.entries):
             self._classes += L.base_classes(self.index.entries, have)
-        incremental = len(new) <= 64 and not self.query and not self.folded
+        incremental = (len(new) <= 64 and not self.query and not self.folded and self.hoist_id is None
+                       and not any(is_record(e) for e in new))
         if incremental:
             for k, e in enumerate(new):
                 step_leaf = target_leaf if k == len(new) - 1 else self.leaf_id
@@ -460,7 +482,8 @@ class TreeModel:
             self.flat = self._flatten()
             self._matches = None
         tokens = tuple(js_split_ws(self.query.lower()))
-        key = (self.mode, tokens, self.leaf_id, self.index.version, id(self.flat))
+        archived = frozenset() if self.show_archived else self.archive.ids()
+        key = (self.mode, tokens, self.leaf_id, self.index.version, id(self.flat), self.hoist_id, archived)
         if not self.folded:
             cached = self._layouts.get(key)
             if cached is not None and cached.flat is self.flat:
@@ -471,6 +494,10 @@ class TreeModel:
             positions = self._search_positions(tokens)
         else:
             positions = self._visible()
+        if archived:
+            positions = drop_archived(self.flat, positions, archived)
+        if self.hoist_id is not None:
+            positions = self._inside_hoist(positions)
         if self.folded:
             positions = L.drop_folded(self.flat, positions, self.folded)
         self.rows = L.layout(self.flat, positions)
