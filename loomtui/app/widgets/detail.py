@@ -71,6 +71,7 @@ class DetailPane(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.entry_id: str | None = None
+        self._shown: tuple[SessionManager | None, Entry | None] = (None, None)
         self.blocks: list[Piece] = []
         self._toggles: list[Piece] = []
         self._source: Lines = Concat([])
@@ -82,9 +83,13 @@ class DetailPane(ScrollView, can_focus=True):
              *, force: bool = False) -> None:
         """Show ``entry`` (None: an empty pane). Cheap when the entry did not change."""
         new_id = entry.id if entry is not None else None
-        if new_id == self.entry_id and not force:
+        # the same entry of the same session: nothing to do. A reloaded file (a rewrite keeps
+        # the ids, not the texts) brings a new manager and new entries: shown again
+        shown = (manager, entry)
+        if new_id == self.entry_id and not force and shown[0] is self._shown[0] and shown[1] is self._shown[1]:
             return
         self.entry_id = new_id
+        self._shown = shown
         self._roles = {}
         if manager is None or entry is None:
             pieces: list[Piece] = [RenderPiece(Text("No entry selected.", style=self.role_style("muted")))]
