@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("diff", "compare two branches: a unified diff of their transcripts, plus totals"),
     "loom-config": ("loom_config", "explain and check Maitento loom configurations; --map: which looms feed which"),
     "check": ("check", "check OCP run documents against the spec (E/W findings; exit 1 on errors)"),
+    "export-html": ("export_html", "write a session or loom as one self-contained HTML page"),
 }
 
 

@@ -1,0 +1,260 @@
+"""`loomtui export-html`: one self-contained HTML page per session or loom.
+
+The page holds three kinds of embedded data, each gzip-compressed and base64-encoded inside a
+``<script type="application/gzip+base64">`` element (never executed, never parsed as HTML):
+
+- the sidebar (``export_html_rows.sidebar_data``): loomtui's /tree rows for every filter mode,
+  the one-line texts, search texts and labels, the tree links (parent, subtree end, newest
+  leaf) and where each entry's record lives;
+- the records, in chunks of ``CHUNK`` lines in file order: for each line of the session file
+  its raw text (the JSONL download is rebuilt from them, byte for byte) and, for an entry, its
+  HTML pre-rendered here (``export_html_render``). A line and its HTML sit side by side, so
+  the compressor finds the text of one in the other; the page inflates a chunk only when an
+  entry in it is shown (``DecompressionStream``);
+- for a loom that is not JSONL (OpenLoom, socketteer), the original file.
+
+Everything the page shows from the session is either escaped here or set with
+``textContent`` there, and a Content-Security-Policy lets only the page's own script run.
+A big session is rendered on two CPUs: a forked child renders and compresses the second half
+of the chunks while this process does the first (the same bytes either way).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import secrets
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from loomtui.formats.export_html_render import EntryRenderer, Stats, header_html
+from loomtui.formats.export_html_rows import sidebar_data
+from loomtui.formats.export_html_theme import theme_css
+from loomtui.session.entries import Entry
+from loomtui.session.errors import LoomError
+from loomtui.session.forked import can_fork, child_output, start_child
+from loomtui.session.jsstr import js_json
+from loomtui.session.manager import SessionManager
+from loomtui.session.store import write_new_file
+from loomtui.view.model import TreeModel
+
+#: lines per record chunk (a chunk is inflated as a whole when one of its entries is shown)
+CHUNK = 256
+#: zlib level: 1 is four times faster than 6 and the records are very repetitive anyway
+LEVEL = 1
+#: below this many chunks one process is faster than a fork
+PARALLEL_MIN_CHUNKS = 8
+ASSETS = Path(__file__).with_name("html")
+
+
+@dataclass
+class HtmlExport:
+    path: str
+    entries: int
+    bytes: int
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Record:
+    raw: str
+    entry: Entry | None
+    in_file: bool
+
+
+def gzip_b64(data: bytes, level: int = LEVEL) -> str:
+    """gzip (what ``DecompressionStream("gzip")`` reads), then base64."""
+    c = zlib.compressobj(level, zlib.DEFLATED, 31)
+    return base64.b64encode(c.compress(data) + c.flush()).decode("ascii")
+
+
+def _records(manager: SessionManager, no_system_context: bool) -> tuple[list[_Record], bytes | None]:
+    """One record per line of a pi file (entries matched by byte offset), then the entries that
+    live only in memory; and, for a loom read by an adapter, the original file's bytes."""
+    entries = manager.index.entries
+    records: list[_Record] = []
+    original: bytes | None = None
+    path = manager.path if manager.source_format == "pi" else None
+    placed: set[int] = set()
+    if path is not None:
+        with open(path, "rb") as f:
+            data = f.read()
+        by_offset = {e.offset: e for e in entries if e.offset >= 0 and e.data is None}
+        offset = 0
+        for line in data.split(b"\n"):
+            e = by_offset.get(offset)
+            offset += len(line) + 1
+            raw = line.decode("utf-8", errors="replace")
+            if e is not None:
+                placed.add(id(e))
+                if no_system_context and _has_system_context(e):
+                    raw = js_json(_strip_system(manager.load(e)))
+            elif no_system_context and records == [] and raw:
+                raw = js_json(_strip_system(manager.header))  # the header line comes first
+            records.append(_Record(raw, e, True))
+    else:
+        src = manager.source_path
+        if src and not no_system_context:
+            try:
+                with open(src, "rb") as f:
+                    original = f.read()
+            except OSError:
+                original = None
+    for e in entries:
+        if id(e) not in placed:
+            full = manager.load(e)
+            records.append(_Record(js_json(_strip_system(full) if no_system_context else full), e, False))
+    return records, original
+
+
+def _has_system_context(e: Entry) -> bool:
+    return e.type in ("session_init", "custom_message") or e.data is not None
+
+
+def _strip_system(obj: Any) -> Any:
+    """An entry (or header) without system prompts or system context."""
+    if not isinstance(obj, dict):
+        return obj
+    out = {k: v for k, v in obj.items() if k not in ("systemPrompt", "systemContext", "systemMessage")}
+    if out.get("type") == "custom_message" and out.get("customType") == "system":
+        out["content"] = "(system context left out)"
+    return out
+
+
+def _render_chunks(renderer: EntryRenderer, records: list[_Record], start: int, stop: int) -> tuple[list[str], Stats]:
+    out: list[str] = []
+    stats = Stats()
+    for k in range(start, stop):
+        rows = []
+        for rec in records[k * CHUNK : (k + 1) * CHUNK]:
+            if rec.entry is None:
+                rows.append((rec.raw, "", 1 if rec.in_file else 0, ""))
+                continue
+            body, kind = renderer.render(rec.entry, stats)
+            rows.append((rec.raw, body, 1 if rec.in_file else 0, kind))
+        out.append(gzip_b64(orjson.dumps(rows)))
+    return out, stats
+
+
+def _all_chunks(renderer: EntryRenderer, records: list[_Record]) -> tuple[list[str], Stats]:
+    n = (len(records) + CHUNK - 1) // CHUNK
+    if n < PARALLEL_MIN_CHUNKS or not can_fork():
+        return _render_chunks(renderer, records, 0, n)
+    mid = n // 2
+
+    def child() -> bytes:
+        chunks, stats = _render_chunks(renderer, records, mid, n)
+        return orjson.dumps({"chunks": chunks, "stats": stats.to_json()})
+
+    pid, fd = start_child(child)
+    try:
+        first, stats = _render_chunks(renderer, records, 0, mid)
+    finally:
+        got = child_output(pid, fd)
+    if got is None:
+        second, more = _render_chunks(renderer, records, mid, n)
+    else:
+        obj = orjson.loads(got)
+        second, more = obj["chunks"], Stats.from_json(obj["stats"])
+    stats.merge(more)
+    return first + second, stats
+
+
+def build_page(
+    manager: SessionManager,
+    *,
+    leaf_id: str | None = None,
+    target_id: str | None = None,
+    theme: str | None = None,
+    no_system_context: bool = False,
+    source_name: str | None = None,
+) -> str:
+    """The page, as one string."""
+    for what, eid in (("leaf", leaf_id), ("target", target_id)):
+        if eid is not None and eid not in manager.index.by_id:
+            raise LoomError(f"no entry {eid!r} ({what}) in {source_name or manager.path}")
+    model = TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
+    side = sidebar_data(model)
+    flat_pos = {e.id: p for p, e in enumerate(model.flat.entries)}
+    if no_system_context:
+        for p, e in enumerate(model.flat.entries):
+            if e.type == "custom_message" and e.aux == "system":
+                side["segs"][p] = [side["segs"][p][0], "[system]: ", 3, "(system context left out)"]
+                side["search"][p] = "system"
+    records, original = _records(manager, no_system_context)
+    loc = [0] * len(flat_pos)
+    for i, rec in enumerate(records):
+        if rec.entry is not None:
+            p = flat_pos.get(rec.entry.id)
+            if p is not None:
+                loc[p] = i
+    renderer = EntryRenderer(manager, model.flat.tool_calls, no_system_context=no_system_context)
+    chunks, stats = _all_chunks(renderer, records)
+    call_of: dict[str, Any] = {}
+    calls_in: dict[str, list[Any]] = {}
+    for p, e in enumerate(model.flat.entries):
+        if e.type == "message" and e.role == "toolResult" and isinstance(e.aux, str):
+            call_of[str(p)] = e.aux
+        if e.tool_calls:
+            calls_in[str(p)] = [c[0] for c in e.tool_calls if isinstance(c[0], str)]
+    name = source_name or os.path.basename(manager.source_path or manager.path or "session")
+    header = _strip_system(manager.header) if no_system_context else manager.header
+    side.update({
+        "loc": loc,
+        "chunkSize": CHUNK,
+        "chunks": len(chunks),
+        "callOf": call_of,
+        "callsIn": calls_in,
+        "target": flat_pos.get(target_id, -1) if target_id is not None else -1,
+        "headerLine": js_json(header),
+        "fileName": name if original is not None or manager.source_format == "pi" else _stem(name) + ".jsonl",
+        "branchName": _stem(name) + "-branch-LEAF.jsonl",
+        "original": name if original is not None else None,
+    })
+    data = [f'<script type="application/gzip+base64" id="d-side">{gzip_b64(orjson.dumps(side), 6)}</script>']
+    data += [f'<script type="application/gzip+base64" id="d-c{k}">{c}</script>' for k, c in enumerate(chunks)]
+    if original is not None:
+        data.append(f'<script type="application/gzip+base64" id="d-orig">{gzip_b64(original, 6)}</script>')
+    title = manager.get_session_name() or name
+    nonce = secrets.token_urlsafe(16)
+    css, theme_attr = theme_css(theme)
+    head = header_html(manager, title, stats, len(manager.index.entries), no_system_context,
+                       original is not None or manager.source_format == "pi")
+    template = (ASSETS / "page.html").read_text(encoding="utf-8")
+    parts = {
+        "{{THEME_ATTR}}": theme_attr,
+        "{{NONCE}}": nonce,
+        "{{TITLE}}": html.escape(str(title)),
+        "{{CSS}}": css + (ASSETS / "page.css").read_text(encoding="utf-8"),
+        "{{HEADER}}": head,
+        "{{JS}}": (ASSETS / "page.js").read_text(encoding="utf-8"),
+        "{{DATA}}": "\n".join(data),
+    }
+    out = []
+    rest = template
+    while "{{" in rest:
+        before, _, after = rest.partition("{{")
+        key, _, rest = after.partition("}}")
+        out.append(before)
+        out.append(parts["{{" + key + "}}"])
+    out.append(rest)
+    return "".join(out)
+
+
+def _stem(name: str) -> str:
+    for ext in (".jsonl", ".json", ".zip"):
+        if name.endswith(ext):
+            return name[: -len(ext)]
+    return name
+
+
+def export_html(manager: SessionManager, out_path: str, **kwargs: Any) -> HtmlExport:
+    """Write the page to ``out_path`` (a new file: never over an existing one)."""
+    page = build_page(manager, **kwargs).encode("utf-8")
+    write_new_file(out_path, page)
+    return HtmlExport(out_path, len(manager.index.entries), len(page))

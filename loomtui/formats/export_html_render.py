@@ -1,0 +1,356 @@
+"""Entries as HTML for the export: the typed blocks of ``view.blocks`` (the same ones the
+detail pane draws), written as HTML at export time.
+
+Markdown goes through markdown-it-py with raw HTML off (any ``<script>`` in a message comes out
+as text) and code through Pygments; every other string is escaped here. Tool output is
+wrapped for the page's three states (collapsed / preview / full).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+from loomtui.session.entries import Entry
+from loomtui.session.manager import SessionManager
+from loomtui.view import blocks as B
+
+#: longer texts are shown preformatted, not parsed as Markdown or highlighted
+MARKDOWN_LIMIT = 200_000
+HIGHLIGHT_LIMIT = 50_000
+#: images the page may show inline (as data: URIs)
+IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+
+
+@dataclass
+class ModelStats:
+    turns: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+
+@dataclass
+class Stats:
+    """Tokens and cost per model over every assistant turn of the session."""
+
+    models: dict[str, ModelStats] = field(default_factory=dict)
+
+    def add(self, model: str | None, usage: B.Usage | None) -> None:
+        m = self.models.setdefault(model or "(unknown model)", ModelStats())
+        m.turns += 1
+        if usage is not None:
+            m.input += usage.input or 0
+            m.output += usage.output or 0
+            m.cache_read += usage.cache_read or 0
+            m.cache_write += usage.cache_write or 0
+            m.cost += usage.cost or 0.0
+
+    def merge(self, other: "Stats") -> None:
+        for name, o in other.models.items():
+            m = self.models.setdefault(name, ModelStats())
+            m.turns += o.turns
+            m.input += o.input
+            m.output += o.output
+            m.cache_read += o.cache_read
+            m.cache_write += o.cache_write
+            m.cost += o.cost
+
+    def to_json(self) -> dict[str, list[float]]:
+        return {k: [m.turns, m.input, m.output, m.cache_read, m.cache_write, m.cost] for k, m in self.models.items()}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, list[float]]) -> "Stats":
+        out = cls()
+        for k, v in obj.items():
+            out.models[k] = ModelStats(int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), float(v[5]))
+        return out
+
+
+def _markdown_renderer() -> Any:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": highlight})
+    md.enable(["table", "strikethrough"])
+    return md
+
+
+def highlight(code: str, lang: str, _attrs: str = "") -> str:
+    """Pygments HTML for a fenced block (markdown-it's highlight hook); "" lets markdown-it escape it."""
+    if not lang or len(code) > HIGHLIGHT_LIMIT:
+        return ""
+    from pygments import highlight as pyg
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        lexer = get_lexer_by_name(lang.split()[0])
+    except ClassNotFound:
+        return ""
+    # markdown-it keeps a result that starts with <pre> as it is
+    return f'<pre class="hl"><code>{pyg(code, lexer, HtmlFormatter(nowrap=True))}</code></pre>\n'
+
+
+
+def _diff_html(text: str) -> str:
+    if len(text) > HIGHLIGHT_LIMIT:
+        return f'<pre class="diff">{escape(text)}</pre>'
+    from pygments import highlight as pyg
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers.diff import DiffLexer
+
+    return f'<div class="diff">{pyg(text, DiffLexer(), HtmlFormatter(cssclass="hl"))}</div>'
+
+
+def kind_of(e: Entry) -> str:
+    if e.type == "message":
+        return {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "tool"}.get(
+            e.role or "", "other")
+    return {"compaction": "compaction", "branch_summary": "summary", "custom_message": "custom",
+            "custom": "meta", "model_change": "meta", "thinking_level_change": "meta", "label": "meta",
+            "session_info": "meta"}.get(e.type, "other")
+
+
+class EntryRenderer:
+    """Turns entries into HTML records (one renderer per export; markdown-it loaded once)."""
+
+    def __init__(self, manager: SessionManager, tool_calls: Any, *, no_system_context: bool = False) -> None:
+        self.manager = manager
+        self.tool_calls = tool_calls
+        self.no_system_context = no_system_context
+        self.md = _markdown_renderer()
+        #: the image data of the entry being rendered, in the order its Image blocks come
+        self._images: list[list[Any]] = []
+
+    def render(self, e: Entry, stats: Stats) -> tuple[str, str]:
+        """The entry's HTML and its kind (user, assistant, tool, compaction, summary, meta…)."""
+        kind = kind_of(e)
+        if self.no_system_context and e.type == "custom_message" and e.aux == "system":
+            return self._header_only(e, "system context (left out)"), kind
+        if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
+            # shown with its call (in the assistant turn above); the page hides this stub
+            return self._header_only(e, "tool result (shown with its call)"), kind
+        blocks = B.entry_blocks(self.manager, e, self.tool_calls)
+        head = blocks[0] if blocks and isinstance(blocks[0], B.Header) else None
+        if head is not None and e.type == "message" and e.role == "assistant":
+            stats.add(head.model, head.usage)
+        body = blocks[1:] if head is not None else blocks
+        title = ""
+        if body and isinstance(body[0], B.Title):
+            title, body = body[0].text, body[1:]
+        out = [self._eh(e, title or kind, head)]
+        self._images = [_image_data(self.manager.load(e))]
+        for b in body:
+            out.append(self.block(b))
+        return "".join(out), kind
+
+    def _caller_above(self, e: Entry) -> bool:
+        call_id = e.aux
+        idx = self.manager.index
+        cur = idx.parent_of(e)
+        for _ in range(200):
+            if cur is None:
+                return False
+            if cur.tool_calls and any(c[0] == call_id for c in cur.tool_calls):
+                return True
+            cur = idx.parent_of(cur)
+        return False
+
+    def _header_only(self, e: Entry, title: str) -> str:
+        return self._eh(e, title, None)
+
+    def _eh(self, e: Entry, title: str, head: B.Header | None) -> str:
+        parts = [f'<div class="eh"><span class="kind">{escape(title)}</span>']
+        label = self.manager.index.label_of(e.id)
+        if label is not None:
+            parts.append(f'<span class="lab">[{escape(str(label))}]</span>')
+        ts = head.timestamp if head is not None else e.timestamp
+        if ts is not None:
+            parts.append(f"<span>{escape(_time(ts))}</span>")
+        if head is not None and head.model:
+            parts.append(f'<span class="model">{escape(head.model)}</span>')
+        if head is not None and head.usage is not None and head.usage.text:
+            parts.append(f'<span class="usage">{escape(head.usage.text)}</span>')
+        parts.append('<span class="sp"></span>')
+        parts.append(f'<button class="copy-link" data-id="{escape(e.id)}" title="copy a link to this entry">'
+                     "link</button></div>")
+        return "".join(parts)
+
+    # blocks ------------------------------------------------------------------------------------
+    def block(self, b: Any) -> str:
+        fn = getattr(self, "_" + type(b).__name__, None)
+        return fn(b) if fn is not None else ""
+
+    def _Title(self, b: B.Title) -> str:
+        return f'<div class="title r-{escape(b.role)}">{escape(b.text)}</div>'
+
+    def _Note(self, b: B.Note) -> str:
+        bold = " bold" if b.bold else ""
+        return f'<div class="note r-{escape(b.role)}{bold}">{escape(b.text)}</div>'
+
+    def markdown(self, text: str) -> str:
+        if len(text) > MARKDOWN_LIMIT:
+            return f'<pre class="plain">{escape(text)}</pre>'
+        return f'<div class="md">{self.md.render(text)}</div>'
+
+    def _Markdown(self, b: B.Markdown) -> str:
+        return self.markdown(b.text)
+
+    def _Plain(self, b: B.Plain) -> str:
+        pre = f'<pre class="plain {escape(b.kind)}">{escape(b.text)}</pre>'
+        if b.kind in ("output", "error"):
+            return _three_state(pre, b.text.count("\n") + 1)
+        return pre
+
+    def _Thinking(self, b: B.Thinking) -> str:
+        if b.redacted:
+            return '<details class="thinking"><summary>thinking (redacted)</summary></details>'
+        return (f'<details class="thinking"><summary>thinking ({len(b.text):,} characters)</summary>'
+                f"{self.markdown(b.text)}</details>")
+
+    def _Image(self, b: B.Image) -> str:
+        queue = self._images[-1] if self._images else []
+        data = queue.pop(0) if queue else None
+        if isinstance(data, str) and b.mime in IMAGE_TYPES and _B64.match(data):
+            return f'<img class="inline" alt="{escape(b.label)}" src="data:{b.mime};base64,{"".join(data.split())}">'
+        return f'<div class="note r-muted">{escape(b.label)}</div>'
+
+    def _Diff(self, b: B.Diff) -> str:
+        return _three_state(_diff_html(b.text), b.text.count("\n") + 1, "diff")
+
+    def _Files(self, b: B.Files) -> str:
+        items = "".join(f"<li>{escape(p)}</li>" for p in b.paths)
+        return f'<div class="files"><div class="title">{escape(b.title)}</div><ul>{items}</ul></div>'
+
+    def _ToolCall(self, b: B.ToolCall) -> str:
+        err = " err" if b.result is not None and b.result.is_error else ""
+        head = (f'<div class="th"><span>{escape(b.summary or (b.name or "tool"))}</span><span class="sp"></span>'
+                f'<span class="muted">{escape(str(b.call_id))}</span></div>')
+        body = [self.block(t) for t in b.thinking]
+        body += [self.block(a) for a in b.args]
+        if not b.found:
+            body.append('<div class="note r-muted">the call is not in this session</div>')
+        if b.result is None:
+            body.append('<div class="note r-muted">no result in this session</div>')
+        else:
+            body.append(self._ToolResult(b.result))
+        return f'<div class="tool{err}">{head}<div class="tb">{"".join(body)}</div></div>'
+
+    def _ToolResult(self, b: B.ToolResult) -> str:
+        if b.malformed:
+            return '<div class="note r-error">the result entry is malformed</div>'
+        found = self.manager.index.by_id.get(b.entry_id) if b.entry_id else None
+        self._images.append(_image_data(self.manager.load(found)) if found is not None else [])
+        try:
+            inner = "".join(self.block(x) for x in b.body)
+        finally:
+            self._images.pop()
+        rid = f' data-entry="{escape(b.entry_id)}"' if b.entry_id else ""
+        return f'<div class="tool-result"{rid}>{inner}</div>'
+
+    def _Compaction(self, b: B.Compaction) -> str:
+        head = "compaction" + (f": {b.tokens_before:,} tokens before" if b.tokens_before is not None else "")
+        facts = [f"first kept entry {b.first_kept_id}"]
+        if b.first_kept_text:
+            facts.append(b.first_kept_text)
+        if b.by_extension:
+            facts.append("made by an extension")
+        facts += [f"{k} {v}" for k, v in b.facts]
+        return (f'<div class="title r-borderAccent">{escape(head)}</div>'
+                f'<div class="note r-muted">{escape("  ".join(str(f) for f in facts))}</div>'
+                + self.markdown(b.summary) + "".join(self.block(f) for f in b.files))
+
+    def _Summary(self, b: B.Summary) -> str:
+        head = f"branch summary (from {b.from_id if b.from_id is not None else '—'})"
+        ext = '<div class="note r-muted">made by an extension</div>' if b.by_extension else ""
+        return (f'<div class="title r-warning">{escape(head)}</div>{ext}' + self.markdown(b.summary)
+                + "".join(self.block(f) for f in b.files))
+
+    def _Custom(self, b: B.Custom) -> str:
+        head = f"custom entry: {b.custom_type} (extension state, not in context)"
+        body = B.pretty_json(b.data) if b.has_data else "(no data)"
+        return f'<div class="title r-dim">{escape(head)}</div><pre class="plain json">{escape(body)}</pre>'
+
+    def _Usage(self, b: B.Usage) -> str:
+        return f'<div class="note r-muted">{escape(b.text)}</div>'
+
+    def _Header(self, b: B.Header) -> str:
+        return ""
+
+
+def _image_data(full: Any) -> list[Any]:
+    """The ``data`` of every image block of an entry's content, in order (the blocks carry only
+    the image's type and size)."""
+    if not isinstance(full, dict):
+        return []
+    msg = full.get("message") if isinstance(full.get("message"), dict) else full
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b.get("data") for b in content if isinstance(b, dict) and b.get("type") == "image"]
+
+
+def _three_state(inner: str, lines: int, cls: str = "") -> str:
+    state = "full" if lines <= 8 else "preview"
+    label = "less" if state == "full" else "more"
+    button = f'<button class="btn tstate" title="collapsed / preview / full">{label}</button>' if lines > 8 else ""
+    return f'<div class="tool-out {cls}" data-state="{state}">{button}{inner}</div>'
+
+
+def _time(ts: Any) -> str:
+    if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
+        from datetime import datetime, timezone
+
+        try:
+            return datetime.fromtimestamp(ts / 1000, tz=timezone.utc).isoformat(timespec="seconds")
+        except (OverflowError, OSError, ValueError):
+            return str(ts)
+    return str(ts)
+
+
+def header_html(manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool,
+                has_file: bool) -> str:
+    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+    h = manager.header if isinstance(manager.header, dict) else {}
+    facts = []
+    if h.get("cwd"):
+        facts.append(f"cwd {h.get('cwd')}")
+    if h.get("timestamp"):
+        facts.append(f"started {_time(h.get('timestamp'))}")
+    facts.append(f"{entries:,} entries")
+    src = manager.source_format if manager.source_format != "pi" else "pi session"
+    facts.append(src)
+    if no_system_context:
+        facts.append("system context left out")
+    out = [f"<h1>{escape(str(title))}</h1>", f'<div class="facts">{escape("  ·  ".join(facts))}</div>']
+    if stats.models:
+        rows = ["<tr><th>model</th><th>turns</th><th>input</th><th>output</th><th>cache read</th>"
+                "<th>cache write</th><th>cost</th></tr>"]
+        total = ModelStats()
+        for name, m in sorted(stats.models.items(), key=lambda kv: -kv[1].turns):
+            rows.append(f"<tr><td>{escape(name)}</td><td class=n>{m.turns:,}</td><td class=n>{m.input:,}</td>"
+                        f"<td class=n>{m.output:,}</td><td class=n>{m.cache_read:,}</td>"
+                        f"<td class=n>{m.cache_write:,}</td><td class=n>${m.cost:,.4f}</td></tr>")
+            total.turns += m.turns
+            total.input += m.input
+            total.output += m.output
+            total.cache_read += m.cache_read
+            total.cache_write += m.cache_write
+            total.cost += m.cost
+        if len(stats.models) > 1:
+            rows.append(f"<tr><th>total</th><td class=n>{total.turns:,}</td><td class=n>{total.input:,}</td>"
+                        f"<td class=n>{total.output:,}</td><td class=n>{total.cache_read:,}</td>"
+                        f"<td class=n>{total.cache_write:,}</td><td class=n>${total.cost:,.4f}</td></tr>")
+        out.append(f'<table class="models">{"".join(rows)}</table>')
+    actions = ['<button class="btn" data-download="branch">download branch (.jsonl)</button>']
+    what = "download session file" if has_file else "download session (.jsonl)"
+    actions.insert(0, f'<button class="btn" data-download="file">{what}</button>')
+    out.append(f'<div class="actions">{"".join(actions)}</div>')
+    return "".join(out)

@@ -1,0 +1,542 @@
+"use strict";
+// loomtui export-html: the sidebar (rows serialised by loomtui at export) and the main pane
+// (entries pre-rendered at export, gzip + base64, decoded on demand). Nothing here renders
+// Markdown or touches text from the session except through textContent.
+(function () {
+  const ROW_H = 20;
+  const PAGE = 30;
+  const $ = (id) => document.getElementById(id);
+  const FOLDABLE = 1, CONNECTOR = 2;
+
+  function b64bytes(s) {
+    if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(s);
+    const bin = atob(s);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  async function inflate(id) {
+    const el = $(id);
+    const bytes = b64bytes(el.textContent.trim());
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return await new Response(stream).text();
+  }
+
+  let D = null;            // sidebar data
+  let N = 0;               // entries
+  let END = null, PARENT = null, NEWEST = null;
+  let mode = "default";
+  let query = "";
+  let folded = new Set();  // flat positions
+  let rows = null;         // {pos: Int32Array|Array, pre: Array<string>, flags: Array<number>} of the filter/search
+  let view = [];           // indices into rows after folding
+  let activeMark = null;   // Uint8Array: on the path root → current leaf
+  let curLeaf = -1, curTarget = -1, cursor = 0;
+  const labelsLower = new Map();
+  const chunkCache = new Map();
+
+  // ---------------------------------------------------------------- sidebar rows
+  function filterRows(m) {
+    const f = D.filters[m];
+    return { pos: f.pos, pre: f.pre.map((k) => D.prefixes[k]), flags: f.flags };
+  }
+
+  // pi's search: every whitespace-separated word (lower case) in the entry's text or its label
+  function searchRows(m, q) {
+    const tokens = q.toLowerCase().split(/\s+/).filter((t) => t.length);
+    const cand = D.filters[m].pos;
+    const hit = [];
+    for (let i = 0; i < cand.length; i++) {
+      const p = cand[i];
+      const s = D.search[p];
+      const lab = labelsLower.get(p);
+      let ok = true;
+      for (const t of tokens) {
+        if (!(s.includes(t) || (lab !== undefined && lab.includes(t)))) { ok = false; break; }
+      }
+      if (ok) hit.push(p);
+    }
+    return layoutRows(hit);
+  }
+
+  // loomtui's layout rule (view/layout.py `layout` and `prefix`) over visible flat positions
+  function layoutRows(positions) {
+    const n = positions.length;
+    const parent = new Int32Array(n), kids = new Int32Array(n), last = new Uint8Array(n);
+    const lastChild = new Int32Array(n).fill(-1);
+    const stack = [];
+    let roots = 0, lastRoot = -1;
+    for (let i = 0; i < n; i++) {
+      const p = positions[i];
+      while (stack.length && END[positions[stack[stack.length - 1]]] <= p) stack.pop();
+      const q = stack.length ? stack[stack.length - 1] : -1;
+      parent[i] = q;
+      if (q < 0) {
+        roots++;
+        if (lastRoot >= 0) last[lastRoot] = 0;
+        lastRoot = i; last[i] = 1;
+      } else {
+        kids[q]++;
+        if (lastChild[q] >= 0) last[lastChild[q]] = 0;
+        last[i] = 1; lastChild[q] = i;
+      }
+      stack.push(i);
+    }
+    const multiple = roots > 1;
+    const indent = new Int32Array(n), conn = new Uint8Array(n), vrc = new Uint8Array(n);
+    const gut = new Array(n).fill(null);
+    for (let i = 0; i < n; i++) {
+      const q = parent[i];
+      if (q < 0) {
+        indent[i] = multiple ? 1 : 0;
+        if (multiple) { conn[i] = 1; vrc[i] = 1; }
+        continue;
+      }
+      const pind = indent[q];
+      if (kids[q] > 1) { indent[i] = pind + 1; conn[i] = 1; }
+      else if (pind && conn[q]) indent[i] = pind + 1;
+      else indent[i] = pind;
+      let g = gut[q];
+      if (conn[q] && !vrc[q]) {
+        const d = multiple && pind > 0 ? pind - 1 : pind;
+        g = [g, d > 0 ? d - 1 : 0, !last[q]];
+      }
+      gut[i] = g;
+    }
+    const pre = new Array(n), flags = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const foldable = kids[i] > 0 && (parent[i] < 0 || kids[parent[i]] > 1);
+      const shows = conn[i] && !vrc[i];
+      flags[i] = (foldable ? FOLDABLE : 0) | (shows ? CONNECTOR : 0);
+      const d = multiple ? Math.max(0, indent[i] - 1) : indent[i];
+      if (d === 0) { pre[i] = ""; continue; }
+      const glyph = shows ? (last[i] ? "└" : "├") + (foldable ? "⊟" : "─") + " " : "";
+      const first = new Map();
+      let chain = gut[i];
+      while (chain) { first.set(chain[1], chain[2]); chain = chain[0]; }
+      let s = "";
+      const cpos = shows ? d - 1 : -1;
+      for (let level = 0; level < d; level++) {
+        const shown = first.get(level);
+        if (shown !== undefined) s += shown ? "│  " : "   ";
+        else if (level === cpos) s += glyph;
+        else s += "   ";
+      }
+      pre[i] = s;
+    }
+    return { pos: positions, pre, flags };
+  }
+
+  function recompute(keepPos) {
+    rows = query.trim() ? searchRows(mode, query) : filterRows(mode);
+    applyFolds();
+    const at = keepPos >= 0 ? nearestVisible(keepPos) : -1;
+    cursor = at >= 0 ? at : Math.max(0, view.length - 1);
+    $("count").textContent = `${view.length} / ${N} entries`;
+    $("rows-space").style.height = view.length * ROW_H + "px";
+    paintRows(true);
+  }
+
+  function applyFolds() {
+    view = [];
+    const pos = rows.pos;
+    let skipEnd = -1;
+    for (let i = 0; i < pos.length; i++) {
+      const p = pos[i];
+      if (p < skipEnd) continue;
+      view.push(i);
+      if (folded.has(p)) skipEnd = END[p];
+    }
+  }
+
+  function nearestVisible(p) {
+    const where = new Map();
+    for (let k = 0; k < view.length; k++) where.set(rows.pos[view[k]], k);
+    let cur = p;
+    while (cur >= 0) {
+      const k = where.get(cur);
+      if (k !== undefined) return k;
+      cur = PARENT[cur];
+    }
+    return -1;
+  }
+
+  function rowText(k) {
+    const i = view[k];
+    const p = rows.pos[i];
+    let pre = rows.pre[i];
+    let mark = "";
+    if (folded.has(p)) {
+      if (rows.flags[i] & CONNECTOR) { if (pre.length >= 2) pre = pre.slice(0, -2) + "⊞ "; }
+      else mark = "⊞ ";
+    }
+    return { p, pre, mark, flags: rows.flags[i] };
+  }
+
+  function paintRows(force) {
+    const box = $("rows");
+    const space = $("rows-space");
+    const top = box.scrollTop;
+    const first = Math.max(0, Math.floor(top / ROW_H) - 10);
+    const lastRow = Math.min(view.length, Math.ceil((top + box.clientHeight) / ROW_H) + 10);
+    const key = first + ":" + lastRow;
+    if (!force && space.dataset.win === key) return;
+    space.dataset.win = key;
+    const frag = document.createDocumentFragment();
+    for (let k = first; k < lastRow; k++) {
+      const { p, pre, mark, flags } = rowText(k);
+      const div = document.createElement("div");
+      div.className = "row";
+      if (k === cursor) div.classList.add("sel");
+      if (activeMark[p]) div.classList.add("path");
+      div.style.top = k * ROW_H + "px";
+      div.dataset.k = k;
+      div.dataset.id = D.ids[p];
+      if (pre) {
+        const g = document.createElement("span");
+        g.className = "g s5" + (flags & FOLDABLE ? " fold" : "");
+        g.textContent = pre;
+        div.appendChild(g);
+      }
+      let head = mark;
+      if (activeMark[p]) head += "• ";
+      if (head) {
+        const m = document.createElement("span");
+        m.className = "s1" + (mark ? " g fold" : "");
+        m.textContent = head;
+        div.appendChild(m);
+      }
+      const lab = D.labels[p];
+      if (lab !== undefined) {
+        const l = document.createElement("span");
+        l.className = "s6";
+        l.textContent = "[" + lab + "] ";
+        div.appendChild(l);
+      }
+      const seg = D.segs[p];
+      for (let j = 0; j < seg.length; j += 2) {
+        const s = document.createElement("span");
+        s.className = "s" + seg[j];
+        s.textContent = seg[j + 1];
+        div.appendChild(s);
+      }
+      frag.appendChild(div);
+    }
+    space.replaceChildren(frag);
+  }
+
+  function toggleFold(k, want) {
+    const i = view[k];
+    if (i === undefined) return false;
+    const p = rows.pos[i];
+    const isFolded = folded.has(p);
+    if (isFolded && want !== true) folded.delete(p);
+    else if (!isFolded && want !== false && (rows.flags[i] & FOLDABLE)) folded.add(p);
+    else return false;
+    applyFolds();
+    cursor = nearestVisible(p);
+    $("count").textContent = `${view.length} / ${N} entries`;
+    $("rows-space").style.height = view.length * ROW_H + "px";
+    paintRows(true);
+    return true;
+  }
+
+  function scrollRowIntoView(k) {
+    const box = $("rows");
+    const y = k * ROW_H;
+    if (y < box.scrollTop) box.scrollTop = y;
+    else if (y + ROW_H > box.scrollTop + box.clientHeight) box.scrollTop = y + ROW_H - box.clientHeight;
+  }
+
+  // ---------------------------------------------------------------- main pane
+  function chunk(k) {
+    let c = chunkCache.get(k);
+    if (!c) {
+      c = inflate("d-c" + k).then((t) => JSON.parse(t));
+      chunkCache.set(k, c);
+    }
+    return c;
+  }
+  async function entryRecord(p) {
+    const loc = D.loc[p];
+    const recs = await chunk(Math.floor(loc / D.chunkSize));
+    return recs[loc % D.chunkSize];
+  }
+
+  function pathTo(p) {
+    const out = [];
+    const seen = new Set();
+    for (let cur = p; cur >= 0 && !seen.has(cur); cur = PARENT[cur]) { seen.add(cur); out.push(cur); }
+    return out.reverse();
+  }
+
+  let branch = [], winLo = 0, winHi = 0, rendering = Promise.resolve(), navSeq = 0;
+
+  function setActive(leaf) {
+    activeMark = new Uint8Array(N);
+    if (leaf >= 0) for (const p of pathTo(leaf)) activeMark[p] = 1;
+  }
+
+  async function renderEntry(p) {
+    const rec = await entryRecord(p);
+    const div = document.createElement("div");
+    div.className = "entry k-" + (rec[3] || "other");
+    div.id = "e-" + D.ids[p];
+    div.dataset.pos = p;
+    div.innerHTML = rec[1];
+    return div;
+  }
+
+  function callsOn(list) {
+    const s = new Set();
+    for (const p of list) { const cs = D.callsIn[p]; if (cs) for (const c of cs) s.add(c); }
+    return s;
+  }
+
+  async function renderWindow(lo, hi, where) {
+    const calls = callsOn(branch);
+    const made = [];
+    for (let i = lo; i < hi; i++) {
+      const p = branch[i];
+      const div = await renderEntry(p);
+      const c = D.callOf[p];
+      if (c !== undefined && calls.has(c)) div.classList.add("absorbed");
+      made.push(div);
+    }
+    const box = $("entries");
+    if (where === "top") {
+      const main = $("main");
+      const before = main.scrollHeight;
+      const top = main.scrollTop;
+      box.prepend(...made);
+      main.scrollTop = top + (main.scrollHeight - before);
+    } else box.append(...made);
+  }
+
+  async function navigateTo(leaf, target, scroll) {
+    const seq = ++navSeq;
+    curLeaf = leaf;
+    curTarget = target;
+    setActive(leaf);
+    branch = pathTo(leaf);
+    let t = branch.indexOf(target);
+    if (t < 0) { t = branch.length - 1; curTarget = leaf; }
+    winLo = Math.max(0, t - PAGE);
+    winHi = Math.min(branch.length, t + PAGE);
+    const box = $("entries");
+    box.replaceChildren();
+    await renderWindow(winLo, winHi, "bottom");
+    if (seq !== navSeq) return;
+    updateUrl();
+    markTarget(scroll);
+    const k = nearestVisible(curTarget);
+    if (k >= 0) { cursor = k; scrollRowIntoView(k); }
+    paintRows(true);
+  }
+
+  function markTarget(scroll) {
+    for (const el of document.querySelectorAll(".entry.target")) el.classList.remove("target");
+    if (curTarget < 0) return;
+    let el = document.getElementById("e-" + D.ids[curTarget]);
+    if (el && el.classList.contains("absorbed")) {
+      const slot = document.querySelector(`.tool-result[data-entry="${CSS.escape(D.ids[curTarget])}"]`);
+      el = slot ? slot.closest(".entry") : el;
+    }
+    if (el) { el.classList.add("target"); if (scroll !== false) el.scrollIntoView({ block: "start" }); }
+  }
+
+  function updateUrl() {
+    if (curLeaf < 0) return;
+    const u = new URL(location.href);
+    u.searchParams.set("leafId", D.ids[curLeaf]);
+    u.searchParams.set("targetId", D.ids[curTarget >= 0 ? curTarget : curLeaf]);
+    history.replaceState(null, "", u.toString());
+  }
+
+  let loadingMore = false;
+  async function onMainScroll() {
+    if (loadingMore) return;
+    const main = $("main");
+    loadingMore = true;
+    try {
+      if (main.scrollTop < 600 && winLo > 0) {
+        const lo = Math.max(0, winLo - PAGE);
+        const hi = winLo;
+        winLo = lo;
+        await renderWindow(lo, hi, "top");
+      } else if (main.scrollTop + main.clientHeight > main.scrollHeight - 800 && winHi < branch.length) {
+        const lo = winHi;
+        const hi = Math.min(branch.length, winHi + PAGE);
+        winHi = hi;
+        await renderWindow(lo, hi, "bottom");
+      }
+    } finally { loadingMore = false; }
+  }
+
+  function toast(msg) {
+    let t = $("toast");
+    if (!t) { t = document.createElement("div"); t.id = "toast"; document.body.appendChild(t); }
+    t.textContent = msg;
+    t.classList.add("on");
+    setTimeout(() => t.classList.remove("on"), 1500);
+  }
+
+  async function copyLink(id) {
+    const u = new URL(location.href);
+    u.searchParams.set("leafId", D.ids[curLeaf]);
+    u.searchParams.set("targetId", id);
+    const text = u.toString();
+    try { await navigator.clipboard.writeText(text); toast("link copied"); }
+    catch (e) { window.prompt("Copy this link:", text); }
+  }
+
+  async function download(which) {
+    const n = D.chunks;
+    const parts = [];
+    if (which === "file") {
+      if (D.original !== null) {
+        const bytes = b64bytes($("d-orig").textContent.trim());
+        const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+        parts.push(await new Response(stream).blob());
+      } else {
+        const lines = [];
+        for (let k = 0; k < n; k++) for (const r of await chunk(k)) if (r[2] !== 0) lines.push(r[0]);
+        parts.push(lines.join("\n"));
+      }
+    } else {
+      const lines = [D.headerLine];
+      for (const p of branch) lines.push((await entryRecord(p))[0]);
+      parts.push(lines.join("\n") + "\n");
+    }
+    const blob = new Blob(parts, { type: "application/octet-stream" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = which === "file" ? D.fileName : D.branchName.replace("LEAF", D.ids[curLeaf]);
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+  }
+
+  // ---------------------------------------------------------------- events
+  function setMode(m) {
+    mode = m;
+    folded.clear();
+    for (const b of $("modes").children) b.setAttribute("aria-checked", String(b.dataset.mode === m));
+    const keep = view.length ? rows.pos[view[cursor]] : curTarget;
+    recompute(keep);
+    if (cursor < view.length) scrollRowIntoView(cursor);
+  }
+
+  function openRow(k) {
+    const i = view[k];
+    if (i === undefined) return;
+    const p = rows.pos[i];
+    cursor = k;
+    navigateTo(NEWEST[p], p, true);
+  }
+
+  function bind() {
+    const box = $("rows");
+    box.addEventListener("scroll", () => requestAnimationFrame(() => paintRows(false)));
+    box.addEventListener("click", (ev) => {
+      const row = ev.target.closest(".row");
+      if (!row) return;
+      const k = Number(row.dataset.k);
+      if (ev.target.closest(".fold")) { if (toggleFold(k)) return; }
+      if (String(window.getSelection())) return;
+      openRow(k);
+    });
+    box.addEventListener("keydown", (ev) => {
+      let k = cursor;
+      if (ev.key === "ArrowDown") k = cursor === view.length - 1 ? 0 : cursor + 1;
+      else if (ev.key === "ArrowUp") k = cursor === 0 ? view.length - 1 : cursor - 1;
+      else if (ev.key === "PageDown") k = Math.min(view.length - 1, cursor + 20);
+      else if (ev.key === "PageUp") k = Math.max(0, cursor - 20);
+      else if (ev.key === "Home") k = 0;
+      else if (ev.key === "End") k = view.length - 1;
+      else if (ev.key === "ArrowLeft") { toggleFold(cursor, true); ev.preventDefault(); return; }
+      else if (ev.key === "ArrowRight") { toggleFold(cursor, false); ev.preventDefault(); return; }
+      else if (ev.key === "Enter") { openRow(cursor); ev.preventDefault(); return; }
+      else return;
+      ev.preventDefault();
+      cursor = k;
+      scrollRowIntoView(k);
+      paintRows(true);
+    });
+    $("search").addEventListener("input", (ev) => {
+      query = ev.target.value;
+      folded.clear();
+      const keep = view.length ? rows.pos[view[cursor]] : curTarget;
+      recompute(keep);
+      if (cursor < view.length) scrollRowIntoView(cursor);
+    });
+    $("main").addEventListener("scroll", () => { onMainScroll(); });
+    document.addEventListener("click", (ev) => {
+      const t = ev.target;
+      if (t.closest(".copy-link")) { copyLink(t.closest(".copy-link").dataset.id); return; }
+      const st = t.closest(".tstate");
+      if (st) {
+        const box2 = st.closest(".tool-out");
+        const next = { collapsed: "preview", preview: "full", full: "collapsed" }[box2.dataset.state] || "preview";
+        box2.dataset.state = next;
+        st.textContent = next === "collapsed" ? "show" : next === "preview" ? "more" : "less";
+        return;
+      }
+      const dl = t.closest("[data-download]");
+      if (dl) download(dl.dataset.download);
+    });
+  }
+
+  async function start() {
+    D = JSON.parse(await inflate("d-side"));
+    N = D.ids.length;
+    END = D.end; PARENT = D.parent; NEWEST = D.newest;
+    for (const k in D.labels) labelsLower.set(Number(k), D.labels[k].toLowerCase());
+    const params = new URLSearchParams(location.search);
+    const byId = new Map();
+    D.ids.forEach((id, p) => byId.set(id, p));
+    let leaf = D.leaf;
+    let target = D.target >= 0 ? D.target : D.leaf;
+    const ul = params.get("leafId"), ut = params.get("targetId");
+    if (ul !== null && byId.has(ul)) { leaf = byId.get(ul); target = leaf; }
+    if (ut !== null && byId.has(ut)) {
+      target = byId.get(ut);
+      if (ul === null || !byId.has(ul)) leaf = NEWEST[target];
+    }
+    if (leaf < 0 && N) leaf = NEWEST[0];
+    curLeaf = leaf; curTarget = target;
+    setActive(D.leaf);
+    const modes = $("modes");
+    D.modes.forEach((m) => {
+      const b = document.createElement("button");
+      b.textContent = m;
+      b.dataset.mode = m;
+      b.setAttribute("role", "radio");
+      b.setAttribute("aria-checked", String(m === mode));
+      b.addEventListener("click", () => setMode(m));
+      modes.appendChild(b);
+    });
+    recompute(target);
+    bind();
+    window.loomtui = { ready: false, setMode, rowsText: () => view.map((_, k) => rowLine(k)) };
+    if (N) {
+      // the tree's own leaf marks stay until the user picks another branch (as in `loomtui tree`)
+      const keepMarks = leaf === D.leaf;
+      await navigateTo(leaf, target, true);
+      if (keepMarks) { setActive(D.leaf); paintRows(true); }
+    }
+    window.loomtui.ready = true;
+    document.documentElement.dataset.ready = "1";
+  }
+
+  function rowLine(k) {
+    const { p, pre, mark } = rowText(k);
+    const lab = D.labels[p];
+    let s = pre + mark + (activeMark[p] ? "• " : "") + (lab !== undefined ? "[" + lab + "] " : "");
+    const seg = D.segs[p];
+    for (let j = 0; j < seg.length; j += 2) s += seg[j + 1];
+    return s;
+  }
+
+  start().catch((e) => { $("count").textContent = "could not read the page's data: " + e; throw e; });
+})();

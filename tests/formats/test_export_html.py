@@ -1,0 +1,179 @@
+"""`loomtui export-html` without a browser: the command, the embedded data, the rendering."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loomtui.cli import main
+from loomtui.commands.export_html import default_output
+from loomtui.formats.detect import open_any
+from loomtui.formats.export_html import CHUNK, build_page, export_html
+from loomtui.view.layout import FILTER_MODES
+from loomtui.view.model import TreeModel
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+PI = SHARED / "fixtures" / "pi"
+LOOM = SHARED / "fixtures" / "loom"
+BROWSE = PI / "dnouri-browse-session.jsonl"
+
+
+def blobs(page: str) -> dict[str, Any]:
+    """The page's embedded data, decoded: ``side`` (JSON), ``c<k>`` chunks (JSON), ``orig`` bytes."""
+    out: dict[str, Any] = {}
+    for m in re.finditer(r'<script type="application/gzip\+base64" id="d-([^"]+)">([^<]*)</script>', page):
+        raw = gzip.decompress(base64.b64decode(m.group(2)))
+        out[m.group(1)] = raw if m.group(1) == "orig" else json.loads(raw)
+    return out
+
+
+def records(data: dict[str, Any]) -> list[list[Any]]:
+    return [r for k in range(data["side"]["chunks"]) for r in data[f"c{k}"]]
+
+
+def test_command_writes_a_new_page_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "page.html"
+    assert main(["export-html", str(BROWSE), "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    # self-contained: nothing is fetched from anywhere
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "Content-Security-Policy" in page
+    before = out.read_bytes()
+    assert main(["export-html", str(BROWSE), "-o", str(out)]) == 2
+    assert out.read_bytes() == before
+    assert "exists" in capsys.readouterr().err
+
+
+def test_unknown_leaf_or_theme_is_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "x.html"
+    assert main(["export-html", str(BROWSE), "-o", str(out), "--leaf", "nope"]) == 2
+    assert main(["export-html", str(BROWSE), "-o", str(out), "--theme", "no-such-theme"]) == 2
+    err = capsys.readouterr().err.strip().split("\n")
+    assert len(err) == 2 and all(line.startswith("loomtui: ") for line in err)
+    assert not out.exists()
+
+
+def test_default_output_name() -> None:
+    assert default_output("/a/s.jsonl") == "/a/s.html"
+    assert default_output("/a/doc.openloom.json") == "/a/doc.openloom.html"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
+def test_records_rebuild_the_file_byte_for_byte(name: str) -> None:
+    path = PI / name
+    data = blobs(build_page(open_any(str(path))))
+    recs = records(data)
+    raw = "\n".join(r[0] for r in recs if r[2] == 1).encode()
+    assert raw == path.read_bytes()
+
+
+def test_sidebar_rows_are_the_tree_models_rows() -> None:
+    manager = open_any(str(BROWSE))
+    side = blobs(build_page(manager))["side"]
+    for mode in FILTER_MODES:
+        model = TreeModel(open_any(str(BROWSE)), filter_mode=mode)
+        want = [model.row_text(i, cursor=False) for i in range(len(model))]
+        rows = side["filters"][mode]
+        got = []
+        for p, k in zip(rows["pos"], rows["pre"]):
+            label = side["labels"].get(str(p))
+            mark = "• " if p in set(_path(side, side["leaf"])) else ""
+            text = "".join(side["segs"][p][1::2])
+            got.append(side["prefixes"][k] + mark + (f"[{label}] " if label is not None else "") + text)
+        assert got == want, mode
+
+
+def _path(side: dict[str, Any], p: int) -> list[int]:
+    out = []
+    while p >= 0:
+        out.append(p)
+        p = side["parent"][p]
+    return out
+
+
+def test_every_entry_has_a_record_and_html() -> None:
+    manager = open_any(str(PI / "pi-mono-large-session.jsonl"))
+    data = blobs(build_page(manager))
+    side, recs = data["side"], records(data)
+    assert len(side["loc"]) == len(manager.index.entries)
+    for p, eid in enumerate(side["ids"]):
+        rec = recs[side["loc"][p]]
+        assert json.loads(rec[0])["id"] == eid
+        assert f'data-id="{eid}"' in rec[1]
+    assert data["side"]["chunks"] == (len(recs) + CHUNK - 1) // CHUNK
+
+
+def test_header_has_models_tokens_and_cost() -> None:
+    page = build_page(open_any(str(PI / "pi-mono-large-session.jsonl")))
+    head = page[page.index('<header id="head">') : page.index("</header>")]
+    assert "anthropic/claude-sonnet-4-5" in head and "openai/gpt-5.1-codex" in head
+    assert "$30.3302" in head  # the sum of every turn's cost
+    assert "cwd /Users/badlogic/workspaces/pi-mono" in head
+
+
+def test_rendering_markdown_code_thinking_tools_diff_and_images(write_session: Any) -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 20).decode()
+    path = write_session([
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "**bold** and\n\n```python\nx = 1\n```"},
+                                                 {"type": "image", "mimeType": "image/png", "data": png}]}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "thinking", "thinking": "let me think"},
+             {"type": "toolCall", "id": "c1", "name": "edit", "arguments": {"path": "a.py", "oldText": "x", "newText": "y"}}],
+             "stopReason": "toolUse"}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "edit",
+                     "content": [{"type": "text", "text": "\n".join(f"line {i}" for i in range(30))}],
+                     "details": {"diff": "-1 x\n+1 y"}, "isError": False}},
+        {"type": "compaction", "id": "k1", "parentId": "r1", "timestamp": "2026-01-01T00:00:04Z",
+         "summary": "the *summary*", "firstKeptEntryId": "u1", "tokensBefore": 1234},
+        {"type": "model_change", "id": "m1", "parentId": "k1", "timestamp": "2026-01-01T00:00:05Z",
+         "provider": "p", "modelId": "big"},
+        {"type": "thinking_level_change", "id": "t1", "parentId": "m1", "timestamp": "2026-01-01T00:00:06Z",
+         "thinkingLevel": "high"},
+    ])
+    data = blobs(build_page(open_any(str(path))))
+    side, recs = data["side"], records(data)
+    html = {eid: recs[side["loc"][p]][1] for p, eid in enumerate(side["ids"])}
+    assert "<strong>bold</strong>" in html["u1"]
+    assert 'class="hl"' in html["u1"] and '<span class="n">x</span>' in html["u1"]  # Pygments
+    assert f'src="data:image/png;base64,{png}"' in html["u1"]
+    assert '<details class="thinking">' in html["a1"] and "let me think" in html["a1"]
+    assert 'class="tool-out ' in html["a1"] and 'data-state="preview"' in html["a1"]  # 30 lines: preview
+    assert "line 29" in html["a1"]  # the result, with its call
+    assert 'class="gd"' in html["a1"] and 'class="gi"' in html["a1"]  # the diff, through Pygments
+    assert "shown with its call" in html["r1"]
+    assert "<em>summary</em>" in html["k1"] and "1,234 tokens before" in html["k1"]
+    assert "model change: p/big" in html["m1"] and "thinking level: high" in html["t1"]
+
+
+def test_openloom_page_embeds_the_original_file(tmp_path: Path) -> None:
+    src = LOOM / "openloom-v1-existence-of-claude.openloom.json"
+    data = blobs(build_page(open_any(str(src)), source_name=src.name))
+    assert data["orig"] == src.read_bytes()
+    assert data["side"]["original"] == src.name
+
+
+def test_no_system_context_leaves_out_system_prompts(write_session: Any) -> None:
+    path = write_session([
+        {"type": "custom_message", "id": "s1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
+         "customType": "system", "content": "SECRET SYSTEM PROMPT", "display": False},
+        {"type": "message", "id": "u1", "parentId": "s1", "timestamp": "2026-01-01T00:00:02Z",
+         "message": {"role": "user", "content": "hello"}},
+    ], header={"type": "session", "version": 3, "id": "x", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/",
+               "systemPrompt": "SECRET HEADER PROMPT"})
+    with_ctx = build_page(open_any(str(path)))
+    assert "SECRET SYSTEM PROMPT" in json.dumps(records(blobs(with_ctx)))
+    page = build_page(open_any(str(path)), no_system_context=True)
+    data = blobs(page)
+    everything = json.dumps(records(data)) + json.dumps(data["side"]) + page
+    assert "SECRET" not in everything
