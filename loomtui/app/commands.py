@@ -49,6 +49,8 @@ class LoomCommands(Provider):
                 out.append(("export the branch ending at the selected entry…", screen.action_export_branch,
                             self._keys("browser.export")))
                 out.append(("copy the selected entry's text", screen.action_copy_text, self._keys("browser.copy")))
+                out.append(("Export HTML: the session as one page, opened at the selected entry",
+                            screen.action_export_html, self._keys("browser.export-html")))
             leaf = model.leaf_id
             out.append((f"persist the leaf ({leaf or 'before the first entry'}) so pi resumes there…",
                         screen.action_persist_leaf, self._keys("browser.persist-leaf")))

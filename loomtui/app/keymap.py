@@ -75,6 +75,8 @@ SPECS: tuple[KeySpec, ...] = (
             key_display="Esc"),
     KeySpec("browser.export", "ctrl+e", "export_branch", "export the branch ending here to a new session",
             "browser", show=True, key_display="^E"),
+    KeySpec("browser.export-html", "H,shift+h", "export_html", "export the session as an HTML page (at this entry)",
+            "browser", key_display="⇧H"),
     KeySpec("browser.persist-leaf", "ctrl+s", "persist_leaf", "persist the leaf (pi resumes there)", "browser",
             show=True, key_display="^S"),
     KeySpec("browser.copy", "ctrl+y", "copy_text", "copy the entry's text", "browser", key_display="^Y"),

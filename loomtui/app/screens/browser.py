@@ -731,6 +731,31 @@ class BrowserScreen(Screen[None]):
 
         self._guard("Export", prepare)
 
+    def action_export_html(self) -> None:
+        """Write the session as an HTML page in the working directory, opened at the selection."""
+        picked = self._selection()
+        if picked is None:
+            return
+        model, manager, e = picked
+        source = manager.source_path or manager.path
+        if not source:
+            self.notify("This session has no file to export.", title="Export HTML: not done", severity="error")
+            return
+        self.notify("Writing the HTML page…", timeout=3)
+        self._export_html(source, model.leaf_id, e.id)
+
+    @work(thread=True, exclusive=True, group="export-html")
+    def _export_html(self, source: str, leaf_id: str | None, target_id: str) -> None:
+        from loomtui.commands.export_html import export_to_free_name
+
+        try:
+            path = export_to_free_name(source, os.getcwd(), leaf_id=leaf_id, target_id=target_id)
+        except (LoomError, OSError) as exc:
+            self.app.call_from_thread(self.notify, str(exc), title="Export HTML: not done", severity="error",
+                                      timeout=10)
+            return
+        self.app.call_from_thread(self.notify, f"Wrote {path}", title="HTML page exported", timeout=15)
+
     # the parent session ------------------------------------------------------------------------
     def parent_ref(self) -> str | None:
         """The header's ``parentSession`` (a path in pi, maybe an id in omp) or a v1 file's

@@ -1,0 +1,47 @@
+"""The app's "Export HTML": Shift+H and the command palette write the page and say where."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, notices, select
+
+from loomtui.app.commands import LoomCommands
+
+
+def side_data(page: str) -> dict[str, Any]:
+    m = re.search(r'id="d-side">([^<]*)<', page)
+    assert m is not None
+    return json.loads(gzip.decompress(base64.b64decode(m.group(1))))  # type: ignore[no-any-return]
+
+
+async def test_shift_h_writes_the_page_at_the_selection(fixture_copy: Any, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    path = fixture_copy("kinds.jsonl")
+    out_dir = tmp_path / "cwd"
+    out_dir.mkdir()
+    monkeypatch.chdir(out_dir)
+    (out_dir / "kinds.html").write_text("taken")  # never overwritten: the next free name
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "r1000004")
+        await pilot.press("H")
+        for _ in range(200):
+            await pilot.pause(0.05)
+            if any("Wrote" in n for n in notices(app)):
+                break
+        written = out_dir / "kinds-2.html"
+        assert any(str(written) in n for n in notices(app))
+        assert (out_dir / "kinds.html").read_text() == "taken"
+        side = side_data(written.read_text())
+        assert side["ids"][side["target"]] == "r1000004"
+        assert side["ids"][side["leaf"]] == screen.model.leaf_id  # type: ignore[union-attr]
+        titles = [t for t, _cb, _help in LoomCommands(app.screen).commands()]
+        assert any(t.startswith("Export HTML") for t in titles)
