@@ -11,7 +11,7 @@
 * JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom;
 * a Maitento loom configuration (JSON with a ``loom`` member or a bare LoomConfiguration, a
   definition file with ``loom = { … }``, a directory of them) → the loom map
-  (``maitento_map.map_session``);
+  (``maitento_session``);
 * JSON with an ``ocp`` key → an OCP orchestration run (``tree_id`` ``lineage`` for its second view);
 * JSON lines written by Claude Code (``uuid``/``parentUuid`` lines, summaries, snapshots) or
   Codex CLI (``{"type", "payload"}`` envelopes) → ``formats.claude`` / ``formats.codex``
@@ -28,7 +28,7 @@ import zipfile
 import zlib
 from typing import Any
 
-from loomtui.formats import maitento_map, maitento_read, ocp, openloom, socketteer
+from loomtui.formats import maitento_read, maitento_session, ocp, openloom, socketteer
 from loomtui.formats.common import (
     MAX_DOCUMENT_BYTES,
     OPENLOOM_V1,
@@ -90,10 +90,10 @@ def _unsupported(doc: Any) -> str:
 def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     """Open ``path`` as a session, whatever loom format it holds (see the module doc)."""
     if os.path.isdir(path):
-        items = maitento_read.read_paths([path])
-        if not items:
+        found = maitento_session.open_map(path)
+        if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
-        return maitento_map.map_session(items, path)
+        return found
     try:
         with open_regular_file(path) as f:  # a FIFO or device is refused before a byte is read
             head = f.read(4)
@@ -128,7 +128,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         doc = load_json(data, path)
     except SessionFormatError:
         if maitento_read.is_definition(data):
-            return maitento_map.map_session(maitento_read.read_bytes(data, path), path)
+            return _loom_config_map(path)
         if isinstance(first_obj, dict):
             # JSON lines without a session header: let the pi reader say what is wrong
             return SessionManager.open(path)
@@ -136,7 +136,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
             f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
         ) from None
     if classify(doc) is None and maitento_read.has_configuration(doc):
-        return maitento_map.map_session(maitento_read.read_bytes(data, path), path)
+        return _loom_config_map(path)
     return open_document(doc, path, sha256(data), tree_id)
 
 
@@ -166,6 +166,13 @@ def open_agent(path: str, tool: str) -> SessionManager:
     from loomtui.formats import claude, codex
 
     return codex.open_codex(path) if tool == codex.CODEX else claude.open_claude(path)
+
+
+def _loom_config_map(path: str) -> SessionManager:
+    found = maitento_session.open_map(path)
+    if found is None:  # the file changed between the sniff and the read
+        raise SessionFormatError(f"{path} holds no loom configuration")
+    return found
 
 
 @bulk_allocation()  # like SessionManager.open: a load allocates many objects and frees none

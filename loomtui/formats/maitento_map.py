@@ -6,15 +6,12 @@ itself (an interaction known by that loom id — ``loomId`` or ``id`` beside its
 names it as its own seed) or is both read-only and seeded (read by one interaction while it is
 the seed of one, or while it was itself seeded). docs/maitento-loom-config.md has the rules.
 
-:func:`map_session` lays the map out as a session (one entry per loom, per link and per
-configuration) so that the browser shows it like any other loom: the tree is the map, the detail
-pane the explained table, and search finds looms, interactions and files.
+``maitento_session`` lays the map out as a session for the browser.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from loomtui.formats.maitento import ERROR, WARNING, Finding, is_uuid
@@ -137,88 +134,3 @@ def map_lines(m: LoomMap) -> list[str]:
             glyph = "└─" if i == len(m.problems) - 1 else "├─"
             out.append(f"  {glyph} {p.label}  {p.findings[0].message if p.findings else ''}")
     return out
-
-
-# the map as a session ---------------------------------------------------------------------------
-def table_markdown(c: Config) -> str:
-    """The explained table and the findings of one configuration, as Markdown."""
-    e = c.explained
-    lines = [f"**{_md(c.label)}** — {e.form} form at `{_code(c.at)}`", "",
-             "Each field: given → **effective** — why.", ""]
-    # one item per field rather than a Markdown table: a pane 60 columns wide cannot hold four
-    # columns with UUIDs in two of them without cutting the field names
-    for r in e.rows:
-        lines.append(f"- `{r.field}`: `{_code(r.given)}` → **{_md(r.effective)}** — {_md(r.why)}")
-    lines += ["", "**Findings**", ""]
-    lines.extend(_findings_md(e.findings))
-    return "\n".join(lines)
-
-
-def _findings_md(findings: list[Finding]) -> list[str]:
-    if not findings:
-        return ["No findings."]
-    return [f"- **{f.level}** `{_md(f.path)}`: {_md(f.message)} ({f.code})" for f in findings]
-
-
-def _code(text: str) -> str:
-    return text.replace("`", "'")
-
-
-def _md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("\n", " ")
-
-
-def map_session(items: list[Item], path: str) -> Any:
-    """The map as an in-memory session (SessionManager): the browser's view of loom configs."""
-    from loomtui.formats.common import synthetic_time
-    from loomtui.session.manager import SessionManager
-
-    m = build_map(items)
-    base = datetime(2000, 1, 1, tzinfo=UTC)
-    entries: list[dict[str, Any]] = []
-    rows: dict[str, str] = {}
-
-    def add(eid: str, parent: str | None, kind: str, row: str, body: str) -> None:
-        entries.append({"type": "custom_message", "id": eid, "parentId": parent,
-                        "timestamp": synthetic_time(base, len(entries)), "customType": kind,
-                        "content": body, "display": True})
-        rows[eid] = row
-
-    for k, n in enumerate(m.looms):
-        lid = f"loom-{k}"
-        flags = "".join(f" ! {f}" for f in n.flags)
-        row = f"{n.id} · seed of {len(n.seeded_by)} · read by {len(n.read_by)}{flags}"
-        body = [f"**loom `{n.id}`**", "", f"Seed of {len(n.seeded_by)} interaction(s), read by {len(n.read_by)}.", ""]
-        body += [f"- **{_md(f)}**" for f in n.flags]
-        body += ["", "Seeds from it:" if n.seeded_by else ""] + [f"- {_md(c.label)}" for c in n.seeded_by]
-        body += ["", "Reads it:" if n.read_by else ""] + [f"- {_md(c.label)}" for c in n.read_by]
-        add(lid, None, "loom", row, "\n".join(body))
-        for how, group in (("seeds from it", n.seeded_by), ("reads it", n.read_by)):
-            for j, c in enumerate(group):
-                add(f"{lid}-{how.split()[0]}-{j}", lid, how, f"{c.label} · {counts(c.findings)}", table_markdown(c))
-    if m.unlinked:
-        add("unlinked", None, "interactions", f"{len(m.unlinked)} with no seed or read-only loom",
-            "Configurations that name no `seedFromLoomId` and no `readFromLoomIds`.")
-        for j, c in enumerate(m.unlinked):
-            add(f"unlinked-{j}", "unlinked", "interaction", f"{c.label} · {counts(c.findings)}", table_markdown(c))
-    if m.problems:
-        add("problems", None, "not read", f"{len(m.problems)} input(s) with no readable configuration",
-            "Files or members that hold no readable configuration.")
-        for j, p in enumerate(m.problems):
-            first = p.findings[0].message if p.findings else ""
-            add(f"problem-{j}", "problems", "problem", f"{p.label} · {first}",
-                f"**{_md(p.label)}**\n\n" + "\n".join(_findings_md(p.findings)))
-    if not entries:
-        add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration below `{path}`.")
-    # the leaf: the first root's first child (so the first root's branch, shown first, is the map's
-    # natural order); its entry goes last because the last entry is the session leaf
-    leaf = next((i for i, e in enumerate(entries) if e["parentId"] == entries[0]["id"]), 0)
-    entries.append(entries.pop(leaf))
-    header = {"type": "session", "version": 3, "id": "loom-config-map", "timestamp": synthetic_time(base, 0),
-              "cwd": path}
-    sm = SessionManager.from_entries(header, entries, source_path=path, source_format="maitento-loom-config",
-                                     session_name=f"loom configurations: {path}")
-    for e in sm.index.entries:
-        # the row shows the one-line summary; the detail pane shows the content (the table)
-        e.text = rows.get(e.id, e.text)
-    return sm

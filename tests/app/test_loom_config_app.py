@@ -11,6 +11,7 @@ from loomtui.view.text import display_text
 
 FIXTURES = Path(__file__).parents[1] / "formats" / "maitento"
 S = "11111111-2222-4333-8444-555555555555"
+A = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 
 
 async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
@@ -25,7 +26,8 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
                             f"({FIXTURES}/interactions/managed-create.json:5)")
         assert shown[1] == f"[seeds from it]: support-desk ({FIXTURES}/interactions/managed-create.json:5) · ok"
         assert len(shown) == 11  # 3 looms with 6 links, the unlinked group with 1, no problems
-        await select(pilot, screen, "loom-0-seeds-0")
+        managed = f"{FIXTURES}/interactions/managed-create.json"
+        await select(pilot, screen, f"seed:{S}:{managed}#$.loom")
         text = screen.detail.text
         assert "[seeds from it] custom message" in text
         for expected in ("given → effective — why", "tapestryTokens: — → 1500 — not given: 1,500", "Findings",
@@ -34,13 +36,35 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
         # search: the same typing search as in any session
         await pilot.press(*"summariser")
         assert model.query == "summariser"
-        assert rows(screen) == ["loom-1-reads-1", "unlinked-0"]
+        versions = f"{FIXTURES}/interactions/oneshot-versions.json"
+        assert rows(screen) == [f"read:{A}:{versions}#$[0].versions[0].loom", f"config:{versions}#$[0].versions[1].loom"]
 
 
 async def test_definition_file_opens_with_its_findings() -> None:
     app = make_app(FIXTURES / "definitions" / "support.loom")
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
-        await select(pilot, screen, "loom-0-seeds-0")
+        support = f"{FIXTURES}/definitions/support.loom"
+        await select(pilot, screen, f"seed:{S}:{support}#loom")
         text = screen.detail.text
         assert "error" in text and "not-a-uuid" in text and "clamped to 20,000" in text
+
+
+async def test_an_edited_definition_file_is_read_again_keeping_the_selection(tmp_path: Path) -> None:
+    path = tmp_path / "support.loom"
+    path.write_text((FIXTURES / "definitions" / "support.loom").read_text())
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        selected = f"seed:{S}:{path}#loom"
+        await select(pilot, screen, selected)
+        assert "clamped to 20,000" in screen.detail.text
+        screen.apply_appended()  # nothing changed: nothing happens
+        assert screen.manager is not None and screen.manager.index.by_id[selected].text.endswith("1 error, 3 warnings")
+        path.write_text(path.read_text().replace("tapestryTokens = 50000", "tapestryTokens = 5000"))
+        screen.apply_appended()  # what the live follow calls when the file changes
+        await pilot.pause()
+        assert screen.model is not None and screen.model.selected_id == selected
+        assert screen.manager.index.by_id[selected].text.endswith("1 error, 2 warnings")
+        await pilot.pause()  # the detail pane shows the new content of the same entry
+        assert "5000 → 5000 — as given" in screen.detail.text

@@ -396,20 +396,24 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     from loomtui.session.errors import SessionFormatError
     from loomtui.view.text import display_text, search_text
 
-    sm = open_any(str(HERE / "interactions" / "managed-create.json"))
+    managed = f"{HERE}/interactions/managed-create.json"
+    sm = open_any(managed)
+    seed, read = f"seed:{S}:{managed}#$.loom", f"read:{A}:{managed}#$.loom"
     assert [(e.id, e.parent_id, display_text(e, {})) for e in sm.index.entries] == [
-        ("loom-0", None, f"[loom]: {S} · seed of 1 · read by 0"),
-        ("loom-1", None, f"[loom]: {A} · seed of 0 · read by 1"),
-        ("loom-1-reads-0", "loom-1", f"[reads it]: support-desk ({HERE}/interactions/managed-create.json:5) · ok"),
-        ("loom-0-seeds-0", "loom-0", f"[seeds from it]: support-desk ({HERE}/interactions/managed-create.json:5) · ok"),
+        (f"loom:{S}", None, f"[loom]: {S} · seed of 1 · read by 0"),
+        (f"loom:{A}", None, f"[loom]: {A} · seed of 0 · read by 1"),
+        (read, f"loom:{A}", f"[reads it]: support-desk ({managed}:5) · ok"),
+        (seed, f"loom:{S}", f"[seeds from it]: support-desk ({managed}:5) · ok"),
     ]
-    assert sm.get_leaf_id() == "loom-0-seeds-0"  # the first loom's branch comes first, as in the file
-    detail = sm.load(sm.index.by_id["loom-0-seeds-0"])["content"]
+    assert sm.get_leaf_id() == seed  # the first loom's branch comes first, as in the file
+    detail = sm.load(sm.index.by_id[seed])["content"]
     assert "- `tapestryTokens`: `—` → **1500** — not given: 1,500" in detail
-    assert "support-desk" in search_text(sm.index.by_id["loom-0-seeds-0"])
+    assert "support-desk" in search_text(sm.index.by_id[seed])
     # a definition file, and a directory of them
-    assert open_any(str(HERE / "definitions" / "nested" / "two-agents.def")).index.by_id["unlinked-1"].text == (
-        f"day-shift ({HERE}/definitions/nested/two-agents.def:5) · 2 warnings")
+    two = f"{HERE}/definitions/nested/two-agents.def"
+    assert open_any(two).index.by_id[f"config:{two}#loom"].text == f"night-shift ({two}:2) · 2 warnings"
+    # the second loom = { } of the file: the same path, so the id is made unique
+    assert open_any(two).index.by_id[f"config:{two}#loom-2"].text == f"day-shift ({two}:5) · 2 warnings"
     # 3 looms with a link each, 2 unlinked configurations and 1 problem under their group rows
     assert len(open_any(str(HERE / "definitions")).index.entries) == 11
     (tmp_path / "empty").mkdir()

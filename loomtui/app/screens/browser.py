@@ -210,8 +210,8 @@ class BrowserScreen(Screen[None]):
         tree.focus()
         self._refresh_bars()
         # the tree paints first; the detail pane (a deep entry's depth walk, Markdown's first
-        # import) follows right after
-        self.call_after_refresh(self._update_detail, immediate=True)
+        # import) follows right after; forced: after a reload the same id may hold new content
+        self.call_after_refresh(self._update_detail, immediate=True, force=True)
         self._opening_notices()
         self.call_after_refresh(self._warm_search)
         self.post_message(self.Opened(self))

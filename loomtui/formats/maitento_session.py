@@ -1,0 +1,148 @@
+"""The loom map as a session: what the browser shows for Maitento loom configurations.
+
+One ``custom_message`` entry per loom (``[loom]``), below it one per interaction that seeds from
+it (``[seeds from it]``) and that reads it (``[reads it]``), then a group of the configurations
+that name no loom (``[interactions]``) and one of the inputs that could not be read
+(``[not read]``). An entry's one-line text (the tree row, and what search matches) is a summary;
+its content, shown in the detail pane, explains the configuration field by field with its
+findings. Ids are stable across re-reads (the loom id, the file and the JSON path), so a reload
+keeps the selection. docs/maitento-loom-config.md has the rules.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from loomtui.formats.common import synthetic_time, unique_id
+from loomtui.formats.maitento import Finding
+from loomtui.formats.maitento_map import build_map, counts
+from loomtui.formats.maitento_read import Config, Item, read_paths, walk
+from loomtui.session.errors import WriteConflict
+from loomtui.session.manager import SessionManager
+
+FORMAT = "maitento-loom-config"
+_BASE = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def stamp(path: str) -> tuple[tuple[str, int, int], ...]:
+    """What the map was read from: each file's path, size and modification time."""
+    files = walk(path) if os.path.isdir(path) else [path]
+    out = []
+    for f in files:
+        try:
+            st = os.stat(f)
+        except OSError:
+            continue
+        out.append((f, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+class LoomConfigMap(SessionManager):
+    """The map as a session. Nothing is appended to a configuration file, so ``refresh`` only
+    says whether the files changed (WriteConflict makes the browser read them again)."""
+
+    stamp: tuple[tuple[str, int, int], ...] = ()
+
+    def refresh(self) -> list[Any]:
+        if self.source_path is not None and stamp(self.source_path) != self.stamp:
+            raise WriteConflict("the loom configuration files changed")
+        return []
+
+
+def table_markdown(c: Config) -> str:
+    """One configuration explained field by field (given → effective — why), then its findings."""
+    e = c.explained
+    lines = [f"**{_md(c.label)}** — {e.form} form at `{_code(c.at)}`", "",
+             "Each field: given → **effective** — why.", ""]
+    # one item per field rather than a Markdown table: a pane 60 columns wide cannot hold four
+    # columns with UUIDs in two of them without cutting the field names
+    for r in e.rows:
+        lines.append(f"- `{r.field}`: `{_code(r.given)}` → **{_md(r.effective)}** — {_md(r.why)}")
+    lines += ["", "**Findings**", ""]
+    lines.extend(_findings_md(e.findings))
+    return "\n".join(lines)
+
+
+def _findings_md(findings: list[Finding]) -> list[str]:
+    if not findings:
+        return ["No findings."]
+    return [f"- **{f.level}** `{_code(f.path)}`: {_md(f.message)} ({f.code})" for f in findings]
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("`", "'").replace("\n", " ")
+
+
+def open_map(path: str) -> LoomConfigMap | None:
+    """The configurations in ``path`` (a file or a directory) as a session; None when none."""
+    files = stamp(path)
+    items = read_paths([path])
+    if not items:
+        return None
+    sm = map_session(items, path)
+    sm.stamp = files
+    return sm
+
+
+def map_session(items: list[Item], path: str) -> LoomConfigMap:
+    """``items`` (from ``maitento_read``) as the map's session, named after ``path``."""
+    m = build_map(items)
+    entries: list[dict[str, Any]] = []
+    rows: dict[str, str] = {}
+
+    def add(eid: str, parent: str | None, kind: str, row: str, body: str) -> str:
+        eid = unique_id(eid, rows)
+        entries.append({"type": "custom_message", "id": eid, "parentId": parent,
+                        "timestamp": synthetic_time(_BASE, len(entries)), "customType": kind,
+                        "content": body, "display": True})
+        rows[eid] = row
+        return eid
+
+    for n in m.looms:
+        flags = "".join(f" ! {f}" for f in n.flags)
+        body = [f"**loom `{_code(n.id)}`**", "",
+                f"Seed of {len(n.seeded_by)} interaction(s), read by {len(n.read_by)}.", ""]
+        body += [f"- **{_md(f)}**" for f in n.flags]
+        body += ["", "Seeds from it:" if n.seeded_by else ""] + [f"- {_md(c.label)}" for c in n.seeded_by]
+        body += ["", "Reads it:" if n.read_by else ""] + [f"- {_md(c.label)}" for c in n.read_by]
+        lid = add(f"loom:{n.id.lower()}", None, "loom",
+                  f"{n.id} · seed of {len(n.seeded_by)} · read by {len(n.read_by)}{flags}", "\n".join(body))
+        for how, tag, group in (("seeds from it", "seed", n.seeded_by), ("reads it", "read", n.read_by)):
+            for c in group:
+                add(f"{tag}:{n.id.lower()}:{c.source}#{c.at}", lid, how, f"{c.label} · {counts(c.findings)}",
+                    table_markdown(c))
+    if m.unlinked:
+        gid = add("interactions", None, "interactions", f"{len(m.unlinked)} with no seed or read-only loom",
+                  "Configurations that name no `seedFromLoomId` and no `readFromLoomIds`.")
+        for c in m.unlinked:
+            add(f"config:{c.source}#{c.at}", gid, "interaction", f"{c.label} · {counts(c.findings)}",
+                table_markdown(c))
+    if m.problems:
+        gid = add("problems", None, "not read", f"{len(m.problems)} input(s) with no readable configuration",
+                  "Files or members that hold no readable configuration.")
+        for p in m.problems:
+            first = p.findings[0] if p.findings else None
+            add(f"problem:{p.source}#{first.path if first else ''}", gid, "problem",
+                f"{p.label} · {first.message if first else ''}",
+                f"**{_md(p.label)}**\n\n" + "\n".join(_findings_md(p.findings)))
+    if not entries:
+        add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration in `{path}`.")
+    # the leaf: the first root's first child, so that the first root's branch (shown first) keeps
+    # the map's order; its entry goes last because the last entry is the session leaf
+    leaf = next((i for i, e in enumerate(entries) if e["parentId"] == entries[0]["id"]), 0)
+    entries.append(entries.pop(leaf))
+    header = {"type": "session", "version": 3, "id": "loom-config-map", "timestamp": synthetic_time(_BASE, 0),
+              "cwd": path}
+    sm = LoomConfigMap.from_entries(header, entries, source_path=path, source_format=FORMAT,
+                                    session_name=f"loom configurations: {path}")
+    assert isinstance(sm, LoomConfigMap)
+    for e in sm.index.entries:
+        # the row (and search) show the one-line summary; the detail pane shows the content
+        e.text = rows.get(e.id, e.text)
+    return sm
