@@ -25,6 +25,8 @@ from typing import Any
 import orjson
 
 from loomtui.formats.maitento import ALL_FIELDS, ERROR, WARNING, Explained, Finding, explain, plain, show
+from loomtui.session.errors import SessionFormatError
+from loomtui.session.fileio import read_capped
 
 #: files larger than this are not read (a definition or interaction file is a few KB)
 MAX_FILE_BYTES = 64 << 20
@@ -131,14 +133,15 @@ def read_file(path: str, explicit: bool = True) -> list[Item]:
     """The configurations in one file. ``explicit``: the user named it, so a file without any is
     reported; found by walking a directory, a file that is not about looms is passed over."""
     try:
-        size = os.path.getsize(path)
+        size = os.stat(path).st_size
         if size > MAX_FILE_BYTES:
             if not explicit:
                 return []
             return [Problem(path, 0, [Finding(ERROR, "too-large", "$",
                                               f"{size:,} bytes is more than loomtui reads for a configuration")])]
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_capped(path, MAX_FILE_BYTES)  # regular files only: a FIFO never blocks the walk
+    except SessionFormatError as exc:
+        return [Problem(path, 0, [Finding(ERROR, "unreadable", "$", str(exc))])] if explicit else []
     except OSError as exc:
         return [Problem(path, 0, [Finding(ERROR, "unreadable", "$", f"cannot read {path}: {exc.strerror}")])]
     return read_bytes(data, path, explicit)

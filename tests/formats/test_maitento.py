@@ -419,3 +419,20 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(SessionFormatError, match="directory without loom configurations"):
         open_any(str(tmp_path / "empty"))
+
+
+def test_a_fifo_or_a_huge_file_is_a_finding_and_never_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from loomtui.formats import maitento_read
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    [item] = read_paths([str(fifo)])
+    assert codes(item.findings) == [("error", "unreadable", "$")]
+    assert "FIFO" in item.findings[0].message
+    (tmp_path / "big.json").write_text('{"loom": {"enabled": true}}' + " " * 100)
+    monkeypatch.setattr(maitento_read, "MAX_FILE_BYTES", 64)
+    [item] = read_paths([str(tmp_path / "big.json")])
+    assert codes(item.findings) == [("error", "too-large", "$")]
+    assert read_paths([str(tmp_path)]) == []  # below a directory both are passed over
