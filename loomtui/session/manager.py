@@ -387,6 +387,23 @@ class SessionManager:
                 raise
         return os.path.abspath(out)
 
+    def _verify_header(self) -> None:
+        """Raise WriteConflict when the header line no longer says what it said when read."""
+        info = next((i for i in self.state.lines if i.kind == "header"), None)
+        if self.path is None or info is None:
+            return
+        fd = open_regular(self.path)
+        try:
+            raw = os.pread(fd, info.size, info.offset)
+        finally:
+            os.close(fd)
+        try:
+            same = len(raw) == info.size and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(self.header)
+        except ValueError:
+            same = False
+        if not same:
+            raise WriteConflict(f"{self.path}: its header was rewritten by another program; reopen it; nothing was written")
+
     def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
         """The lines of ``entries`` as they are in the file now, checked against what was read.
 
@@ -397,6 +414,7 @@ class SessionManager:
         if self.path is None or self._mark is None:
             return [self.raw_line(e) for e in entries]
         store.check_unchanged_prefix(self.path, self._mark)
+        self._verify_header()
         fd = open_regular(self.path)
         try:
             out = []
@@ -512,7 +530,8 @@ class SessionManager:
         elif obj["type"] != "branch_summary":
             obj["parentId"] = self._leaf  # the leaf may have followed another writer's lines
         line = js_json(obj).encode() + b"\n"
-        # the line parented on must still be the entry read (a rewrite in place keeps sizes)
+        # the header and the line parented on must still be what was read (a rewrite in place
+        # keeps sizes and times)
         parent = self.index.by_id.get(obj["parentId"]) if obj["parentId"] is not None else None
         self._verified_lines([parent] if parent is not None else [])
         size = store.check_unchanged_prefix(self.path, self._mark)
