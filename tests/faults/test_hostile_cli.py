@@ -14,9 +14,7 @@ from pathlib import Path
 import pytest
 from fault_helpers import needs_pi, pi_read, run_cli
 
-from loomtui.session.jsonvalue import loads
 from loomtui.session.manager import SessionManager
-from loomtui.view.printable import printable
 
 V3 = "dnouri-browse-session"
 TS = '"2026-03-02T10:00:00.000Z"'
@@ -90,6 +88,8 @@ def _no_control(text: str) -> bool:
 
 @pytest.mark.parametrize("case", CASES)
 def test_odd_lines_read_like_pi_and_print_safely(case, odd_files, capsys):
+    from loomtui.session.jsonvalue import loads
+
     path = odd_files[case]
     for argv in COMMANDS:
         code, out, err = run_cli(capsys, argv[0], str(path), *argv[1:])
@@ -150,6 +150,8 @@ def test_tree_output_shows_control_pictures_not_escapes(odd_files, capsys):
 
 
 def test_printable_is_one_column_per_unsafe_character():
+    from loomtui.view.printable import printable
+
     s = "a\x1b[31mb\x07c\x9bd\x7fe\ud83df\ttab\nnl"
     shown = printable(s)
     assert len(shown) == len(s) and shown.isprintable()

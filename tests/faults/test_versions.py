@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from fault_helpers import needs_pi, pi_read, run_cli
 
-from loomtui.session.jsstr import js_to_number, session_version
 from loomtui.session.manager import SessionManager
 
 ABSENT = object()
@@ -65,6 +64,8 @@ def test_migrate_does_not_rewrite_a_version_3_written_oddly(tmp_path, value, cap
 
 def test_js_to_number_follows_javascript():
     import math
+
+    from loomtui.session.jsstr import js_to_number, session_version
 
     assert js_to_number(" 12 ") == 12 and js_to_number("0x10") == 16 and js_to_number("0b11") == 3
     assert js_to_number("") == 0 and js_to_number([]) == 0 and js_to_number([7]) == 7

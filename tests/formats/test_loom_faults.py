@@ -14,9 +14,7 @@ from loomkit import PNG, write_json
 from loomtui.cli import main
 from loomtui.formats.bookmarks import save_bookmarks
 from loomtui.formats.detect import open_any
-from loomtui.formats.media import copy_members, read_member, safe_member_name
 from loomtui.session.errors import LoomError, WriteRefused
-from loomtui.session.jsonvalue import loads
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -118,6 +116,8 @@ def test_loom_with_lone_surrogates_and_deep_values_opens(tmp_path, v2doc, capsys
     assert code == 0 and err == ""
     code, out, err = run(capsys, "export-openloom", str(p), "-o", str(tmp_path / "o.json"))
     assert code == 0, err
+    from loomtui.session.jsonvalue import loads
+
     assert loads((tmp_path / "o.json").read_bytes())["format"] == "open-loom"
 
 
@@ -163,12 +163,16 @@ def test_unsafe_member_names_are_never_carried_into_an_export(tmp_path, v2doc, c
     with zipfile.ZipFile(tmp_path / "out.zip") as z:
         names = z.namelist()
     assert "media/ok.png" in names and not set(bad) & set(names)
+    from loomtui.formats.media import read_member, safe_member_name
+
     assert all(safe_member_name(n) for n in names)
     with pytest.raises(LoomError):
         read_member(str(src), "../../evil.png")
 
 
 def test_safe_member_name():
+    from loomtui.formats.media import safe_member_name
+
     assert safe_member_name("media/a.png") and safe_member_name("a")
     for bad in ("", "/a", "../a", "a/..", "a//b", "./a", "a\\b", "c:x", "a\x00b"):
         assert not safe_member_name(bad), bad
@@ -210,6 +214,8 @@ def test_unreadable_media_members_are_reported_not_raised(tmp_path, v2doc, probl
                  ("export-openloom", str(src), "-o", str(tmp_path / "o.json"))):
         code, out, err = run(capsys, *argv)
         assert "Traceback" not in err and (code == 0 or err.count("\n") == 1), (argv, err)
+    from loomtui.formats.media import read_member
+
     with pytest.raises(LoomError):
         read_member(str(src), "media/x.png")
 
@@ -224,6 +230,8 @@ def test_damaged_document_member_is_one_line(tmp_path, v2doc, capsys):
 def test_bundle_media_are_streamed_with_a_budget(tmp_path, v2doc):
     """A small bundle whose member expands to far more: copied in chunks, and refused past the
     budget with nothing written."""
+    from loomtui.formats.media import copy_members
+
     big = b"\0" * (8 << 20)
     src = _bundle(tmp_path / "in.zip", v2doc, {"media/big.bin": big})
     assert src.stat().st_size < 100_000
