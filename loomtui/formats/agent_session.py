@@ -56,8 +56,11 @@ class AgentSource:
     tool: str
     path: str
     session_id: str
-    #: entry id -> (offset, size, 1-based line) of its line in ``path``
-    spans: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: entry id -> (offset, size, 1-based line) of its line in ``path`` (see ``spans``)
+    _spans: dict[str, tuple[int, int, int]] = field(default_factory=dict)
+    #: skeletons whose offset/size/line give ``spans`` when it is first asked for (saves
+    #: building a dict of every entry while opening)
+    span_entries: list[Entry] | None = None
     #: entry id -> lines without an id shown with it: [{"line", "type", "text"}]
     attached: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: entry id -> why it is a stray fork (parallel tool call, hook progress, ...)
@@ -68,7 +71,8 @@ class AgentSource:
     shown_parent: dict[str, str | None] = field(default_factory=dict)
     subagents: dict[str, Subagent] = field(default_factory=dict)
     #: the file's tree as it links itself: {"entries", "lines", "roots", "leaves", "branchPoints", ...}
-    stats: dict[str, Any] = field(default_factory=dict)
+    #: (a value may be a function computing it, resolved when ``stats`` is read)
+    _stats: dict[str, Any] = field(default_factory=dict)
     #: labels the file itself gives (Claude summaries whose leafUuid is in the file)
     file_labels: dict[str, str] = field(default_factory=dict)
     #: the header line(s) a native export must start with (Codex: session_meta), as bytes
@@ -76,6 +80,24 @@ class AgentSource:
     #: extra per-source facts for ``info`` and the detail pane
     extra: dict[str, Any] = field(default_factory=dict)
     label_dir: str | None = None
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        for k, v in self._stats.items():
+            if callable(v):
+                self._stats[k] = v()
+        return self._stats
+
+    @stats.setter
+    def stats(self, value: dict[str, Any]) -> None:
+        self._stats = value
+
+    @property
+    def spans(self) -> dict[str, tuple[int, int, int]]:
+        if self.span_entries is not None:
+            self._spans.update((e.id, (e.offset, e.size, e.line)) for e in self.span_entries)
+            self.span_entries = None
+        return self._spans
 
 
 def agent_source(manager: Any) -> AgentSource | None:

@@ -323,3 +323,82 @@ def test_export_branch_to_pi_and_openloom(claude_dir: Path, tmp_path: Path) -> N
     assert pi.header["parentSession"] == str(f)
     res = export_openloom(sm, str(tmp_path / "b.openloom"), leaf_id=leaf)
     assert res.nodes > 0 and open_any(res.path).index.entries
+
+
+@pytest.mark.parametrize("name", CLAUDE_FILES)
+def test_fast_skeletons_equal_what_fill_makes_of_the_full_entry(claude_dir: Path, name: str) -> None:
+    """The reader builds skeletons straight from each line; the detail pane, search and export
+    use the full entry (``to_pi``). Both must agree on everything the tree shows."""
+    from loomtui.session.manager import entry_from_dict
+
+    sm = open_any(str(claude_dir / name))
+    fields = ("type", "role", "timestamp", "text", "aux", "has_text", "stop_reason", "tool_name", "tool_calls",
+              "content_is_str", "hidden", "parent_id")
+    checked = 0
+    for e in sm.index.entries:
+        if e.id not in sm.agent.spans:
+            continue  # a subagent row (kept in memory)
+        full = entry_from_dict(sm.load(e))
+        assert full is not None
+        for f in fields:
+            assert getattr(e, f) == getattr(full, f), (e.id, f)
+        checked += 1
+    assert checked == sum(1 for e in sm.index.entries if e.data is None)
+
+
+def test_generated_session_reads_consistently(tmp_path: Path) -> None:
+    """The benchmark's generator (rewinds, split responses, parallel calls, hook lines): the
+    file's tree equals what the fixtures' script counts, and skeletons equal the full entries."""
+    from loomtui.session.manager import entry_from_dict
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "gen.jsonl"
+    subprocess.run([sys.executable, str(root / "benchmarks" / "gen_claude_session.py"), str(out), "--lines", "900",
+                    "--rewind-every", "5"], check=True)
+    shared = root.parent / "shared" / "fixtures" / "claude" / "tree_stats.py"
+    want = json.loads(subprocess.run([sys.executable, str(shared), str(out)], capture_output=True, text=True,
+                                     check=True).stdout.split("\n", 1)[1])
+    sm = open_any(str(out))
+    s = sm.agent.stats
+    assert (s["entries"], len(s["roots"]), len(s["leaves"]), len(s["branchPoints"])) == (
+        want["uuid_entries"], want["roots"], want["leaves"], want["branch_points"])
+    assert want["branch_classes"].get("prompt", 0) > 0  # the rewinds are there
+    for e in sm.index.entries:
+        full = entry_from_dict(sm.load(e))
+        assert full is not None and (e.text, e.role, e.tool_calls, e.hidden) == (
+            full.text, full.role, full.tool_calls, full.hidden)
+
+
+def _line(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> str:
+    msg = {"role": "user" if kind == "user" else "assistant", "content": content}
+    if kind == "assistant":
+        msg.update({"id": f"msg_{uuid}", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1}})
+    return json.dumps({"parentUuid": parent, "isSidechain": False, "sessionId": "s-1", "type": kind,
+                       "message": msg, "uuid": uuid, "timestamp": f"2026-01-01T00:00:{len(uuid):02d}Z", **extra})
+
+
+def test_abandoned_branch_keeps_its_tail_after_a_parallel_call(tmp_path: Path) -> None:
+    """A rewind leaves a branch whose last turn had parallel tool calls: its continuation is not
+    a stray fork (only the dead-end result is)."""
+    call = lambda i, tid: {"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": f"c{i}"}}  # noqa: E731
+    result = lambda tid: [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}]  # noqa: E731
+    rows = [
+        _line("p1", None, "user", "first question"),
+        _line("a1", "p1", "assistant", [{"type": "text", "text": "answer one"}]),
+        _line("p2", "a1", "user", "abandoned question"),
+        _line("c1", "p2", "assistant", [call(1, "t1")]),
+        _line("c2", "c1", "assistant", [call(2, "t2")]),
+        _line("r2", "c2", "user", result("t2")),  # dead end
+        _line("r1", "c1", "user", result("t1")),  # the abandoned branch goes on from here
+        _line("a2", "r1", "assistant", [{"type": "text", "text": "abandoned answer"}]),
+        _line("p3", "a1", "user", "the question asked instead"),  # the rewind
+        _line("a3", "p3", "assistant", [{"type": "text", "text": "final answer"}]),
+    ]
+    f = tmp_path / "s-1.jsonl"
+    f.write_text("\n".join(rows) + "\n")
+    sm = open_any(str(f))
+    assert sm.get_leaf_id() == "a3"
+    assert set(sm.agent.stray) == {"c2", "r2"}
+    shown = TreeModel(sm)
+    ids = {shown.entry_at(i).id for i in range(len(shown))}
+    assert {"p2", "r1", "a2", "p3", "a3"} <= ids and "r2" not in ids
