@@ -20,6 +20,7 @@ and the entry each is shown with, stray forks, subagents.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +31,13 @@ from loomtui.session import store
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_json
-from loomtui.session.manager import CURRENT_VERSION, SessionManager, branch_file_name, new_session_id, now_iso
+from loomtui.session.manager import (
+    CURRENT_VERSION,
+    SessionManager,
+    branch_file_name,
+    new_session_id,
+    now_iso,
+)
 
 CLAUDE = "claude-code"
 CODEX = "codex"
@@ -61,12 +68,12 @@ class AgentSource:
     #: skeletons whose offset/size/line give ``spans`` when it is first asked for (saves
     #: building a dict of every entry while opening)
     span_entries: list[Entry] | None = None
-    #: entry id -> lines without an id shown with it: [{"line", "type", "text"}]
-    attached: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: entry id -> lines without an id shown with it: [{"line", "type", "text"}] (see ``attached``)
+    _attached: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: entry id -> why it is a stray fork (parallel tool call, hook progress, ...)
     stray: dict[str, str] = field(default_factory=dict)
-    #: entry id -> pi-style usage, only on the entry that counts for its API response
-    usage: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: entry id -> pi-style usage, only on the entry that counts for its API response (``usage``)
+    _usage: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: entry id -> the parent the tree shows when it differs from the file's
     shown_parent: dict[str, str | None] = field(default_factory=dict)
     subagents: dict[str, Subagent] = field(default_factory=dict)
@@ -80,6 +87,23 @@ class AgentSource:
     #: extra per-source facts for ``info`` and the detail pane
     extra: dict[str, Any] = field(default_factory=dict)
     label_dir: str | None = None
+    #: work a reader leaves until its results are first asked for (tokens, attached lines)
+    deferred: Callable[[], None] | None = None
+
+    def ensure(self) -> None:
+        if self.deferred is not None:
+            fn, self.deferred = self.deferred, None
+            fn()
+
+    @property
+    def usage(self) -> dict[str, dict[str, Any]]:
+        self.ensure()
+        return self._usage
+
+    @property
+    def attached(self) -> dict[str, list[dict[str, Any]]]:
+        self.ensure()
+        return self._attached
 
     @property
     def stats(self) -> dict[str, Any]:
@@ -249,6 +273,7 @@ class AgentSession(SessionManager):
     # info -----------------------------------------------------------------------------------
     def file_summary(self) -> dict[str, Any]:
         """What ``info`` reports for the file's own tree (shape of the pi summary's fields)."""
+        self.agent.ensure()
         s = self.agent.stats
         u = self.agent.extra.get("usage") or {}
         usage = {k: u.get(k, 0) for k in ("input", "output", "cacheRead", "cacheWrite", "totalTokens")}

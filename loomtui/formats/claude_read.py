@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
-from collections import defaultdict
 from typing import Any
 
 import orjson
 
-from loomtui.formats.agent_session import CLAUDE, AgentSession, AgentSource, Subagent, header_for
+from loomtui.formats.agent_session import CLAUDE, AgentSession, AgentSource, header_for
 from loomtui.formats.claude import (
     ATTACHED_CAP,
     CMD_PREFIXES,
@@ -34,10 +32,10 @@ from loomtui.formats.claude import (
     text_of,
     to_pi,
 )
+from loomtui.formats.claude_subagents import file_subagents, inline_subagents
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.jsstr import js_trim, utf16_slice
-from loomtui.session.manager import entry_from_dict
 from loomtui.session.memory import bulk_allocation
 
 AGENT_TOOLS = ("Task", "Agent")
@@ -99,6 +97,11 @@ def _scan(data: bytes) -> Scan:
     pos = 0
     line = 0
     last_main = last_any = -1
+    nlines = 0
+    need_sid = True
+    books = sc.books
+    progress = sc.progress
+    sidechain = sc.side
     while pos < n:
         nl = find(b"\n", pos)
         if nl < 0:
@@ -116,22 +119,23 @@ def _scan(data: bytes) -> Scan:
                 continue
             sc.diags.append(Diagnostic(line, "not valid JSON: skipped"))
             continue
-        sc.lines += 1
+        nlines += 1
         if type(obj) is not dict:
             sc.diags.append(Diagnostic(line, "not a JSON object: skipped"))
             continue
         u = obj.get("uuid")
         if type(u) is not str or not u:
-            sc.books.append((_small_book(obj), line, last_main, last_any))
+            books.append((_small_book(obj), line, last_main, last_any))
             continue
         if u in by_id:
             sc.diags.append(Diagnostic(line, f"duplicate uuid {u!r}: the first line with it wins"))
             continue
         i = len(skels)
         by_id[u] = i
-        if sc.session_id is None:
+        if need_sid:
             sid = obj.get("sessionId")
             if type(sid) is str:
+                need_sid = False
                 sc.session_id = sid
                 cwd = obj.get("cwd")
                 sc.cwd = cwd if type(cwd) is str else None
@@ -158,17 +162,18 @@ def _scan(data: bytes) -> Scan:
         kinds.append(kind)
         last_any = i
         if side:
-            sc.side.add(i)
+            sidechain.add(i)
         else:
             last_main = i
         if kind == "progress":
-            sc.progress.append(i)
+            progress.append(i)
         if parent is None:
             lp = obj.get("logicalParentUuid")
             if type(lp) is str:
                 sc.logical[i] = lp
             if side and kind == "prompt":
                 sc.side_roots[i] = text_of((obj.get("message") or {}).get("content")).strip()
+    sc.lines = nlines
     return sc
 
 
@@ -392,19 +397,28 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
 
     leaf = _find_leaf(sc, main, shown_kids, by_id, sidechain_root is None and len(main) < n, in_main)
     _mark_stray(src, sc, in_main, shown_kids, shown_forks, leaf, by_id)
-    for _key, (_rank, i, u) in sc.usage.items():
-        if sidechain_root is None or in_main(i):
-            src.usage[skels[i].id] = pi_usage(u)
-    total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
-    for u in src.usage.values():
-        for k in total:
-            total[k] += u[k]
-    src.extra["usage"] = {**total, "responses": len(src.usage)}
-    if sidechain_root is not None:
-        nearest = "search"
-    else:
-        nearest = "main" if main_set is not None else "any"
-    _attach_books(src, sc, main, by_id, in_main, nearest)
+    def deferred() -> None:
+        """Tokens and the lines without a uuid: computed when first asked for."""
+        for _key, (_rank, i, u) in sc.usage.items():
+            if sidechain_root is None or in_main(i):
+                src._usage[skels[i].id] = pi_usage(u)
+        total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+        for u in src._usage.values():
+            for k in total:
+                total[k] += u[k]
+        src.extra["usage"] = {**total, "responses": len(src._usage)}
+        if sidechain_root is not None:
+            nearest = "search"
+        else:
+            nearest = "main" if main_set is not None else "any"
+        _attach_books(src, sc, main, by_id, in_main, nearest)
+
+    src.deferred = deferred
+    for b, *_rest in sc.books:  # summaries whose leaf is in the file label it
+        ref = b.get("leafUuid")
+        if b.get("type") == "summary" and isinstance(ref, str) and in_main(by_id.get(ref)) and isinstance(
+                b.get("summary"), str) and b["summary"].strip():
+            src.file_labels[ref] = " ".join(b["summary"].split())[:80]
     src.span_entries = [skels[i] for i in main] if main_set is not None else skels
     header = header_for(src, sc.cwd or "", skels[main[0]].timestamp if main else None,
                         {"tool": CLAUDE, "version": sc.version})
@@ -414,8 +428,8 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     for u in src.stray:
         skels[by_id[u]].hidden = "stray"
     if sidechain_root is None and main_set is not None:
-        skeletons += _inline_subagents(src, sc, main, main_set, kids)
-    skeletons += _file_subagents(src, sc, in_main)
+        skeletons += inline_subagents(src, sc, main, main_set, kids)
+    skeletons += file_subagents(src, sc, in_main)
     sm.index.build(skeletons)
     sm.index.diagnostics[:0] = sc.diags
     leaf_id = skels[leaf].id if leaf is not None else (skeletons[-1].id if skeletons else None)
@@ -522,8 +536,6 @@ def _attach_books(src: AgentSource, sc: Scan, main: list[int], by_id: dict[str, 
         ref = b.get("leafUuid") if t in ("summary", "last-prompt") else b.get("messageId")
         if isinstance(ref, str) and in_main(by_id.get(ref)):
             target = by_id[ref]
-            if t == "summary" and isinstance(b.get("summary"), str) and b["summary"].strip():
-                src.file_labels[ref] = " ".join(b["summary"].split())[:80]
         if target is None and main:
             if nearest == "search":
                 k = bisect.bisect_left(main_lines, line) - 1
@@ -534,90 +546,9 @@ def _attach_books(src: AgentSource, sc: Scan, main: list[int], by_id: dict[str, 
         if target is None:
             sc.diags.append(Diagnostic(line, f"{t} line with no entry to show it with"))
             continue
-        lst = src.attached.setdefault(sc.skels[target].id, [])
+        lst = src._attached.setdefault(sc.skels[target].id, [])
         if len(lst) < ATTACHED_CAP:
             lst.append({"line": line, "type": t, "text": b.get("text")})
         elif len(lst) == ATTACHED_CAP:
             lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
     src.extra["linesWithoutId"] = len(sc.books)
-
-
-def _placeholder(src: AgentSource, sub: Subagent, parent: str | None, ts: Any) -> Entry:
-    src.subagents[sub.entry_id] = sub
-    d = {"type": "custom_message", "id": sub.entry_id, "parentId": parent, "timestamp": ts, "customType": "subagent",
-         "content": f"{sub.description} · {sub.entries} entries · Enter opens it", "display": True,
-         "agentSource": {"tool": CLAUDE, "kind": "subagent", "file": sub.path, "root": sub.root, "call": sub.call_id}}
-    e = entry_from_dict(d)
-    assert e is not None
-    return e
-
-
-def _inline_subagents(src: AgentSource, sc: Scan, main: list[int], main_set: set[int],
-                      kids: dict[Any, list[int]]) -> list[Entry]:
-    """1.0.x: sidechains inline in the file, matched to their Task call by the prompt they got."""
-    by_prompt: dict[str, list[str]] = defaultdict(list)
-    for cid, (i, inp) in sc.agent_calls.items():
-        if i in main_set and isinstance(inp.get("prompt"), str):
-            by_prompt[inp["prompt"].strip()].append(cid)
-    used: set[str] = set()
-    out = []
-    main_lines = [sc.skels[i].line for i in main]
-    for i, prompt in sc.side_roots.items():
-        cid = next((c for c in by_prompt.get(prompt, ()) if c not in used), None)
-        if cid is not None:
-            used.add(cid)
-            inp = sc.agent_calls[cid][1]
-            host = sc.results.get(cid, sc.agent_calls[cid][0])
-            if host not in main_set:
-                host = sc.agent_calls[cid][0]
-        else:
-            inp = {}
-            k = bisect.bisect_left(main_lines, sc.skels[i].line) - 1
-            host = main[k] if k >= 0 else main[0]
-        desc = inp.get("description") or " ".join(prompt.split())[:60] or "sidechain"
-        sub = Subagent(f"agent:{sc.skels[i].id}", cid, f"{desc} ({inp.get('subagent_type') or 'sidechain'})",
-                       src.path, root=sc.skels[i].id, entries=len(_subtree(i, sc, kids)))
-        out.append(_placeholder(src, sub, sc.skels[host].id, sc.skels[i].timestamp))
-    return out
-
-
-def _file_subagents(src: AgentSource, sc: Scan, in_main: Any) -> list[Entry]:
-    """2.0.x ``agent-<id>.jsonl`` beside the session, 2.1.x ``<session>/subagents/agent-<id>.jsonl``:
-    linked by the tool result's ``toolUseResult.agentId``."""
-    out = []
-    folder = os.path.dirname(src.path)
-    stem = os.path.splitext(os.path.basename(src.path))[0]
-    for i, agent, call in sc.agent_ids:
-        if not in_main(i) or not re.fullmatch(r"[A-Za-z0-9_-]{1,80}", agent):
-            continue
-        found = None
-        for d in (os.path.join(folder, stem, "subagents"), os.path.join(folder, src.session_id, "subagents"), folder):
-            cand = os.path.join(d, f"agent-{agent}.jsonl")
-            if os.path.isfile(cand):
-                found = cand
-                break
-        if found is None or f"agent:{agent}" in src.subagents:
-            continue
-        desc = kind = None
-        try:
-            with open(found[:-len(".jsonl")] + ".meta.json", "rb") as f:
-                meta = orjson.loads(f.read())
-            if isinstance(meta, dict):
-                desc, kind = meta.get("description"), meta.get("agentType")
-        except (OSError, orjson.JSONDecodeError):
-            pass
-        inp = sc.agent_calls.get(call, (0, {}))[1] if isinstance(call, str) else {}
-        desc = desc or inp.get("description") or f"agent {agent}"
-        try:
-            with open(found, "rb") as f:
-                count = sum(1 for ln in f if b'"uuid"' in ln)
-        except OSError:
-            count = 0
-        label = f"{desc} ({kind or inp.get('subagent_type') or 'subagent'})"
-        sub = Subagent(f"agent:{agent}", call if isinstance(call, str) else None, label, found, entries=count)
-        out.append(_placeholder(src, sub, sc.skels[i].id, sc.skels[i].timestamp))
-    return out
-
-
-# what the pi-style entry shows besides the line: kept in claude.to_pi (``agentSource``)
-__all__ = ["read_claude", "SHOWN_SYSTEM"]

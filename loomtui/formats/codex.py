@@ -31,7 +31,13 @@ from typing import Any
 
 import orjson
 
-from loomtui.formats.agent_session import CODEX, AgentSession, AgentSource, file_lines, header_for
+from loomtui.formats.agent_session import (
+    CODEX,
+    AgentSession,
+    AgentSource,
+    file_lines,
+    header_for,
+)
 from loomtui.formats.claude import read_file_bytes
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, SessionFormatError
@@ -268,7 +274,7 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
                     last = info.get("last_token_usage")
                     u = usage_of(last) if isinstance(last, dict) else _diff(tot, prev_total)
                     if last_assistant is not None:
-                        src.usage[last_assistant] = _add(src.usage.get(last_assistant, {}), u)
+                        src._usage[last_assistant] = _add(src._usage.get(last_assistant, {}), u)
                     else:
                         pending = _add(pending or {}, u)
                     prev_total = tot
@@ -298,7 +304,7 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
         if kind in ("assistant", "thinking", "tool-call"):
             last_assistant = eid
             if pending:
-                src.usage[eid] = _add(src.usage.get(eid, {}), pending)
+                src._usage[eid] = _add(src._usage.get(eid, {}), pending)
                 pending = None
         parent = eid
         current = eid
@@ -306,7 +312,7 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
         if x.id in src.stray and not x.hidden:
             x.hidden = "stray"
     if "head" in ex and skeletons:
-        src.attached.setdefault(skeletons[0].id, [])[:0] = ex.pop("head")
+        src._attached.setdefault(skeletons[0].id, [])[:0] = ex.pop("head")
     header = header_for(src, meta.get("cwd"), meta.get("timestamp"),
                         {"tool": CODEX, "originator": meta.get("originator"), "cliVersion": meta.get("cli_version")}
                         | ({"parentSession": meta["forked_from_id"]} if meta.get("forked_from_id") else {}))
@@ -340,7 +346,7 @@ def _attach(src: AgentSource, target: str, line: int, obj: dict[str, Any]) -> No
     pt = p.get("type")
     if pt in ("user_message", "agent_message", "agent_reasoning", "token_count"):
         return  # mirror copies of entries and counters: the entry itself shows them
-    lst = src.attached.setdefault(target, [])
+    lst = src._attached.setdefault(target, [])
     if len(lst) < ATTACHED_CAP:
         lst.append({"line": line, "type": f"{obj.get('type')}/{pt}" if pt else obj.get("type"), "text": _describe(obj)})
 
