@@ -125,7 +125,7 @@ def _scan(data: bytes) -> Scan:
             continue
         u = obj.get("uuid")
         if type(u) is not str or not u:
-            books.append((_small_book(obj), line, last_main, last_any))
+            books.append((obj, line, last_main, last_any))
             continue
         if u in by_id:
             sc.diags.append(Diagnostic(line, f"duplicate uuid {u!r}: the first line with it wins"))
@@ -175,15 +175,6 @@ def _scan(data: bytes) -> Scan:
                 sc.side_roots[i] = text_of((obj.get("message") or {}).get("content")).strip()
     sc.lines = nlines
     return sc
-
-
-def _small_book(obj: dict[str, Any]) -> dict[str, Any]:
-    """What a line without a uuid is kept as (its description, references and title)."""
-    keep = {"type": obj.get("type"), "text": _describe_book(obj)}
-    for k in ("leafUuid", "messageId", "summary", "customTitle", "agentName", "sessionId"):
-        if k in obj:
-            keep[k] = obj[k]
-    return keep
 
 
 def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: dict[str, str], sc: Scan, i: int,
@@ -494,7 +485,8 @@ def _mark_stray(src: AgentSource, sc: Scan, in_main: Any, kids: dict[str, list[i
     kinds = sc.kinds
     skels = sc.skels
     stray = src.stray
-    for children in forks.values():
+    on: set[int] = set()  # lines known to lead to a prompt or the leaf
+    for children in reversed(list(forks.values())):  # deeper forks first: their answers are reused
         cls = fork_class([kinds[i] for i in children])
         if cls == "prompt":
             continue
@@ -505,15 +497,19 @@ def _mark_stray(src: AgentSource, sc: Scan, in_main: Any, kids: dict[str, list[i
             stack = [c]
             while stack:
                 i = stack.pop()
-                if kinds[i] == "prompt" or i == leaf:
+                if kinds[i] == "prompt" or i == leaf or i in on:
                     side = []
                     goes_on = True
+                    on.add(c)
                     break
+                eid = skels[i].id
+                if eid in stray:
+                    continue  # a fork below, already settled with everything under it
                 side.append(i)
-                stack.extend(kids.get(skels[i].id, ()))
+                stack.extend(kids.get(eid, ()))
             sides.append(side)
         if not goes_on:
-            sides.remove(max(sides, key=lambda side: max(side)))  # the abandoned branch went on there
+            sides.remove(max(sides, key=lambda side: max(side, default=-1)))  # the abandoned branch went on there
         reason = STRAY_REASONS[cls]
         for side in sides:
             for i in side:
@@ -548,7 +544,7 @@ def _attach_books(src: AgentSource, sc: Scan, main: list[int], by_id: dict[str, 
             continue
         lst = src._attached.setdefault(sc.skels[target].id, [])
         if len(lst) < ATTACHED_CAP:
-            lst.append({"line": line, "type": t, "text": b.get("text")})
+            lst.append({"line": line, "type": t, "text": _describe_book(b)})
         elif len(lst) == ATTACHED_CAP:
             lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
     src.extra["linesWithoutId"] = len(sc.books)
