@@ -161,7 +161,7 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
     }
     file_summary = getattr(sm, "file_summary", None)
     if callable(file_summary):
-        # another tool's file (Claude Code, Codex): its own tree and token count (docs/formats.md)
+        # another tool's file (Claude Code, Codex): its own tree and token count (docs/agent-formats.md)
         summary.update(file_summary())
     return summary
 

@@ -10,7 +10,7 @@ in file order, so a reader of that format sees only that branch:
   id, then for each entry of the branch its line and the lines kept with it (turn contexts,
   events), except ``thread_rolled_back`` events, which would drop turns of the branch itself.
 
-The result follows the formats as documented in docs/formats.md; it was not checked against
+The result follows the formats as documented in docs/agent-formats.md; it was not checked against
 the tools themselves.
 """
 

@@ -1,7 +1,7 @@
 """Sessions read from other coding agents' files (Claude Code, Codex CLI): read-only, lazy.
 
 The readers (``formats.claude``, ``formats.codex``) turn each line of the tool's file into a
-pi-style entry (docs/formats.md, "Claude Code and Codex"). What the tree, filters and search need
+pi-style entry (docs/agent-formats.md, "Claude Code and Codex"). What the tree, filters and search need
 is kept in the usual skeletons; the full entry is rebuilt on demand from the line's bytes, as
 pi sessions are (so a 50k-line file costs what a pi file of that size costs).
 

@@ -1,6 +1,6 @@
 """Claude Code session files (``~/.claude/projects/<dir>/<sessionId>.jsonl``) as loomtui sessions.
 
-Read-only (``formats.agent_session``); the format as far as it is known is in docs/formats.md.
+Read-only (``formats.agent_session``); the format as far as it is known is in docs/agent-formats.md.
 
 * Every line with a ``uuid`` is a tree entry (``parentUuid`` links it; an unknown parent makes a
   root). Kinds, so that pi's five filters keep their meaning: a prompt → user message; an

@@ -1,6 +1,6 @@
 """Codex CLI rollout files (``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``) as loomtui sessions.
 
-Read-only (``formats.agent_session``); the format as far as it is known is in docs/formats.md.
+Read-only (``formats.agent_session``); the format as far as it is known is in docs/agent-formats.md.
 
 A rollout is a line in file order. Each conversational ``response_item`` is one entry, chained
 on the previous one, so a turn (a prompt and what the agent did for it) is a run of entries:

@@ -1,7 +1,7 @@
 """Claude Code and Codex sessions in the picker: where they live, one summary each, search text.
 
 The readers themselves live in ``loomtui.formats`` (a layer above); this module only lists
-files and summarises them the way ``catalog`` does for pi (docs/formats.md, "Claude Code and
+files and summarises them the way ``catalog`` does for pi (docs/agent-formats.md, "Claude Code and
 Codex"):
 
 * Claude Code: ``$CLAUDE_CONFIG_DIR/projects/*/*.jsonl`` (default ``~/.claude``), without the
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 CLAUDE = "claude-code"
 CODEX = "codex"
-#: Claude Code lines without a uuid (docs/formats.md)
+#: Claude Code lines without a uuid (docs/agent-formats.md)
 CLAUDE_BOOKKEEPING = ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode", "mode",
                       "custom-title", "agent-name", "ai-title", "pr-link")
 CMD_PREFIXES = ("<command-name>", "<command-message>", "<bash-input>", "<bash-stdout>", "<local-command-stdout>",

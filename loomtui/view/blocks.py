@@ -366,7 +366,7 @@ def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap 
 
 def origin_blocks(origin: dict[str, Any]) -> list[Block]:
     """Where an entry read from another tool's file (Claude Code, Codex) comes from: its line, a
-    stray fork's reason, and the lines without an id shown with it (docs/formats.md)."""
+    stray fork's reason, and the lines without an id shown with it (docs/agent-formats.md)."""
     out: list[Block] = []
     if origin.get("stray"):
         out.append(Title(f"stray fork: {origin['stray']} (not a rewind; only the all filter shows it)", "warning"))
