@@ -120,6 +120,9 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if isinstance(first_obj, dict):
             return SessionManager.open(path)
         raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
+    if first_obj is not None and len(first) == size:
+        # a one-line document: the first line was the whole file, already parsed
+        return open_document(first_obj, path, sha256(first), tree_id)
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
     except OSError as exc:

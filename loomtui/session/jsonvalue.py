@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from json.decoder import scanstring
 from typing import Any
 
 import orjson
@@ -74,17 +75,103 @@ def _no_constants(name: str) -> Any:
 
 
 def stdlib_loads(text: str) -> Any:
-    """``JSON.parse`` of ``text`` with the stdlib codec (any depth, lone surrogates, huge
-    numbers); raises ValueError for what is not JSON."""
-    kwargs = {"parse_int": _js_int, "parse_constant": _no_constants}
+    """``JSON.parse`` of ``text`` with the stdlib codec (lone surrogates, huge numbers), and
+    without recursion for deep documents; raises ValueError for what is not JSON."""
     try:
-        return json.loads(text, **kwargs)  # type: ignore[arg-type]
+        return json.loads(text, parse_int=_js_int, parse_constant=_no_constants)
     except RecursionError:
         pass
-    try:
-        return deep_call(json.loads, text, **kwargs)
+    try:  # the C codec on a thread with a big stack: fast, up to DEEP_LIMIT levels
+        return deep_call(json.loads, text, parse_int=_js_int, parse_constant=_no_constants)
     except (RecursionError, MemoryError):
-        raise ValueError("nested too deeply to read") from None
+        return iterative_loads(text, _js_int, float)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def iterative_loads(text: str, parse_int: Any = int, parse_float: Any = float) -> Any:
+    """A JSON parser without recursion: any depth in memory proportional to the document
+    (the C codec recurses, ~200 bytes of stack a level). Same values as ``json.loads``."""
+    ws = _WS.match
+    number = _NUMBER.match
+    n = len(text)
+    idx = ws(text, 0).end()
+    stack: list[list[Any]] = []  # [container, pending key]
+    while True:
+        c = text[idx : idx + 1]
+        if c == "{":
+            idx = ws(text, idx + 1).end()
+            if text[idx : idx + 1] == "}":
+                value: Any = {}
+                idx += 1
+            else:
+                key, idx = _key(text, idx)
+                stack.append([{}, key])
+                idx = ws(text, idx).end()
+                continue
+        elif c == "[":
+            idx = ws(text, idx + 1).end()
+            if text[idx : idx + 1] == "]":
+                value = []
+                idx += 1
+            else:
+                stack.append([[], None])
+                continue
+        elif c == '"':
+            value, idx = scanstring(text, idx + 1, True)
+        elif c == "n" and text.startswith("null", idx):
+            value, idx = None, idx + 4
+        elif c == "t" and text.startswith("true", idx):
+            value, idx = True, idx + 4
+        elif c == "f" and text.startswith("false", idx):
+            value, idx = False, idx + 5
+        else:
+            m = number(text, idx)
+            if m is None or not c:
+                raise ValueError(f"not JSON at character {idx}")
+            i, frac, exp = m.groups()
+            value = parse_float(m.group()) if frac or exp else parse_int(i)
+            idx = m.end()
+        # a value is complete: hand it to the open containers, closing those that end here
+        while True:
+            if not stack:
+                idx = ws(text, idx).end()
+                if idx != n:
+                    raise ValueError(f"extra data at character {idx}")
+                return value
+            top = stack[-1]
+            container = top[0]
+            if type(container) is dict:
+                container[top[1]] = value
+            else:
+                container.append(value)
+            idx = ws(text, idx).end()
+            ch = text[idx : idx + 1]
+            if ch == ",":
+                idx = ws(text, idx + 1).end()
+                if type(container) is dict:
+                    top[1], idx = _key(text, idx)
+                    idx = ws(text, idx).end()
+                break
+            if ch == ("}" if type(container) is dict else "]"):
+                idx += 1
+                stack.pop()
+                value = container
+                continue
+            raise ValueError(f"expected , or a closing bracket at character {idx}")
+
+
+def _key(text: str, idx: int) -> tuple[str, int]:
+    """An object key and its colon, from ``idx`` (at the opening quote)."""
+    if text[idx : idx + 1] != '"':
+        raise ValueError(f"expected a key at character {idx}")
+    key, idx = scanstring(text, idx + 1, True)
+    idx = _WS.match(text, idx).end()
+    if text[idx : idx + 1] != ":":
+        raise ValueError(f"expected : at character {idx}")
+    return key, _WS.match(text, idx + 1).end()
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:
@@ -158,13 +245,15 @@ def _finite_float(s: str) -> float:
 def exact_loads(text: str) -> Any:
     """A document to rewrite: integers exact, every float finite (else ValueError: it could not
     be written back value for value), any depth."""
-    kwargs = {"parse_float": _finite_float, "parse_constant": _no_constants}
     with exact_ints():
         try:
-            return json.loads(text, **kwargs)  # type: ignore[arg-type]
+            return json.loads(text, parse_float=_finite_float, parse_constant=_no_constants)
         except RecursionError:
             pass
-        return deep_call(json.loads, text, **kwargs)
+        try:
+            return deep_call(json.loads, text, parse_float=_finite_float, parse_constant=_no_constants)
+        except (RecursionError, MemoryError):
+            return iterative_loads(text, int, _finite_float)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

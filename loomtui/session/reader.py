@@ -56,11 +56,18 @@ def is_pi_header(value: Any) -> bool:
     return isinstance(value, dict) and (value.get("type") in ("session", "title") or value.get("kind") == "header")
 
 
+#: first lines longer than this are parsed by the sniff only when they may be a pi header
+SNIFF_PARSE_LIMIT = 1 << 20
+
+
 def is_pi_session_file(path: str) -> bool:
     """Whether ``path`` starts like a pi/omp session (``is_pi_header`` of its first line)."""
     try:
         with open_regular_file(path) as f:
-            return is_pi_header(line_value(first_line(f)))
+            line = first_line(f)
+            if len(line) > SNIFF_PARSE_LIMIT and not any(w in line for w in (b'"session"', b'"title"', b'"header"')):
+                return False  # a big one-line document (a loom) is not parsed twice to learn that
+            return is_pi_header(line_value(line))
     except (OSError, SessionFormatError):
         return False
 

@@ -320,3 +320,19 @@ def _strip_bookmarks(v: Any) -> Any:
 @pytest.mark.parametrize("path", PI_FILES, ids=lambda p: p.stem)
 def test_the_unmutated_fixtures_pass_the_same_checks(path):
     _exercise_reading(SessionManager.open(str(path)))
+
+
+@SETTINGS
+@given(JSON_VALUES)
+def test_the_iterative_parser_reads_what_the_stdlib_reads(value):
+    """The parser for documents nested beyond the C codec's reach gives the same values."""
+    from loomtui.session.jsonvalue import iterative_loads
+
+    for text in (json.dumps(value), json.dumps(value, indent=2), json.dumps(value, ensure_ascii=False)):
+        assert iterative_loads(text) == json.loads(text)
+    deep = "[" * 50_000 + json.dumps(value) + "]" * 50_000
+    got = iterative_loads(deep)
+    for _ in range(50_000):
+        assert isinstance(got, list) and len(got) == 1
+        got = got[0]
+    assert got == value
