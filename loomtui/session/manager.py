@@ -394,11 +394,14 @@ class SessionManager:
             return
         fd = open_regular(self.path)
         try:
-            raw = os.pread(fd, info.size, info.offset)
+            raw = os.pread(fd, info.size + 1, info.offset)
         finally:
             os.close(fd)
+        # the line must still end where it ended: a changed newline glues it to the next line
+        end_ok = len(raw) == info.size or raw[-1:] in (b"\n", b"\r")
+        raw = raw[: info.size]
         try:
-            same = len(raw) == info.size and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(self.header)
+            same = end_ok and len(raw) == info.size and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(self.header)
         except ValueError:
             same = False
         if not same:

@@ -5,6 +5,9 @@ import { pathToFileURL } from "node:url";
 
 const [peer, ...files] = process.argv.slice(2);
 const sm = await import(pathToFileURL(`${peer}/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js`).href);
+// Ids, types and versions of mutated files may be deeply nested values: print a flat marker
+// for those, so the answer stays shallow enough for any JSON reader.
+const flat = (v) => (v !== null && typeof v === "object" ? { nonScalar: Array.isArray(v) ? "array" : "object" } : v);
 const out = [];
 for (const file of files) {
   try {
@@ -15,11 +18,11 @@ for (const file of files) {
     out.push({
       file,
       ok: entries.length > 0,
-      version: header ? header.version : null,
-      ids: body.map((e) => e.id ?? null),
-      parents: body.map((e) => e.parentId ?? null),
-      types: body.map((e) => e.type ?? null),
-      roles: body.map((e) => (e.message && typeof e.message === "object" ? e.message.role ?? null : null)),
+      version: header ? flat(header.version) : null,
+      ids: body.map((e) => flat(e.id ?? null)),
+      parents: body.map((e) => flat(e.parentId ?? null)),
+      types: body.map((e) => flat(e.type ?? null)),
+      roles: body.map((e) => (e.message && typeof e.message === "object" ? flat(e.message.role ?? null) : null)),
     });
   } catch (err) {
     out.push({ file, ok: false, error: String(err) });
