@@ -17,6 +17,7 @@ from loomtui.app import keymap
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import monochrome, safe_filters
+from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
@@ -134,7 +135,7 @@ class LoomApp(App[int], inherit_bindings=False):
         self.push_screen(screen)
         return screen
 
-    def on_browser_screen_opened(self, event: BrowserScreen.Opened) -> None:
+    def on_session_opened(self, event: SessionOpened) -> None:
         """Follow the file while it is open (``loomtui.app.watch``)."""
         if not self.follow_files:
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -21,14 +21,14 @@ class LoomCommands(Provider):
     """posting-style provider: the list is rebuilt from the screen's state each time."""
 
     def _keys(self, binding_id: str) -> str:
-        app: LoomApp = self.app  # type: ignore[assignment]
+        app = cast("LoomApp", self.app)
         spec = SPEC_BY_ID.get(binding_id)
-        return display_keys(spec, getattr(app, "user_keymap", {})) if spec else ""
+        return display_keys(spec, app.user_keymap) if spec else ""
 
     def commands(self) -> list[Command]:
         from loomtui.app.screens.browser import BrowserScreen
 
-        app: LoomApp = self.app  # type: ignore[assignment]
+        app = cast("LoomApp", self.app)
         screen = self.screen
         out: list[Command] = []
         if isinstance(screen, BrowserScreen) and screen.model is not None:

@@ -47,7 +47,8 @@ def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
         screen.notify("Enter opens the agent session an attempt names; this row names none.",
                       title="Open session", timeout=4)
         return
-    dirs = list(getattr(screen.app, "sessions_dirs", []) or [])
+    app = screen.loom_app
+    dirs = list(app.sessions_dirs)
 
     def find() -> None:
         from loomtui.formats.ocp_catalog import find_session
@@ -55,7 +56,7 @@ def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
         try:
             found = find_session(ref, near=run.path, dirs=dirs)
         except Exception as exc:  # a broken sessions directory must not take the app down
-            screen.app.call_from_thread(screen.app.log_error, exc)  # type: ignore[attr-defined]
+            app.call_from_thread(app.log_error, exc)
             found = None
         screen.app.call_from_thread(found_it, found)
 
@@ -70,7 +71,7 @@ def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
         if os.path.abspath(path) == screen.path:
             screen.notify("The attempt names this file itself.", title="Open session", timeout=5)
             return
-        screen.app.open_session_file(path)  # type: ignore[attr-defined]
+        app.open_session_file(path)
 
     known = run.session_paths.get(ref, "")
     if known != "":

@@ -1,12 +1,12 @@
 """Live follow: notice when another program (a running pi) changes the open session file.
 
-textual-notes §5: ``watchfiles.awatch`` on the file's *directory*, filtered to the file's name,
+``watchfiles.awatch`` on the file's *directory*, filtered to the file's name,
 because an atomic save (omp rewrites through a temporary file and a rename) replaces the inode
 and silently ends a watch on the file itself. The watcher only says *that* the file changed and
 how (``modified``, ``replaced``, ``deleted``); reading the appended bytes is
 ``SessionManager.refresh`` (a half-written last line waits for its newline there) and updating
-the view is ``BrowserScreen.apply_appended`` (which reloads a rewritten file or says it is
-gone).
+the view is ``BrowserScreen.apply_appended``, called on ``SessionFileChanged`` (which reloads a
+rewritten file or says it is gone).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.message import Message
 from textual.worker import Worker
+
+from loomtui.app.messages import SessionFileChanged
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -33,19 +34,6 @@ STEP_MS = 10
 MODIFIED = "modified"
 REPLACED = "replaced"
 DELETED = "deleted"
-
-
-class SessionFileChanged(Message):
-    """The followed file changed on disk: ``change`` is modified, replaced or deleted."""
-
-    def __init__(self, path: str, change: str) -> None:
-        super().__init__()
-        self.path = path
-        self.change = change
-
-    def can_replace(self, message: Message) -> bool:
-        # a flood of changes to one file collapses: every handler re-reads from its offset anyway
-        return isinstance(message, SessionFileChanged) and message.path == self.path and message.change == self.change
 
 
 def _identity(path: str) -> tuple[int, int] | None:
@@ -107,8 +95,9 @@ async def follow_file(
 def start(browser: "BrowserScreen") -> Worker[None]:
     """Follow ``browser``'s file: LoomApp calls this when a browser has opened its session.
 
-    Each change calls ``browser.apply_appended()`` (which indexes the appended bytes, or reloads
-    a rewritten file, or says the file is gone) and posts ``SessionFileChanged`` to the browser.
+    Each change posts ``SessionFileChanged`` to the browser, whose handler calls
+    ``apply_appended()`` (which indexes the appended bytes, or reloads a rewritten file, or says
+    the file is gone).
     The worker belongs to the browser screen, so it stops when the screen is closed; calling
     ``start`` again for the same screen replaces it.
     """
@@ -116,7 +105,6 @@ def start(browser: "BrowserScreen") -> Worker[None]:
 
     def changed(change: str) -> None:
         if browser.is_attached:
-            browser.apply_appended()
             browser.post_message(SessionFileChanged(path, change))
 
     return browser.run_worker(

@@ -12,7 +12,7 @@ import sys
 
 import orjson
 
-from loomtui.commands._open import open_session
+from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError
 from loomtui.view.compare import compare
 from loomtui.view.compare_text import as_json, unified

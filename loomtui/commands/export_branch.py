@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from loomtui.commands._open import open_session
+from loomtui.formats.opening import open_session
 from loomtui.commands._output import report_created
 from loomtui.session.errors import LoomError
 

@@ -9,12 +9,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
-from loomtui.commands._open import open_session
-from loomtui.formats.export_html import build_page, export_html
-from loomtui.session.errors import WriteRefused
-from loomtui.session.store import write_new_file
+from loomtui.formats.opening import open_session
+from loomtui.formats.export_html import default_output, export_html
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,34 +23,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "following the reader's light/dark setting")
     parser.add_argument("--no-system-context", action="store_true",
                         help="leave out system prompts and system context (and the original file)")
-
-
-def default_output(path: str) -> str:
-    base = path
-    for ext in (".jsonl", ".json", ".zip"):
-        if base.endswith(ext):
-            base = base[: -len(ext)]
-            break
-    return base + ".html"
-
-
-def export_to_free_name(source: str, directory: str, **kwargs: Any) -> str:
-    """Export ``source`` to ``DIRECTORY/NAME.html`` (``NAME-2.html``… when taken); the path."""
-    manager = open_session(source)
-    page = build_page(manager, source_name=os.path.basename(source), **kwargs).encode("utf-8")
-    stem = os.path.basename(default_output(source))[: -len(".html")]
-    for n in range(1, 1000):
-        out = os.path.join(directory, f"{stem}.html" if n == 1 else f"{stem}-{n}.html")
-        if os.path.lexists(out):
-            continue
-        try:
-            write_new_file(out, page)
-        except WriteRefused:
-            if os.path.lexists(out):
-                continue  # taken in the meantime
-            raise
-        return out
-    raise WriteRefused(f"no free name for {stem}.html in {directory}")
 
 
 def run(args: argparse.Namespace) -> int:

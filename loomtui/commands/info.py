@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from loomtui.commands._open import open_session
+from loomtui.formats.opening import open_session
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
 from loomtui.session.jsonvalue import deep_call, depth_at_least, escape_surrogates, finite
@@ -141,8 +141,8 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
 
     header = sm.get_header()
     summary = {
-        "file": sm.path or sm.source_path,
-        "format": sm.source_format,
+        "file": sm.source.path,
+        "format": sm.source.kind,
         "version": sm.version,
         "header": header,
         "title": (sm.title or {}).get("title") if sm.title else None,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from loomtui.commands._open import open_session
+from loomtui.formats.opening import open_session
 from loomtui.commands._output import print_line
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_trim

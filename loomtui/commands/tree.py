@@ -8,7 +8,7 @@ import shutil
 import sys
 from collections.abc import Iterable
 
-from loomtui.commands._open import open_session
+from loomtui.formats.opening import open_session
 from loomtui.commands._output import write_lines
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError

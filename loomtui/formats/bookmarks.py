@@ -20,7 +20,6 @@ import io
 import os
 import zipfile
 import zlib
-from dataclasses import dataclass
 from typing import Any
 
 from loomtui.formats import openloom, socketteer
@@ -39,13 +38,13 @@ from loomtui.formats.common import (
 from loomtui.session.errors import WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
 from loomtui.session.fileio import open_regular
-from loomtui.session.store import replace_file_with_backup, resolve_target
+from loomtui.session.source import SavedLabels
+from loomtui.session.store import backup_name, replace_file_with_backup, resolve_target
 
 
-@dataclass(frozen=True, slots=True)
-class SaveResult:
-    changed: int  # nodes whose bookmark changed
-    backup: str | None  # where the previous file went (None when nothing was written)
+#: what a save wrote: nodes whose bookmark changed, and where the previous file went (None
+#: when nothing was written)
+SaveResult = SavedLabels
 
 
 def pending_changes(manager: SessionManager) -> dict[str, str | None]:
@@ -61,16 +60,6 @@ def pending_changes(manager: SessionManager) -> dict[str, str | None]:
         if now != before:
             changes[nid] = now
     return changes
-
-
-def backup_name(path: str) -> str:
-    """Where a save keeps the previous bytes: ``FILE.bak``, else ``FILE.bak.2``…"""
-    candidate = path + ".bak"
-    n = 2
-    while os.path.exists(candidate):
-        candidate = f"{path}.bak.{n}"
-        n += 1
-    return candidate
 
 
 def _v2_nodes(doc: Any, src: LoomSource) -> dict[str, Any]:
@@ -173,3 +162,16 @@ def _rewrite_bundle(raw: bytes, src: LoomSource, changes: dict[str, str | None])
                 blob = dump_like(blob, doc)
             zout.writestr(info, blob, compress_type=info.compress_type)
     return out.getvalue()
+
+
+class BookmarkSaver:
+    """The ``LabelSaver`` of OpenLoom and socketteer sources: labels become bookmarks."""
+
+    def pending(self, manager: SessionManager) -> int:
+        return len(pending_changes(manager))
+
+    def save(self, manager: SessionManager) -> SavedLabels:
+        return save_bookmarks(manager)
+
+
+SAVER = BookmarkSaver()

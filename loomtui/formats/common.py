@@ -2,8 +2,9 @@
 
 Adapters for other looms (OpenLoom v2/v1, socketteer) turn a document into pi-style entries for
 ``SessionManager.from_entries``. What the session model cannot hold — the document around the
-tree, the import-time bookmarks, the bundle's members — is kept in a :class:`LoomSource` on the
-manager (``manager.loom``) so that exports and bookmark saves can go back to the original.
+tree, the import-time bookmarks, the bundle's members — is kept in a :class:`LoomSource`, the
+``document`` of the manager's typed source (``session/source.py``), so that exports and bookmark
+saves can go back to the original.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import orjson
 
 from loomtui.session.errors import SessionFormatError, WriteRefused
 from loomtui.session.jsonvalue import deep_call, escape_surrogates, exact_ints, exact_loads, stdlib_loads
+from loomtui.session.manager import SessionManager
 
 #: the label an OpenLoom/socketteer bookmark without a label text gets in the tree
 DEFAULT_LABEL = "bookmark"
@@ -75,10 +77,10 @@ class LoomSource:
         return self.bundle_members is not None
 
 
-def loom_source(manager: Any) -> LoomSource | None:
-    """The LoomSource of a manager made by an adapter (None for pi sessions)."""
-    src = getattr(manager, "loom", None)
-    return src if isinstance(src, LoomSource) else None
+def loom_source(manager: SessionManager) -> LoomSource | None:
+    """The LoomSource of a manager made by an OpenLoom / socketteer adapter (None otherwise)."""
+    doc = manager.source.document
+    return doc if isinstance(doc, LoomSource) else None
 
 
 # ids ----------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from loomtui.formats.export_html_render import EntryRenderer, Stats, header_html
 from loomtui.formats.export_html_rows import sidebar_data
 from loomtui.formats.export_html_theme import theme_css
 from loomtui.session.entries import Entry
-from loomtui.session.errors import LoomError
+from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.forked import can_fork, child_output, start_child
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
@@ -258,3 +258,33 @@ def export_html(manager: SessionManager, out_path: str, **kwargs: Any) -> HtmlEx
     page = build_page(manager, **kwargs).encode("utf-8")
     write_new_file(out_path, page)
     return HtmlExport(out_path, len(manager.index.entries), len(page))
+
+
+def default_output(path: str) -> str:
+    base = path
+    for ext in (".jsonl", ".json", ".zip"):
+        if base.endswith(ext):
+            base = base[: -len(ext)]
+            break
+    return base + ".html"
+
+
+def export_to_free_name(source: str, directory: str, **kwargs: Any) -> str:
+    """Export ``source`` to ``DIRECTORY/NAME.html`` (``NAME-2.html``… when taken); the path."""
+    from loomtui.formats.opening import open_session
+
+    manager = open_session(source)
+    page = build_page(manager, source_name=os.path.basename(source), **kwargs).encode("utf-8")
+    stem = os.path.basename(default_output(source))[: -len(".html")]
+    for n in range(1, 1000):
+        out = os.path.join(directory, f"{stem}.html" if n == 1 else f"{stem}-{n}.html")
+        if os.path.lexists(out):
+            continue
+        try:
+            write_new_file(out, page)
+        except WriteRefused:
+            if os.path.lexists(out):
+                continue  # taken in the meantime
+            raise
+        return out
+    raise WriteRefused(f"no free name for {stem}.html in {directory}")

@@ -12,12 +12,14 @@ A run becomes the same session model every other loom becomes: entries for
 
 ``tree_id="lineage"`` gives the second view: nodes under the node (or attempt) that spawned or
 launched them. What the session model cannot hold — the document, the indexes, the totals,
-the filters — stays in an :class:`OcpRun` on the manager (``manager.ocp``). Bad documents
+the filters — stays in an :class:`OcpRun`, the ``document`` of the manager's typed source. Bad documents
 (unknown versions, null lists, dangling references, dependency cycles) open with what could be
 read and a diagnostic for each thing that could not.
 """
 
 from __future__ import annotations
+
+import os
 
 import heapq
 import math
@@ -30,6 +32,7 @@ from loomtui.formats import ocp_text as T
 from loomtui.formats.common import iso_ms, parse_iso, synthetic_time
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import Source
 
 OCP = "ocp"
 KNOWN_VERSIONS = ("0.1", "0.2", "0.3")
@@ -473,13 +476,11 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
         "loom": {"format": OCP, "title": title or "", "view": view, "ocp": run.version,
                  "nodes": len(run.nodes), "attempts": len(run.attempts)},
     }
-    sm = SessionManager.from_entries(header, entries, diag, source_path=path, source_format=OCP,
-                                     session_name=T.run_name(run))
-    sm._leaf = RUN_ID  # the run root: sibling order stays the dependency order
-    sm.ocp = run  # type: ignore[attr-defined]
-    sm.extra_filters = run.filters  # type: ignore[attr-defined]
-    sm.describe_entry = lambda eid: describe_row(run, eid)  # type: ignore[attr-defined]
-    return sm
+    source = Source(OCP, os.path.abspath(path) if path else None, labels="memory", document=run, leaf_moves=False,
+                    filters=run.filters, describe=lambda eid: describe_row(run, eid))
+    # the leaf is the run root: sibling order stays the dependency order
+    return SessionManager.from_entries(header, entries, diag, session_name=T.run_name(run), source=source,
+                                       leaf=RUN_ID)
 
 
 def describe_row(run: OcpRun, eid: str) -> str | None:
@@ -491,7 +492,7 @@ def describe_row(run: OcpRun, eid: str) -> str | None:
     return describe(run, eid, run.session_paths.get(session) if isinstance(session, str) else None)
 
 
-def ocp_run(manager: Any) -> OcpRun | None:
+def ocp_run(manager: SessionManager | None) -> OcpRun | None:
     """The OcpRun of a manager opened from an OCP document (None otherwise)."""
-    run = getattr(manager, "ocp", None)
+    run = manager.source.document if manager is not None else None
     return run if isinstance(run, OcpRun) else None

@@ -52,6 +52,7 @@ from loomtui.formats.media import describe_ref
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import Source
 
 ROLE_TO_PI = {"human": "user", "model": "assistant", "mixed": "assistant"}
 KNOWN_EDGE_TYPES = ("continuation", "annotation")
@@ -599,15 +600,14 @@ def build_session(
                  "nodes": len(reader.order), "trees": len(tree_ids or [tree_id]), "treeIndex": tree_index,
                  "bundle": bundle_members is not None},
     }
-    sm = SessionManager.from_entries(header, entries, diag, source_path=path, source_format=fmt, labels=labels,
-                                     session_name=title if isinstance(title, str) else None)
     kept_tree = {k: (None if k in ("nodes", "edges") else v) for k, v in tree.items()}
     kept_container = None
     if container is not None:
         kept_container = {k: (None if k == "trees" else v) for k, v in container.items()}
-    sm.loom = LoomSource(  # type: ignore[attr-defined]
+    origin = os.path.abspath(path) if path else None
+    loom = LoomSource(
         format=fmt,
-        path=sm.source_path,
+        path=origin,
         sha256=sha,
         tree=kept_tree,
         container=kept_container,
@@ -624,6 +624,11 @@ def build_session(
         bundle_members=bundle_members,
         repairs=reader.repairs,
     )
+    from loomtui.formats.bookmarks import SAVER  # bookmarks reads this module's node helpers
+
+    source = Source(fmt, origin, labels="memory", saver=SAVER, document=loom)
+    sm = SessionManager.from_entries(header, entries, diag, labels=labels, source=source,
+                                     session_name=title if isinstance(title, str) else None)
     return sm
 
 

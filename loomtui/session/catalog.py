@@ -451,9 +451,7 @@ def _make_summary(
     if math.isnan(modified):
         modified = created
     cwd = header.get("cwd")
-    parent = header.get("parentSession")
-    if not isinstance(parent, str) or not parent:
-        parent = header.get("branchedFrom")
+    parent = parent_reference(header)
     return SessionSummary(
         path=path,
         id=str(header.get("id")),
@@ -464,7 +462,7 @@ def _make_summary(
         modified=modified,
         message_count=messages,
         branch_count=branch_count,
-        parent_session=parent if isinstance(parent, str) and parent else None,
+        parent_session=parent,
         version=version,
         entry_count=entries,
         size=len(buf),
@@ -651,26 +649,23 @@ class Lineage:
         return hit if hit is not None and hit is not s else None
 
 
-def parent_path(s: SessionSummary, sessions: Iterable[SessionSummary]) -> str | None:
-    """The file of ``s``'s parent session: a listed session, else the recorded path if it exists."""
-    hit = Lineage(sessions).parent_of(s)
-    if hit is not None:
-        return hit.path
-    ref = s.parent_session
-    if ref and ref.endswith(".jsonl"):
-        p = os.path.expanduser(ref)
-        if not os.path.isabs(p):
-            p = os.path.join(os.path.dirname(s.path), p)
-        if os.path.isfile(p):
-            return p
+def parent_reference(header: Any) -> str | None:
+    """A header's ``parentSession`` (a path in pi, maybe an id in omp) or a v1 file's
+    ``branchedFrom``; None when the session is not a fork."""
+    if not isinstance(header, dict):
+        return None
+    for key in ("parentSession", "branchedFrom"):
+        ref = header.get(key)
+        if isinstance(ref, str) and ref.strip():
+            return ref.strip()
     return None
 
 
-def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | None = None) -> str | None:
-    """The file a ``parentSession`` reference means (spec §3, §16 item 6): the path itself when
-    it exists (a relative one next to ``near``), else a session in ``dirs`` (default: pi's and
-    omp's roots) plus ``near``'s directory with that id (omp) or that file name (a pi path from
-    before a move). For a browser's "open parent session"."""
+def resolve_parent(ref: str | None, near: str | None, sessions: Iterable[SessionSummary]) -> str | None:
+    """The one parent resolver: the file a ``parentSession`` reference means (spec §3, §16 item
+    6). The path itself when it exists (a relative one next to ``near``), else one of
+    ``sessions`` with that path, that id (omp) or that file name (a pi path from before a move);
+    never ``near`` itself."""
     if not ref:
         return None
     p = os.path.expanduser(ref)
@@ -678,12 +673,29 @@ def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | N
         p = os.path.join(os.path.dirname(os.path.abspath(near)), p)
     if p.endswith(".jsonl") and os.path.isfile(p):
         return os.path.abspath(p)
+    probe = SessionSummary(near or "", "", "", None, "", 0.0, 0.0, 0, 0, ref, 3, 0, 0)
+    hit = Lineage(sessions).parent_of(probe)
+    if hit is None or (near and os.path.normpath(hit.path) == os.path.normpath(near)):
+        return None
+    return hit.path
+
+
+def parent_path(s: SessionSummary, sessions: Iterable[SessionSummary]) -> str | None:
+    """The file of ``s``'s parent session, among the listed ``sessions`` or on disk."""
+    return resolve_parent(s.parent_session, s.path, sessions)
+
+
+def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | None = None) -> str | None:
+    """``resolve_parent`` over the sessions in ``dirs`` (default: pi's and omp's roots) and
+    ``near``'s directory, read only when the reference is not an existing path. For a
+    browser's "open parent session"."""
+    direct = resolve_parent(ref, near, ())
+    if direct is not None or not ref:
+        return direct
     roots = list(default_session_dirs() if dirs is None else dirs)
     if near:
         roots.append(os.path.dirname(os.path.abspath(near)))
-    probe = SessionSummary(near or "", "", "", None, "", 0.0, 0.0, 0, 0, ref, 3, 0, 0)
-    hit = Lineage(list_sessions(roots)).parent_of(probe)
-    return hit.path if hit is not None else None
+    return resolve_parent(ref, near, list_sessions(roots))
 
 
 def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:

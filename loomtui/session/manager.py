@@ -22,6 +22,7 @@ from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
 from loomtui.session.memory import bulk_allocation
 from loomtui.session.reader import LineInfo, LineParser, ParseState, decode_line, parse_from
+from loomtui.session.source import Source
 from loomtui.session.split import SplitParse
 
 CURRENT_VERSION = 3
@@ -80,11 +81,8 @@ class SessionManager:
         self._mark: store.FileMark | None = None
         self._indexed_to = 0
         self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        #: formats that cannot take pi appends (OpenLoom, socketteer) set a reason here
-        self.read_only_reason: str | None = None
-        self.source_format = "pi"
-        #: the file an in-memory session was read from (adapters); None for pi files
-        self.source_path: str | None = None
+        #: what was opened and what may be written back (session/source.py)
+        self.source = Source.memory()
 
     # opening ------------------------------------------------------------------------------
     @classmethod
@@ -139,6 +137,7 @@ class SessionManager:
             )
         sm._mark = store.mark_file(path, consumed)
         sm._leaf = sm.index.leaf_id
+        sm.source = Source.pi_file(sm.path or path, sm.version, CURRENT_VERSION)
         return sm
 
     @classmethod
@@ -151,15 +150,20 @@ class SessionManager:
         source_format: str = "memory",
         labels: dict[str, Any] | None = None,
         session_name: str | None = None,
+        source: Source | None = None,
+        leaf: str | None = None,
     ) -> "SessionManager":
-        """An in-memory session (adapters for other looms, tests). Appends stay in memory.
+        """An in-memory session (adapters for other looms, tests). Appends stay in memory
+        (or are refused, as ``source`` says).
 
-        ``labels`` and ``session_name`` seed what pi would fold from label / session_info
-        entries, for formats that keep bookmarks and titles outside the tree.
+        ``source`` says what was opened; without it, ``source_format`` and ``source_path``
+        make a plain in-memory one. ``labels`` and ``session_name`` seed what pi would fold
+        from label / session_info entries, for formats that keep bookmarks and titles outside
+        the tree. ``leaf``: where the leaf starts (default: the last entry).
         """
         sm = cls(header, None)
-        sm.source_format = source_format
-        sm.source_path = os.path.abspath(source_path) if source_path else None
+        sm.source = source if source is not None else Source.memory(
+            source_format, os.path.abspath(source_path) if source_path else None)
         skeletons = []
         for n, obj in enumerate(entries, start=1):
             e = entry_from_dict(obj, line=n)
@@ -173,8 +177,23 @@ class SessionManager:
                 sm.index.labels[target] = (label, header.get("timestamp"))
         if session_name is not None and session_name.strip():
             sm.index.session_name = session_name.strip()
-        sm._leaf = sm.index.leaf_id
+        sm._leaf = leaf if leaf in sm.index.by_id else sm.index.leaf_id
         return sm
+
+    # what was opened ---------------------------------------------------------------------
+    @property
+    def source_format(self) -> str:
+        """``source.kind`` (what the file was: ``pi``, ``openloom-v2``, …)."""
+        return self.source.kind
+
+    @property
+    def source_path(self) -> str | None:
+        """``source.path``: the file this session was read from."""
+        return self.source.path
+
+    @property
+    def read_only_reason(self) -> str | None:
+        return self.source.read_only_reason
 
     # pi's API: reading --------------------------------------------------------------------
     @property
@@ -256,7 +275,8 @@ class SessionManager:
 
     @property
     def leaf_moved(self) -> bool:
-        """True when the user moved the leaf away from the file's last entry."""
+        """True when the user moved the leaf (``branch`` away from the file's last entry, or
+        ``reset_leaf``): entries other writers append then no longer move it."""
         return self._leaf_moved
 
     # pi's API: appending ------------------------------------------------------------------
@@ -369,7 +389,7 @@ class SessionManager:
         cwd = self.header.get("cwd")  # pi: header?.cwd ?? process.cwd()
         header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": sid, "timestamp": ts,
                                   "cwd": os.getcwd() if cwd is None else cwd}
-        source = self.path or getattr(self, "source_path", None)
+        source = self.source.path
         if source:
             header["parentSession"] = source
         if out is None:
@@ -503,8 +523,8 @@ class SessionManager:
         if self.path is not None and self.state.version < CURRENT_VERSION:
             return (f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
                     f"{self.path}` first (it keeps a .bak copy)")
-        if self.path is None and self.read_only_reason:
-            return self.read_only_reason
+        if self.path is None and not self.source.can_label:
+            return self.source.read_only_reason or f"a {self.source.kind} source is read-only"
         return None
 
     def _require_writable_format(self) -> None:
@@ -517,8 +537,9 @@ class SessionManager:
         if on_file_leaf:
             obj["parentId"] = self.index.leaf_id
         if self.path is None:
-            if self.read_only_reason:
-                raise WriteRefused(self.read_only_reason)
+            refusal = self.append_refusal()
+            if refusal:
+                raise WriteRefused(refusal)
             e = entry_from_dict(obj, line=0)
             assert e is not None
             self.index.add(e)

@@ -221,6 +221,16 @@ def write_new_file_with(path: str, fill: Callable[[BinaryIO], object], mode: int
     _fsync_dir(directory)
 
 
+def backup_name(path: str) -> str:
+    """Where a rewrite keeps the previous bytes: ``FILE.bak``, else ``FILE.bak.2``…"""
+    candidate = path + ".bak"
+    n = 2
+    while os.path.exists(candidate):
+        candidate = f"{path}.bak.{n}"
+        n += 1
+    return candidate
+
+
 def resolve_target(path: str) -> str:
     """The file a rewrite must replace: ``path`` with its symlinks resolved (the link stays a
     link and the file it points to gets the new bytes), refused unless it is a regular file."""

@@ -346,8 +346,8 @@ def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap 
         full = {}
     ctx = _Context(manager, tool_calls, entry, full)
     out: list[Block] = [header_of(manager, entry, full)] if header else []
-    own = getattr(manager, "describe_entry", None)  # a source that writes its own detail (an OCP run)
-    text = own(entry.id) if callable(own) else None
+    own = manager.source.describe  # a source that writes its own detail (an OCP run)
+    text = own(entry.id) if own is not None else None
     if isinstance(text, str):
         out.append(Markdown(text))
         return out

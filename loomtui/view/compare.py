@@ -184,7 +184,7 @@ def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict
     """The decoded entries, read through one descriptor (``manager.load`` opens the file per
     entry and keeps a small cache: right for the detail pane, slow for thousands)."""
     out: list[dict[str, Any]] = []
-    path = getattr(manager, "path", None)
+    path = manager.path
     fd = -1
     try:
         for e in entries:

@@ -46,7 +46,7 @@ class TreeModel(LoomState):
         self.index = manager.index
         self.leaf_id = manager.get_leaf_id() if use_manager_leaf and leaf_id is None else leaf_id
         #: filter modes the source adds (an OCP run: failed, gates, …): mode -> (tag, ids function)
-        self.extra_filters: dict[str, tuple[str, Any]] = dict(getattr(manager, "extra_filters", None) or {})
+        self.extra_filters: dict[str, tuple[str, Any]] = dict(manager.source.filters or {})
         self._extra_ids: dict[str, frozenset[str]] = {}
         self.modes: tuple[str, ...] = L.FILTER_MODES + tuple(self.extra_filters)
         self.mode = filter_mode if filter_mode in self.modes else "default"

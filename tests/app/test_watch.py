@@ -178,7 +178,8 @@ async def test_async_callbacks_are_awaited(tmp_path: Path) -> None:
 
 
 class FakeBrowser(Screen[None]):
-    """What ``watch.start`` needs of a BrowserScreen: ``path`` and ``apply_appended``."""
+    """What ``watch.start`` needs of a BrowserScreen: ``path`` and a ``SessionFileChanged``
+    handler (the browser's calls ``apply_appended``)."""
 
     def __init__(self, path: Path) -> None:
         super().__init__()
@@ -198,6 +199,7 @@ class FakeBrowser(Screen[None]):
 
     def on_session_file_changed(self, event: SessionFileChanged) -> None:
         self.events.append(event.change)
+        self.apply_appended()
 
 
 class FollowApp(App[None]):

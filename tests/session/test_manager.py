@@ -7,6 +7,7 @@ import re
 import pytest
 
 from loomtui.session.errors import LoomError
+from loomtui.session.source import Source
 from loomtui.session.manager import SessionManager
 from session_helpers import label, msg
 
@@ -179,8 +180,9 @@ def test_append_refusal_names_old_formats_and_read_only_sources(sm):
     assert "migrate" in (sm.append_refusal() or "")
     mem = SessionManager.from_entries({"type": "session", "version": 3}, [])
     assert mem.append_refusal() is None
-    mem.read_only_reason = "a Claude Code transcript"
-    assert mem.append_refusal() == "a Claude Code transcript"
+    ro = SessionManager.from_entries({"type": "session", "version": 3}, [], source=Source(
+        "claude", "/x.jsonl", labels="none", read_only_reason="a Claude Code transcript"))
+    assert ro.append_refusal() == "a Claude Code transcript"
 
 
 def test_append_label_change_on_unknown_entry_writes_nothing(sm):

@@ -13,8 +13,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
+from loomtui.session.errors import Diagnostic
+from loomtui.view.controller import Outcome
 from loomtui.view.printable import printable
-from loomtui.session.errors import Diagnostic, LoomError
 
 _DIALOG_CSS = """
 {name} {{
@@ -124,16 +125,16 @@ class ConfirmDialog(ModalScreen[bool]):
 class ExportDialog(ModalScreen[str | None]):
     """Ctrl+E: where the branch goes and how many entries it holds; then the result.
 
-    ``export(dest)`` writes the file (``dest`` is a directory, or a path ending in .jsonl) and
-    returns its path, or raises. After a successful export the dialog offers to open the file;
-    it dismisses with the path to open, or None.
+    ``export(dest)`` writes the file (``dest`` is a directory, or a path ending in .jsonl): its
+    outcome names the file, or says why not. After a successful export the dialog offers to
+    open the file; it dismisses with the path to open, or None.
     """
 
     DEFAULT_CSS = _css("ExportDialog")
     BINDINGS = [Binding("escape", "close", "close", show=False)]
 
     def __init__(self, entry_text: str, count: int, labels: int, default_dir: str,
-                 export: Callable[[str], str]) -> None:
+                 export: Callable[[str], Outcome]) -> None:
         super().__init__()
         self.entry_text = entry_text
         self.count = count
@@ -179,10 +180,11 @@ class ExportDialog(ModalScreen[str | None]):
     def do_export(self) -> None:
         dest = os.path.expanduser(self.query_one("#dest", Input).value.strip()) or self.default_dir
         result = self.query_one("#result", Static)
-        try:
-            path = self.export(dest)
-        except (LoomError, OSError) as exc:
-            result.update(Text(f"Not written: {exc}", style="bold red"))
+        outcome = self.export(dest)
+        path = outcome.path
+        if path is None:
+            why = "; ".join(n.text for n in outcome.notices) or "nothing was written"
+            result.update(Text(f"Not written: {why}", style="bold red"))
             return
         self.written = path
         result.update(Text(f"Written: {path}", style="bold"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -38,6 +38,9 @@ from loomtui.session.catalog import (
     sample_dir,
     search_sessions,
 )
+
+if TYPE_CHECKING:
+    from loomtui.app.app import LoomApp
 
 #: the full-text search starts this long after the last keystroke
 SEARCH_DEBOUNCE = 0.3
@@ -262,7 +265,7 @@ class PickerScreen(Screen[None]):
 
     def open_session(self, path: str, select_id: str | None = None) -> None:
         """Open ``path`` in a browser on top of the picker, at ``select_id`` when given."""
-        self.app.open_session_file(path, select_id=select_id)  # type: ignore[attr-defined]
+        cast("LoomApp", self.app).open_session_file(path, select_id=select_id)
 
     def action_open_parent(self) -> None:
         row = self.session_list.selected_row

@@ -17,10 +17,10 @@ from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from loomtui.app.messages import SessionActivated
 from loomtui.view.printable import printable
 from loomtui.session.catalog import SearchHit, SessionSummary
 
@@ -118,12 +118,7 @@ class SessionList(ScrollView, can_focus=False):
     SessionList > .session-list--fork { color: $secondary; }
     """
 
-    class Activated(Message):
-        """A row was double-clicked (the screen opens it)."""
-
-        def __init__(self, row: PickerRow) -> None:
-            super().__init__()
-            self.row = row
+    Activated = SessionActivated
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -16,22 +16,25 @@ selected row (pi: content bold on ``selectedBg``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
 from loomtui.view.printable import printable
 from loomtui.app import keymap
+from loomtui.app.messages import HelpRequested, TreeMoved
 from loomtui.app.themes import tree_colors
 from loomtui.view.model import TreeModel
+
+if TYPE_CHECKING:
+    from loomtui.app.app import LoomApp
 
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
 
@@ -75,18 +78,8 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
     }
     """
 
-    class Moved(Message):
-        """The selection or the rows changed: the filter bar, footer and detail pane follow."""
-
-        def __init__(self, tree: "TreeView") -> None:
-            super().__init__()
-            self.tree = tree
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, TreeView.Moved)
-
-    class HelpRequested(Message):
-        """``?`` with an empty query (pi-session-spec: help only while nothing is typed)."""
+    Moved = TreeMoved
+    HelpRequested = HelpRequested
 
     def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -118,7 +111,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         self._styles = {role: Style(color=value) for role, value in colors.items() if role != "selectedBg"}
         # without colours (NO_COLOR) a background would turn grey or vanish: reverse video
         # keeps the cursor row visible in any terminal
-        self._selected_bg = (Style(reverse=True) if getattr(self.app, "monochrome", False)
+        self._selected_bg = (Style(reverse=True) if cast("LoomApp", self.app).monochrome
                              else Style(bgcolor=colors["selectedBg"]))
 
     def set_model(self, model: TreeModel) -> None:

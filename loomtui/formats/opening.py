@@ -1,4 +1,8 @@
-"""Open any file loomtui understands: pi/omp sessions and other looms (detected by content)."""
+"""Open any file loomtui understands: pi/omp sessions and other looms (detected by content).
+
+The one opener the browser and the commands share. A pi file (the usual case) opens without
+importing the loom adapters; anything else goes through ``formats.detect.open_any``.
+"""
 
 from __future__ import annotations
 

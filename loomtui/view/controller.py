@@ -1,0 +1,564 @@
+"""The session controller: one open source, its tree model and its one leaf.
+
+Screens send intents (move the leaf, persist it, label an entry, export a branch, take what
+another writer appended, filter, search) and get back an ``Outcome``: what changed (rows, the
+leaf, the detail, the whole session after a reload), the notices to show, a question to ask
+before going on, a file written. Nothing here raises into the UI and nothing imports Textual;
+every rule lives here once (docs/architecture.md, "Where each rule lives").
+
+The leaf is the manager's (pi's in-memory leaf: where appends go, where pi would resume).
+What the tree shows as the leaf is read from it: the manager's leaf, except that label
+entries this controller appended count as their parent (pi's selector keeps its tree after a
+label edit, while its session leaf is the new label entry).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from loomtui.session.catalog import find_session_file, parent_reference
+from loomtui.session.entries import Entry
+from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.manager import SessionManager
+from loomtui.session.source import Source
+from loomtui.session.split import SplitParse
+from loomtui.session.store import backup_name
+from loomtui.view.blocks import copy_text
+from loomtui.view.model import TreeModel
+from loomtui.view.text import display_text
+
+T = TypeVar("T")
+
+#: opens a path as a session (``formats.opening.open_session``: the formats layer knows them all)
+Opener = Callable[..., SessionManager]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """A message for the user. ``severity``: information, warning or error."""
+
+    text: str
+    title: str = ""
+    severity: str = "information"
+    timeout: float = 5
+
+
+@dataclass(slots=True)
+class Question:
+    """Ask before doing it: ``title``/``body``/``button`` for a confirm dialog; ``on_yes`` (and
+    ``on_no``) carry the intent on."""
+
+    title: str
+    body: str
+    button: str
+    on_yes: Callable[[], Outcome]
+    on_no: Callable[[], Outcome] | None = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an intent did. ``rows``: the tree's rows, labels or leaf changed (redraw, keep the
+    screen row); ``leaf``: the leaf moved; ``detail``: redraw the detail pane even for the same
+    entry; ``replaced``: the session was re-read (new manager and model); ``path``: a file
+    written (export) or to open (parent session); ``error``: an unexpected failure, for the log."""
+
+    notices: list[Notice] = field(default_factory=list)
+    rows: bool = False
+    leaf: bool = False
+    detail: bool = False
+    replaced: bool = False
+    ask: Question | None = None
+    path: str | None = None
+    error: BaseException | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.rows or self.leaf or self.replaced or self.path is not None
+
+    def note(self, text: str, title: str = "", severity: str = "information", timeout: float = 5) -> Outcome:
+        self.notices.append(Notice(text, title, severity, timeout))
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class LabelPrompt:
+    """What the label dialog shows: the entry's row, its current label, where a label goes
+    (``note``) or why it cannot be saved (``refusal``: a read-only source)."""
+
+    entry_id: str
+    row: str
+    current: str | None
+    note: str = ""
+    refusal: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ExportPlan:
+    """What the export dialog shows: the entry's row, how many entries and labels the new
+    file gets, and where it goes by default."""
+
+    entry_id: str
+    row: str
+    entries: int
+    labels: int
+    default_dir: str
+
+
+class SessionController:
+    """One open session: its manager (and source), its ``TreeModel`` and its leaf."""
+
+    def __init__(self, manager: SessionManager, model: TreeModel | None = None, *, opener: Opener | None = None,
+                 filter_mode: str = "default", page_size: int = 20,
+                 key_names: dict[str, str] | None = None) -> None:
+        self.manager = manager
+        self.model = model if model is not None else TreeModel(manager, filter_mode=filter_mode, page_size=page_size)
+        self._opener = opener
+        #: how the user reaches an action ("persist": "Ctrl+S"), for notices
+        self.key_names = {"persist": "Ctrl+S", "export": "Ctrl+E", **(key_names or {})}
+        #: ids of label entries this controller appended (the shown leaf is their parent)
+        self._own_writes: set[str] = set()
+        self._known_entries = len(manager.index.entries)
+
+    @classmethod
+    def open(cls, path: str, opener: Opener, *, filter_mode: str = "default", page_size: int = 20,
+             split: SplitParse | None = None) -> SessionController:
+        """Read ``path`` (raises what the opener raises: the screen shows an error page)."""
+        manager = opener(path, split) if split is not None else opener(path)
+        return cls(manager, opener=opener, filter_mode=filter_mode, page_size=page_size)
+
+    # queries ------------------------------------------------------------------------------
+    @property
+    def source(self) -> Source:
+        return self.manager.source
+
+    @property
+    def path(self) -> str | None:
+        return self.source.path
+
+    @property
+    def view_leaf(self) -> str | None:
+        """The leaf the tree shows: the manager's, with own label entries read as their parent."""
+        by_id = self.manager.index.by_id
+        leaf = self.manager.get_leaf_id()
+        while leaf in self._own_writes:
+            e = by_id.get(leaf)
+            if e is None or e.type != "label":
+                break
+            leaf = e.parent_id
+        return leaf
+
+    @property
+    def leaf_moved(self) -> bool:
+        """The user moved the leaf: appends by other writers no longer move it (pi)."""
+        return self.manager.leaf_moved
+
+    @property
+    def selected(self) -> Entry | None:
+        return self.model.selected_entry
+
+    def entry(self, entry_id: str | None) -> Entry | None:
+        return self.manager.index.by_id.get(entry_id) if entry_id is not None else None
+
+    def row_text(self, e: Entry) -> str:
+        return display_text(e, self.model.flat.tool_calls)
+
+    def title_parts(self, shown_path: str) -> list[str]:
+        """The header bar: name, where, size, read-only, diagnostics, the leaf."""
+        manager = self.manager
+        name = manager.get_session_name()
+        title = manager.title.get("title") if isinstance(manager.title, dict) else None
+        base = os.path.basename(shown_path)
+        label = name or title or base
+        parts = [label, shown_path if label != base else os.path.dirname(shown_path)]
+        parts.append(f"{len(manager.index.entries):,} entries")
+        src = self.source
+        if src.is_pi_file and not src.can_append:
+            parts.append(f"v{manager.version}, read-only")
+        elif src.read_only_reason:
+            parts.append(f"{src.kind}, read-only")
+        if manager.diagnostics:
+            parts.append(f"{len(manager.diagnostics)} diagnostics")
+        parts.append(f"leaf {self.model.leaf_id or '(none)'}{' (moved)' if self.leaf_moved else ''}")
+        return parts
+
+    def opening_notices(self, diagnostics_key: str = "") -> list[Notice]:
+        out = []
+        diags = self.manager.diagnostics
+        if diags:
+            more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
+            s = "s" if len(diags) != 1 else ""
+            lists = f" {diagnostics_key} lists them." if diagnostics_key else ""
+            out.append(Notice(f"{len(diags)} line{s} repaired or skipped: {diags[0]}{more}.{lists}",
+                              "Session opened with diagnostics", "warning", 12))
+        src = self.source
+        if src.is_pi_file and not src.can_append:
+            out.append(Notice(f"A version {self.manager.version} session: browsing works, writes (labels, "
+                              f"persisting the leaf) need `loomtui migrate {src.path}` first.",
+                              "Old session format", "information", 8))
+        elif src.read_only_reason:
+            out.append(Notice(src.read_only_reason, "Read-only", "information", 8))
+        return out
+
+    # filter and search ----------------------------------------------------------------------
+    def set_filter(self, mode: str) -> Outcome:
+        if mode not in self.model.modes:
+            return Outcome()
+        self.model.set_filter(mode)
+        return Outcome(rows=True)
+
+    def toggle_filter(self, mode: str) -> Outcome:
+        if mode not in self.model.modes:
+            return Outcome()
+        self.model.toggle_filter(mode)
+        return Outcome(rows=True)
+
+    def cycle_filter(self, step: int) -> Outcome:
+        self.model.cycle_filter(step)
+        return Outcome(rows=True)
+
+    def set_query(self, query: str) -> Outcome:
+        self.model.set_query(query)
+        return Outcome(rows=True)
+
+    def escape(self) -> Outcome | None:
+        """pi's Esc: clear the search, else the folds; None when there was nothing to clear."""
+        model = self.model
+        if model.clear_query():
+            return Outcome(rows=True)
+        if model.folded:
+            model.set_filter(model.mode)  # every filter change resets folds (pi)
+            return Outcome(rows=True)
+        return None
+
+    # the leaf ---------------------------------------------------------------------------------
+    def move_leaf(self, entry_id: str) -> Outcome:
+        """Enter: pi's navigateTree without a summary: a user message or a custom_message moves
+        the leaf to its parent (a root one resets it), anything else to itself. In memory only."""
+        return self._run("Move the leaf", lambda: self._move_leaf(entry_id))
+
+    def _move_leaf(self, entry_id: str) -> Outcome:
+        e = self.entry(entry_id)
+        if e is None:
+            return Outcome().note(f"Entry {entry_id} is not in this session.", severity="warning")
+        if e.id == self.model.leaf_id:
+            return Outcome().note("Already at this point.", timeout=3)
+        if (e.type == "message" and e.role == "user") or e.type == "custom_message":
+            parent = self.manager.index.parent_of(e)
+            new_leaf = parent.id if parent is not None else None
+        else:
+            new_leaf = e.id
+        if new_leaf is None:
+            self.manager.reset_leaf()
+        else:
+            self.manager.branch(new_leaf)
+        self.model.set_leaf(self.view_leaf)
+        self.model.select_id(e.id)
+        out = Outcome(rows=True, leaf=True, detail=True)
+        if new_leaf is None:
+            return out.note("Leaf reset: before the first entry (pi: re-editing the first message).")
+        if new_leaf != e.id:
+            return out.note(f"Leaf moved to {new_leaf}, the parent of this message (pi: re-edit it).")
+        return out.note(f"Leaf moved to {new_leaf}. {self.key_names['persist']} persists it for pi.")
+
+    def follow_file_leaf(self) -> Outcome:
+        """Undo Enter: the leaf follows the file's last entry again."""
+        last = self.manager.index.leaf_id
+        if last is not None:
+            self.manager.branch(last)
+        self.model.set_leaf(self.view_leaf)
+        return Outcome(rows=True, leaf=True)
+
+    # persisting the leaf -----------------------------------------------------------------------
+    def persist_leaf(self) -> Outcome:
+        """Ctrl+S: ask to append one no-op label entry parented on the leaf, so that pi (which
+        resumes at the file's last entry) resumes here. Never a ``parentId: null`` entry. On a
+        loom whose labels can go back to its file, offer that instead."""
+        src, manager = self.source, self.manager
+        leaf = self.model.leaf_id
+        not_done = "Persist the leaf: not done"
+        if not src.can_append:
+            if src.can_save_labels and self.pending_labels():
+                return self.offer_label_save()
+            if src.is_pi_file:
+                return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
+            return Outcome().note(
+                f"This is a {src.kind} loom, not a pi session file: there is no file for pi to resume. Export the "
+                f"branch ({self.key_names['export']}) to get a pi session that ends here.", not_done, "warning", 8)
+        if leaf is None:
+            return Outcome().note(
+                "The leaf is before the first entry. pi could only resume there from an entry with parentId null, "
+                "which loomtui never writes. Move the leaf to an entry first.", not_done, "warning", 8)
+        last = manager.index.by_id.get(manager.index.leaf_id) if manager.index.leaf_id else None
+        if last is not None and (last.id == leaf or (last.parent_id == leaf and last.type == "label")):
+            return Outcome().note(f"pi already resumes at {leaf}: the file ends there. Nothing written.")
+        e = self.entry(leaf)
+        if e is None:
+            return Outcome()
+        label = manager.index.label_of(leaf)
+        what = f"re-stating its label [{label}]" if label is not None else "without a label"
+        body = (f"Append one label entry parented on {leaf}\n  {self.row_text(e)[:100]}\n{what}, so that pi resumes "
+                "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
+                "nothing else changes.")
+        return Outcome(ask=Question("Persist the leaf?", body, "Append",
+                                    lambda: self._run("Persist the leaf", lambda: self._persist(leaf, label))))
+
+    def _persist(self, leaf: str, label: object) -> Outcome:
+        manager = self.manager
+        manager.branch(leaf)
+        new_id = manager.append_label_change(leaf, None if label is None else str(label))
+        self._own_writes.add(new_id)
+        manager.branch(new_id)  # the file ends at the marker: the leaf follows the file again
+        out = self._sync(detail=True)
+        return out.note(f"Leaf persisted: pi resumes at {leaf} (label entry {new_id}).")
+
+    # labels -----------------------------------------------------------------------------------
+    def label_prompt(self, entry_id: str) -> LabelPrompt | None:
+        """What the label dialog needs (None: no such entry)."""
+        e = self.entry(entry_id)
+        if e is None:
+            return None
+        current = self.manager.index.label_of(e.id)
+        refusal = self.manager.append_refusal()
+        if not self.source.can_append:
+            note = "Kept in memory; the loom file takes it as a bookmark only if you save."
+        else:
+            moved = (f" The moved leaf is not saved ({self.key_names['persist']} persists it)."
+                     if self.leaf_moved else "")
+            note = (f"Saved now: one label entry after the file's last entry ({self.manager.index.leaf_id}); "
+                    f"pi still resumes where it did.{moved}")
+        return LabelPrompt(e.id, self.row_text(e), None if current is None else str(current), note, refusal)
+
+    def set_label(self, entry_id: str, value: str | None) -> Outcome:
+        """Set (text) or clear (empty / None) the label of ``entry_id``: a label entry appended
+        after the file's last entry (so where pi resumes does not move), or kept in memory on a
+        loom (with an offer to save it into the file)."""
+        return self._run("Label", lambda: self._set_label(entry_id, value))
+
+    def _set_label(self, entry_id: str, value: str | None) -> Outcome:
+        e = self.entry(entry_id)
+        if e is None:
+            raise LoomError(f"entry {entry_id} not found")
+        refusal = self.manager.append_refusal()
+        if refusal:
+            raise WriteRefused(refusal)
+        current = self.manager.index.label_of(e.id)
+        label = (value or "").strip() or None
+        if label == (None if current is None else str(current)):
+            return Outcome().note("Label unchanged; nothing written.", timeout=3)
+        # parented on the file's last entry: pi resumes where it did; a moved leaf stays moved
+        new_id = self.manager.append_label_keeping_resume(e.id, label)
+        self._own_writes.add(new_id)
+        out = self._sync(detail=True)
+        what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
+        if self.source.can_save_labels:
+            more = self.offer_label_save(what)
+            more.rows, more.detail = True, True
+            return more
+        if self.source.can_append:
+            return out.note(f"{what} (label entry {new_id}).")
+        return out.note(f"{what} (in memory only: a {self.source.kind} loom has no pi file to append to).")
+
+    # labels kept in memory, saved into the source's file --------------------------------------
+    def pending_labels(self) -> int | None:
+        """How many labels differ from the file (None: this source cannot save labels)."""
+        saver = self.source.saver
+        if saver is None or not self.source.can_save_labels:
+            return None
+        return saver.pending(self.manager)
+
+    def save_labels_intent(self) -> Outcome:
+        """The "save bookmarks" command."""
+        changes = self.pending_labels()
+        if changes is None:
+            return Outcome().note("Only OpenLoom and socketteer files keep bookmarks; a pi session keeps label "
+                                  "entries.")
+        if not changes:
+            return Outcome().note("No label changes to save: the file has every bookmark.")
+        return self.offer_label_save()
+
+    def offer_label_save(self, what: str = "") -> Outcome:
+        """Ask before writing the labels that differ from the file into it as bookmarks."""
+        path, saver = self.source.path, self.source.saver
+        if path is None or saver is None:
+            return Outcome()
+        n = saver.pending(self.manager)
+        if not n:
+            return Outcome().note(f"{what}; the file already has this bookmark, nothing to save.") if what else Outcome()
+        body = ((f"{what}.\n\n" if what else "")
+                + f"Save bookmarks to {path}? (the original is kept as {backup_name(path)})\n\n"
+                + f"{n} node{'s' if n != 1 else ''} change{'s' if n == 1 else ''}; the rest of the document is "
+                "rewritten as it was.")
+
+        def no() -> Outcome:
+            return Outcome().note(f"Not saved: the label stays in memory only ({self.key_names['persist']} saves "
+                                  f"the bookmarks to {os.path.basename(path)} later).", timeout=6)
+
+        return Outcome(ask=Question("Save bookmarks?", body, "Save", self.save_labels, no))
+
+    def save_labels(self) -> Outcome:
+        saver = self.source.saver
+        if saver is None:
+            return Outcome()
+        try:
+            result = saver.save(self.manager)
+        except (WriteConflict, WriteRefused, OSError) as exc:
+            # nothing was written and nothing is lost: the labels stay in memory (no reload)
+            return Outcome().note(f"{exc}. The labels stay in memory; export the loom "
+                                  f"({self.key_names['export']}) to keep them elsewhere.",
+                                  "Save bookmarks: not done", "error", 10)
+        except Exception as exc:  # never a traceback on screen
+            return Outcome(error=exc).note(f"{type(exc).__name__}: {exc}", "Save bookmarks: internal error",
+                                           "error", 10)
+        if result.backup is None:
+            return Outcome(rows=True).note("The file already has these bookmarks; nothing written.")
+        n = result.changed
+        return Outcome(rows=True).note(f"Saved {n} bookmark change{'s' if n != 1 else ''} to {self.source.path}; "
+                                       f"the original is kept as {result.backup}.", "Bookmarks saved", timeout=10)
+
+    # export ------------------------------------------------------------------------------------
+    def export_plan(self, entry_id: str) -> ExportPlan | Outcome:
+        def plan() -> ExportPlan:
+            e = self.entry(entry_id)
+            if e is None:
+                raise LoomError(f"entry {entry_id} not found")
+            kept, labels = self.manager.branch_entries(e.id)
+            origin = self.source.path
+            return ExportPlan(e.id, self.row_text(e), len(kept), len(labels),
+                              os.path.dirname(origin) if origin else os.getcwd())
+
+        return self._guard("Export", plan)
+
+    def export_branch(self, entry_id: str, dest: str) -> Outcome:
+        """The branch ending at ``entry_id`` into a new pi session file: ``dest`` is a directory,
+        or a path ending in ``.jsonl``. Refused (a notice) when ``dest`` is neither."""
+        return self._run("Export", lambda: self._export(entry_id, dest))
+
+    def _export(self, entry_id: str, dest: str) -> Outcome:
+        manager = self.manager
+        if dest.endswith(".jsonl"):
+            parent = os.path.dirname(os.path.abspath(dest))
+            if not os.path.isdir(parent):
+                raise LoomError(f"{parent} is not a directory")
+            path = manager.create_branched_session(entry_id, out=dest)
+        else:
+            if not os.path.isdir(dest):
+                raise LoomError(f"{dest} is not a directory (end the path in .jsonl to name a file)")
+            path = manager.create_branched_session(entry_id, dir=dest)
+        kept, labels = manager.branch_entries(entry_id)
+        return Outcome(path=path).note(f"Exported {len(kept) + len(labels)} entries to {path}", "Branch exported",
+                                       timeout=10)
+
+    def copy_text(self, entry_id: str) -> str:
+        """What Ctrl+Y copies (pi's copy action)."""
+        e = self.entry(entry_id)
+        return copy_text(self.manager.load(e)) if e is not None else ""
+
+    # the parent session --------------------------------------------------------------------------
+    def parent_ref(self) -> str | None:
+        """The header's ``parentSession`` (or a v1 file's ``branchedFrom``); None: not a fork."""
+        return parent_reference(self.manager.header)
+
+    def find_parent(self) -> Outcome:
+        """Where the parent session is (``path``), or why it cannot be opened. Reads directories:
+        call it off the UI thread."""
+        title = "Open parent session"
+        ref = self.parent_ref()
+        if ref is None:
+            return Outcome().note("This session is not a fork: its header names no parent session.", title)
+        try:
+            found = find_session_file(ref, near=self.path)
+        except Exception as exc:  # a broken sessions directory must not take the app down
+            return Outcome(error=exc).note(f"Cannot look for the parent session {ref}: {exc}", title, "error", 8)
+        if found is None:
+            return Outcome().note(f"The parent session {ref} is not on this machine (looked next to this file and "
+                                  "in the pi and omp session directories).", title, "warning", 8)
+        if self.path is not None and os.path.abspath(found) == os.path.abspath(self.path):
+            return Outcome().note("The header names this file as its own parent.", title, "warning", 6)
+        return Outcome(path=found)
+
+    # live follow ---------------------------------------------------------------------------------
+    def apply_appended(self) -> Outcome:
+        """Index what another writer appended and update the model in place. Selection, filter,
+        search and folds are kept; the leaf follows the file's last entry unless the user moved
+        it. A rewritten or truncated file is reloaded."""
+        try:
+            self.manager.refresh()
+        except (WriteConflict, FileNotFoundError, SessionFormatError) as exc:
+            path = self.path
+            if path is not None and os.path.exists(path):
+                return self.reload(f"{os.path.basename(path)} changed on disk ({exc}); reloaded.")
+            return Outcome().note(f"{path} is gone; showing what was loaded.", severity="warning", timeout=8)
+        except Exception as exc:
+            return Outcome(error=exc).note(f"Could not read the new lines: {exc}", severity="error", timeout=8)
+        if len(self.manager.index.entries) == self._known_entries:
+            return Outcome()
+        model = self.model
+        before = model.selected_id
+        out = self._sync()
+        sel = model.selected_entry
+        out.detail = sel is not None and (sel.id != before or (sel.type == "message" and sel.role == "assistant"))
+        return out
+
+    def reload(self, message: str | None = None) -> Outcome:
+        """Re-read the file (it was rewritten): keep the filter, search, selection, label times
+        and a moved leaf."""
+        path = self.path
+        if self._opener is None or path is None:
+            return Outcome().note("This session was not read from a file; nothing to reload.", severity="warning")
+        old = self.model
+        moved_to = old.leaf_id if self.leaf_moved else None
+        try:
+            manager = self._opener(path)
+        except Exception as exc:
+            return Outcome().note(f"Could not reload {path}: {exc}", severity="error", timeout=10)
+        if moved_to is not None and moved_to in manager.index.by_id:
+            manager.branch(moved_to)
+        model = TreeModel(manager, filter_mode=old.mode, page_size=old.page_size)
+        if old.query:
+            model.set_query(old.query)
+        if old.show_label_times:
+            model.toggle_label_times()
+        if old.selected_id is not None:
+            model.select_id(old.selected_id)
+        self.manager, self.model = manager, model
+        self._own_writes.clear()
+        self._known_entries = len(manager.index.entries)
+        out = Outcome(replaced=True, rows=True, detail=True)
+        return out.note(message, severity="warning", timeout=6) if message else out
+
+    # internals ---------------------------------------------------------------------------------
+    def _sync(self, *, detail: bool = False) -> Outcome:
+        """Give the model every entry indexed since the last sync, and the leaf."""
+        entries = self.manager.index.entries
+        fresh = entries[self._known_entries :]
+        self._known_entries = len(entries)
+        leaf = self.view_leaf
+        self.model.entries_changed(fresh, leaf_id=leaf)
+        if leaf is None and self.model.leaf_id is not None:
+            self.model.set_leaf(None)
+        return Outcome(rows=True, detail=detail)
+
+    def _run(self, what: str, fn: Callable[[], Outcome]) -> Outcome:
+        result = self._guard(what, fn)
+        return result
+
+    def _guard(self, what: str, fn: Callable[[], T]) -> T | Outcome:
+        """Run an intent; a failure becomes a notice (nothing in memory is lost)."""
+        try:
+            result = fn()
+        except WriteConflict as exc:
+            # the file was rewritten or replaced underneath: nothing was written; show what is on
+            # disk now (filter, search, selection and a moved leaf are kept)
+            path = self.path
+            out = self.reload() if path is not None and os.path.exists(path) else Outcome()
+            out.notices.insert(0, Notice(f"{exc}. Nothing was written; the file was reloaded, try again.",
+                                         f"{what}: not done", "error", 10))
+            return out
+        except (LoomError, OSError) as exc:
+            return Outcome().note(str(exc), f"{what}: not done", "error", 10)
+        except Exception as exc:  # never a traceback on screen
+            return Outcome(error=exc).note(f"{type(exc).__name__}: {exc}", f"{what}: internal error", "error", 10)
+        return result
