@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from loomtui.formats.agent_session import AgentSession
 from loomtui.formats.opening import open_session
 from loomtui.commands._output import report_created
 from loomtui.session.errors import LoomError
@@ -28,9 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         sm = open_session(args.file)
-        export_pi = getattr(sm, "export_pi", None)
-        if args.as_format == "pi" and export_pi is not None:
-            path = export_pi(args.leaf, dir=args.dir, out=args.out)
+        if args.as_format == "pi" and isinstance(sm, AgentSession):
+            path = sm.export_pi(args.leaf, dir=args.dir, out=args.out)
         else:
             path = sm.create_branched_session(args.leaf, dir=args.dir, out=args.out)
     except OSError as exc:

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
+from loomtui.formats.agent_session import AgentSession
 from loomtui.formats.opening import open_session
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
@@ -159,10 +160,9 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "usage": {**usage, "cost": cost, "assistantMessagesWithUsage": replies_with_usage},
         "diagnostics": [{"line": d.line, "reason": d.reason} for d in sorted(sm.diagnostics, key=lambda d: d.line)],
     }
-    file_summary = getattr(sm, "file_summary", None)
-    if callable(file_summary):
+    if isinstance(sm, AgentSession):
         # another tool's file (Claude Code, Codex): its own tree and token count (docs/agent-formats.md)
-        summary.update(file_summary())
+        summary.update(sm.file_summary())
     return summary
 
 

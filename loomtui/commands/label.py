@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         label = None
     try:
         sm = open_session(args.file)
-        store_file = getattr(sm, "label_store_file", None)
+        store_file = sm.source.label_store
         if store_file is not None:
             sm.append_label_change(args.entry_id, label)
             print(f"{args.entry_id} labelled in {store_file}" if label else f"{args.entry_id}: label cleared in {store_file}")

@@ -31,6 +31,7 @@ from loomtui.session import store
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_json
+from loomtui.session.source import Source
 from loomtui.session.manager import (
     CURRENT_VERSION,
     SessionManager,
@@ -124,8 +125,8 @@ class AgentSource:
         return self._spans
 
 
-def agent_source(manager: Any) -> AgentSource | None:
-    src = getattr(manager, "agent", None)
+def agent_source(manager: SessionManager) -> AgentSource | None:
+    src = manager.source.document
     return src if isinstance(src, AgentSource) else None
 
 
@@ -137,14 +138,13 @@ class AgentSession(SessionManager):
     def __init__(self, header: dict[str, Any], source: AgentSource, convert: Any) -> None:
         super().__init__(header, None)
         self.agent = source
-        self.source_format = source.tool
-        self.source_path = os.path.abspath(source.path)
         self._convert = convert  # (manager, entry, decoded line) -> pi-style entry dict
         tool = TOOL_NAMES.get(source.tool, source.tool)
-        self.read_only_reason = (
-            f"A {tool} session: loomtui never writes its file. Labels are kept in loomtui's label store; "
-            "export the branch to get a file of your own."
-        )
+        self.source = Source(
+            source.tool, os.path.abspath(source.path), labels="store", document=source,
+            read_only_reason=(f"A {tool} session: loomtui never writes its file. Labels are kept in loomtui's label "
+                              "store; export the branch to get a file of your own."),
+            label_store=labelstore.store_file(source.session_id, source.label_dir), opens=self.open_subagent)
 
     # reading ------------------------------------------------------------------------------
     def load(self, e: Entry) -> dict[str, Any]:

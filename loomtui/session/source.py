@@ -17,7 +17,10 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
   an OCP run, where Enter opens what a row names);
 * ``filters``: filter modes the source adds beside pi's five: mode -> (footer tag, a function
   giving the entry ids the mode shows);
-* ``describe``: a source that writes an entry's detail itself (Markdown by entry id, or None).
+* ``describe``: a source that writes an entry's detail itself (Markdown by entry id, or None);
+* ``label_store``: with ``labels == "store"``, the file of loomtui's own label store that keeps
+  this read-only source's labels (Claude Code, Codex);
+* ``opens``: a row that is a session of its own (a Claude Code subagent): Enter opens it.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ class Source:
     leaf_moves: bool = True
     filters: Mapping[str, tuple[str, Callable[[], Iterable[str]]]] | None = None
     describe: Callable[[str], str | None] | None = None
+    label_store: str | None = None
+    opens: Callable[[str], SessionManager | None] | None = None
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:

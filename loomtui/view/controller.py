@@ -73,6 +73,8 @@ class Outcome:
     ask: Question | None = None
     path: str | None = None
     error: BaseException | None = None
+    #: a session to open on top (a row that is a session of its own: a subagent)
+    session: SessionManager | None = None
 
     @property
     def done(self) -> bool:
@@ -243,6 +245,10 @@ class SessionController:
         e = self.entry(entry_id)
         if e is None:
             return Outcome().note(f"Entry {entry_id} is not in this session.", severity="warning")
+        opens = self.source.opens
+        session = opens(e.id) if opens is not None else None
+        if session is not None:  # a row that is a session of its own: open it instead
+            return Outcome(session=session)
         if e.id == self.model.leaf_id:
             return Outcome().note("Already at this point.", timeout=3)
         if (e.type == "message" and e.role == "user") or e.type == "custom_message":
@@ -282,6 +288,10 @@ class SessionController:
         if not src.can_append:
             if src.can_save_labels and self.pending_labels():
                 return self.offer_label_save()
+            if src.labels == "store":
+                return Outcome().note(f"loomtui never writes {src.kind} files. Export the branch "
+                                      f"({self.key_names['export']}) to get a file of that tool that ends here.",
+                                      not_done, timeout=8)
             if src.is_pi_file:
                 return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
             return Outcome().note(
@@ -322,7 +332,9 @@ class SessionController:
             return None
         current = self.manager.index.label_of(e.id)
         refusal = self.manager.append_refusal()
-        if not self.source.can_append:
+        if self.source.label_store is not None:
+            note = f"Kept in loomtui's label store ({self.source.label_store}); the session file is never written."
+        elif not self.source.can_append:
             note = "Kept in memory; the loom file takes it as a bookmark only if you save."
         else:
             moved = (f" The moved leaf is not saved ({self.key_names['persist']} persists it)."
@@ -350,9 +362,14 @@ class SessionController:
             return Outcome().note("Label unchanged; nothing written.", timeout=3)
         # parented on the file's last entry: pi resumes where it did; a moved leaf stays moved
         new_id = self.manager.append_label_keeping_resume(e.id, label)
+        what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
+        if self.source.label_store is not None:
+            # a read-only source: the label is in loomtui's store, no entry was added
+            self.model.set_leaf(self.model.leaf_id)
+            return Outcome(rows=True, detail=True).note(
+                f"{what} (kept in {self.source.label_store}; the session file is not touched).")
         self._own_writes.add(new_id)
         out = self._sync(detail=True)
-        what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
         if self.source.can_save_labels:
             more = self.offer_label_save(what)
             more.rows, more.detail = True, True

@@ -197,7 +197,8 @@ class BrowserScreen(Screen[None]):
         name = os.path.basename(self.path)
         if isinstance(exc, SessionFormatError):
             hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
-                    '{"type":"session"} header, versions 1-3) and OpenLoom / socketteer looms.')
+                    '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
+                    "and OpenLoom / socketteer looms.")
             screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
         elif isinstance(exc, (LoomError, OSError)):
             screen = ErrorScreen(f"Cannot open {name}", str(exc))
@@ -242,6 +243,10 @@ class BrowserScreen(Screen[None]):
             return
         if outcome.error is not None:
             self.loom_app.log_error(outcome.error)
+        if outcome.session is not None:  # a subagent row: its session on top (Esc returns)
+            sub = outcome.session
+            mode = self.model.mode if self.model is not None else "default"
+            self.app.push_screen(BrowserScreen(sub.source.path or self.path, sub, filter_mode=mode))
         if outcome.replaced and self.controller is not None:
             self.tree.set_model(self.controller.model)
         elif outcome.rows:
