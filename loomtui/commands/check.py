@@ -16,7 +16,8 @@ import sys
 from typing import Any
 
 from loomtui.formats import ocp_check
-from loomtui.formats.common import load_json
+from loomtui.formats.common import MAX_DOCUMENT_BYTES, load_json
+from loomtui.session.fileio import read_capped
 from loomtui.session.errors import SessionFormatError
 
 
@@ -28,10 +29,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _read(path: str) -> tuple[Any, ocp_check.Finding | None]:
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_capped(path, MAX_DOCUMENT_BYTES)  # a FIFO or device is refused, not read
     except OSError as exc:
         return None, ocp_check.Finding("error", "E001", "$", f"cannot read {path}: {exc.strerror or exc}")
+    except SessionFormatError as exc:
+        return None, ocp_check.Finding("error", "E001", "$", str(exc))
     try:
         return load_json(data, path), None
     except SessionFormatError as exc:

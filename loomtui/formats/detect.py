@@ -148,9 +148,9 @@ def agent_format(path: str) -> str | None:
     from loomtui.formats import claude, codex
 
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:
             head = f.read(256 * 1024)
-    except OSError:
+    except (OSError, SessionFormatError):
         return None
     for raw in head.split(b"\n")[:40]:
         obj = line_value(raw)

@@ -35,6 +35,7 @@ import orjson
 from loomtui.formats.export_html_render import EntryRenderer, Stats, header_html
 from loomtui.formats.export_html_rows import sidebar_data
 from loomtui.formats.export_html_theme import theme_css
+from loomtui.session.jsonvalue import deep_call, dumps_bytes
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.forked import can_fork, child_output, start_child
@@ -137,7 +138,7 @@ def _render_chunks(renderer: EntryRenderer, records: list[_Record], start: int, 
                 continue
             body, kind = renderer.render(rec.entry, stats)
             rows.append((rec.raw, body, 1 if rec.in_file else 0, kind))
-        out.append(gzip_b64(orjson.dumps(rows)))
+        out.append(gzip_b64(dumps_bytes(rows)))
     return out, stats
 
 
@@ -216,15 +217,19 @@ def build_page(
         "branchName": _stem(name) + "-branch-LEAF.jsonl",
         "original": name if original is not None else None,
     })
-    data = [f'<script type="application/gzip+base64" id="d-side">{gzip_b64(orjson.dumps(side), 6)}</script>']
+    data = [f'<script type="application/gzip+base64" id="d-side">{gzip_b64(dumps_bytes(side), 6)}</script>']
     data += [f'<script type="application/gzip+base64" id="d-c{k}">{c}</script>' for k, c in enumerate(chunks)]
     if original is not None:
         data.append(f'<script type="application/gzip+base64" id="d-orig">{gzip_b64(original, 6)}</script>')
     title = manager.get_session_name() or name
     nonce = secrets.token_urlsafe(16)
     css, theme_attr = theme_css(theme)
-    head = header_html(manager, title, stats, len(manager.index.entries), no_system_context,
-                       original is not None or manager.source_format == "pi")
+    head_args = (manager, title, stats, len(manager.index.entries), no_system_context,
+                 original is not None or manager.source_format == "pi")
+    try:
+        head = header_html(*head_args)
+    except RecursionError:  # a header value nested thousands deep
+        head = deep_call(header_html, *head_args)
     template = (ASSETS / "page.html").read_text(encoding="utf-8")
     parts = {
         "{{THEME_ATTR}}": theme_attr,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from loomtui.session.jsonvalue import deep_call
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
@@ -131,6 +132,12 @@ class EntryRenderer:
 
     def render(self, e: Entry, stats: Stats) -> tuple[str, str]:
         """The entry's HTML and its kind (user, assistant, tool, compaction, summary, meta…)."""
+        try:
+            return self._render(e, stats)
+        except RecursionError:  # a value nested thousands deep: again, with a deep stack
+            return deep_call(self._render, e, stats)  # type: ignore[no-any-return]
+
+    def _render(self, e: Entry, stats: Stats) -> tuple[str, str]:
         kind = kind_of(e)
         if self.no_system_context and e.type == "custom_message" and e.aux == "system":
             return self._header_only(e, "system context (left out)"), kind

@@ -265,3 +265,22 @@ def escape_surrogates(text: str) -> str:
     if text.isascii():
         return text
     return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+
+
+def dumps_bytes(value: Any, indent: bool = False) -> bytes:
+    """JSON for any value read from a file: orjson when it can, else the stdlib codec (deep
+    values, integers beyond 64 bits, lone surrogates escaped as JSON.stringify writes them);
+    non-finite numbers as null."""
+    try:
+        return orjson.dumps(value, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        pass
+    kwargs: dict[str, Any] = {"indent": 2 if indent else None, "ensure_ascii": False, "default": str,
+                              "separators": (",", ": ") if indent else (",", ":")}
+    value = finite(value)
+    with exact_ints():
+        try:
+            text = json.dumps(value, **kwargs)
+        except RecursionError:
+            text = deep_call(json.dumps, value, **kwargs)
+    return escape_surrogates(text).encode()

@@ -23,6 +23,7 @@ from typing import Any, Union
 
 import orjson
 
+from loomtui.session.jsonvalue import dumps_bytes
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view.text import display_text, format_tool_call
@@ -233,10 +234,8 @@ def human_size(n: float) -> str:
 
 
 def pretty_json(value: Any) -> str:
-    try:
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:
-        return repr(value)
+    """Indented JSON of any value from a file (deep, huge integers, lone surrogates)."""
+    return dumps_bytes(value, indent=True).decode()
 
 
 def _number(v: Any) -> int | None:

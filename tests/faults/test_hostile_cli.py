@@ -237,3 +237,26 @@ def test_a_fifo_that_replaces_the_session_while_open_is_refused(pi_copy):
     from loomtui.session.errors import LoomError
 
     assert len(result) == 1 and isinstance(result[0], LoomError)
+
+
+def test_every_command_refuses_a_fifo(tmp_path):
+    """The commands added since (diff, export-html, check, loom-config) too."""
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    for argv in (("diff", str(fifo), "a", "b"), ("export-html", str(fifo), "-o", str(tmp_path / "o.html")),
+                 ("check", str(fifo)), ("loom-config", str(fifo))):
+        r = _cli(*argv, timeout=20)
+        assert r.returncode != 0 and b"Traceback" not in r.stderr and b"FIFO" in r.stdout + r.stderr, (argv, r)
+    assert not (tmp_path / "o.html").exists()
+
+
+@pytest.mark.parametrize("case", ["deep-content", "deep-args", "deep-label", "surrogate", "surrogate-id",
+                                  "odd-model", "escape-header", "deep-header"])
+def test_html_export_and_diff_of_odd_files(case, odd_files, tmp_path, capsys):
+    path = odd_files[case]
+    code, out, err = run_cli(capsys, "export-html", str(path), "-o", str(tmp_path / "o.html"))
+    assert code == 0, err
+    leaf = SessionManager.open(str(path)).get_leaf_id()
+    code, out, err = run_cli(capsys, "diff", str(path), leaf, "aa000008", "--color", "always")
+    assert "Traceback" not in err and (code == 0 or err.count("\n") == 1), err
+    assert _no_control(out)
