@@ -128,7 +128,7 @@ def summary_fields(buf: bytes) -> dict[str, Any] | None:
 
 
 def _claude_fields(buf: bytes) -> dict[str, Any]:
-    sid = cwd = first = name = None
+    sid = cwd = first = name = parent = None
     first_ts = last_ts = None
     messages = entries = 0
     prompts_under: dict[Any, int] = {}
@@ -144,6 +144,9 @@ def _claude_fields(buf: bytes) -> dict[str, Any]:
         if not isinstance(o.get("uuid"), str) or o.get("isSidechain"):
             continue
         entries += 1
+        fork = o.get("forkedFrom")  # written by /branch (older builds): the source session
+        if parent is None and isinstance(fork, dict) and isinstance(fork.get("sessionId"), str):
+            parent = fork["sessionId"] if fork["sessionId"] != sid else None
         if cwd is None and isinstance(o.get("cwd"), str):
             cwd = o["cwd"]
         ts = o.get("timestamp")
@@ -164,7 +167,7 @@ def _claude_fields(buf: bytes) -> dict[str, Any]:
             prompts_under[p] = prompts_under.get(p, 0) + 1
     branches = sum(1 for p, k in prompts_under.items() if p is not None and k > 1)
     return {"tool": CLAUDE, "id": sid, "cwd": cwd, "name": name, "first_message": first, "created": first_ts,
-            "modified": last_ts, "message_count": messages, "branch_count": branches, "parent": None,
+            "modified": last_ts, "message_count": messages, "branch_count": branches, "parent": parent,
             "entry_count": entries}
 
 

@@ -686,16 +686,15 @@ def parent_path(s: SessionSummary, sessions: Iterable[SessionSummary]) -> str | 
 
 
 def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | None = None) -> str | None:
-    """``resolve_parent`` over the sessions in ``dirs`` (default: pi's and omp's roots) and
-    ``near``'s directory, read only when the reference is not an existing path. For a
-    browser's "open parent session"."""
+    """``resolve_parent`` over the sessions in ``dirs`` (default: pi's and omp's roots and Claude
+    Code's and Codex's folders, where a Codex fork's ``forked_from_id`` and a Claude ``/branch``
+    file's source are found by id) and ``near``'s directory, read only when the reference is not
+    an existing path. For a browser's "open parent session"."""
     direct = resolve_parent(ref, near, ())
     if direct is not None or not ref:
         return direct
-    roots = list(default_session_dirs() if dirs is None else dirs)
-    if near:
-        roots.append(os.path.dirname(os.path.abspath(near)))
-    return resolve_parent(ref, near, list_sessions(roots))
+    extra = [os.path.dirname(os.path.abspath(near))] if near else []
+    return resolve_parent(ref, near, list_sessions(None if dirs is None else list(dirs), extra=extra))
 
 
 def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:

@@ -79,3 +79,17 @@ def test_full_text_search_covers_them(homes: Path) -> None:
     assert fork.index.by_id["L57"].hidden is None and fork.index.by_id["L3"].hidden == "from-parent"
     hits = [h for h in search_sessions(paths, "struggled clmail") if isinstance(h, SearchHit)]
     assert hits and all(h.entry_id and len(h.entry_id) == 36 for h in hits)  # Claude uuids
+
+
+def test_a_codex_fork_finds_its_parent_file_in_another_day(homes: Path) -> None:
+    from loomtui.session.catalog import find_session_file
+
+    sessions = list_sessions(cache=False)
+    fork = next(s for s in sessions if s.id == "fork-0001")
+    moved = homes / "codex" / "sessions" / "2025" / "12" / "11"
+    moved.mkdir(parents=True)
+    target = moved / Path(fork.path).name
+    Path(fork.path).rename(target)
+    assert fork.parent_session is not None
+    parent = find_session_file(fork.parent_session, near=str(target))
+    assert parent is not None and parent.endswith("rollout-2025-12-10T04-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl")
