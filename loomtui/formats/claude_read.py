@@ -180,10 +180,11 @@ def _scan(data: bytes) -> Scan:
 def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: dict[str, str], sc: Scan, i: int,
               side: bool) -> tuple[str, Entry]:
     """(line kind, skeleton) of one line, as ``fill(to_pi(line))`` would make it."""
-    msg = obj.get("message")
-    if type(msg) is not dict:
-        msg = {}
     ts = obj.get("timestamp")
+    if t == "assistant" or t == "user":
+        msg = obj.get("message")
+        if type(msg) is not dict:
+            msg = {}
     if t == "assistant":
         e = Entry(eid, parent, "message")
         e.timestamp = ts
@@ -222,7 +223,7 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
         if calls:
             e.tool_calls = tuple(calls)
         stop = STOP.get(msg.get("stop_reason"))
-        if obj.get("isApiErrorMessage") or obj.get("error"):
+        if ("error" in obj or "isApiErrorMessage" in obj) and (obj.get("isApiErrorMessage") or obj.get("error")):
             stop = "error"
             err = text_of(content) or str(obj.get("error"))
             e.aux = utf16_slice(err, 400) if err else None
@@ -270,9 +271,12 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
                 for r in results:
                     blocks += _blocks(r.get("content"))
                 e.text = content_text(blocks)
-            for r in results:
-                if type(r.get("tool_use_id")) is str:
-                    sc.results.setdefault(r["tool_use_id"], i)
+            agent_calls = sc.agent_calls
+            if agent_calls:  # results of Task/Agent calls: where their subagents hang
+                for r in results:
+                    cid = r.get("tool_use_id")
+                    if type(cid) is str and cid in agent_calls:
+                        sc.results.setdefault(cid, i)
             tur = obj.get("toolUseResult")
             if type(tur) is dict and type(tur.get("agentId")) is str:
                 sc.agent_ids.append((i, tur["agentId"], call))
