@@ -61,6 +61,14 @@ def looks_like_claude(obj: Any) -> bool:
 
 
 # line kinds ------------------------------------------------------------------------------------
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _dict(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
 def text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -148,7 +156,7 @@ def _blocks(content: Any, tool_names: dict[str, str] | None = None) -> list[dict
         elif bt == "redacted_thinking":
             out.append({"type": "thinking", "thinking": "[redacted thinking]"})
         elif bt in ("tool_use", "server_tool_use"):
-            out.append({"type": "toolCall", "id": b.get("id"), "name": b.get("name"), "arguments": b.get("input")})
+            out.append({"type": "toolCall", "id": _str(b.get("id")), "name": b.get("name"), "arguments": b.get("input")})
         elif bt == "image":
             src = b.get("source") if isinstance(b.get("source"), dict) else {}
             out.append({"type": "image", "data": src.get("data") or "", "mimeType": src.get("media_type") or "image"})
@@ -164,7 +172,7 @@ def to_pi(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], t
     d: dict[str, Any]
     if t == "assistant":
         m: dict[str, Any] = {"role": "assistant", "content": _blocks(msg.get("content")), "provider": "anthropic",
-                             "model": msg.get("model"), "stopReason": STOP.get(msg.get("stop_reason"))}
+                             "model": msg.get("model"), "stopReason": STOP.get(_str(msg.get("stop_reason")))}
         if obj.get("isApiErrorMessage") or obj.get("error"):
             m["stopReason"] = "error"
             m["errorMessage"] = text_of(msg.get("content")) or str(obj.get("error"))
@@ -178,7 +186,7 @@ def to_pi(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], t
         content: list[dict[str, Any]] = []
         for r in results:
             content += _blocks(r.get("content"))
-        call = first.get("tool_use_id")
+        call = _str(first.get("tool_use_id"))
         d = {"type": "message", **base, "message": {
             "role": "toolResult", "toolCallId": call, "toolName": tool_names.get(call) if isinstance(call, str) else None,
             "content": content, "isError": bool(first.get("is_error"))}}
@@ -198,8 +206,8 @@ def to_pi(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], t
              "content": command_text(obj["content"]) if obj.get("subtype") == "local_command" else obj["content"],
              "display": True}
     else:
-        sub = obj.get("subtype") if t == "system" else (obj.get("data") or {}).get("type") if t == "progress" else (
-            (obj.get("attachment") or {}).get("type") if t == "attachment" else None)
+        sub = obj.get("subtype") if t == "system" else _dict(obj.get("data")).get("type") if t == "progress" else (
+            _dict(obj.get("attachment")).get("type") if t == "attachment" else None)
         ctype = f"{t}: {sub}" if sub else (f"{t}: hook" if t == "system" else str(t))
         keep = {k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version",
                                                           "gitBranch", "userType", "isSidechain", "timestamp")}

@@ -172,7 +172,8 @@ def _scan(data: bytes) -> Scan:
             if type(lp) is str:
                 sc.logical[i] = lp
             if side and kind == "prompt":
-                sc.side_roots[i] = text_of((obj.get("message") or {}).get("content")).strip()
+                m = obj.get("message")
+                sc.side_roots[i] = text_of(m.get("content") if type(m) is dict else None).strip()
     sc.lines = nlines
     return sc
 
@@ -209,6 +210,8 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
                             has = True
                 elif bt == "tool_use" or bt == "server_tool_use":
                     cid = b.get("id")
+                    if type(cid) is not str:
+                        cid = None
                     name = b.get("name")
                     inp = b.get("input")
                     if calls is None:
@@ -222,7 +225,8 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
         e.has_text = has
         if calls:
             e.tool_calls = tuple(calls)
-        stop = STOP.get(msg.get("stop_reason"))
+        sr = msg.get("stop_reason")
+        stop = STOP.get(sr) if type(sr) is str else None
         if ("error" in obj or "isApiErrorMessage" in obj) and (obj.get("isApiErrorMessage") or obj.get("error")):
             stop = "error"
             err = text_of(content) or str(obj.get("error"))
@@ -231,7 +235,8 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
         u = msg.get("usage")
         if type(u) is dict:
             mid = msg.get("id")
-            key = (mid, obj.get("requestId")) if type(mid) is str else ("line", i)
+            rid = obj.get("requestId")
+            key = (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
             if key == sc.last_key and u == sc.last_usage and (not side) <= sc.last_main:
                 return "assistant", e  # the next part of a response repeating its usage
             sc.last_key, sc.last_usage, sc.last_main = key, u, not side
@@ -261,8 +266,10 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
             else:
                 results = [b for b in content if type(b) is dict and b.get("type") == "tool_result"]
             call = results[0].get("tool_use_id")
+            if type(call) is not str:
+                call = None
             e.aux = call
-            e.tool_name = names.get(call) if type(call) is str else None
+            e.tool_name = names.get(call) if call is not None else None
             inner = results[0].get("content")
             if len(results) == 1 and type(inner) is str:
                 e.text = inner if len(inner) < 100 else (inner[:200] if inner.isascii() else utf16_slice(inner, 200))
@@ -433,7 +440,9 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     title = None
     for b, *_rest in sc.books:
         t = b.get("type")
-        if t == "summary" and title is None and b.get("leafUuid") in by_id and isinstance(b.get("summary"), str):
+        ref = b.get("leafUuid")
+        if t == "summary" and title is None and isinstance(ref, str) and ref in by_id and isinstance(
+                b.get("summary"), str):
             title = b["summary"]
         elif t in ("custom-title", "agent-name") and isinstance(b.get("customTitle") or b.get("agentName"), str):
             title = b.get("customTitle") or b.get("agentName")

@@ -58,6 +58,10 @@ def looks_like_codex(obj: Any) -> bool:
             and "timestamp" in obj)
 
 
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -101,7 +105,7 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
         d = dict(src.extra["placeholders"][e.id])
     elif kind == "prompt":
         content: list[dict[str, Any]] = []
-        for b in p.get("content") or []:
+        for b in p.get("content") if isinstance(p.get("content"), list) else []:
             if isinstance(b, dict) and b.get("type") in ("input_text", "text"):
                 content.append({"type": "text", "text": b.get("text") or ""})
             elif isinstance(b, dict) and b.get("type") == "input_image":
@@ -122,7 +126,8 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
         if isinstance(out, dict):
             out = out.get("content") or orjson.dumps(out).decode()
         d = {"type": "message", **base, "message": {
-            "role": "toolResult", "toolCallId": p.get("call_id"), "toolName": src.extra["tool_names"].get(p.get("call_id")),
+            "role": "toolResult", "toolCallId": _str(p.get("call_id")),
+            "toolName": src.extra["tool_names"].get(_str(p.get("call_id"))),
             "content": [{"type": "text", "text": out if isinstance(out, str) else _text(out)}], "isError": False}}
     else:
         blocks: list[dict[str, Any]] = []
@@ -130,11 +135,13 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
         if pt == "message":
             blocks = [{"type": "text", "text": _text(p.get("content"))}]
         elif pt == "reasoning":
-            summary = "\n\n".join(s.get("text", "") for s in p.get("summary") or [] if isinstance(s, dict))
+            parts = p.get("summary") if isinstance(p.get("summary"), list) else []
+            summary = "\n\n".join(s["text"] for s in parts if isinstance(s, dict) and isinstance(s.get("text"), str))
             blocks = [{"type": "thinking", "thinking": summary or "(encrypted reasoning)"}]
         elif pt in CALLS:
             args = _args(p.get("arguments") if "arguments" in p else p.get("input") if "input" in p else p.get("action"))
-            blocks = [{"type": "toolCall", "id": p.get("call_id") or e.id, "name": p.get("name") or pt, "arguments": args}]
+            blocks = [{"type": "toolCall", "id": _str(p.get("call_id")) or e.id, "name": p.get("name") or pt,
+                       "arguments": args}]
             stop = "toolUse"
         m: dict[str, Any] = {"role": "assistant", "content": blocks, "provider": "openai",
                              "model": src.extra["models"].get(e.id), "stopReason": stop}
@@ -188,13 +195,18 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
     metas = [r for r in rows if r[0].get("type") == "session_meta"]
     if not metas:
         raise SessionFormatError(f"{path}: a Codex rollout without a session_meta line")
-    meta = metas[0][0].get("payload") or {}
+    meta = metas[0][0].get("payload")
+    meta = meta if isinstance(meta, dict) else {}
     sid = str(meta.get("id") or os.path.splitext(os.path.basename(path))[0])
     src = AgentSource(CODEX, path, sid, label_dir=label_dir)
     src.preamble = [data[metas[0][1]:metas[0][1] + metas[0][2]]]
-    prompts = {(r[0].get("payload") or {}).get("message") for r in rows
-               if r[0].get("type") == "event_msg" and (r[0].get("payload") or {}).get("type") == "user_message"}
-    have_events = any(isinstance(x, str) for x in prompts)
+    prompts: set[str] = set()
+    for r in rows:
+        pl = r[0].get("payload")
+        if r[0].get("type") == "event_msg" and isinstance(pl, dict) and pl.get("type") == "user_message" and isinstance(
+                pl.get("message"), str):
+            prompts.add(pl["message"])
+    have_events = bool(prompts)
     ex: dict[str, Any] = {"kinds": {}, "models": {}, "tool_names": {}, "compact_before": {}, "placeholders": {},
                           "lines": len(rows), "forkedFrom": meta.get("forked_from_id")}
     src.extra = ex
@@ -315,7 +327,8 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
         src._attached.setdefault(skeletons[0].id, [])[:0] = ex.pop("head")
     header = header_for(src, meta.get("cwd"), meta.get("timestamp"),
                         {"tool": CODEX, "originator": meta.get("originator"), "cliVersion": meta.get("cli_version")}
-                        | ({"parentSession": meta["forked_from_id"]} if meta.get("forked_from_id") else {}))
+                        | ({"parentSession": meta["forked_from_id"]} if isinstance(meta.get("forked_from_id"), str)
+                           and meta["forked_from_id"] else {}))
     sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e, obj))
     sm.index.build(skeletons)
     sm.index.diagnostics[:0] = diags
@@ -365,10 +378,11 @@ def _replayed_prefix(rows: list[Any], metas: list[Any]) -> tuple[int, int] | Non
     After the fork's ``session_meta`` comes the parent's, then the parent's history with its
     own timestamps; the fork's own lines are the first ones at or after the fork's time.
     """
-    if len(metas) < 2 or not (metas[0][0].get("payload") or {}).get("forked_from_id"):
+    meta = metas[0][0].get("payload")
+    if len(metas) < 2 or not isinstance(meta, dict) or not meta.get("forked_from_id"):
         return None
     start = next(i for i, r in enumerate(rows) if r is metas[1])
-    fork_time = str(metas[0][0].get("timestamp") or (metas[0][0].get("payload") or {}).get("timestamp") or "")
+    fork_time = str(metas[0][0].get("timestamp") or meta.get("timestamp") or "")
     i = start + 1
     while i < len(rows) and str(rows[i][0].get("timestamp") or "") < fork_time:
         i += 1

@@ -108,6 +108,10 @@ def sniff(buf: bytes) -> str | None:
     return None
 
 
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
 def _text(content: Any) -> str:
     if isinstance(content, str):
         return content
@@ -155,7 +159,8 @@ def _claude_fields(buf: bytes) -> dict[str, Any]:
             messages += 1
             last_ts = ts or last_ts
         if t == "user" and not o.get("isMeta") and not o.get("isCompactSummary"):
-            content = (o.get("message") or {}).get("content")
+            m = o.get("message")
+            content = m.get("content") if isinstance(m, dict) else None
             if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
                 continue
             text = _text(content)
@@ -164,8 +169,9 @@ def _claude_fields(buf: bytes) -> dict[str, Any]:
             if first is None and text.strip():
                 first = text
             p = o.get("parentUuid")
-            prompts_under[p] = prompts_under.get(p, 0) + 1
-    branches = sum(1 for p, k in prompts_under.items() if p is not None and k > 1)
+            if isinstance(p, str):
+                prompts_under[p] = prompts_under.get(p, 0) + 1
+    branches = sum(1 for k in prompts_under.values() if k > 1)
     return {"tool": CLAUDE, "id": sid, "cwd": cwd, "name": name, "first_message": first, "created": first_ts,
             "modified": last_ts, "message_count": messages, "branch_count": branches, "parent": parent,
             "entry_count": entries}
@@ -192,9 +198,9 @@ def _codex_fields(buf: bytes) -> dict[str, Any]:
                     messages += 1
                 last_ts = o.get("timestamp") or last_ts
     meta = meta or {}
-    return {"tool": CODEX, "id": meta.get("id"), "cwd": meta.get("cwd"), "name": None, "first_message": first,
+    return {"tool": CODEX, "id": _s(meta.get("id")), "cwd": _s(meta.get("cwd")), "name": None, "first_message": first,
             "created": meta.get("timestamp"), "modified": last_ts, "message_count": messages,
-            "branch_count": rollbacks, "parent": meta.get("forked_from_id"), "entry_count": entries}
+            "branch_count": rollbacks, "parent": _s(meta.get("forked_from_id")), "entry_count": entries}
 
 
 def search_text(obj: dict[str, Any]) -> tuple[str, str, str | None]:
