@@ -71,6 +71,7 @@ class Scan:
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.version: str | None = None
+        self.forked_from: str | None = None
         self.lines = 0
         self.diags: list[Diagnostic] = []
 
@@ -141,6 +142,9 @@ def _scan(data: bytes) -> Scan:
                 sc.cwd = cwd if type(cwd) is str else None
                 ver = obj.get("version")
                 sc.version = ver if type(ver) is str else None
+                fork = obj.get("forkedFrom")  # a /branch file: the session it was branched from
+                if type(fork) is dict and type(fork.get("sessionId")) is str and fork["sessionId"] != sid:
+                    sc.forked_from = fork["sessionId"]
         side = obj.get("isSidechain") is True
         parent = obj.get("parentUuid")
         if type(parent) is not str:
@@ -423,7 +427,8 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
             src.file_labels[ref] = " ".join(b["summary"].split())[:80]
     src.span_entries = [skels[i] for i in main] if main_set is not None else skels
     header = header_for(src, sc.cwd or "", skels[main[0]].timestamp if main else None,
-                        {"tool": CLAUDE, "version": sc.version})
+                        {"tool": CLAUDE, "version": sc.version}
+                        | ({"parentSession": sc.forked_from} if sc.forked_from else {}))
     names = sc.tool_names
     sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e.id, e.parent_id, obj, names))
     skeletons = [skels[i] for i in main] if main_set is not None else list(skels)

@@ -93,3 +93,28 @@ def test_a_codex_fork_finds_its_parent_file_in_another_day(homes: Path) -> None:
     assert fork.parent_session is not None
     parent = find_session_file(fork.parent_session, near=str(target))
     assert parent is not None and parent.endswith("rollout-2025-12-10T04-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl")
+
+
+def test_a_claude_branch_file_is_threaded_under_its_source(homes: Path) -> None:
+    """/branch writes a new file whose lines carry forkedFrom {sessionId, messageUuid}."""
+    from loomtui.formats.detect import open_any
+    from loomtui.session.catalog import find_session_file
+
+    project = homes / "claude" / "projects" / "-experiments-worktrees"
+    source = project / "03eb5929.jsonl"
+    rows = [json.loads(x) for x in source.read_text().splitlines()]
+    branched = []
+    for o in rows[:20]:
+        if "sessionId" in o:
+            o = {**o, "sessionId": "b0000000-0000-4000-8000-000000000001"}
+        if o.get("uuid"):
+            o["forkedFrom"] = {"sessionId": "03eb5929-52b3-4b13-ada3-b93ae35806b8", "messageUuid": o["uuid"]}
+        branched.append(json.dumps(o))
+    branch = project / "b0000000-0000-4000-8000-000000000001.jsonl"
+    branch.write_text("\n".join(branched) + "\n")
+    sessions = list_sessions(cache=False)
+    group = next(g for g in group_sessions(sessions) if g.cwd == "/home/user/project")
+    assert [(s.id[:8], depth) for s, depth in group.items] == [("03eb5929", 0), ("b0000000", 1)]
+    sm = open_any(str(branch))
+    assert sm.header["parentSession"] == "03eb5929-52b3-4b13-ada3-b93ae35806b8"
+    assert find_session_file(sm.header["parentSession"], near=str(branch)) == str(source)
