@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 import orjson
@@ -88,31 +88,37 @@ def stdlib_loads(text: str) -> Any:
 
 
 _WS = re.compile(r"[ \t\n\r]*")
+
+
+def _ws_end(text: str, idx: int) -> int:
+    """Where the whitespace starting at ``idx`` ends."""
+    m = _WS.match(text, idx)
+    return m.end() if m is not None else idx
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
 def iterative_loads(text: str, parse_int: Any = int, parse_float: Any = float) -> Any:
     """A JSON parser without recursion: any depth in memory proportional to the document
     (the C codec recurses, ~200 bytes of stack a level). Same values as ``json.loads``."""
-    ws = _WS.match
+    ws = _ws_end
     number = _NUMBER.match
     n = len(text)
-    idx = ws(text, 0).end()
+    idx = ws(text, 0)
     stack: list[list[Any]] = []  # [container, pending key]
     while True:
         c = text[idx : idx + 1]
         if c == "{":
-            idx = ws(text, idx + 1).end()
+            idx = ws(text, idx + 1)
             if text[idx : idx + 1] == "}":
                 value: Any = {}
                 idx += 1
             else:
                 key, idx = _key(text, idx)
                 stack.append([{}, key])
-                idx = ws(text, idx).end()
+                idx = ws(text, idx)
                 continue
         elif c == "[":
-            idx = ws(text, idx + 1).end()
+            idx = ws(text, idx + 1)
             if text[idx : idx + 1] == "]":
                 value = []
                 idx += 1
@@ -137,7 +143,7 @@ def iterative_loads(text: str, parse_int: Any = int, parse_float: Any = float) -
         # a value is complete: hand it to the open containers, closing those that end here
         while True:
             if not stack:
-                idx = ws(text, idx).end()
+                idx = ws(text, idx)
                 if idx != n:
                     raise ValueError(f"extra data at character {idx}")
                 return value
@@ -147,13 +153,13 @@ def iterative_loads(text: str, parse_int: Any = int, parse_float: Any = float) -
                 container[top[1]] = value
             else:
                 container.append(value)
-            idx = ws(text, idx).end()
+            idx = ws(text, idx)
             ch = text[idx : idx + 1]
             if ch == ",":
-                idx = ws(text, idx + 1).end()
+                idx = ws(text, idx + 1)
                 if type(container) is dict:
                     top[1], idx = _key(text, idx)
-                    idx = ws(text, idx).end()
+                    idx = ws(text, idx)
                 break
             if ch == ("}" if type(container) is dict else "]"):
                 idx += 1
@@ -168,10 +174,10 @@ def _key(text: str, idx: int) -> tuple[str, int]:
     if text[idx : idx + 1] != '"':
         raise ValueError(f"expected a key at character {idx}")
     key, idx = scanstring(text, idx + 1, True)
-    idx = _WS.match(text, idx).end()
+    idx = _ws_end(text, idx)
     if text[idx : idx + 1] != ":":
         raise ValueError(f"expected : at character {idx}")
-    return key, _WS.match(text, idx + 1).end()
+    return key, _ws_end(text, idx + 1)
 
 
 def loads(raw: bytes | bytearray | memoryview | str) -> Any:
