@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -51,6 +51,7 @@ class LoomCommands(Provider):
                 out.append(("copy the selected entry's text", screen.action_copy_text, self._keys("browser.copy")))
                 out.append(("Export HTML: the session as one page, opened at the selected entry",
                             screen.action_export_html, self._keys("browser.export-html")))
+            out += self._loom_commands(screen)
             leaf = model.leaf_id
             out.append((f"persist the leaf ({leaf or 'before the first entry'}) so pi resumes there…",
                         screen.action_persist_leaf, self._keys("browser.persist-leaf")))
@@ -81,6 +82,40 @@ class LoomCommands(Provider):
                         "current theme" if app.theme == name else app.theme_sources.get(name, "built into Textual")))
         out.append(("help: every key", app.action_help, self._keys("app.help")))
         out.append(("quit", app.action_quit, self._keys("app.quit")))
+        return out
+
+    def _loom_commands(self, screen: Any) -> list[Command]:
+        """Compare, go to, hoist, jumps, archive, reader, compact (app/screens/loom_tools.py)."""
+        model = screen.model
+        k = self._keys
+        out: list[Command] = [
+            ("Compare… the selected entry's branch with another", screen.action_compare_prompt, k("browser.compare")),
+            ("Go to entry… (id or id prefix)", screen.action_goto, k("browser.goto")),
+            (f"{'unmark' if model.marked_id == model.selected_id else 'mark'} the selected entry for a comparison",
+             screen.action_mark, k("browser.mark")),
+        ]
+        if model.marked_id is not None and model.marked_id != model.selected_id:
+            out.append((f"compare the marked entry ({model.marked_id}) with the selected one",
+                        partial(screen.open_compare, model.marked_id, model.selected_id), k("browser.compare")))
+        if model.hoist_id is None:
+            out.append(("hoist: show only the subtree under the selected entry", screen.action_hoist,
+                        k("browser.hoist")))
+        else:
+            out.append((f"unhoist (hoisted at {model.hoist_id})", screen.unhoist, k("browser.unhoist")))
+        out += [
+            ("next labelled entry", partial(screen.action_next_label, 1), k("browser.next-label")),
+            ("previous labelled entry", partial(screen.action_next_label, -1), k("browser.prev-label")),
+            ("next branch point", partial(screen.action_next_branch, 1), k("browser.next-branch")),
+            ("previous branch point", partial(screen.action_next_branch, -1), k("browser.prev-branch")),
+            ("back to the previous place", partial(screen.action_history, -1), k("browser.back")),
+            ("forward to the next place", partial(screen.action_history, 1), k("browser.forward")),
+            (f"compact indentation: {'on' if model.compact else 'off'} (toggle)", screen.action_compact,
+             k("browser.compact")),
+            ("reader mode: the active branch as one transcript", screen.action_reader, k("browser.reader")),
+            ("archive / restore the branch at the selected entry…", screen.action_archive, k("browser.archive")),
+            (f"archived branches: {'shown' if model.show_archived else 'hidden'} (toggle)",
+             screen.action_toggle_archived, k("browser.show-archived")),
+        ]
         return out
 
     async def discover(self) -> Hits:

@@ -99,8 +99,8 @@ class Totals:
         """The totals as short lines (under a column, after a text diff)."""
         files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
         return [
-            f"{self.turns} turns · {self.user_messages} user · {self.tool_calls} tool calls · "
-            f"{self.errors} error{'s' if self.errors != 1 else ''}",
+            f"{_n(self.turns, 'turn')} · {self.user_messages} user · {_n(self.tool_calls, 'tool call')} · "
+            f"{_n(self.errors, 'error')}",
             f"{format_tokens(self.tokens)} tokens · ${self.cost:.4f} · {format_duration(self.wall_ms)}",
             f"{len(self.files)} file{'s' if len(self.files) != 1 else ''} touched" + (f": {files}" if files else ""),
         ]
@@ -131,6 +131,10 @@ class Comparison:
         ``start`` of folds the user opened.
         """
         return fold_pairs(self.pairs, context, set(unfolded))
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def format_tokens(n: int) -> str:
@@ -178,6 +182,13 @@ def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = No
     a_items, ta = _items(ea, objs[: len(ea)], home, start)
     b_items, tb = _items(eb, objs[len(ea):], home, start)
     return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
+
+
+def branch_items(manager: SessionManager, entries: Sequence[Entry], home: str | None = None) -> list[Item]:
+    """The transcript items of ``entries`` (reader mode shows a branch with them)."""
+    items, _totals = _items(list(entries), load_entries(manager, entries), home_dir() if home is None else home,
+                            math.nan)
+    return items
 
 
 def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict[str, Any]]:

@@ -8,30 +8,17 @@ when colour is on), an entry on one side only is all ``-`` or all ``+``.
 
 from __future__ import annotations
 
-import importlib
-import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Span, Totals, span_lines, word_diff
+from loomtui.view.printable import printable
 from loomtui.view.text import normalize
-
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 def safe(s: str) -> str:
-    """Text from a file made printable (controls become visible pictures)."""
-    s = s.replace("\t", "    ")
-    try:
-        printable: Any = importlib.import_module("loomtui.view.printable").printable
-    except ImportError:
-        return s if s.isprintable() else _UNSAFE.sub(_picture, s)
-    return str(printable(s, keep_lines=True))
-
-
-def _picture(m: re.Match[str]) -> str:
-    c = ord(m.group())
-    return chr(0x2400 + c) if c < 0x20 else "\ufffd"
+    """Text from a file made printable, newlines kept (tabs as four spaces)."""
+    return printable(s.replace("\t", "    "), keep_lines=True)
 
 
 class Line(NamedTuple):

@@ -26,6 +26,7 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
 from loomtui.session.split import SplitParse
 from loomtui.session.store import backup_name
+from loomtui.view.archive import set_archived
 from loomtui.view.blocks import copy_text
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
@@ -547,6 +548,21 @@ class SessionController:
         return out.note(message, severity="warning", timeout=6) if message else out
 
     # internals ---------------------------------------------------------------------------------
+    def set_archived(self, entry_id: str, archived: bool) -> Outcome:
+        """Archive (hide) or restore the branch at ``entry_id``: one record after the file's last
+        entry (view/archive.py), refused on the active path; the view's leaf does not move."""
+        def run() -> Outcome:
+            refusal = self.manager.append_refusal()
+            if refusal:
+                raise WriteRefused(refusal)
+            new_id = set_archived(self.manager, entry_id, archived, view_leaf=self.model.leaf_id)
+            self._own_writes.add(new_id)
+            out = self._sync()
+            self.model.archives_changed()
+            what = "archived: hidden from the default views" if archived else "restored"
+            return out.note(f"Branch at {entry_id} {what} (record {new_id}).")
+        return self._run("Archive", run)
+
     def _sync(self, *, detail: bool = False) -> Outcome:
         """Give the model every entry indexed since the last sync, and the leaf."""
         entries = self.manager.index.entries

@@ -23,6 +23,7 @@ from loomtui.app import keymap
 from loomtui.app.ocp import bar_modes, open_attempt_session
 from loomtui.app.messages import SessionFileChanged, SessionOpened
 from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ErrorScreen, ExportDialog, LabelDialog
+from loomtui.app.screens.loom_tools import LoomTools
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.tree_view import TreeView
@@ -43,7 +44,7 @@ ASYNC_OPEN_BYTES = 4 * 1024 * 1024
 DETAIL_DEBOUNCE = 0.06
 
 
-class BrowserScreen(Screen[None]):
+class BrowserScreen(LoomTools, Screen[None]):
     """One open session."""
 
     BINDINGS = keymap.bindings("browser")
@@ -346,6 +347,8 @@ class BrowserScreen(Screen[None]):
         """pi's Esc: clear the search (and folds); with nothing to clear, go back."""
         if self.controller is not None and self.controller.escape() is not None:
             self._rows_changed()
+        elif self.unhoist():
+            pass
         elif self.has_screen_below:
             self.action_back()
 

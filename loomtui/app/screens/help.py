@@ -18,6 +18,10 @@ SCOPES = (
     ("tree", "In the tree"),
     ("browser", "In the browser (tree or detail pane)"),
     ("detail", "In the detail pane"),
+    ("compare", "Comparing two branches"),
+    ("compare-screen", ""),
+    ("reader", "Reader mode"),
+    ("reader-screen", ""),
     ("picker", "In the session list"),
     ("app", "Everywhere"),
 )
@@ -28,19 +32,24 @@ def help_table(keymap: dict[str, str]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     table.add_column(style="dim", no_wrap=True)
-    for scope, title in SCOPES:
-        table.add_row(Text(title, style="bold underline"), "", "")
+    for n, (scope, title) in enumerate(SCOPES):
+        if title:
+            if n:
+                table.add_row("", "", "")
+            table.add_row(Text(title, style="bold underline"), "", "")
         for spec in SPECS:
             if spec.scope == scope and spec.id != "browser.switch-focus-back":
                 table.add_row(display_keys(spec, keymap), spec.description, spec.id)
         if scope == "tree":
             table.add_row("printable keys", "type into the search (all words must match)", "")
             table.add_row("?", "this help, while the search is empty", "")
+            table.add_row("m c h [ ] …", "loom tools (below), while the search is empty (with a query they "
+                          "type; start a query with a space to search for them)", "")
             table.add_row("mouse", "click selects a row, the wheel scrolls", "")
-        table.add_row("", "", "")
     known = {scope for scope, _title in SCOPES}
     other = [spec for spec in SPECS if spec.scope not in known]
     if other:
+        table.add_row("", "", "")
         table.add_row(Text("Other", style="bold underline"), "", "")
         for spec in other:
             table.add_row(display_keys(spec, keymap), spec.description, spec.id)

@@ -307,7 +307,7 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
             return Strip.blank(max(0, width))
         selected = row == model.selected
         try:
-            segs = tuple(model.row_segments(row, cursor=True))
+            segs = tuple(model.row_segments(row, cursor=True, max_cols=width if model.compact else None))
             key = (segs, selected, width)
             strip = self._cache.get(key)
             if strip is None:
@@ -327,6 +327,10 @@ class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
         if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
             prefix = segs[1][1]
             limit = max(4, width // 2)
+            if selected:
+                # the cursor row scrolls its gutter away far enough to show its text (60 columns,
+                # or half a narrow pane)
+                limit = max(4, min(limit, width - 6 - min(60, width // 2)))
             if len(prefix) > limit:
                 segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
         styles = self._styles

@@ -1,0 +1,383 @@
+"""Loom tools in the browser: compare, hoist, jumps and history, archive, reader, compact.
+
+A mixin of ``BrowserScreen``: it uses the screen's ``model``, ``manager`` and ``tree`` and its
+``_rows_changed``/``_refresh_bars``/``_update_detail`` hooks; the rules themselves live in
+``view`` (``compare``, ``jumps``, ``archive``, ``compact``, ``reader``, the model's hoist).
+
+Printable keys (m, c, h, H, ], [, }, {, <, >, #, A) act while the search is empty, as Shift+L
+does; with a query they type into it like any other character (pi types every printable key into
+its search, so a user who wants a query starting with one of them types a space first).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from loomtui.app.screens.dialogs import ConfirmDialog
+from loomtui.app.screens.prompt import PromptDialog
+from loomtui.session.errors import LoomError
+from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
+from loomtui.view.compare import SKIPPED_TYPES
+from loomtui.view.printable import printable
+from loomtui.view.text import display_text
+
+if TYPE_CHECKING:
+    from loomtui.app.widgets.tree_view import TreeView
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.model import TreeModel
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+#: the character each printable loom key types while a search is active
+_TYPED = {"mark": "m", "compare": "c", "hoist": "h", "unhoist": "H", "goto": "#", "archive": "A"}
+
+
+class LoomTools:
+    """Actions and state of the loom tools (mixed into the browser screen)."""
+
+    model: TreeModel | None
+    manager: SessionManager | None
+    tree: TreeView
+    _history: History | None = None
+
+    if TYPE_CHECKING:  # hooks of the screen the mixin is part of
+        controller: Any
+        def _apply(self, outcome: Any) -> None: ...
+        def _rows_changed(self) -> None: ...
+        def _refresh_bars(self) -> None: ...
+        def _update_detail(self, *, immediate: bool = False, force: bool = False) -> None: ...
+        def notify(self, message: str, **kw: Any) -> None: ...
+
+    @property
+    def history(self) -> History:
+        if self._history is None:
+            self._history = History()
+        return self._history
+
+    def _typed(self, ch: str) -> bool:
+        """With a search going on, a printable loom key is part of the query."""
+        model = self.model
+        if model is None:
+            return True
+        if model.query:
+            model.type_text(ch)
+            self._rows_changed()
+            return True
+        return False
+
+    def _ui(self) -> Any:
+        return self  # the screen (Textual's app, push_screen, query_one)
+
+    # marking and comparing ----------------------------------------------------------------
+    def action_mark(self) -> None:
+        if self._typed("m"):
+            return
+        model = self.model
+        assert model is not None
+        marked = model.toggle_mark()
+        self.tree.model_changed()
+        if marked is None:
+            self.notify("Mark cleared.", timeout=3)
+        else:
+            self.notify(f"Marked {marked} for a comparison: select another entry and press c.", timeout=5)
+
+    def action_compare(self) -> None:
+        if self._typed("c"):
+            return
+        model = self.model
+        assert model is not None
+        sel = model.selected_id
+        if model.marked_id is None or sel is None:
+            self.notify("Mark an entry with m first, then select another and press c "
+                        "(or use “Compare…” in the command palette).", severity="warning", timeout=6)
+            return
+        if sel == model.marked_id:
+            self.notify("Select another entry than the marked one to compare with.", severity="warning", timeout=5)
+            return
+        self.open_compare(model.marked_id, sel)
+
+    def action_compare_prompt(self) -> None:
+        """Palette “Compare…”: the selected entry's branch with one named by id."""
+        model = self.model
+        if model is None or model.selected_id is None:
+            return
+        first = model.marked_id if model.marked_id not in (None, model.selected_id) else None
+
+        def done(value: str | None) -> None:
+            if not value:
+                return
+            entry = self._resolve(value)
+            if entry is not None:
+                assert model.selected_id is not None
+                self.open_compare(model.selected_id, entry.id)
+
+        hint = f" (Enter alone: the marked entry {first})" if first else ""
+        self._ui().app.push_screen(PromptDialog("Compare with the branch ending at…",
+                                                f"entry id or id prefix{hint}", first or ""), done)
+
+    def open_compare(self, a_id: str, b_id: str) -> None:
+        from loomtui.app.screens.compare import CompareScreen
+        from loomtui.view.compare import compare
+
+        manager = self.manager
+        assert manager is not None and self.model is not None
+        try:
+            cmp = compare(manager, a_id, b_id)
+        except (KeyError, LoomError, OSError) as exc:
+            self.notify(f"Cannot compare: {exc}", severity="error", timeout=8)
+            return
+        index = manager.index
+        tool_calls = self.model.flat.tool_calls
+
+        def text(eid: str) -> str:
+            e = index.by_id.get(eid)
+            return display_text(e, tool_calls) if e is not None else eid
+
+        def done(entry_id: str | None) -> None:
+            if entry_id:
+                self.jump_to_id(entry_id)
+
+        self._ui().app.push_screen(CompareScreen(cmp, text(a_id), text(b_id)), done)
+
+    # hoist -------------------------------------------------------------------------------
+    def action_hoist(self) -> None:
+        if self._typed("h"):
+            return
+        model = self.model
+        assert model is not None
+        sel = model.selected_id
+        if sel is None:
+            return
+        if model.hoist_id == sel:
+            self.notify("Already hoisted here; H or Esc shows the whole tree.", timeout=4)
+            return
+        model.hoist(sel)
+        self._rows_changed()
+        self._show_breadcrumb()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Shift+H is both "unhoist" and "export HTML": while a subtree is hoisted it unhoists,
+        otherwise the export runs (Textual tries a key's bindings in turn, skipping refused ones)."""
+        hoisted = self.model is not None and self.model.hoist_id is not None
+        if action == "unhoist":
+            return hoisted
+        if action == "export_html" and hoisted:
+            return False
+        return True
+
+    def action_unhoist(self) -> None:
+        if self._typed("H"):
+            return
+        self.unhoist()
+
+    def unhoist(self) -> bool:
+        model = self.model
+        if model is None or model.hoist_id is None:
+            return False
+        was = model.selected_id
+        model.hoist(None)
+        if was is not None:
+            model.select_id(was)
+        self._rows_changed()
+        self.tree.scroll_to_selected(center=True)
+        self._show_breadcrumb()
+        return True
+
+    def breadcrumb(self, limit: int = 3) -> str:
+        """The hoisted entry and the conversation above it (bookkeeping entries left out)."""
+        model = self.model
+        if model is None or model.hoist_id is None:
+            return ""
+        path = [e for e in model.index.path_to(model.hoist_id)
+                if e.type not in SKIPPED_TYPES and e.role != "toolResult" and e.id != model.hoist_id]
+        path.append(model.index.by_id[model.hoist_id])
+        crumbs = [_cut(display_text(e, model.flat.tool_calls), 28) for e in path[-limit:-1]]
+        crumbs.append(_cut(display_text(path[-1], model.flat.tool_calls), 60) if path else model.hoist_id)
+        if len(path) > limit:
+            crumbs.insert(0, "…")
+        return printable(" › ".join(crumbs))
+
+    def _show_breadcrumb(self) -> None:
+        """The path above the hoisted entry, on a line above the tree (gone when unhoisted)."""
+        ui = self._ui()
+        bars = ui.query("#hoist-bar")
+        text = self.breadcrumb()
+        if not text:
+            for bar in bars:
+                bar.remove()
+            return
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append("hoisted: ", style="bold")
+        line.append(text)
+        line.append("   (H or Esc: the whole tree)", style="dim")
+        if bars:
+            bars.first(Static).update(line)
+        else:
+            bar = Static(line, id="hoist-bar")
+            bar.styles.height = 1
+            bar.styles.padding = (0, 1)
+            ui.mount(bar, before=ui.query_one("#main"))
+
+    # jumps -------------------------------------------------------------------------------
+    def action_next_label(self, step: int) -> None:
+        if self._typed("]" if step > 0 else "["):
+            return
+        model = self.model
+        assert model is not None
+        row = next_label(model, step)
+        if row is None:
+            self.notify("No other labelled entry in this view.", timeout=3)
+            return
+        self.jump_to_row(row)
+
+    def action_next_branch(self, step: int) -> None:
+        if self._typed("}" if step > 0 else "{"):
+            return
+        model = self.model
+        assert model is not None
+        row = next_branch_point(model, step)
+        if row is None:
+            self.notify("No other branch point in this view.", timeout=3)
+            return
+        self.jump_to_row(row)
+
+    def action_history(self, step: int) -> None:
+        if self._typed("<" if step < 0 else ">"):
+            return
+        model = self.model
+        assert model is not None
+        target = self.history.back(model.selected_id) if step < 0 else self.history.forward(model.selected_id)
+        if target is None:
+            self.notify("Nothing further back." if step < 0 else "Nothing further forward.", timeout=3)
+            return
+        self._select(target)
+
+    def action_goto(self) -> None:
+        if self._typed("#"):
+            return
+
+        def done(value: str | None) -> None:
+            if value:
+                entry = self._resolve(value)
+                if entry is not None:
+                    self.jump_to_id(entry.id)
+
+        self._ui().app.push_screen(PromptDialog("Go to entry", "entry id or id prefix"), done)
+
+    def _resolve(self, value: str) -> Any:
+        assert self.manager is not None
+        try:
+            return resolve_prefix(self.manager.index, value)
+        except AmbiguousPrefix as exc:
+            self.notify(str(exc), severity="warning", timeout=8)
+        except KeyError:
+            self.notify(f"No entry {value.strip()!r} in this session.", severity="warning", timeout=5)
+        return None
+
+    def jump_to_row(self, row: int) -> None:
+        model = self.model
+        assert model is not None
+        before = model.selected_id
+        model.select_row(row)
+        self.history.jumped(before, model.selected_id)
+        self.tree.selection_changed()
+
+    def jump_to_id(self, entry_id: str) -> None:
+        """Select ``entry_id``, recorded in the history; a hoist it is outside of is lifted."""
+        model = self.model
+        assert model is not None
+        before = model.selected_id
+        if model.row_of(entry_id) is None and model.hoist_id is not None:
+            self.unhoist()
+        self._select(entry_id)
+        self.history.jumped(before, model.selected_id)
+
+    def _select(self, entry_id: str) -> None:
+        model = self.model
+        assert model is not None
+        model.select_id(entry_id)
+        if model.selected_id != entry_id:
+            self.notify(f"{entry_id} is not shown with this filter (or archived); selected the nearest entry "
+                        "above it.", timeout=5)
+        self.tree.model_changed(center=True)
+        self._refresh_bars()
+        self._update_detail(immediate=True)
+
+    # archive -----------------------------------------------------------------------------
+    def action_archive(self) -> None:
+        if self._typed("A"):
+            return
+        model, manager = self.model, self.manager
+        assert model is not None and manager is not None
+        e = model.selected_entry
+        if e is None:
+            return
+        restore = model.archive.is_archived(e.id)
+        if not restore and model.archive.archived_above(e.id) is not None:
+            self.notify("This entry is inside an archived branch: restore the branch at its top.", timeout=6)
+            return
+        n = model.flat.end(model.flat.position(e.id) or 0) - (model.flat.position(e.id) or 0)
+        row = display_text(e, model.flat.tool_calls)[:100]
+        if restore:
+            title, button = "Restore this branch?", "Restore"
+            body = f"Append one record restoring the branch at {e.id}\n  {row}\nto the default views."
+        else:
+            title, button = "Archive this branch?", "Archive"
+            body = (f"Append one record hiding the branch at {e.id} ({n} entries) from the default views\n"
+                    f"  {row}\nThe file is not rewritten: pi ignores the record, ⇧A on the entry (shown with "
+                    "Alt+R) restores it.")
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self._write_archive(e.id, not restore)
+
+        self._ui().app.push_screen(ConfirmDialog(title, body, button), done)
+
+    def _write_archive(self, entry_id: str, archived: bool) -> None:
+        """The session controller writes the record (and keeps the view's leaf where it is)."""
+        self._apply(self.controller.set_archived(entry_id, archived))
+
+    def action_toggle_archived(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        model.set_show_archived(not model.show_archived)
+        self._rows_changed()
+        n = len(model.archive.ids())
+        state = "shown" if model.show_archived else "hidden"
+        self.notify(f"Archived branches {state} ({n} archived).", timeout=3)
+
+    # reader and compact ------------------------------------------------------------------
+    def action_reader(self) -> None:
+        from loomtui.app.screens.reader import ReaderScreen
+        from loomtui.view.reader import Transcript
+
+        model, manager = self.model, self.manager
+        if model is None or manager is None:
+            return
+        transcript = Transcript(manager, model.leaf_id)
+
+        def follow(entry_id: str) -> None:
+            model.select_id(entry_id)
+
+        def done(_result: None) -> None:
+            self.tree.model_changed(center=True)
+            self._refresh_bars()
+            self._update_detail(immediate=True)
+
+        title = manager.get_session_name() or (manager.path or "")
+        self._ui().app.push_screen(ReaderScreen(transcript, model.selected_entry, follow, title), done)
+
+    def action_compact(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        model.compact = not model.compact
+        self.tree.model_changed()
+        self.notify("Compact indentation on: deep rows show their depth as ⋯N." if model.compact
+                    else "Compact indentation off: pi's rows.", timeout=3)

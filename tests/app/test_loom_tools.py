@@ -1,0 +1,351 @@
+"""Pilot tests: every loom-tool key (mark, compare, hoist, jumps, history, go to, archive,
+reader, compact) and their palette commands."""
+
+from __future__ import annotations
+
+import json
+
+from app_helpers import browser, make_app, notices, rows, screen_text, select
+
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.compare import CompareScreen, CompareView
+from loomtui.app.screens.dialogs import ConfirmDialog
+from loomtui.app.screens.help import HelpScreen
+from loomtui.app.screens.prompt import PromptDialog
+from loomtui.app.screens.reader import ReaderScreen, ReaderView
+from loomtui.view.archive import ARCHIVE_TYPE
+
+BRANCH_B = ["u1000003", "r1000004", "b1000001"]
+
+
+async def test_m_marks_and_unmarks_and_types_while_searching(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000004")
+        await pilot.press("m")
+        assert screen.model.marked_id == "a1000004"
+        row = screen.model.row_of("a1000004")
+        assert "✦ • assistant: Fixed." in screen.model.row_text(row)
+        assert "✦ • assistant: Fixed." in screen_text(app)
+        await pilot.press("m")
+        assert screen.model.marked_id is None
+        # with a query, m is part of it
+        await pilot.press("f", "i", "m")
+        assert screen.model.query == "fim" and screen.model.marked_id is None
+
+
+async def test_c_compares_the_marked_branch_with_the_selected_one(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("c")  # nothing marked yet
+        assert isinstance(app.screen, BrowserScreen)
+        assert any("Mark an entry with m first" in n for n in notices(app))
+        await select(pilot, screen, "a1000005")
+        await pilot.press("m")
+        await pilot.press("c")  # the marked entry itself
+        assert isinstance(app.screen, BrowserScreen)
+        await select(pilot, screen, "b1000001")
+        await pilot.press("c")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, CompareScreen)
+        cmp = app.screen.cmp
+        assert cmp.ancestor is not None and cmp.ancestor.id == "a1000002"
+        text = screen_text(app)
+        assert "from a1000002" in text and "A a1000005" in text and "B b1000001" in text
+        assert "turns" in text.splitlines()[-4]  # totals under the columns
+
+
+async def test_compare_screen_keys(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await browser(pilot)
+        screen.open_compare("a1000005", "b1000001")
+        await pilot.pause(0.2)
+        view = app.screen.query_one(CompareView)
+        lay = view.layout_
+        assert lay is not None and len(lay.blocks) >= 3
+        await pilot.press("down")
+        assert view.cursor == 1
+        await pilot.press("up")
+        assert view.cursor == 0
+        await pilot.press("end")
+        assert view.cursor == len(lay.blocks) - 1
+        await pilot.press("home")
+        assert view.cursor == 0
+        await pilot.press("pagedown")
+        assert view.cursor > 0
+        await pilot.press("home", "n")
+        first_change = view.cursor
+        assert app.screen.cmp.pairs[lay.blocks[first_change]].status != "same"  # type: ignore[index]
+        await pilot.press("p")
+        assert view.cursor <= first_change
+        # Enter on a long pair shows it whole, again shortens it
+        await pilot.press("enter")
+        pair = view.selected_pair()
+        assert pair is not None and pair in view.expanded
+        await pilot.press("enter")
+        assert pair not in view.expanded
+        # g: back to the tree at the entry under the cursor
+        await pilot.press("end", "g")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, BrowserScreen)
+        last = app.screen.model.selected_id
+        assert last in {"b1000001", "a1000005", "r1000004", "u1000003", "u1000005"}
+        # Esc closes without moving
+        screen.open_compare("a1000005", "b1000001")
+        await pilot.pause(0.1)
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowserScreen) and app.screen.model.selected_id == last
+
+
+async def test_identical_stretch_folds_and_enter_opens_it(tmp_path) -> None:
+    head = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
+    lines = [head, {"type": "message", "id": "u0", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+                    "message": {"role": "user", "content": "go"}}]
+    for side in "ab":
+        parent = "u0"
+        for k in range(12):
+            text = f"step {k}" + (" different " + side if k == 11 else "")
+            eid = f"{side}{k:02d}"
+            lines.append({"type": "message", "id": eid, "parentId": parent,
+                          "timestamp": f"2026-01-01T00:{1 + k:02d}:0{'1' if side == 'a' else '2'}.000Z",
+                          "message": {"role": "assistant", "content": [{"type": "text", "text": text}],
+                                      "stopReason": "stop"}})
+            parent = eid
+    f = tmp_path / "s.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    app = make_app(f)
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await browser(pilot)
+        screen.open_compare("a11", "b11")
+        await pilot.pause(0.2)
+        assert "9 identical entries" in screen_text(app)
+        view = app.screen.query_one(CompareView)
+        await pilot.press("home", "enter")
+        assert "identical entries" not in screen_text(app)
+        assert view.layout_ is not None and len(view.layout_.blocks) == 12
+
+
+async def test_h_hoists_and_H_or_escape_unhoists(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        full = rows(screen)
+        await select(pilot, screen, "u1000003")
+        await pilot.press("h")
+        assert rows(screen) == BRANCH_B
+        assert screen.model.footer().endswith("[hoisted]")
+        text = screen_text(app)
+        assert "hoisted:" in text and "user: Try a different approach" in text.split("hoisted:")[1].splitlines()[0]
+        # search works inside the hoist
+        await pilot.press("r", "e", "w")
+        assert rows(screen) == ["u1000003"]
+        await pilot.press("escape")  # clears the search first
+        assert rows(screen) == BRANCH_B
+        await pilot.press("H")
+        assert rows(screen) == full and "hoisted:" not in screen_text(app)
+        await pilot.press("h")
+        await pilot.press("escape")  # with nothing else to clear, Esc unhoists
+        assert rows(screen) == full
+
+
+async def test_brackets_jump_between_labels_and_braces_between_branch_points(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("home")
+        await pilot.press("right_square_bracket")
+        assert screen.model.selected_id == "a1000002"
+        await pilot.press("right_square_bracket")
+        assert screen.model.selected_id == "u1000001"  # wraps
+        await pilot.press("left_square_bracket")
+        assert screen.model.selected_id == "a1000002"
+        await pilot.press("home", "right_curly_bracket")
+        assert screen.model.selected_id == "a1000002"
+        await pilot.press("left_curly_bracket")  # the only branch point
+        assert any("No other branch point" in n for n in notices(app))
+
+
+async def test_less_and_greater_go_back_and_forward(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("home")
+        await pilot.press("right_square_bracket")  # u1000001 -> a1000002
+        await pilot.press("down", "down")  # walk on with the arrows
+        here = screen.model.selected_id
+        await pilot.press("less_than_sign")
+        assert screen.model.selected_id == "a1000002"
+        await pilot.press("less_than_sign")
+        assert screen.model.selected_id == "u1000001"
+        await pilot.press("greater_than_sign")
+        assert screen.model.selected_id == "a1000002"
+        await pilot.press("greater_than_sign")
+        assert screen.model.selected_id == here
+
+
+async def test_number_sign_goes_to_an_entry_by_id_prefix(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("number_sign")
+        assert isinstance(app.screen, PromptDialog)
+        await pilot.press(*"r1000004", "enter")
+        await pilot.pause()
+        assert screen.model.selected_id == "r1000004"
+        await pilot.press("number_sign", "u", "enter")  # ambiguous prefix
+        await pilot.pause()
+        assert screen.model.selected_id == "r1000004"
+        assert any("entries start with 'u'" in n for n in notices(app))
+        await pilot.press("less_than_sign")  # the jump is in the history
+        assert screen.model.selected_id != "r1000004"
+
+
+async def test_shift_a_archives_alt_r_shows_and_shift_a_restores(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        # refused on the active path
+        await select(pilot, screen, "u1000002")
+        await pilot.press("A")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await pilot.pause()
+        assert any("active path" in n for n in notices(app))
+        # the other branch
+        size = path.stat().st_size
+        await select(pilot, screen, "u1000003")
+        await pilot.press("A")
+        await pilot.press("y")
+        await pilot.pause()
+        assert not set(BRANCH_B) & set(rows(screen))
+        record = json.loads(path.read_bytes()[size:])
+        assert record["customType"] == ARCHIVE_TYPE and record["data"] == {"targetId": "u1000003", "archived": True}
+        await pilot.press("alt+r")
+        assert set(BRANCH_B) <= set(rows(screen))
+        assert "[archived] user: Try a different" in screen_text(app)
+        await select(pilot, screen, "u1000003")
+        await pilot.press("A")
+        assert isinstance(app.screen, ConfirmDialog) and "Restore" in screen_text(app)
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.press("alt+r")  # archived hidden again: the restored branch shows all the same
+        assert not screen.model.show_archived and set(BRANCH_B) <= set(rows(screen))
+
+
+async def test_ctrl_r_reader_follows_and_returns_to_the_entry_read(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "u1000002")
+        await pilot.press("ctrl+r")
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, ReaderScreen)
+        view = app.screen.query_one(ReaderView)
+        assert view.transcript.entry_id(view.current) == "u1000002"
+        text = screen_text(app)
+        assert "── user" in text and "Yes, apply the fix." in text
+        await pilot.press("n")
+        await pilot.pause()
+        assert view.transcript.entry_id(view.current) == "a1000003"  # the tool call (hidden in the tree)
+        await pilot.press("down", "up", "pagedown", "pageup", "end", "home")
+        await pilot.press("n", "n")
+        await pilot.pause()
+        read = view.transcript.entry_id(view.current)
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowserScreen)
+        assert screen.model.selected_id == read
+
+
+def deep_session(tmp_path, levels: int = 70):
+    """Every entry of the main line branches: one level deeper per entry."""
+    head = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
+    lines = [head]
+    parent = None
+    for k in range(levels):
+        ts = f"2026-01-01T{k // 60:02d}:{k % 60:02d}:00.000Z"
+        lines.append({"type": "message", "id": f"m{k:03d}", "parentId": parent, "timestamp": ts,
+                      "message": {"role": "user", "content": f"main {k} " + "word " * 20}})
+        if parent is not None:
+            lines.append({"type": "message", "id": f"s{k:03d}", "parentId": parent, "timestamp": ts[:-5] + "1.000Z",
+                          "message": {"role": "user", "content": f"side {k} " + "text " * 20}})
+        parent = f"m{k:03d}"
+    f = tmp_path / "deep.jsonl"
+    f.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    return f
+
+
+async def test_ctrl_w_toggles_compact_indentation(tmp_path) -> None:
+    app = make_app(deep_session(tmp_path))
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "s060")
+        await pilot.press("ctrl+w")
+        assert screen.model.compact
+        await pilot.pause()
+        text = screen_text(app)
+        assert "⋯60" in text
+        # every row on screen shows its text
+        for line in text.splitlines()[2:-1]:
+            body = line.split("▏")[0]
+            if "⋯" in body:
+                assert "user: main" in body or "user: side" in body, body
+        await pilot.press("ctrl+w")
+        assert not screen.model.compact
+        await pilot.pause()
+        assert "⋯60" not in screen_text(app)
+
+
+async def test_cursor_row_scrolls_its_gutter_away_in_normal_mode(tmp_path) -> None:
+    app = make_app(deep_session(tmp_path))
+    async with app.run_test(size=(200, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "s060")
+        await pilot.pause()
+        line = next(x for x in screen_text(app).splitlines() if x.startswith("›"))
+        tree_part = line.split("▏")[0]
+        at = tree_part.index("user: side 60")
+        assert len(tree_part.rstrip()) - at >= 60  # 60 columns of its text, not just the gutter
+
+
+async def test_palette_offers_the_loom_tools(fixture_copy) -> None:
+    from loomtui.app.commands import LoomCommands
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        provider = LoomCommands(screen)
+        titles = {t: cb for t, cb, _h in provider.commands()}
+        for want in ("Compare… the selected entry's branch with another", "Go to entry… (id or id prefix)",
+                     "compact indentation: off (toggle)", "reader mode: the active branch as one transcript",
+                     "hoist: show only the subtree under the selected entry", "archived branches: hidden (toggle)"):
+            assert want in titles
+        titles["compact indentation: off (toggle)"]()
+        assert screen.model.compact
+        await select(pilot, screen, "b1000001")
+        titles = {t: cb for t, cb, _h in provider.commands()}
+        titles["Compare… the selected entry's branch with another"]()
+        await pilot.pause()
+        assert isinstance(app.screen, PromptDialog)
+        await pilot.press(*"a1000005", "enter")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, CompareScreen)
+        assert (app.screen.cmp.a_id, app.screen.cmp.b_id) == ("b1000001", "a1000005")
+
+
+async def test_help_lists_the_loom_keys(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 60)) as pilot:
+        await browser(pilot)
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.text
+        for key, what in (("m", "mark the entry"), ("c", "compare the marked"), ("h", "hoist"), ("⇧H", "unhoist"),
+                          ("]", "next labelled"), ("[", "previous labelled"), ("}", "next branch point"),
+                          ("<", "back to the previous place"), (">", "forward again"), ("#", "go to an entry"),
+                          ("⇧A", "archive this branch"), ("Alt+R", "archived branches"), ("^R", "reader mode"),
+                          ("^W", "compact indentation")):
+            assert any(line.strip().startswith(key) and what in line for line in text.splitlines()), key
