@@ -19,6 +19,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from bisect import bisect_left
 from difflib import SequenceMatcher
 from typing import Any, NamedTuple
 
@@ -261,13 +262,10 @@ def _items(entries: list[Entry], objs: list[dict[str, Any]], home: str, start: f
     t = Totals(entries=len(entries))
     files: dict[str, None] = {}
     first = start
-    last = math.nan
+    if first != first:
+        first = next((x for x in map(timestamp_ms, (e.timestamp for e in entries)) if x == x), math.nan)
+    last = next((x for x in map(timestamp_ms, (e.timestamp for e in reversed(entries))) if x == x), math.nan)
     for e, obj in zip(entries, objs):
-        ms = timestamp_ms(e.timestamp)
-        if ms == ms:
-            if first != first:
-                first = ms
-            last = ms
         item = _item(e, obj, home, t, files)
         if item is not None:
             items.append(item)
@@ -380,16 +378,91 @@ def align(a: list[Item], b: list[Item]) -> list[Pair]:
         tail += 1
     out.extend(Pair(SAME, a[k], b[k]) for k in range(h))
     ma, mb = a[h: len(a) - tail], b[h: len(b) - tail]
+    matched: list[tuple[int, int]] = []
     if ma and mb:
-        sm = SequenceMatcher(None, [x.sig for x in ma], [x.sig for x in mb])
-        i = j = 0
-        for bi, bj, size in sm.get_matching_blocks():
-            _align_gap(ma[i:bi], mb[j:bj], out)
-            out.extend(Pair(SAME, ma[bi + k], mb[bj + k]) for k in range(size))
-            i, j = bi + size, bj + size
-    else:
-        _align_gap(ma, mb, out)
+        _anchor([x.sig for x in ma], [x.sig for x in mb], 0, len(ma), 0, len(mb), matched)
+    i = j = 0
+    for mi, mj in matched:
+        _align_gap(ma[i:mi], mb[j:mj], out)
+        out.append(Pair(SAME, ma[mi], mb[mj]))
+        i, j = mi + 1, mj + 1
+    _align_gap(ma[i:], mb[j:], out)
     out.extend(Pair(SAME, a[len(a) - tail + k], b[len(b) - tail + k]) for k in range(tail))
+    return out
+
+
+def _anchor(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int,
+            out: list[tuple[int, int]], depth: int = 0) -> None:
+    """Identical items of ``sa[alo:ahi]`` and ``sb[blo:bhi]`` as (i, j) pairs in order
+    (patience matching: signatures found exactly once on each side anchor the match, the longest
+    increasing run of anchors is kept, runs of equal neighbours extend it, the gaps recurse).
+    O(n log n), where a general sequence matcher is quadratic on long, repetitive branches."""
+    while alo < ahi and blo < bhi and sa[alo] == sb[blo]:
+        out.append((alo, blo))
+        alo += 1
+        blo += 1
+    tail: list[tuple[int, int]] = []
+    while alo < ahi and blo < bhi and sa[ahi - 1] == sb[bhi - 1]:
+        ahi -= 1
+        bhi -= 1
+        tail.append((ahi, bhi))
+    if alo < ahi and blo < bhi and depth < 100:  # deeper gaps are left to the gap aligner
+        count: dict[int, list[int]] = {}
+        for i in range(alo, ahi):
+            c = count.get(sa[i])
+            if c is None:
+                count[sa[i]] = [1, 0, i, -1]
+            else:
+                c[0] += 1
+        for j in range(blo, bhi):
+            c = count.get(sb[j])
+            if c is not None:
+                c[1] += 1
+                c[3] = j
+        anchors = sorted((c[2], c[3]) for c in count.values() if c[0] == 1 and c[1] == 1)
+        chain = _longest_increasing(anchors)
+        i, j = alo, blo
+        for ai, bj in chain:
+            if ai < i or bj < j:
+                continue  # swallowed by the extension of the previous anchor
+            # extend the anchor backwards over equal neighbours, then recurse into the gap before it
+            s, t = ai, bj
+            while s > i and t > j and sa[s - 1] == sb[t - 1]:
+                s -= 1
+                t -= 1
+            if (s, t) != (i, j):
+                _anchor(sa, sb, i, s, j, t, out, depth + 1)
+            out.extend(zip(range(s, ai + 1), range(t, bj + 1)))
+            i, j = ai + 1, bj + 1
+            while i < ahi and j < bhi and sa[i] == sb[j]:
+                out.append((i, j))
+                i += 1
+                j += 1
+        if chain and (i < ahi and j < bhi):
+            _anchor(sa, sb, i, ahi, j, bhi, out, depth + 1)
+    out.extend(reversed(tail))
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``pairs`` (sorted by first) whose seconds increase (patience sort)."""
+    tops: list[int] = []  # second of the last pair of each pile
+    top_at: list[int] = []  # index into pairs of that pair
+    back = [-1] * len(pairs)
+    for k, (_i, j) in enumerate(pairs):
+        p = bisect_left(tops, j)
+        if p == len(tops):
+            tops.append(j)
+            top_at.append(k)
+        else:
+            tops[p] = j
+            top_at[p] = k
+        back[k] = top_at[p - 1] if p else -1
+    out = []
+    k = top_at[-1] if top_at else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    out.reverse()
     return out
 
 

@@ -64,8 +64,8 @@ def _count_lines(text: str, width: int, limit: int) -> int:
     n = 0
     for line in text.split("\n", limit + 1):
         line = line.replace("\t", "    ")
-        if len(line) <= width and line.isascii():
-            n += 1
+        if line.isascii():
+            n += max(1, -(-len(line) // width))
         else:
             n += len(wrap_spans([(False, line)], width))
         if n > limit:

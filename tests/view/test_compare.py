@@ -211,3 +211,20 @@ def test_two_long_branches_compare_quickly() -> None:
     assert len(cmp.pairs) == 5000
     assert cmp.changed_count() == len(range(0, 5000, 97))
     assert elapsed < 5  # generous: the benchmark holds the real figure
+
+
+def test_repetitive_branches_align_without_deep_recursion() -> None:
+    """Signatures that repeat everywhere (the same short tool output again and again) leave
+    few unique anchors; the matcher must stay fast and in order."""
+    entries = [user("u0", None, "go", 0)]
+    for side in "ab":
+        parent = "u0"
+        for k in range(3000):
+            text = "ok" if k % 3 else f"{side} {k % 7}"
+            entries.append(assistant(f"{side}{k}", parent, text, k + 1))
+            parent = f"{side}{k}"
+    cmp = compare(session(entries), "a2999", "b2999", home="")
+    assert len(cmp.pairs) == 3000
+    assert [p.status for p in cmp.pairs].count(SAME) == 2000
+    ids_a = [p.a.entry.id for p in cmp.pairs if p.a is not None]
+    assert ids_a == [f"a{k}" for k in range(3000)]
