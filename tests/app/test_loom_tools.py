@@ -349,3 +349,17 @@ async def test_help_lists_the_loom_keys(fixture_copy) -> None:
                           ("⇧A", "archive this branch"), ("Alt+R", "archived branches"), ("^R", "reader mode"),
                           ("^W", "compact indentation")):
             assert any(line.strip().startswith(key) and what in line for line in text.splitlines()), key
+
+
+async def test_shift_h_unhoists_while_hoisted_and_exports_html_otherwise(fixture_copy, monkeypatch) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        exported: list[str] = []
+        monkeypatch.setattr(type(screen), "action_export_html", lambda self: exported.append("html"))
+        await select(pilot, screen, "u1000003")
+        await pilot.press("h")
+        await pilot.press("H")
+        assert screen.model.hoist_id is None and exported == []
+        await pilot.press("H")
+        assert exported == ["html"]
