@@ -17,6 +17,7 @@ from typing import Any
 
 from loomtui.formats.agent_session import AgentSession
 from loomtui.formats.opening import open_session
+from loomtui.formats.ocp import ocp_run
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
 from loomtui.session.jsonvalue import deep_call, depth_at_least, escape_surrogates, finite
@@ -163,6 +164,11 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
     if isinstance(sm, AgentSession):
         # another tool's file (Claude Code, Codex): its own tree and token count (docs/agent-formats.md)
         summary.update(sm.file_summary())
+    run = ocp_run(sm)
+    if run is not None:
+        from loomtui.formats.ocp_detail import run_summary
+
+        summary["ocp"] = run_summary(run)
     return summary
 
 
@@ -269,6 +275,11 @@ def render_text(s: dict[str, Any]) -> str:
         )
         out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
 
+    if s.get("ocp"):
+        from loomtui.formats.ocp_detail import summary_lines
+
+        for key, value in summary_lines(s["ocp"]):
+            row(key, value)
     row("diagnostics", len(s["diagnostics"]))
     for d in s["diagnostics"]:
         out.append(f"  line {d['line']}: {d['reason']}" if d["line"] else f"  {d['reason']}")

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from loomtui.formats import ocp_text as T
-from loomtui.formats.common import iso_ms, parse_iso, synthetic_time
+from loomtui.formats.common import iso_ms, parse_iso
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
@@ -408,8 +408,8 @@ def build_entries(run: OcpRun) -> list[dict[str, Any]]:
         for aid in aids:
             ref = run.retries.get(aid)
             attempt_parent[aid] = attempt_eid(ref) if ref else owner
-    # nodes first in topological order so that every parent exists before its children;
-    # siblings are ordered below by a DFS that puts a node's attempts before its dependents
+    # nodes are made in dependency order and hung under their parents after the attempts, so
+    # every parent lists its attempts before the nodes that depend on it
     for nid in order:
         add(node_eid(nid), None, node_entries[nid])
     for nid in list(run.attempts_of):
@@ -421,27 +421,26 @@ def build_entries(run: OcpRun) -> list[dict[str, Any]]:
             parent = RUN_ID
         made[node_eid(nid)]["parentId"] = parent
         kids[parent].append(node_eid(nid))
-    # DFS: attempts (and retries) before child nodes, child nodes in dependency order
-    rank = {eid: i for i, eid in enumerate(made)}
-
-    def sort_key(eid: str) -> tuple[int, int]:
-        return (0 if eid.startswith(("a:", "g:")) else 1, rank[eid])
-
+    # pre-order: every parent before its children; each parent's children are already in the
+    # wanted order (group folders, then attempts and retries, then nodes in dependency order),
+    # so one shared timestamp keeps them there (pi sorts siblings by time, ties in file order)
+    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
     out: list[dict[str, Any]] = []
-    base = parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC)
     stack = [RUN_ID]
     while stack:
         eid = stack.pop()
         e = made[eid]
-        e["timestamp"] = synthetic_time(base, len(out))
+        e["timestamp"] = ts
         out.append(e)
-        stack.extend(sorted(kids.get(eid, ()), key=sort_key, reverse=True))
+        below = kids.get(eid)
+        if below:
+            stack.extend(reversed(below))
     if len(out) < len(made):  # unreachable only through a bug; never lose a row
         placed = {e["id"] for e in out}
         for eid, e in made.items():
             if eid not in placed:
                 e["parentId"] = RUN_ID
-                e["timestamp"] = synthetic_time(base, len(out))
+                e["timestamp"] = ts
                 out.append(e)
     return out
 

@@ -340,3 +340,55 @@ def _artifacts(out: list[str], run: OcpRun, aid: str) -> None:
     if lines:
         out.append("\n### artifacts\n")
         out.extend(lines)
+
+
+def run_summary(run: OcpRun) -> dict[str, Any]:
+    """What ``loomtui info`` adds for a run: version, producer, task, counts, totals, models,
+    harnesses, findings (plain JSON-able data)."""
+    t = T.run_totals(run)
+    producer = run.doc.get("producer") if isinstance(run.doc.get("producer"), dict) else {}
+    models: dict[str, int] = {}
+    harnesses: dict[str, int] = {}
+    for a in run.attempts.values():
+        m, h = T.model_of(a), T.harness_of(a)
+        if m:
+            models[m] = models.get(m, 0) + 1
+        if h:
+            harnesses[h] = harnesses.get(h, 0) + 1
+    findings = [f for fs in run.findings.values() for f in fs]
+    return {
+        "ocp": run.doc.get("ocp"), "runId": run.run.get("id"), "title": run.run.get("title"),
+        "producer": producer.get("name"), "task": T.task_of(run) or None,
+        "groups": len(run.groups), "nodes": len(run.nodes), "edges": len(run.edges),
+        "attempts": t.attempts, "attemptsByStatus": dict(sorted(t.statuses.items())),
+        "artifacts": len(run.artifacts), "events": len(run.events),
+        "tokens": t.tokens, "usd": round(t.usd, 6) if t.priced else None, "pricedAttempts": t.priced,
+        "wallSeconds": t.wall_seconds, "agentSeconds": t.agent_seconds,
+        "models": models, "harnesses": harnesses,
+        "checkedWith": run.checked or None,
+        "errors": sum(f[0] == "error" for f in findings), "warnings": sum(f[0] != "error" for f in findings),
+    }
+
+
+def summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """``run_summary`` as (key, value) rows for the plain-text ``info``."""
+    usd = f"${s['usd']:.4f}" if s["usd"] is not None else "unknown"
+    if s["usd"] is not None and s["pricedAttempts"] < s["attempts"]:
+        usd += f" (priced on {s['pricedAttempts']} of {s['attempts']} attempts)"
+    counts = ", ".join(f"{k} {v}" for k, v in s["attemptsByStatus"].items()) or "none"
+    rows = [
+        ("OCP run", f"{s['runId']} (OCP {s['ocp']}, producer {s['producer']})"),
+        ("task", s["task"] or "(none)"),
+        ("nodes", f"{s['nodes']} in {s['groups']} groups, {s['edges']} edges, {s['artifacts']} artifacts, "
+                  f"{s['events']} events"),
+        ("attempts", f"{s['attempts']}: {counts}"),
+        ("run tokens", f"{s['tokens']:,}"),
+        ("run USD", usd),
+        ("wall time", f"{T.duration_text(s['wallSeconds'])} (agent time {T.duration_text(s['agentSeconds'])})"),
+        ("run models", ", ".join(f"{k} ({v})" for k, v in s["models"].items()) or "(none)"),
+        ("harnesses", ", ".join(f"{k} ({v})" for k, v in s["harnesses"].items()) or "(none)"),
+    ]
+    if s["checkedWith"]:
+        rows.append(("conformance", f"{s['errors']} errors, {s['warnings']} warnings ({s['checkedWith']}; "
+                                    "`loomtui check FILE` lists them)"))
+    return rows

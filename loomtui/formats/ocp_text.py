@@ -87,8 +87,9 @@ def fast_time(value: Any) -> float | None:
     return dt.timestamp() if dt.tzinfo is not None else None
 
 
-#: what totals need of one attempt: status, tokens, usd (None when not priced), start, end
-Facts = tuple[str, int, "float | None", "float | None", "float | None"]
+#: what rows and totals need of one attempt: status, tokens, usd (None when not priced),
+#: start, end (Unix seconds or None), model label, harness
+Facts = tuple[str, int, "float | None", "float | None", "float | None", str, str]
 
 
 def facts_of(a: dict[str, Any]) -> Facts:
@@ -103,7 +104,8 @@ def facts_of(a: dict[str, Any]) -> Facts:
                 if v:
                     tokens += int(v)
         usd = _num(cost.get("usd"))
-    return (status_of(a), tokens, usd, fast_time(a.get("started_at")), fast_time(a.get("ended_at")))
+    return (status_of(a), tokens, usd, fast_time(a.get("started_at")), fast_time(a.get("ended_at")), model_of(a),
+            harness_of(a))
 
 
 @dataclass
@@ -118,7 +120,7 @@ class Totals:
     statuses: Counter[str] = field(default_factory=Counter)
 
     def add(self, f: Facts) -> None:
-        status, tokens, usd, s, e = f
+        status, tokens, usd, s, e = f[:5]
         self.attempts += 1
         self.statuses[status] += 1
         self.tokens += tokens
@@ -215,8 +217,9 @@ def _flag(run: "OcpRun", eid: str) -> str:
 
 
 def _entry(kind: str, text: str, record: Any, what: str, rid: str) -> dict[str, Any]:
-    return {"type": "custom_message", "customType": kind, "content": text, "display": True,
-            "details": record, "ocp": {"kind": what, "id": rid}}
+    """A row: kind in brackets, then its one-line text; ``details`` keeps the record as read
+    (renderers that know nothing of OCP show it as JSON)."""
+    return {"type": "custom_message", "customType": kind, "content": text, "display": True, "details": record}
 
 
 def run_name(run: "OcpRun") -> str:
@@ -267,8 +270,9 @@ def group_entry(run: "OcpRun", gid: str) -> dict[str, Any]:
 
 def node_models(run: "OcpRun", nid: str) -> str:
     seen: dict[str, None] = {}
-    for a in run.node_attempts(nid):
-        m = model_of(a)
+    facts = run.facts
+    for aid in run.attempts_of.get(nid, ()):
+        m = facts[aid][5]
         if m:
             seen.setdefault(m)
     names = list(seen)
@@ -306,48 +310,68 @@ def missing_node_entry(run: "OcpRun", nid: str) -> dict[str, Any]:
                   None, "missing", nid)
 
 
+def _short(value: Any, cap: int = 120) -> str:
+    """``_s`` for the hot path: plain short strings pass as they are (rows normalise spaces)."""
+    if type(value) is str and len(value) <= cap:
+        return value
+    return _s(value, cap)
+
+
+def _cost_of(f: Facts) -> str:
+    tokens, usd = f[1], f[2]
+    if usd is not None:
+        return f"${usd:.2f} · {tokens_text(tokens)} tok" if tokens else f"${usd:.2f}"
+    return f"{tokens_text(tokens)} tok" if tokens else ""
+
+
 def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
     a = run.attempts[aid]
-    status = status_of(a)
+    f = run.facts[aid]
+    status = f[0]
     n = a.get("n")
-    parts = [f"{glyph(status)} " + (f"#{n} " if isinstance(n, int) and not isinstance(n, bool) else "") + status]
-    outcome = a.get("outcome") if isinstance(a.get("outcome"), dict) else None
+    head = f"{GLYPHS.get(status, UNKNOWN_GLYPH)} " + (f"#{n} " if type(n) is int else "") + status
+    outcome = a.get("outcome")
+    if type(outcome) is not dict:
+        outcome = None
     if outcome is not None or status in TERMINAL:
         result = outcome.get("result") if outcome else None
-        grade = evidence_of(a)
-        parts[0] += f" ({grade})" if result in (None, status) else f" (outcome {result}, {grade})"
-    model = model_of(a)
+        ev = outcome.get("evidence") if outcome else None
+        grade = ev if type(ev) is str and ev else "asserted"
+        head += f" ({grade})" if result is None or result == status else f" (outcome {_short(result, 40)}, {grade})"
+    parts = [head]
+    model = f[5]
     effort = a.get("effort")
-    if model or isinstance(effort, str):
-        parts.append(" ".join(x for x in (model, _s(effort, 20)) if x))
-    if harness_of(a):
-        parts.append(_s(harness_of(a), 40))
-    t = Totals()
-    t.add(run.facts[aid])
-    cost = t.cost_text()
+    if type(effort) is str:
+        parts.append(f"{model} {_short(effort, 20)}" if model else _short(effort, 20))
+    elif model:
+        parts.append(model)
+    if f[6]:
+        parts.append(_short(f[6], 40))
+    cost = _cost_of(f)
     if cost:
         parts.append(cost)
     parts.append(aid)
-    cause = a.get("cause") if isinstance(a.get("cause"), dict) else {}
-    ctype = cause.get("type")
-    if isinstance(ctype, str) and ctype != "initial" or cause.get("ref"):
-        c = _s(ctype, 30) or "cause"
-        if cause.get("ref"):
-            c += f" ← {_s(cause.get('ref'), 60)}"
-        if cause.get("reason"):
-            c += f": {_s(cause.get('reason'))}"
-        parts.append(c)
+    cause = a.get("cause")
+    if type(cause) is dict:
+        ctype, ref = cause.get("type"), cause.get("ref")
+        if ref or (type(ctype) is str and ctype != "initial"):
+            c = _short(ctype, 30) or "cause"
+            if ref:
+                c += f" ← {_short(ref, 60)}"
+            if cause.get("reason"):
+                c += f": {_short(cause.get('reason'))}"
+            parts.append(c)
     if outcome is not None:
-        o = []
-        if outcome.get("via"):
-            o.append(f"via {_s(outcome.get('via'), 60)}")
-        if outcome.get("reason"):
-            o.append(_s(outcome.get("reason")))
-        if o:
-            parts.append(": ".join(o))
-    if isinstance(a.get("session"), str) and a["session"]:
+        via, reason = outcome.get("via"), outcome.get("reason")
+        if via or reason:
+            parts.append(": ".join(x for x in (f"via {_short(via, 60)}" if via else "",
+                                               _short(reason) if reason else "") if x))
+    session = a.get("session")
+    if type(session) is str and session:
         parts.append("⏎ session")
-    return _entry("attempt", " · ".join(parts) + _flag(run, "a:" + aid), a, "attempt", aid)
+    flag = _flag(run, "a:" + aid) if run.findings else ""
+    return {"type": "custom_message", "customType": "attempt", "content": " · ".join(parts) + flag,
+            "display": True, "details": a}
 
 
 # filters ------------------------------------------------------------------------------------
@@ -421,19 +445,17 @@ def filters(run: "OcpRun") -> dict[str, tuple[str, Any]]:
         out["findings"] = (" [findings]", lambda: _finding_rows(run))
     models: dict[str, None] = {}
     harnesses: dict[str, None] = {}
-    for a in run.attempts.values():
-        m = model_of(a)
-        if m:
-            models[m] = None
-        h = a.get("harness")
-        if isinstance(h, str) and h:
-            harnesses[h] = None
+    for f in run.facts.values():
+        if f[5]:
+            models[f[5]] = None
+        if f[6]:
+            harnesses[f[6]] = None
 
-    def by(key: Any, value: str) -> Any:
-        return lambda: _attempt_rows(run, [aid for aid, a in run.attempts.items() if key(a) == value])
+    def by(field: int, value: str) -> Any:
+        return lambda: _attempt_rows(run, [aid for aid, f in run.facts.items() if f[field] == value])
 
     for m in sorted(models):
-        out[f"model:{m}"] = (f" [model {m}]", by(model_of, m))
+        out[f"model:{m}"] = (f" [model {m}]", by(5, m))
     for h in sorted(harnesses):
-        out[f"harness:{h}"] = (f" [harness {h}]", by(harness_of, h))
+        out[f"harness:{h}"] = (f" [harness {h}]", by(6, h))
     return out

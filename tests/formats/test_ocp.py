@@ -253,3 +253,42 @@ def test_hundred_thousand_attempts_open() -> None:
     assert run is not None and len(run.attempts) == 100_000
     assert len(sm.index.entries) == 1 + 3 + 100_000
     assert "conformance not checked on open" in diags(sm)
+
+
+def test_info_reports_the_run(capsys: pytest.CaptureFixture[str]) -> None:
+    from loomtui.cli import main
+
+    assert main(["info", "--json", str(OCP_DIR / "v0.3" / "best_of_n.ocp.json")]) == 0
+    s = json.loads(capsys.readouterr().out)["ocp"]
+    assert s["runId"] == "run_ex_best_of_n" and s["attempts"] == 4 and s["usd"] == 2.25
+    assert s["harnesses"] == {"codex": 3, "claude-code": 1} and s["errors"] == 0
+    assert s["wallSeconds"] == 1620.0
+    assert main(["info", str(OCP_DIR / "review-loop-v01.ocp.json")]) == 0
+    text = capsys.readouterr().out
+    assert "attempts      8: done 5, failed 1, rejected 1, working 1" in text
+    assert "run USD       unknown" in text
+
+
+def test_export_openloom_keeps_every_row(tmp_path: Path) -> None:
+    from loomtui.cli import main
+
+    out = tmp_path / "run.openloom"
+    assert main(["export-openloom", str(OCP_DIR / "review-loop-v01.ocp.json"), "-o", str(out)]) == 0
+    back = open_any(str(out))
+    assert len(back.index.entries) == 17
+    texts = [e.text or "" for e in back.index.entries]
+    assert any("B1.a2" in t and "fix the failing tests" in t for t in texts)
+
+
+def test_tree_command_view_and_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    from loomtui.cli import main
+
+    path = str(OCP_DIR / "swarm-v02.ocp.json")
+    assert main(["tree", path, "--view", "lineage", "--ids", "--width", "300"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("run\t") and "[run lineage]" in lines[0]
+    assert main(["tree", path, "--filter", "harness:codex", "--ids"]) == 0
+    ids = [ln.split("\t")[0] for ln in capsys.readouterr().out.splitlines()[:-1]]
+    assert ids == ["run", "n:S-rev", "a:S-rev.a1", "n:S-ext", "a:S-ext.a1"]
+    assert main(["tree", path, "--filter", "nope"]) == 2
+    assert "unknown filter mode 'nope'" in capsys.readouterr().err
