@@ -67,6 +67,9 @@ class LoomCommands(Provider):
             if changes is not None:
                 out.append((f"save bookmarks to the loom file ({changes} label change{'s' if changes != 1 else ''})…",
                             screen.action_save_bookmarks, self._keys("browser.persist-leaf")))
+            from loomtui.app.ocp import palette_commands
+
+            out.extend(palette_commands(screen))
             n = len(screen.manager.diagnostics) if screen.manager is not None else 0
             out.append((f"diagnostics: {n} line{'s' if n != 1 else ''} repaired or skipped",
                         screen.action_show_diagnostics, self._keys("browser.diagnostics")))

@@ -79,3 +79,43 @@ def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
         return
     screen.notify(f"Looking for the session {ref}…", timeout=2)
     screen.run_worker(find, thread=True, exclusive=True, group="open-attempt-session")
+
+
+def toggle_view(screen: "BrowserScreen") -> None:
+    """Open the run's other view (dependency tree ↔ spawn/launch lineage) on top; Esc returns."""
+    run = ocp_run(screen.manager)
+    if run is None:
+        return
+    from loomtui.app.screens.browser import BrowserScreen
+    from loomtui.formats.ocp import build_session
+
+    other = "lineage" if run.view == "dag" else "dag"
+    findings = [(level, code, path, message) for fs in run.findings.values() for level, code, path, message in fs]
+
+    def build() -> None:
+        try:
+            manager = build_session(run.doc, run.path, view=other, findings=findings, checked_with=run.checked)
+        except Exception as exc:  # never a traceback for a view switch
+            screen.app.call_from_thread(screen.app.log_error, exc)  # type: ignore[attr-defined]
+            return
+        screen.app.call_from_thread(show, manager)
+
+    def show(manager: Any) -> None:
+        if screen.is_attached:
+            screen.app.push_screen(BrowserScreen(screen.path, manager))
+
+    screen.run_worker(build, thread=True, exclusive=True, group="ocp-view")
+
+
+def palette_commands(screen: "BrowserScreen") -> list[tuple[str, Any, str]]:
+    """The palette's OCP commands (none for other sessions)."""
+    run = ocp_run(screen.manager)
+    if run is None or screen.model is None:
+        return []
+    other = "spawn/launch lineage" if run.view == "dag" else "dependency tree"
+    out = [(f"OCP: open the run's {other} view", lambda: toggle_view(screen), "Esc returns")]
+    sel = screen.model.selected_entry
+    if sel is not None and session_ref(screen.manager, sel.id):
+        out.append(("OCP: open the agent session of the selected attempt", lambda: open_attempt_session(screen, sel.id),
+                    "Enter"))
+    return out

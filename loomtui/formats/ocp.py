@@ -446,8 +446,10 @@ def build_entries(run: OcpRun) -> list[dict[str, Any]]:
 
 
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
-                  diagnostics: list[Diagnostic] | None = None, check: bool = True) -> SessionManager:
-    """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``)."""
+                  diagnostics: list[Diagnostic] | None = None, check: bool = True,
+                  findings: list[Any] | None = None, checked_with: str = "") -> SessionManager:
+    """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
+    conformance findings already known (another view of the same run), else checked now."""
     from loomtui.formats import ocp_check
 
     if view not in VIEWS:
@@ -456,7 +458,10 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
         raise SessionFormatError(f"OCP runs have two views, {' and '.join(VIEWS)}; not {view!r}")
     diag = diagnostics if diagnostics is not None else []
     run = read_run(doc, path, view)
-    if check:
+    if findings is not None:
+        ocp_check.attach_findings(run, [ocp_check.Finding(*f) for f in findings])
+        run.checked = checked_with
+    elif check:
         ocp_check.attach_findings(run)
     entries = build_entries(run)
     run.filters = T.filters(run)

@@ -120,3 +120,36 @@ async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
         assert not any("not" in t for t in titles)
         text = screen_text(app)
         assert "run run-review-loop-01" in text
+
+
+async def test_palette_opens_the_lineage_view_and_escape_returns() -> None:
+    app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        from loomtui.app.ocp import palette_commands
+
+        commands = palette_commands(screen)
+        assert commands[0][0] == "OCP: open the run's spawn/launch lineage view"
+        commands[0][1]()
+        lineage = await next_browser(pilot, screen)
+        assert lineage.manager is not None and lineage.manager.header["loom"]["view"] == "lineage"
+        assert lineage.model is not None and "findings" in lineage.model.modes  # findings carried over
+        assert rows(lineage)[0] == "run"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen
+
+
+async def test_swarm_lineage_from_the_app() -> None:
+    app = make_app(OCP_DIR / "swarm-v02.ocp.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        from loomtui.app.ocp import palette_commands
+
+        await select(pilot, screen, "a:S-plan.a1")
+        names = [c[0] for c in palette_commands(screen)]
+        assert "OCP: open the agent session of the selected attempt" in names
+        palette_commands(screen)[0][1]()
+        lineage = await next_browser(pilot, screen)
+        assert lineage.manager is not None
+        assert lineage.manager.index.by_id["n:S-rev"].parent_id == "a:S-lead.a1"
