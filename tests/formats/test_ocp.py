@@ -292,3 +292,16 @@ def test_tree_command_view_and_filters(capsys: pytest.CaptureFixture[str]) -> No
     assert ids == ["run", "n:S-rev", "a:S-rev.a1", "n:S-ext", "a:S-ext.a1"]
     assert main(["tree", path, "--filter", "nope"]) == 2
     assert "unknown filter mode 'nope'" in capsys.readouterr().err
+
+
+def test_html_export_renders_the_run_detail() -> None:
+    from loomtui.formats.export_html_render import EntryRenderer, Stats
+
+    sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
+    model = TreeModel(sm)
+    renderer = EntryRenderer(sm, model.flat.tool_calls)
+    html, _kind = renderer.render(sm.index.by_id["a:B1.a2"], Stats())
+    assert "cause chain" in html and "missing input validation" in html
+    assert "evidence reported" in html and "R1 (review: review the export command)" in html
+    page_rows = dict(rows(sm))
+    assert "B1.a2" in page_rows["a:B1.a2"]
