@@ -56,6 +56,8 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("PI_CODING_AGENT_DIR", raising=False)
     monkeypatch.delenv("OMP_CODING_AGENT_DIR", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return home
 
@@ -419,3 +421,37 @@ async def test_open_session_file_selects_the_nearest_visible_ancestor(sessions: 
         assert isinstance(third, BrowserScreen) and third.model is not None
         assert third.model.selected_id == "aaa00002"  # the leaf's row, as when opened plainly
         assert "Entry no-such-entry is not in this session; showing the leaf." in [n.message for n in app._notifications]
+
+
+async def test_claude_and_codex_sessions_are_listed_marked_searched_and_opened(
+    sessions: dict[str, Path], env: Path, tmp_path: Path, shared_dir: Path
+) -> None:
+    """~/.claude/projects and ~/.codex/sessions beside pi's and omp's, each row saying its tool."""
+    import shutil
+
+    claude = env / ".claude/projects/-home-user-project/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+    claude.parent.mkdir(parents=True)
+    shutil.copyfile(shared_dir / "fixtures/claude/claude-code-log__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl", claude)
+    codex = env / ".codex/sessions/2025/12/10/rollout-2025-12-10T04-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl"
+    codex.parent.mkdir(parents=True)
+    shutil.copyfile(shared_dir / "fixtures/codex/agtrace__codex_session.jsonl", codex)
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(120, 30)) as pilot:
+        picker = await start(app, pilot)
+        shown = [line(picker, y).rstrip() for y in range(len(picker.session_list.rows))]
+        claude_row = next(i for i, t in enumerate(shown) if "Ok, so there's isn't much to see here" in t)
+        codex_row = next(i for i, t in enumerate(shown) if "add myapp directory" in t)
+        assert shown[claude_row].lstrip("› ").startswith("claude ")
+        assert shown[codex_row].lstrip("› ").startswith("codex ")
+        assert "/home/user/project  1 session" in shown and "/Users/test_user/agent-sample  1 session" in shown
+        picker.session_list.select_where(lambda r: r.session is not None and r.session.path == str(claude))
+        await pilot.press("enter")
+        assert app.opened[-1] == (str(claude), None)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("ctrl+f")
+        await pilot.press(*"hoge.py")
+        await pilot.pause(0.5)
+        await settle(app, pilot)
+        hits = [r for r in rows(picker) if r[0] == HIT]
+        assert hits and status(picker).startswith(f"{len(hits)} hits in 1 session")
