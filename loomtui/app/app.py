@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import traceback
@@ -9,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
 from textual import events
 from textual.app import App
 from textual.theme import Theme
@@ -50,6 +52,11 @@ class LoomApp(App[int], inherit_bindings=False):
     ) -> None:
         self._theme_request = theme
         super().__init__()
+        #: Textual prints an unexpected exception's traceback on ``error_console`` as it stops:
+        #: kept here, written to the log by ``run``
+        self._crash_report = io.StringIO()
+        self.error_console = Console(file=self._crash_report, markup=False, highlight=False, width=120,
+                                     color_system=None)
         # NO_COLOR: Textual's monochrome filter fails on unstyled segments; ours does not
         self._filters = safe_filters(self._filters)
         #: drawn without colours: the cursor row is shown in reverse video
@@ -162,24 +169,32 @@ class LoomApp(App[int], inherit_bindings=False):
     # errors --------------------------------------------------------------------------------
     def log_error(self, exc: BaseException) -> Path | None:
         """Write a traceback to the log file (never to the screen)."""
+        return self.log_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+
+    def log_text(self, text: str) -> Path | None:
         try:
             d = log_dir()
             d.mkdir(parents=True, exist_ok=True)
             path = d / "errors.log"
             with open(path, "a", encoding="utf-8") as f:
                 f.write(f"--- {datetime.now().isoformat()}\n")
-                f.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+                f.write(text if text.endswith("\n") else text + "\n")
             return path
         except OSError:
             return None
 
-    def _fatal_error(self) -> None:
-        """An unexpected exception: log the traceback, exit with one readable line."""
-        exc = self._exception or sys.exc_info()[1]
-        where = self.log_error(exc) if exc is not None else None
-        self.bell()
-        msg = f"loomtui stopped after an internal error: {type(exc).__name__}: {exc}" if exc else "loomtui stopped"
-        if where is not None:
-            msg += f" (details in {where})"
-        self.panic(msg)
+    def run(self, *args: Any, **kwargs: Any) -> int | None:
+        """Run the app; after an unexpected exception, the traceback Textual prints on its error
+        console (``error_console``, kept in memory here) goes to the log file, and the terminal
+        gets one readable line."""
+        result = super().run(*args, **kwargs)
+        report = self._crash_report.getvalue()
+        if report.strip():
+            self._crash_report.seek(0)
+            self._crash_report.truncate()
+            where = self.log_text(report)
+            last = next((ln.strip() for ln in reversed(report.splitlines()) if ln.strip()), "")
+            msg = f"loomtui stopped after an internal error: {last}" if last else "loomtui stopped"
+            print(msg + (f" (details in {where})" if where is not None else ""), file=sys.stderr)
+        return result
 

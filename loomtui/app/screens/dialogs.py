@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import TypeVar
 
 from rich.text import Text
 from textual import on
@@ -17,36 +18,37 @@ from loomtui.session.errors import Diagnostic
 from loomtui.view.controller import Outcome
 from loomtui.view.printable import printable
 
-_DIALOG_CSS = """
-{name} {{
-    align: center middle;
-    background: $background 60%;
-}}
-{name} > Vertical {{
-    width: 80%;
-    max-width: 100;
-    height: auto;
-    max-height: 90%;
-    border: round $primary;
-    background: $surface;
-    padding: 1 2;
-}}
-{name} .title {{ text-style: bold; margin-bottom: 1; }}
-{name} .muted {{ color: $text-muted; }}
-{name} .error {{ color: $error; }}
-{name} Horizontal.buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
-{name} Horizontal.buttons Button {{ margin-left: 2; }}
-"""
+T = TypeVar("T")
+
+class Dialog(ModalScreen[T]):
+    """The base of the small dialogs: one centred box; the styles reach every subclass (a CSS
+    type selector matches subclasses too)."""
+
+    DEFAULT_CSS = """
+    Dialog {
+        align: center middle;
+        background: $background 60%;
+    }
+    Dialog > Vertical {
+        width: 80%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: round $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    Dialog .title { text-style: bold; margin-bottom: 1; }
+    Dialog .muted { color: $text-muted; }
+    Dialog .error { color: $error; }
+    Dialog Horizontal.buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    Dialog Horizontal.buttons Button { margin-left: 2; }
+    """
 
 
-def _css(name: str) -> str:
-    return _DIALOG_CSS.format(name=name)
-
-
-class LabelDialog(ModalScreen[str | None]):
+class LabelDialog(Dialog[str | None]):
     """pi's Shift+L: "Label (empty to remove):", prefilled. Enter returns the text; Esc None."""
 
-    DEFAULT_CSS = _css("LabelDialog")
     BINDINGS = [Binding("escape", "cancel", "cancel", show=False)]
 
     def __init__(self, entry_text: str, current: str | None, note: str = "", refusal: str | None = None) -> None:
@@ -87,10 +89,9 @@ class LabelDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(Dialog[bool]):
     """A yes/no question (Enter/y confirms, Esc/n cancels)."""
 
-    DEFAULT_CSS = _css("ConfirmDialog")
     BINDINGS = [
         Binding("escape,n", "answer(False)", "cancel", show=False),
         Binding("y", "answer(True)", "confirm", show=False),
@@ -122,7 +123,7 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class ExportDialog(ModalScreen[str | None]):
+class ExportDialog(Dialog[str | None]):
     """Ctrl+E: where the branch goes and how many entries it holds; then the result.
 
     ``export(dest)`` writes the file (``dest`` is a directory, or a path ending in .jsonl): its
@@ -130,7 +131,6 @@ class ExportDialog(ModalScreen[str | None]):
     open the file; it dismisses with the path to open, or None.
     """
 
-    DEFAULT_CSS = _css("ExportDialog")
     BINDINGS = [Binding("escape", "close", "close", show=False)]
 
     def __init__(self, entry_text: str, count: int, labels: int, default_dir: str,
@@ -199,10 +199,10 @@ class ExportDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class DiagnosticsScreen(ModalScreen[None]):
+class DiagnosticsScreen(Dialog[None]):
     """Every line the reader repaired or skipped, with its line number."""
 
-    DEFAULT_CSS = _css("DiagnosticsScreen") + """
+    DEFAULT_CSS = """
     DiagnosticsScreen VerticalScroll { height: auto; max-height: 30; }
     """
     BINDINGS = [Binding("escape,q,enter", "close", "close", show=False)]

@@ -24,7 +24,6 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Size
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from loomtui.view.printable import printable
@@ -41,7 +40,7 @@ from loomtui.app.widgets.detail_lines import (
     clean,
     walk,
 )
-from loomtui.app.widgets.tree_view import set_virtual_size
+from loomtui.app.widgets.tree_view import LineScrollView, set_virtual_size
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
@@ -51,7 +50,7 @@ from loomtui.view.model import TreeModel
 MARKDOWN_LIMIT = 12_000
 
 
-class DetailPane(ScrollView, can_focus=True):
+class DetailPane(LineScrollView, can_focus=True):
     """The selected entry in full, drawn with the Line API: one widget, no re-layout of the
     screen when the selection changes; only the visible lines become strips."""
 

@@ -25,7 +25,7 @@ from textual.cache import LRUCache
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.widget import Widget
+from textual.reactive import Reactive
 
 from loomtui.view.printable import printable
 from loomtui.app import keymap
@@ -39,29 +39,41 @@ if TYPE_CHECKING:
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
 
 
-def set_virtual_size(widget: Widget, size: Size, *, repaint: bool = True) -> bool:
-    """Change a Line-API widget's virtual size without a screen layout when only its height
-    changes: with ``overflow-y: scroll`` the scrollbar is always there, so the content region
-    keeps its width and nothing else moves. (Assigning ``virtual_size`` reflows and repaints the
-    whole screen: ~20-50 ms per key on a large terminal.)
+class LineScrollView(ScrollView):
+    """A Line-API ScrollView whose height can change without a screen layout.
+
+    ``Widget.virtual_size`` is a reactive that lays out the whole screen when it changes (~20-50
+    ms per key on a large terminal). Here it is declared without ``layout``: ``set_virtual_size``
+    asks for a layout only when the width changes, and otherwise updates the vertical scrollbar
+    itself (with ``overflow-y: scroll`` it is always there, so nothing else moves). Public API
+    only: a reactive declared on the subclass, ``refresh``, ``vertical_scrollbar``."""
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False, repaint=False)
+
+
+def set_virtual_size(widget: LineScrollView, size: Size, *, repaint: bool = True) -> bool:
+    """Give a ``LineScrollView`` a new virtual size; a screen layout only when the width changes.
 
     ``repaint=False``: the caller repaints the content itself (the scrollbar is still updated).
     Returns False when the size could not be changed in place (a layout follows)."""
     old = widget.virtual_size
     if old == size:
         return True
-    if old.width == size.width and widget.styles.overflow_y == "scroll" and widget.is_mounted:
-        widget.set_reactive(Widget.virtual_size, size)
-        widget._scroll_update(size)  # the scrollbar's window (textual 8.2.8, pinned)
-        max_y = max(0, size.height - widget.scrollable_content_region.height)
-        if widget.scroll_y > max_y:
-            widget.scroll_to(y=max_y, animate=False, immediate=True)
-        if repaint:
-            widget.refresh()
-        return True
+    in_place = old.width == size.width and widget.styles.overflow_y == "scroll" and widget.is_mounted
     widget.virtual_size = size
-    return False
-class TreeView(ScrollView, can_focus=True, inherit_bindings=False):
+    if not in_place:
+        widget.refresh(layout=True)
+        return False
+    bar = widget.vertical_scrollbar
+    bar.window_virtual_size = size.height
+    bar.window_size = widget.scrollable_content_region.height
+    max_y = max(0, size.height - widget.scrollable_content_region.height)
+    if widget.scroll_y > max_y:
+        widget.scroll_to(y=max_y, animate=False, immediate=True)
+    if repaint:
+        widget.refresh()
+    return True
+class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
     """pi's /tree rows for one ``TreeModel``; printable keys type into the model's search."""
 
     BINDINGS = keymap.bindings("tree")
