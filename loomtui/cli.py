@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "loom-config": ("loom_config", "explain and check Maitento loom configurations; --map: which looms feed which"),
     "check": ("check", "check OCP run documents against the spec (E/W findings; exit 1 on errors)"),
     "export-html": ("export_html", "write a session or loom as one self-contained HTML page"),
+    "context": ("context", "print what pi would send to the model at a leaf (messages, model, thinking level)"),
 }
 
 

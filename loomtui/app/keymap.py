@@ -1,6 +1,6 @@
 """Every key binding of the app, with an id, and user overrides from ``keymap.toml``.
 
-The keys follow pi's /tree (pi-session-spec §9.6): in the tree, printable keys type into the
+The keys follow pi's /tree (docs/formats.md §9.6): in the tree, printable keys type into the
 search query, so every action sits on a key a query cannot use (Shift+L and Shift+T are capital
 letters pi never lets into the query either). Users remap a binding by id in
 ``~/.config/loomtui/keymap.toml``::

@@ -4,7 +4,7 @@ A theme file holds Textual's colour system (``name``, ``dark``, ``primary`` … 
 ``[tree]`` table with pi's /tree colour roles (``accent``, ``success``, ``muted``, ``dim``,
 ``error``, ``warning``, ``customMessageLabel``, ``borderAccent``, ``text``, ``selectedBg``).
 Every colour is checked with ``Color.parse`` when the file is read: Textual accepts a bad colour
-at ``register_theme`` and then dies on the next CSS refresh (textual-notes §4, pitfall 2).
+at ``register_theme`` and then dies on the next CSS refresh (docs/architecture.md, pitfall 2).
 """
 
 from __future__ import annotations

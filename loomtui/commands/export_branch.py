@@ -1,6 +1,6 @@
 """`loomtui export-branch FILE --leaf ENTRY_ID [--dir DIR | -o OUT]`: pi's /fork, as a file.
 
-Writes what pi's createBranchedSession writes (pi-session-spec §7.5): a v3 header whose
+Writes what pi's createBranchedSession writes (docs/formats.md §7.5): a v3 header whose
 ``parentSession`` is FILE's absolute path, the root → leaf path without label entries, then the
 re-created label chain. The new file goes next to FILE (or into DIR, or to OUT), atomically and
 never over an existing file. Prints its path.

@@ -1,6 +1,6 @@
 """`loomtui label FILE ENTRY_ID TEXT` / `--clear`: set or clear a label the way pi does.
 
-Appends one ``label`` entry (pi-session-spec §7.4, §12 "Labeling"): parented on the file's last
+Appends one ``label`` entry (docs/formats.md §7.4, §12 "Labeling"): parented on the file's last
 entry, so the reopened leaf keeps its path, and written as a single line. Prints the new entry's
 id. Old-version files are refused until migrated.
 

@@ -34,7 +34,7 @@ OPENLOOM_V2_TREE = "openloom-v2-tree"  # a bare Tree object
 OPENLOOM_V1 = "openloom-v1"
 SOCKETTEER = "socketteer"
 
-#: largest document or bundle member loomtui reads (OpenLoom §9: importers limit sizes)
+#: largest document or bundle member loomtui reads (importers limit sizes; docs/formats.md, "OpenLoom")
 MAX_DOCUMENT_BYTES = 512 << 20
 
 

@@ -1,6 +1,6 @@
 """Export a session or loom — whole, or one root → leaf branch — as an OpenLoom v2 document.
 
-The document satisfies the spec's structural invariants (§4.1): every node but the roots is
+The document satisfies the spec's structural invariants (docs/formats.md, "OpenLoom"): every node but the roots is
 the target of exactly one continuation edge, ``rootNodeIds`` lists exactly the nodes no
 continuation edge targets, ``currentNodeId``, edge sources/targets, tag names and agent ids all
 resolve, and edges are written in sibling order.
@@ -10,13 +10,13 @@ resolve, and edges are written in sibling order.
   written back verbatim, in their order (bookmarks follow the session's current labels).
 * A branch export is a new tree (fresh id) holding the root → leaf path, the edges between its
   nodes, the tags and agents they use, and ``extensions.loomtui.source`` naming where it came
-  from (the rule proposed in loom-formats.md §1.10).
+  from (the rule proposed in docs/formats.md, "OpenLoom").
 * A pi session maps user → ``human``, assistant → ``model`` (an agent per provider/model, usage
   as generation provenance), everything else that is a message or summary → ``system``; pi's
   own fields go to ``extensions.pi``; label entries become bookmarks; settings entries
   (model/thinking changes, custom, labels, session_info) are not nodes.
 * ``OUT`` ending in ``.zip`` writes a bundle: ``tree.openloom`` plus media files; embedded
-  media is moved into it once it passes about 1 MB (§1.8). Bundle media exported to plain JSON
+  media is moved into it once it passes about 1 MB (docs/formats.md, "OpenLoom"). Bundle media exported to plain JSON
   is embedded as ``data:`` URIs so that every ref resolves.
 """
 

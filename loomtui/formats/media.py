@@ -1,4 +1,4 @@
-"""Media in OpenLoom content blocks: ``data:`` URIs and paths inside ZIP bundles (spec §1.8).
+"""Media in OpenLoom content blocks: ``data:`` URIs and paths inside ZIP bundles (docs/formats.md §1.8).
 
 The tree shows media as placeholders; these helpers say what a ref points to, how big it is,
 whether its bytes match the declared ``mimeType``, and fetch the bytes for a detail pane or an
@@ -21,7 +21,7 @@ from loomtui.session.errors import LoomError, SessionFormatError
 from loomtui.session.fileio import open_regular_file
 from loomtui.session.store import write_new_file_with
 
-#: a bundle is preferred once embedded media passes about this many bytes (OpenLoom §1.8)
+#: a bundle is preferred once embedded media passes about this many bytes (docs/formats.md, "OpenLoom")
 BUNDLE_THRESHOLD = 1 << 20
 
 _MAGIC: list[tuple[bytes, int, str]] = [

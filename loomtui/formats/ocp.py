@@ -1,7 +1,7 @@
 """OCP run documents (Orchestration Context Protocol v0.1/v0.2/v0.3) read as a loom.
 
 A run becomes the same session model every other loom becomes: entries for
-``SessionManager.from_entries`` (see docs/ocp.md). The entries are ``custom_message`` rows:
+``SessionManager.from_entries`` (see docs/formats.md, "OCP run documents"). The entries are ``custom_message`` rows:
 
 * the run (root), then its groups as folders (``group.parent`` nests them);
 * nodes in dependency order: ``dep``/``fan_in`` edges form a DAG and a node with several

@@ -1,4 +1,4 @@
-"""OCP rows: status glyphs, one-line texts, totals and the run filters (see docs/ocp.md).
+"""OCP rows: status glyphs, one-line texts, totals and the run filters (see docs/formats.md, "OCP run documents").
 
 Everything a row says comes from the attempts: a node's glyph is its attempts' status, never
 ``node.state`` (the producer's projection, shown beside it in the detail only). A missing

@@ -1,4 +1,4 @@
-"""OpenLoom trees as sessions: one pi-style entry per node (OpenLoom v2.0 draft, §4).
+"""OpenLoom trees as sessions: one pi-style entry per node (docs/formats.md, "OpenLoom").
 
 Every loom format ends up here: OpenLoom v1 and socketteer files are first converted into an
 OpenLoom v2 Tree (the spec's own import mappings), then :func:`build_session` turns the Tree
@@ -24,7 +24,7 @@ Mapping (what the view and detail pane can rely on):
   order); the node's own ``createdAt`` is the message ``timestamp``.
 * ``currentNodeId`` → the session leaf: its entry is the last one.
 
-Repairs (§4.1) never raise; each is a Diagnostic: unknown nodes named by edges, roots or the
+Repairs (docs/formats.md, "OpenLoom") never raise; each is a Diagnostic: unknown nodes named by edges, roots or the
 current node, continuation cycles, a second continuation edge into a node (the first in array
 order wins), wrong or missing ``rootNodeIds``.
 """
@@ -315,7 +315,7 @@ class _TreeReader:
             self.incoming[target].append(rec)
             etype = edge.get("type")
             if etype != "continuation":
-                # annotation, or an unknown type: preserved, traversed as an annotation (§4.4)
+                # annotation, or an unknown type: preserved, traversed as an annotation (docs/formats.md, "OpenLoom")
                 eid = edge.get("id")
                 for sid, role in sources:
                     self.annotations[sid].append({"nodeId": target, "type": etype, "edgeId": eid})

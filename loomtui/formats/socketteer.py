@@ -1,4 +1,4 @@
-"""socketteer/loom JSON (the original Tkinter loom) → an OpenLoom v2 Tree (spec §8, socketteer).
+"""socketteer/loom JSON (the original Tkinter loom) → an OpenLoom v2 Tree (docs/formats.md §8, socketteer).
 
 The file nests the tree under ``root`` (each node has ``children`` in sibling order); the
 loader also accepts a bare node or a bare list of nodes, as socketteer's own ``load_tree_data``

@@ -1,13 +1,13 @@
 """Every session on the machine: where they live, one summary each, projects, forks, search.
 
-pi-session-spec §1 (locations), §3 (header), §7.6 (what pi's ``SessionManager.list`` computes).
+docs/formats.md §1 (locations), §3 (header), §7.6 (what pi's ``SessionManager.list`` computes).
 No Textual here: the picker screen draws what this module returns.
 
 Listing must stay fast with thousands of sessions, so a file is never indexed here. The
 header, the omp title slot and the first user message come from the first lines; the counts
 (messages, entries, branch points) and the latest name come from C-speed ``bytes.count`` and
 ``re.findall`` passes over the bytes, relying on pi writing ``type``, ``id``, ``parentId``,
-``timestamp`` first on every line (spec §2 rule 5); only the lines that need it are decoded
+``timestamp`` first on every line (docs/formats.md §2 rule 5); only the lines that need it are decoded
 (payload-first ``custom`` lines, the latest ``session_info``, the last message). Files laid
 out otherwise take slower, exact paths. Summaries are cached by path, size, mtime and inode in
 ``$XDG_CACHE_HOME/loomtui/sessions.json``, so listing again reads only files that changed.
@@ -44,7 +44,7 @@ FIRST_MESSAGE_CAP = 200
 
 
 def _agent_dir(env_name: str, default: str, env: dict[str, str] | os._Environ[str]) -> str:
-    """``$<APP>_CODING_AGENT_DIR`` with a leading ``~`` expanded, else ``default`` (spec §1.1)."""
+    """``$<APP>_CODING_AGENT_DIR`` with a leading ``~`` expanded, else ``default`` (docs/formats.md §1.1)."""
     value = env.get(env_name)
     if value:
         return os.path.expanduser(value) if value.startswith("~") else value
@@ -76,7 +76,7 @@ def discover(dirs: Iterable[str]) -> list[str]:
     """Session files in ``dirs``: ``*.jsonl`` directly inside each, and one level of bucket dirs.
 
     pi's ``listAll`` reads ``<root>/--<cwd>--/*.jsonl``; omp's newer buckets are named
-    ``-<rel>`` or ``-tmp-<rel>`` (spec §1.2), and a directory given with ``--sessions-dir`` may
+    ``-<rel>`` or ``-tmp-<rel>`` (docs/formats.md §1.2), and a directory given with ``--sessions-dir`` may
     hold files directly. An omp session's artifacts directory (the session path without
     ``.jsonl``, holding subagent transcripts) is not a bucket and is skipped. Each file is
     listed once, however many of ``dirs`` reach it.
@@ -125,7 +125,7 @@ def discover(dirs: Iterable[str]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class SessionSummary:
-    """What the picker shows for a session (pi's ``SessionInfo``, spec §7.6, plus branches).
+    """What the picker shows for a session (pi's ``SessionInfo``, docs/formats.md §7.6, plus branches).
 
     ``created`` is the header timestamp; ``modified`` the entry timestamp of the last message
     (pi: the newest message time), else the header time, else the file's mtime. Both are Unix
@@ -157,7 +157,7 @@ class SessionSummary:
 
 _FIELDS = tuple(f.name for f in fields(SessionSummary))
 
-#: the start of an entry line as pi writes it (spec §2 rule 5); whitespace tolerated for
+#: the start of an entry line as pi writes it (docs/formats.md §2 rule 5); whitespace tolerated for
 #: writers that use ``json.dumps`` defaults
 _HEAD = (
     rb'\{\s*"type"\s*:\s*"([^"\\]*)"'
@@ -662,7 +662,7 @@ def parent_reference(header: Any) -> str | None:
 
 
 def resolve_parent(ref: str | None, near: str | None, sessions: Iterable[SessionSummary]) -> str | None:
-    """The one parent resolver: the file a ``parentSession`` reference means (spec §3, §16 item
+    """The one parent resolver: the file a ``parentSession`` reference means (docs/formats.md §3, §16 item
     6). The path itself when it exists (a relative one next to ``near``), else one of
     ``sessions`` with that path, that id (omp) or that file name (a pi path from before a move);
     never ``near`` itself."""
@@ -698,7 +698,7 @@ def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | N
 
 
 def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:
-    """Sessions grouped by the header's cwd (never the bucket name, spec §1.1), the project with
+    """Sessions grouped by the header's cwd (never the bucket name, docs/formats.md §1.1), the project with
     the newest session first; in a project, newest first with forks threaded under their parent
     session (pi's /resume "threaded" view) when the parent is in the same project."""
     sessions = list(sessions)

@@ -1,4 +1,4 @@
-"""What the model sees at a leaf: pi's buildSessionContext (pi-session-spec §8)."""
+"""What the model sees at a leaf: pi's buildSessionContext (docs/formats.md §8)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A 100k-entry session is ~150 MB of JSON; keeping every decoded entry would cost several times
 that. Each line is decoded once while loading, the few fields the tree, filters and search need
 are kept here, and the full entry is decoded again from its byte span when somebody asks
-(architecture.md, "Lazy full entries").
+(docs/architecture.md, "Lazy full entries").
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 
-#: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (pi-session-spec §9.4).
+#: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (docs/formats.md §9.4).
 TEXT_CAP = 200
 #: Longest string kept inside a tool call's arguments; pi prints at most 50 units of any of them.
 ARG_CAP = 400
@@ -21,7 +21,7 @@ MESSAGE = "message"
 
 
 class Entry:
-    """Skeleton of one session entry (pi-session-spec §4–§5).
+    """Skeleton of one session entry (docs/formats.md §4–§5).
 
     ``text`` holds the entry's main one-line material, by kind: message content text (cut at
     200 units, as pi's ``extractContent``), the bash command, custom_message text, summaries,
@@ -80,7 +80,7 @@ class Entry:
 
     @property
     def is_tool_only_assistant(self) -> bool:
-        """pi-session-spec §9.3 rule 1: no text and a stopReason that is stop/toolUse/missing."""
+        """docs/formats.md §9.3 rule 1: no text and a stopReason that is stop/toolUse/missing."""
         if self.type != MESSAGE or self.role != "assistant" or self.has_text:
             return False
         sr = self.stop_reason

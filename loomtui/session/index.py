@@ -1,6 +1,6 @@
 """The in-memory index of a session: ids, parent links, roots, leaf, labels, name.
 
-pi-session-spec §7.1/§7.3/§7.4. Built in one pass over the entries and then kept up to date
+docs/formats.md §7.1/§7.3/§7.4. Built in one pass over the entries and then kept up to date
 entry by entry, so live appends cost what was appended. Unlike pi it never hangs on a
 ``parentId`` cycle: entries on a cycle become roots, with a diagnostic.
 """

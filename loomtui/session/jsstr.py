@@ -2,7 +2,7 @@
 
 pi measures and cuts strings in UTF-16 code units, trims with ECMAScript's whitespace set and
 prints values with ``String()`` / ``JSON.stringify``. Matching its rows exactly means doing the
-same here (pi-session-spec §16 item 10).
+same here (docs/formats.md §16 item 10).
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def js_to_number(v: Any) -> float:
 
 
 def session_version(v: Any) -> int:
-    """The format version pi acts on for a header's ``version`` value (pi-session-spec §6):
+    """The format version pi acts on for a header's ``version`` value (docs/formats.md §6):
     ``version ?? 1``, compared as JavaScript compares (``"3"`` and ``3.0`` are 3). A value
     that is not a number (NaN) passes neither ``< 2`` nor ``< 3``: pi migrates nothing, as
     for version 3."""

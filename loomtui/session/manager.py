@@ -1,4 +1,4 @@
-"""SessionManager: pi's small append-only session API, in Python names (pi-session-spec §7).
+"""SessionManager: pi's small append-only session API, in Python names (docs/formats.md §7).
 
 Entries are never edited; branching only moves the in-memory leaf. Appends go to the file as
 single lines (``store``), parented on the in-memory leaf, and become the leaf — label entries
@@ -100,7 +100,7 @@ class SessionManager:
             if isinstance(exc, SessionFormatError):
                 raise
             raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-        # a load allocates ~10 objects per entry and frees none (architecture.md, "Lazy full
+        # a load allocates ~10 objects per entry and frees none (docs/architecture.md, "Lazy full
         # entries"): the collector waits, and what was loaded is frozen
         with bulk_allocation():
             try:
@@ -353,7 +353,7 @@ class SessionManager:
     # branching to a new file --------------------------------------------------------------
     def branch_entries(self, leaf_id: str) -> tuple[list[Entry], list[dict[str, Any]]]:
         """What createBranchedSession copies: the root → leaf path without label entries, and
-        the re-created label chain (pi-session-spec §7.5)."""
+        the re-created label chain (docs/formats.md §7.5)."""
         path = self.index.path_to(leaf_id)
         if not path:
             raise LoomError(f"entry {leaf_id} not found")

@@ -1,4 +1,4 @@
-"""Rewrite a v1/v2 session file as v3, once, when the user asks (pi-session-spec §6).
+"""Rewrite a v1/v2 session file as v3, once, when the user asks (docs/formats.md §6).
 
 pi migrates old files in memory and then rewrites them whole, with random ids. loomtui reads old
 files with deterministic ids (``reader.migrated_id``) and never rewrites implicitly; ``loomtui

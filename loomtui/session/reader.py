@@ -1,4 +1,4 @@
-"""Bytes → entries: pi's tolerant JSONL rules (pi-session-spec §2, §6).
+"""Bytes → entries: pi's tolerant JSONL rules (docs/formats.md §2, §6).
 
 Reads in chunks so a 150 MB file never sits in memory twice. Every physical line ends up as
 exactly one of: blank, the header, the omp title slot, an entry, or an opaque line with a

@@ -1,4 +1,4 @@
-"""Safe writes: one-line appends and atomic new files (architecture.md, "Writes").
+"""Safe writes: one-line appends and atomic new files (docs/architecture.md, "Writes").
 
 Nothing already in a file is ever modified here. An append is one ``os.write`` on an
 ``O_APPEND`` descriptor (preceded by a newline when the file does not end with one) followed by

@@ -1,4 +1,4 @@
-"""pi's /tree flattening, filtering and layout (pi-session-spec §9.2–§9.3), as flat arrays.
+"""pi's /tree flattening, filtering and layout (docs/formats.md §9.2–§9.3), as flat arrays.
 
 ``flatten`` orders the whole tree once per leaf (DFS pre-order, the branch holding the leaf
 first). ``layout`` takes the visible positions of that order and recomputes pi's indentation,
@@ -41,7 +41,7 @@ NO_GUTTERS: Gutters = ()
 
 
 def visibility_class(e: Entry, leaf_id: str | None) -> int:
-    """Which filter modes may show ``e`` (rule 1 of §9.3 first: tool-only assistants)."""
+    """Which filter modes may show ``e`` (rule 1 of docs/formats.md §9.3 first: tool-only assistants)."""
     t = e.type
     if e.hidden:
         return ALL_ONLY
@@ -264,7 +264,7 @@ def flatten(
         if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
             leaf_at = out.index(leaf_entry)
         if cls[leaf_entry.index] == HIDDEN:
-            classes[leaf_at] = OTHER  # the current leaf is always shown (§9.3 rule 1)
+            classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = end[leaf_at] if leaf_at >= 0 else n
     return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
 
@@ -297,7 +297,7 @@ def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | N
     if old_leaf is not None and leaf_id != old_leaf:
         p_old = flat.position(old_leaf)
         if p_old is not None:
-            # a tool-only assistant was shown only while it was the leaf (§9.3 rule 1)
+            # a tool-only assistant was shown only while it was the leaf (docs/formats.md §9.3)
             flat.classes[p_old] = visibility_class(index.by_id[old_leaf], leaf_id)
     if e.tool_calls is not None:
         for call_id, name, args in e.tool_calls:

@@ -1,4 +1,4 @@
-"""The /tree state machine: filter mode, search, folds, selection and navigation (§9.3, §9.6).
+"""The /tree state machine: filter mode, search, folds, selection and navigation (docs/formats.md §9.3, §9.6).
 
 ``TreeModel`` behaves like pi's ``TreeList``: every filter, search and Esc-clear resets folds;
 the selection survives refilters (same entry or its nearest visible ancestor, else the last

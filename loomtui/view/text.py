@@ -1,4 +1,4 @@
-"""One-line entry texts, tool-call formatting and searchable text (pi-session-spec §9.4–§9.5).
+"""One-line entry texts, tool-call formatting and searchable text (docs/formats.md §9.4–§9.5).
 
 Texts come back as segments ``(style, text)``; the style names are pi's theme roles
 (``accent``, ``success``, ``muted``, ``error``, ``dim``, ``warning``, ``customMessageLabel``,

@@ -1,4 +1,4 @@
-"""The session picker: what ``loomtui`` shows without a FILE (issue 5).
+"""The session picker: what ``loomtui`` shows without a FILE.
 
 Every pi and omp session on the machine (``catalog.list_sessions``), grouped by project (the
 header's cwd), newest first, forks threaded under their parent session. Typing filters by name,

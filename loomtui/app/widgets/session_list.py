@@ -1,6 +1,6 @@
 """The picker's list: project headers, sessions (forks threaded) and search hits, one line each.
 
-A Line-API ScrollView like the tree (textual-notes §2): a DataTable took 1–1.6 s to fill or
+A Line-API ScrollView like the tree (docs/architecture.md, "Line-API widgets"): a DataTable took 1–1.6 s to fill or
 refill with 2,000 rows (measured), which a filter keystroke cannot afford; here a refilter is a
 new list of rows and a repaint of the visible lines.
 """

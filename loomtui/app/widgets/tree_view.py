@@ -1,7 +1,7 @@
 """The session tree: a Line-API ScrollView that draws only the visible rows of ``TreeModel``.
 
 Never ``textual.widgets.Tree``: sessions are chains thousands of levels deep and ``Tree``
-recurses per level and rebuilds every line on each change (textual-notes §2). Here the model
+recurses per level and rebuilds every line on each change (docs/architecture.md, "Line-API widgets"). Here the model
 holds the rows as flat arrays; ``render_line(y)`` turns one visible row into a ``Strip`` from an
 LRU cache keyed by what the row shows (its segments, selected, width; a theme change clears it).
 A cursor move repaints two lines; after the model changed (a live append, a label, a leaf move)
