@@ -20,9 +20,10 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from loomtui.app import keymap
-from loomtui.app.ocp import bar_modes, open_attempt_session
+from loomtui.app.ocp import bar_modes
 from loomtui.app.messages import SessionFileChanged, SessionOpened
-from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ErrorScreen, ExportDialog, LabelDialog
+from loomtui.app.screens.browser_actions import BrowserActions
+from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ErrorScreen
 from loomtui.app.screens.loom_tools import LoomTools
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
@@ -31,7 +32,7 @@ from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError, SessionFormatError
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
-from loomtui.view.controller import ExportPlan, Outcome, SessionController
+from loomtui.view.controller import Outcome, SessionController
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
 
@@ -44,7 +45,7 @@ ASYNC_OPEN_BYTES = 4 * 1024 * 1024
 DETAIL_DEBOUNCE = 0.06
 
 
-class BrowserScreen(LoomTools, Screen[None]):
+class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
     """One open session."""
 
     BINDINGS = keymap.bindings("browser")
@@ -368,116 +369,6 @@ class BrowserScreen(LoomTools, Screen[None]):
     def action_show_diagnostics(self) -> None:
         if self.manager is not None:
             self.app.push_screen(DiagnosticsScreen(self.path, list(self.manager.diagnostics)))
-
-    # the leaf, labels, writes -------------------------------------------------------------------
-    def _selected_id(self) -> str | None:
-        return self.model.selected_id if self.model is not None else None
-
-    def action_move_leaf(self) -> None:
-        """Enter: move the leaf here (a user message: to its parent), in memory."""
-        entry_id = self._selected_id()
-        if self.controller is not None and entry_id is not None:
-            if not self.controller.source.leaf_moves:
-                open_attempt_session(self, entry_id)  # an OCP run: Enter opens an attempt's session
-                return
-            row = self.tree.screen_row
-            self._apply(self.controller.move_leaf(entry_id), keep_row=row)
-
-    def action_follow_file_leaf(self) -> None:
-        """Undo Enter: the leaf follows the file's last entry again."""
-        if self.controller is not None:
-            self._apply(self.controller.follow_file_leaf())
-
-    def action_persist_leaf(self) -> None:
-        """Ctrl+S: persist the leaf for pi (one label entry, after a question)."""
-        if self.controller is not None:
-            self._apply(self.controller.persist_leaf())
-
-    def action_edit_label(self) -> None:
-        entry_id, controller = self._selected_id(), self.controller
-        prompt = controller.label_prompt(entry_id) if controller is not None and entry_id is not None else None
-        if controller is None or prompt is None:
-            return
-
-        def done(value: str | None) -> None:
-            if value is not None:
-                row = self.tree.screen_row
-                self._apply(controller.set_label(prompt.entry_id, value), keep_row=row)
-
-        self.app.push_screen(LabelDialog(prompt.row, prompt.current, prompt.note, prompt.refusal), done)
-
-    def bookmark_changes(self) -> int | None:
-        """How many labels differ from the loom file (None: not a source that saves labels)."""
-        return self.controller.pending_labels() if self.controller is not None else None
-
-    def action_save_bookmarks(self) -> None:
-        """A loom's labels into its file as bookmarks (after confirmation)."""
-        if self.controller is not None:
-            self._apply(self.controller.save_labels_intent())
-
-    def action_export_branch(self) -> None:
-        entry_id, controller = self._selected_id(), self.controller
-        if controller is None or entry_id is None:
-            return
-        plan = controller.export_plan(entry_id)
-        if not isinstance(plan, ExportPlan):
-            self._apply(plan)
-            return
-
-        def export(dest: str) -> Outcome:
-            outcome = controller.export_branch(plan.entry_id, dest)
-            if outcome.path is not None:
-                self.last_export = outcome.path
-                self._apply(outcome)
-            return outcome
-
-        def done(to_open: str | None) -> None:
-            if to_open:
-                self.loom_app.open_session_file(to_open)
-
-        self.app.push_screen(ExportDialog(plan.row, plan.entries, plan.labels, plan.default_dir, export), done)
-
-    def action_export_html(self) -> None:
-        """Write the session as an HTML page in the working directory, opened at the selection."""
-        entry_id, controller = self._selected_id(), self.controller
-        if controller is None or entry_id is None:
-            return
-        if controller.path is None:
-            self.notify("This session has no file to export.", title="Export HTML: not done", severity="error")
-            return
-        self.notify("Writing the HTML page…", timeout=3)
-        self._export_html(controller.path, controller.model.leaf_id, entry_id)
-
-    @work(thread=True, exclusive=True, group="export-html", exit_on_error=False, description="Export HTML")
-    def _export_html(self, source: str, leaf_id: str | None, target_id: str) -> str:
-        from loomtui.formats.export_html import export_to_free_name
-
-        return export_to_free_name(source, os.getcwd(), leaf_id=leaf_id, target_id=target_id)
-
-    def parent_ref(self) -> str | None:
-        """The session this one was forked from, as its header names it (None: not a fork)."""
-        return self.controller.parent_ref() if self.controller is not None else None
-
-    def action_open_parent(self) -> None:
-        """Open the session this one was forked from in a browser on top (Esc returns)."""
-        controller = self.controller
-        if controller is None:
-            return
-        ref = controller.parent_ref()
-        if ref is None:
-            self.notify("This session is not a fork: its header names no parent session.",
-                        title="Open parent session", timeout=5)
-            return
-        self.notify(f"Looking for the parent session {ref}…", timeout=2)
-        self._find_parent(controller)
-
-    def action_copy_text(self) -> None:
-        entry_id, controller = self._selected_id(), self.controller
-        if controller is None or entry_id is None:
-            return
-        text = controller.copy_text(entry_id)
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {len(text):,} characters of {entry_id}.", timeout=3)
 
     # live follow ---------------------------------------------------------------------------------
     def apply_appended(self) -> None:
