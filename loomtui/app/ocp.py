@@ -96,7 +96,7 @@ def toggle_view(screen: "BrowserScreen") -> None:
         try:
             manager = build_session(run.doc, run.path, view=other, findings=findings, checked_with=run.checked)
         except Exception as exc:  # never a traceback for a view switch
-            screen.app.call_from_thread(screen.app.log_error, exc)  # type: ignore[attr-defined]
+            screen.loom_app.call_from_thread(screen.loom_app.log_error, exc)
             return
         screen.app.call_from_thread(show, manager)
 

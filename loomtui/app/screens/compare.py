@@ -131,8 +131,9 @@ class CompareView(ScrollView, can_focus=True, inherit_bindings=False):
     def _moved(self, old: int) -> None:
         self._scroll_to_cursor()
         self.refresh()
-        if hasattr(self.screen, "cursor_moved"):
-            self.screen.cursor_moved()  # type: ignore[attr-defined]
+        screen = self.screen
+        if isinstance(screen, CompareScreen):
+            screen.cursor_moved()
 
     def action_cursor(self, step: int) -> None:
         lay = self.layout_
