@@ -236,29 +236,28 @@ def copy_text(entry: dict[str, Any]) -> str:
     t = entry.get("type")
     if t == "message":
         msg = entry.get("message")
-        msg = msg if isinstance(msg, dict) else {}
-        role = msg.get("role")
-        if role == "bashExecution":
-            return str(msg.get("command") or "")
-        content = msg.get("content")
-        if role == "assistant" and isinstance(content, list):
-            parts = [str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
-            if parts:
-                return "\n".join(parts)
-            return "\n".join(pretty_json(b.get("arguments")) for b in content
-                             if isinstance(b, dict) and b.get("type") == "toolCall")
-        return text_of(content)
+        return _message_copy_text(msg if isinstance(msg, dict) else {})
     simple = _COPY_FIELDS.get(t) if isinstance(t, str) else None
     if simple is not None:
-        for key in simple:
-            if entry.get(key):
-                return str(entry.get(key))
-        return ""
+        return next((str(entry[k]) for k in simple if entry.get(k)), "")
     if t == "custom_message":
         return text_of(entry.get("content"))
-    if t == "custom":
-        return pretty_json(entry.get("data"))
-    return pretty_json(entry)
+    return pretty_json(entry.get("data") if t == "custom" else entry)
+
+
+def _message_copy_text(msg: dict[str, Any]) -> str:
+    """A message's copy text: a bash command, an assistant's text (else its tool calls'
+    arguments), any other message's text."""
+    role, content = msg.get("role"), msg.get("content")
+    if role == "bashExecution":
+        return str(msg.get("command") or "")
+    if role != "assistant" or not isinstance(content, list):
+        return text_of(content)
+    blocks = [b for b in content if isinstance(b, dict)]
+    parts = [str(b.get("text") or "") for b in blocks if b.get("type") == "text"]
+    if parts:
+        return "\n".join(parts)
+    return "\n".join(pretty_json(b.get("arguments")) for b in blocks if b.get("type") == "toolCall")
 
 
 _COPY_FIELDS: dict[str, tuple[str, ...]] = {

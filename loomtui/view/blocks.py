@@ -234,18 +234,24 @@ def args_blocks(name: Any, args: Any) -> tuple[Block, ...]:
     path = args.get("path") or args.get("file_path")
     rest = {k: v for k, v in args.items() if k not in ("path", "file_path")}
     out: list[Block] = [Note(f"path {path}", "text", bold=True)] if path else []
-    body: Block | None = None
-    if name == "write" and isinstance(rest.get("content"), str):
-        body = Plain(rest.pop("content"))
-    elif name == "edit" and ("oldText" in rest or "old_string" in rest):
-        old = rest.pop("oldText", rest.pop("old_string", ""))
-        new = rest.pop("newText", rest.pop("new_string", ""))
-        body = Diff("\n".join(["- " + ln for ln in str(old).split("\n")] + ["+ " + ln for ln in str(new).split("\n")]), "edit")
+    body = _path_tool_body(name, rest)  # takes the content / old and new text out of ``rest``
     if rest:
         out.append(Plain(pretty_json(rest), "json"))
     if body is not None:
         out.append(body)
     return tuple(out)
+
+
+def _path_tool_body(name: Any, rest: dict[str, Any]) -> Block | None:
+    """What a write writes, or an edit as ``- old`` / ``+ new`` lines (removed from ``rest``)."""
+    if name == "write" and isinstance(rest.get("content"), str):
+        return Plain(rest.pop("content"))
+    if name == "edit" and ("oldText" in rest or "old_string" in rest):
+        old = rest.pop("oldText", rest.pop("old_string", ""))
+        new = rest.pop("newText", rest.pop("new_string", ""))
+        lines = ["- " + ln for ln in str(old).split("\n")] + ["+ " + ln for ln in str(new).split("\n")]
+        return Diff("\n".join(lines), "edit")
+    return None
 
 
 def result_of(entry: Entry, msg: dict[str, Any]) -> ToolResult:
