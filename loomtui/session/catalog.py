@@ -325,6 +325,9 @@ def _scan_compact(buf: bytes, body: int, version: int) -> _Counts | None:
     return name, messages, lines, branches, last_ts
 
 
+# radon rates this D: kept in one piece on purpose. It runs once per line of every listed session over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def _scan_lines(buf: bytes, body: int, version: int) -> _Counts | None:
     """Counts from the start of each line (tolerates spaces, blank lines and key orders by
     decoding the lines it cannot read from their start); None when a line does not start

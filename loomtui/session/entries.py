@@ -214,6 +214,9 @@ def call_key(v: Any) -> Any:
     return v
 
 
+# radon rates this D: kept in one piece on purpose. It runs once per entry read over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def fill(e: Entry, obj: dict[str, Any]) -> None:
     """Copy into ``e`` what the tree, filters and search need from the decoded entry ``obj``."""
     t = e.type

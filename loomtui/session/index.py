@@ -167,6 +167,9 @@ class SessionIndex:
             kids.sort(key=lambda x: x.index)
             self._sorted.pop(parent, None)
 
+    # radon rates this D: kept in one piece on purpose. It runs once per entry indexed over a whole
+    # session (100k entries); a helper call per branch adds measurable time there
+    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def build(self, entries: list[Entry]) -> bool:
         """Index a whole file's entries at once (faster than ``add`` one by one).
 

@@ -196,6 +196,9 @@ class LineParser:
                 return _BLANK, True
             return _BadLine(str(exc).split("\n")[0][:120]), False
 
+    # radon rates this D: kept in one piece on purpose. It runs once per line read over a whole
+    # session (100k entries); a helper call per branch adds measurable time there
+    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def _route(self, obj: Any, line_no: int, offset: int, size: int) -> None:
         st = self.state
         if obj is _BLANK:

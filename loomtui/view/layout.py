@@ -197,6 +197,9 @@ def tool_call_map(entries: list[Entry]) -> dict[Any, tuple[Any, Any]] | None:
     return out
 
 
+# radon rates this E: kept in one piece on purpose. It runs once per entry over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def flatten(
     index: SessionIndex,
     leaf_id: str | None,
@@ -474,6 +477,9 @@ def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]
     return out
 
 
+# radon rates this D: kept in one piece on purpose. It runs once per visible row over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def layout(flat: Flat, positions: list[int]) -> Layout:
     """pi's recalculateVisualStructure over the visible rows (in display order).
 

@@ -151,6 +151,9 @@ class TreeModel(LoomState):
         """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
         return next(self.plain_rows(width, i, i + 1))
 
+    # radon rates this D: kept in one piece on purpose. It runs once per printed row over a whole
+    # session (100k entries); a helper call per branch adds measurable time there
+    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def plain_rows(self, width: int, start: int = 0, stop: int | None = None) -> Iterator[str]:
         """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
         `loomtui tree`.
@@ -536,6 +539,9 @@ class TreeModel(LoomState):
         """Build the searchable text of every entry now (the app does this after first paint)."""
         self._texts_in_display_order()
 
+    # radon rates this D: kept in one piece on purpose. It runs once per entry searched over a whole
+    # session (100k entries); a helper call per branch adds measurable time there
+    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def _search_positions(self, tokens: tuple[str, ...]) -> list[int]:
         """Rows whose searchable text (label included) holds every token (pi's AND search).
 

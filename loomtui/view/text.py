@@ -159,6 +159,9 @@ def display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None)
     return _display_segments(e, tool_calls, home)
 
 
+# radon rates this E: kept in one piece on purpose. It runs once per drawn row over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def _display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> list[Segment]:
     t = e.type
     if t == "message":
