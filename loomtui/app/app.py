@@ -22,7 +22,7 @@ from loomtui.app.filters import monochrome, safe_filters
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.help import HelpScreen
-from loomtui.app.themes import DEFAULT_THEME, TREE_ROLES, load_themes, resolve_theme_name, variable_name
+from loomtui.app.themes import DEFAULT_THEME, load_themes, resolve_theme_name, tree_colors, variable_name
 from loomtui.session.split import SplitParse
 from loomtui.view.printable import printable
 
@@ -75,12 +75,9 @@ class LoomApp(App[int], inherit_bindings=False):
 
     # themes --------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        defaults = {
-            "accent": "#8abeb7", "success": "#b5bd68", "muted": "#808080", "dim": "#666666",
-            "error": "#cc6666", "warning": "#ffff00", "customMessageLabel": "#9575cd",
-            "borderAccent": "#00d7ff", "text": "#d4d4d4", "selectedBg": "#3a3a4a",
-        }
-        return {variable_name(role): defaults[role] for role in TREE_ROLES}
+        """pi's role colours as CSS variables, for themes that do not set them: the one fallback
+        (``themes.tree_colors``, derived from the theme's own colours)."""
+        return {variable_name(role): value for role, value in tree_colors(None).items()}
 
     def _register_themes(self) -> None:
         loaded = load_themes()
