@@ -74,14 +74,14 @@ LoomApp._display = _display
 # where the load goes: the session open and the view model, timed inside the worker
 import loomtui.app.screens.browser as browser_module
 from loomtui.view.model import TreeModel
-orig_open = BrowserScreen._open
+orig_open = browser_module.open_session
 def timed_open(path, split=None):
     t = time.perf_counter()
     try:
         return orig_open(path, split)
     finally:
         marks["open_s"] = time.perf_counter() - t
-BrowserScreen._open = staticmethod(timed_open)
+browser_module.open_session = timed_open
 orig_model_init = TreeModel.__init__
 def timed_model_init(self, *a, **k):
     t = time.perf_counter()
