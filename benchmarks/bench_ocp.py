@@ -40,14 +40,15 @@ def render_line(self, y):
         marks["tree"] = time.time()
     return orig(self, y)
 TreeView.render_line = render_line
-orig_open = BrowserScreen._open
+import loomtui.app.screens.browser as browser_module
+orig_open = browser_module.open_session
 def timed_open(path, split=None):
     t = time.perf_counter()
     try:
         return orig_open(path, split)
     finally:
         marks["open_s"] = time.perf_counter() - t
-BrowserScreen._open = staticmethod(timed_open)
+browser_module.open_session = timed_open
 
 async def main():
     app = LoomApp(sys.argv[1], watch=False)
