@@ -29,3 +29,19 @@ def test_every_module_imports() -> None:
         if info.name.endswith("__main__"):
             continue
         importlib.import_module(info.name)
+
+
+def test_the_app_does_not_reach_into_the_cli_or_textual_internals() -> None:
+    """The UI sits below the CLI (it never imports ``loomtui.commands``) and uses only public
+    Textual API: no private helpers, no attribute probing of managers, no attr-defined ignores."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(loomtui.__file__).parent
+    banned = re.compile(r"_scroll_update|set_reactive|_fatal_error|type: ignore\[attr-defined\]|loomtui\.commands")
+    offenders = [f"{p.relative_to(root)}:{n}" for p in (root / "app").rglob("*.py")
+                 for n, line in enumerate(p.read_text().splitlines(), 1) if banned.search(line)]
+    assert offenders == []
+    probing = [f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
+               for n, line in enumerate(p.read_text().splitlines(), 1) if "getattr(manager" in line]
+    assert probing == []
