@@ -17,13 +17,19 @@ from loomtui.formats.ocp import OcpRun
 CHAIN_CAP = 50
 
 
+def _dumps(value: Any, indent: int | None = None) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, indent=indent, default=str)
+    except (RecursionError, ValueError, TypeError):  # hostile nesting never breaks the pane
+        return "(nested too deeply to show)"
+
+
 def _j(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=False)
+    return _dumps(value)
 
 
 def _code(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, indent=2, default=str)
-    return "```json\n" + text + "\n```"
+    return "```json\n" + _dumps(value, 2) + "\n```"
 
 
 def _esc(value: Any) -> str:

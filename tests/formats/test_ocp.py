@@ -305,3 +305,19 @@ def test_html_export_renders_the_run_detail() -> None:
     assert "evidence reported" in html and "R1 (review: review the export command)" in html
     page_rows = dict(rows(sm))
     assert "B1.a2" in page_rows["a:B1.a2"]
+
+
+def test_deeply_nested_ext_never_breaks_the_detail() -> None:
+    from loomtui.formats.ocp_detail import describe
+
+    doc = load("minimal.ocp.json")
+    deep: Any = 1
+    for _ in range(5000):
+        deep = {"x": deep}
+    doc["attempts"][0]["ext"] = {"com.example.deep": deep}
+    sm = open_document(doc, None)
+    run = ocp.ocp_run(sm)
+    assert run is not None
+    aid = doc["attempts"][0]["id"]
+    text = describe(run, "a:" + aid)
+    assert "com.example.deep" in text and "nested too deeply" in text
