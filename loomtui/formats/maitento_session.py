@@ -85,6 +85,10 @@ def open_map(path: str) -> LoomConfigMap | None:
     items = read_paths([path])
     if not items:
         return None
+    # rows name files relative to what was opened (the title says where that is)
+    base = path if os.path.isdir(path) else os.path.dirname(path)
+    for item in items:
+        item.source = os.path.relpath(item.source, base) if base else item.source
     sm = map_session(items, path)
     sm.stamp = files
     return sm

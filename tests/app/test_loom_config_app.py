@@ -22,11 +22,10 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
         assert model is not None and screen.manager is not None
         shown = [display_text(model.entry_at(i), {}) for i in range(len(model))]
         assert shown[0] == (f"[loom]: {S} · seed of 1 · read by 1 ! both read-only and seeded: read by debate "
-                            f"({FIXTURES}/interactions/roundrobin-update.json:5); seed of support-desk "
-                            f"({FIXTURES}/interactions/managed-create.json:5)")
-        assert shown[1] == f"[seeds from it]: support-desk ({FIXTURES}/interactions/managed-create.json:5) · ok"
+                            "(roundrobin-update.json:5); seed of support-desk (managed-create.json:5)")
+        assert shown[1] == "[seeds from it]: support-desk (managed-create.json:5) · ok"
         assert len(shown) == 11  # 3 looms with 6 links, the unlinked group with 1, no problems
-        managed = f"{FIXTURES}/interactions/managed-create.json"
+        managed = "managed-create.json"  # relative to the directory opened
         await select(pilot, screen, f"seed:{S}:{managed}#$.loom")
         text = screen.detail.text
         assert "[seeds from it] custom message" in text
@@ -36,7 +35,7 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
         # search: the same typing search as in any session
         await pilot.press(*"summariser")
         assert model.query == "summariser"
-        versions = f"{FIXTURES}/interactions/oneshot-versions.json"
+        versions = "oneshot-versions.json"
         assert rows(screen) == [f"read:{A}:{versions}#$[0].versions[0].loom", f"config:{versions}#$[0].versions[1].loom"]
 
 
@@ -44,7 +43,7 @@ async def test_definition_file_opens_with_its_findings() -> None:
     app = make_app(FIXTURES / "definitions" / "support.loom")
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
-        support = f"{FIXTURES}/definitions/support.loom"
+        support = "support.loom"
         await select(pilot, screen, f"seed:{S}:{support}#loom")
         text = screen.detail.text
         assert "error" in text and "not-a-uuid" in text and "clamped to 20,000" in text
@@ -56,7 +55,7 @@ async def test_an_edited_definition_file_is_read_again_keeping_the_selection(tmp
     app = make_app(path)
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
-        selected = f"seed:{S}:{path}#loom"
+        selected = f"seed:{S}:support.loom#loom"
         await select(pilot, screen, selected)
         assert "clamped to 20,000" in screen.detail.text
         screen.apply_appended()  # nothing changed: nothing happens

@@ -396,8 +396,8 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     from loomtui.session.errors import SessionFormatError
     from loomtui.view.text import display_text, search_text
 
-    managed = f"{HERE}/interactions/managed-create.json"
-    sm = open_any(managed)
+    managed = "managed-create.json"  # rows name files relative to what was opened
+    sm = open_any(f"{HERE}/interactions/{managed}")
     seed, read = f"seed:{S}:{managed}#$.loom", f"read:{A}:{managed}#$.loom"
     assert [(e.id, e.parent_id, display_text(e, {})) for e in sm.index.entries] == [
         (f"loom:{S}", None, f"[loom]: {S} · seed of 1 · read by 0"),
@@ -410,10 +410,10 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     assert "- `tapestryTokens`: `—` → **1500** — not given: 1,500" in detail
     assert "support-desk" in search_text(sm.index.by_id[seed])
     # a definition file, and a directory of them
-    two = f"{HERE}/definitions/nested/two-agents.def"
-    assert open_any(two).index.by_id[f"config:{two}#loom"].text == f"night-shift ({two}:2) · 2 warnings"
+    two = "two-agents.def"
+    assert open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom"].text == f"night-shift ({two}:2) · 2 warnings"
     # the second loom = { } of the file: the same path, so the id is made unique
-    assert open_any(two).index.by_id[f"config:{two}#loom-2"].text == f"day-shift ({two}:5) · 2 warnings"
+    assert open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom-2"].text == f"day-shift ({two}:5) · 2 warnings"
     # 3 looms with a link each, 2 unlinked configurations and 1 problem under their group rows
     assert len(open_any(str(HERE / "definitions")).index.entries) == 11
     (tmp_path / "empty").mkdir()
