@@ -55,9 +55,8 @@ def write_tables(items: list[Item], out: TextIO) -> None:
     if not items:
         out.write("no loom configurations found\n")
         return
-    parts: list[str] = []
-    for item in items:
-        lines = [f"{item.label}"]
+    for n, item in enumerate(items):
+        lines = [("\n" if n else "") + item.label]
         if isinstance(item, Config):
             e = item.explained
             lines[0] += f"  {e.form}  {item.at}"
@@ -69,5 +68,4 @@ def write_tables(items: list[Item], out: TextIO) -> None:
             lines.append("  " + f.line())
         if isinstance(item, Config) and not item.findings:
             lines.append("  no findings")
-        parts.append("\n".join(lines))
-    out.write("\n\n".join(parts) + "\n")
+        out.write("\n".join(lines) + "\n")  # one configuration at a time: memory stays flat
