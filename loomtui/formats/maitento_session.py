@@ -3,9 +3,9 @@
 One ``custom_message`` entry per loom (``[loom]``), below it one per interaction that seeds from
 it (``[seeds from it]``) and that reads it (``[reads it]``), then a group of the configurations
 that name no loom (``[interactions]``) and one of the inputs that could not be read
-(``[not read]``). An entry's one-line text (the tree row, and what search matches) is a summary;
-its content, shown in the detail pane, explains the configuration field by field with its
-findings. Ids are stable across re-reads (the loom id, the file and the JSON path), so a reload
+(``[not read]``). An entry's content is its one-line summary (the tree row, and what search
+matches); the source's ``describe`` gives the detail pane the configuration explained field by
+field with its findings (Markdown). Enter does not move a leaf: the map has no conversation. Ids are stable across re-reads (the loom id, the file and the JSON path), so a reload
 keeps the selection. docs/maitento-loom-config.md has the rules.
 """
 
@@ -21,6 +21,7 @@ from loomtui.formats.maitento_map import build_map, counts
 from loomtui.formats.maitento_read import Config, Item, read_paths, walk
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import Source
 
 FORMAT = "maitento-loom-config"
 _BASE = datetime(2000, 1, 1, tzinfo=UTC)
@@ -98,14 +99,14 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
     """``items`` (from ``maitento_read``) as the map's session, named after ``path``."""
     m = build_map(items)
     entries: list[dict[str, Any]] = []
-    rows: dict[str, str] = {}
+    details: dict[str, str] = {}
 
     def add(eid: str, parent: str | None, kind: str, row: str, body: str) -> str:
-        eid = unique_id(eid, rows)
+        eid = unique_id(eid, details)
         entries.append({"type": "custom_message", "id": eid, "parentId": parent,
                         "timestamp": synthetic_time(_BASE, len(entries)), "customType": kind,
-                        "content": body, "display": True})
-        rows[eid] = row
+                        "content": row, "display": True})
+        details[eid] = body
         return eid
 
     for n in m.looms:
@@ -138,15 +139,14 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
     if not entries:
         add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration in `{path}`.")
     # the leaf: the first root's first child, so that the first root's branch (shown first) keeps
-    # the map's order; its entry goes last because the last entry is the session leaf
-    leaf = next((i for i, e in enumerate(entries) if e["parentId"] == entries[0]["id"]), 0)
-    entries.append(entries.pop(leaf))
+    # the map's order
+    leaf = next((e["id"] for e in entries if e["parentId"] == entries[0]["id"]), entries[0]["id"])
     header = {"type": "session", "version": 3, "id": "loom-config-map", "timestamp": synthetic_time(_BASE, 0),
               "cwd": path}
-    sm = LoomConfigMap.from_entries(header, entries, source_path=path, source_format=FORMAT,
-                                    session_name=f"loom configurations: {path}")
+    # the rows (and search) are the entries' one-line texts; the detail pane shows ``describe``
+    source = Source(FORMAT, os.path.abspath(path), labels="memory", document=m, leaf_moves=False,
+                    describe=details.get)
+    sm = LoomConfigMap.from_entries(header, entries, session_name=f"loom configurations: {path}", source=source,
+                                    leaf=leaf)
     assert isinstance(sm, LoomConfigMap)
-    for e in sm.index.entries:
-        # the row (and search) show the one-line summary; the detail pane shows the content
-        e.text = rows.get(e.id, e.text)
     return sm

@@ -401,12 +401,15 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     seed, read = f"seed:{S}:{managed}#$.loom", f"read:{A}:{managed}#$.loom"
     assert [(e.id, e.parent_id, display_text(e, {})) for e in sm.index.entries] == [
         (f"loom:{S}", None, f"[loom]: {S} · seed of 1 · read by 0"),
+        (seed, f"loom:{S}", f"[seeds from it]: support-desk ({managed}:5) · ok"),
         (f"loom:{A}", None, f"[loom]: {A} · seed of 0 · read by 1"),
         (read, f"loom:{A}", f"[reads it]: support-desk ({managed}:5) · ok"),
-        (seed, f"loom:{S}", f"[seeds from it]: support-desk ({managed}:5) · ok"),
     ]
     assert sm.get_leaf_id() == seed  # the first loom's branch comes first, as in the file
-    detail = sm.load(sm.index.by_id[seed])["content"]
+    assert sm.source.kind == "maitento-loom-config" and not sm.source.leaf_moves
+    assert sm.source.describe is not None
+    detail = sm.source.describe(seed)
+    assert detail is not None and detail.startswith("**support-desk (managed-create.json:5)** — request form at `$.loom`")
     assert "- `tapestryTokens`: `—` → **1500** — not given: 1,500" in detail
     assert "support-desk" in search_text(sm.index.by_id[seed])
     # a definition file, and a directory of them
