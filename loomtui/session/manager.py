@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from loomtui.session import store
+from loomtui.session import store, verify
 from loomtui.session.context import SessionContext, build_session_context
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
@@ -396,12 +396,17 @@ class SessionManager:
             base = dir or (os.path.dirname(source) if source else os.getcwd())
             out = os.path.join(base, branch_file_name(ts, sid))
         lines = [js_json(header).encode()]
-        lines += self._verified_lines(kept)
+        copied = self._verified_lines(kept)
+        digest = verify.digest(copied)
+        lines += copied
         lines += [js_json(lab).encode() for lab in labels]
         store.write_new_file(out, b"\n".join(lines) + b"\n")
         if self.path is not None and self._mark is not None:
-            try:  # the copy was checked; make sure the source did not change while it was written
-                store.check_unchanged_prefix(self.path, self._mark)
+            # the copy was checked; the source must still hold the same bytes (size, tail, and a
+            # hash of every copied span) now that the new file exists, or the new file goes
+            try:
+                if verify.digest(self._verified_lines(kept)) != digest:
+                    raise WriteConflict(f"{self.path} changed while the branch was exported; nothing was written")
             except LoomError:
                 os.unlink(out)
                 raise
@@ -409,52 +414,15 @@ class SessionManager:
 
     def _verify_header(self) -> None:
         """Raise WriteConflict when the header line no longer says what it said when read."""
-        info = next((i for i in self.state.lines if i.kind == "header"), None)
-        if self.path is None or info is None:
-            return
-        fd = open_regular(self.path)
-        try:
-            raw = os.pread(fd, info.size + 1, info.offset)
-        finally:
-            os.close(fd)
-        # the line must still end where it ended: a changed newline glues it to the next line
-        end_ok = len(raw) == info.size or raw[-1:] in (b"\n", b"\r")
-        raw = raw[: info.size]
-        try:
-            same = end_ok and len(raw) == info.size and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(self.header)
-        except ValueError:
-            same = False
-        if not same:
-            raise WriteConflict(f"{self.path}: its header was rewritten by another program; reopen it; nothing was written")
+        if self.path is not None:
+            verify.header(self.path, self.state.lines, self.header)
 
     def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
-        """The lines of ``entries`` as they are in the file now, checked against what was read.
-
-        Raises WriteConflict (nothing written) when the file was rewritten or truncated since it
-        was indexed, or when a span no longer holds the entry the index has there — the same
-        id, parent and type — so a copy never takes a torn line or another session's entry.
-        """
+        """The lines of ``entries`` as they are in the file now, checked against what was read
+        (``verify.lines``); serialised for entries that live in memory."""
         if self.path is None or self._mark is None:
             return [self.raw_line(e) for e in entries]
-        store.check_unchanged_prefix(self.path, self._mark)
-        self._verify_header()
-        fd = open_regular(self.path)
-        try:
-            out = []
-            for e in entries:
-                if e.data is not None or e.offset < 0:
-                    out.append(self.raw_line(e))
-                    continue
-                raw = os.pread(fd, e.size, e.offset)
-                if not _holds(raw, e):
-                    raise WriteConflict(
-                        f"{self.path} was rewritten by another program (line {e.line} no longer holds entry "
-                        f"{e.id}); reopen it; nothing was written"
-                    )
-                out.append(raw.rstrip(b"\r\n\t "))
-            return out
-        finally:
-            os.close(fd)
+        return verify.lines(self.path, self._mark, self.state.lines, self.header, entries, self.raw_line)
 
     # live follow --------------------------------------------------------------------------
     def refresh(self) -> list[Entry]:
@@ -576,21 +544,6 @@ def _ends_with_newline(path: str, size: int) -> bool:
         return os.pread(fd, 1, size - 1) == b"\n"
     finally:
         os.close(fd)
-
-
-def _holds(raw: bytes, e: Entry) -> bool:
-    """Whether the line ``raw`` is the entry ``e`` was indexed from (id, parent, type)."""
-    try:
-        obj = decode_line(raw)
-    except ValueError:
-        return False
-    if not isinstance(obj, dict) or obj.get("id") != e.id:
-        return False
-    parent = obj.get("parentId")
-    etype = obj.get("type")
-    return (parent if isinstance(parent, str) else None) == e.parent_id and (
-        etype if isinstance(etype, str) else ""
-    ) == e.type
 
 
 def _omit_none(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -121,3 +121,46 @@ def test_export_branch_cli_on_a_file_swapped_between_read_and_write(pi_copy, tmp
     code, out, err = run_cli(capsys, "export-branch", str(path), "--leaf", leaf, "--dir", str(tmp_path))
     assert (code, out) == (2, "") and "rewritten" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
+
+
+def test_export_branch_refuses_a_copied_span_whose_text_changed_while_writing(pi_copy, tmp_path, monkeypatch):
+    """Same ids, same size, same mtime, only a message's text differs: the hash of the copied
+    spans, taken again once the new file exists, tells; the new file is removed."""
+    path = pi_copy(V3)
+    sm = SessionManager.open(str(path))
+    leaf = sm.get_leaf_id()
+    original = path.read_bytes()
+    on_path = sm.index.path_to(leaf)[1]
+    line = original[on_path.offset:on_path.offset + on_path.size]
+    assert b'"text":"' in line
+    at = on_path.offset + line.index(b'"text":"') + len(b'"text":"')
+    changed = original[:at] + bytes([original[at] ^ 0x01]) + original[at + 1:]
+    from loomtui.session import store
+
+    real = store.write_new_file
+
+    def edit_then_write(out, data, mode=None):
+        real(out, data, mode)
+        _rewrite_same_size_same_mtime(path, changed)
+
+    monkeypatch.setattr(store, "write_new_file", edit_then_write)
+    out = tmp_path / "branch.jsonl"
+    with pytest.raises(WriteConflict):
+        sm.create_branched_session(leaf, out=str(out))
+    assert not out.exists()
+
+
+def test_live_follow_survives_a_deep_line_and_keeps_following(pi_copy):
+    path = pi_copy(V3)
+    sm = SessionManager.open(str(path))
+    leaf = sm.get_leaf_id()
+    deep = "[" * 5000 + "]" * 5000
+    with open(path, "ab") as f:
+        f.write(('{"type":"custom","customType":"x","id":"deep0001","parentId":"%s","timestamp":"t","data":%s}\n'
+                 % (leaf, deep)).encode())
+    assert [e.id for e in sm.refresh()] == ["deep0001"]
+    assert sm.load(sm.index.by_id["deep0001"])["customType"] == "x"
+    with open(path, "ab") as f:
+        f.write(b'{"type":"custom","customType":"x","id":"next0001","parentId":"deep0001","timestamp":"t"}\n')
+    assert [e.id for e in sm.refresh()] == ["next0001"]
+    assert sm.get_leaf_id() == "next0001"
