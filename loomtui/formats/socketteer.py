@@ -122,7 +122,8 @@ def to_tree(doc: Any, name: str, diag: list[Diagnostic]) -> tuple[dict[str, Any]
     hiding = {k for k, v in registry.items() if isinstance(v, dict) and v.get("hide") is True}
     responses = top.get("model_responses") if isinstance(top.get("model_responses"), dict) else {}
     chapters = top.get("chapters") if isinstance(top.get("chapters"), dict) else {}
-    chapter_starts = {c.get("root_id"): c.get("title") for c in chapters.values() if isinstance(c, dict)}
+    chapter_starts = {c.get("root_id"): c.get("title") for c in chapters.values()
+                      if isinstance(c, dict) and isinstance(c.get("root_id"), (str, int, float, type(None)))}
 
     records = walk(doc, diag)
     nodes: dict[str, dict[str, Any]] = {}

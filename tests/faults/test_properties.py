@@ -56,16 +56,29 @@ RAW_VALUES = st.one_of(JSON_VALUES.map(lambda v: json.dumps(v)),
                                         '{"a":' * 1200 + "1" + "}" * 1200, '"\\u001b]0;T\\u0007"']))
 
 
+class Doc(bytes):
+    """Document bytes with a short repr (a failing example names its size, not its text)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} bytes: {bytes(self[:120])!r}…>"
+
+
 def _dump_with(obj: dict[str, Any], key: str, raw: str) -> bytes:
     """``obj`` as JSON with ``key`` holding the raw JSON text ``raw``."""
     marker = "\u0000loomtui-marker\u0000"
     tmp = dict(obj)
     tmp[key] = marker
-    return json.dumps(tmp, ensure_ascii=False).replace(json.dumps(marker), raw).encode()
+    # lone surrogates a mutation put in a value are written as such (invalid UTF-8: hostile too)
+    return json.dumps(tmp, ensure_ascii=False).replace(json.dumps(marker), raw).encode("utf-8", "surrogatepass")
 
 
 @st.composite
 def mutated_session(draw: st.DrawFn) -> bytes:
+    return Doc(draw(_mutated_session()))
+
+
+@st.composite
+def _mutated_session(draw: st.DrawFn) -> bytes:
     """A real pi fixture with a few mutations of its bytes, lines or values."""
     data = draw(st.sampled_from(PI_FILES)).read_bytes()
     for _ in range(draw(st.integers(1, 3))):
@@ -206,6 +219,8 @@ def test_writes_to_mutated_sessions_are_all_or_nothing():
         assert accepted, "no write was accepted: the mutations are too harsh to test anything"
         results = pi_read(*[p for pair in accepted for p in pair[:2]])
         for (before_path, after_path, new_id), pi_before, pi_after in zip(accepted, results[::2], results[1::2]):
+            if not pi_before["ok"]:
+                continue  # a file pi itself does not open (e.g. a non-object before the header)
             assert pi_after["ok"], after_path
             if pi_before["version"] in (None, 1) or not isinstance(pi_before["version"], (int, float)):
                 # pi migrated in memory (random ids): compare counts
@@ -274,7 +289,7 @@ def mutated_loom(draw: st.DrawFn) -> tuple[Path, bytes]:
                 break
         if isinstance(node, dict) and node:
             node[draw(st.sampled_from(sorted(node)))] = draw(JSON_VALUES)
-    return path, json.dumps(doc, indent=2).encode()
+    return path, Doc(json.dumps(doc, indent=2).encode())
 
 
 @SETTINGS
@@ -335,4 +350,4 @@ def test_the_iterative_parser_reads_what_the_stdlib_reads(value):
     for _ in range(50_000):
         assert isinstance(got, list) and len(got) == 1
         got = got[0]
-    assert got == value
+    assert got == json.loads(json.dumps(value))  # an escaped surrogate pair reads as one character
