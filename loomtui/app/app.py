@@ -86,6 +86,8 @@ class LoomApp(App[int], inherit_bindings=False):
         self.theme_sources = dict(loaded.sources)
         for problem in loaded.problems:
             self._pending_notices.append((problem, "theme file ignored"))
+        for ignored in loaded.ignored:
+            self._pending_notices.append((ignored, "theme"))
         if DEFAULT_THEME not in self.available_themes:  # no bundled themes found: a built-in fallback
             self.register_theme(Theme(name=DEFAULT_THEME, primary="#5f87ff", accent="#00d7ff", dark=True))
         name, problem = resolve_theme_name(self._theme_request or os.environ.get("LOOMTUI_THEME"),

@@ -73,6 +73,8 @@ class LoadedThemes:
     #: where each theme came from (for the palette and error messages)
     sources: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    #: keys left out of themes that were loaded (a notice, not an error)
+    ignored: list[str] = field(default_factory=list)
 
 
 def bundled_theme_dir() -> Path | None:
@@ -103,15 +105,28 @@ def _check_color(where: str, key: str, value: Any) -> str:
     return value
 
 
-def theme_from_data(data: dict[str, Any], where: str) -> Theme:
-    """Validate a theme table and build the Textual ``Theme`` (tree roles become variables)."""
+def theme_from_data(data: dict[str, Any], where: str, ignored: list[str] | None = None) -> Theme:
+    """Validate a theme table and build the Textual ``Theme`` (tree roles become variables).
+
+    Unknown keys and [tree] roles (a typo, a key of a newer loomtui) are left out and named
+    in ``ignored``: the rest of the theme is used. A bad value of a known key is an error."""
     data = dict(data)
     tree = data.pop("tree", {})
     if not isinstance(tree, dict):
         raise ThemeError(f"{where}: [tree] must be a table")
-    unknown = set(data) - _THEME_FIELDS
-    if unknown:
-        raise ThemeError(f"{where}: unknown keys {', '.join(sorted(unknown))}")
+    tree = dict(tree)
+    unknown = sorted(set(data) - _THEME_FIELDS - {"variables"})
+    unknown_roles = sorted(set(tree) - set(TREE_ROLES))
+    for key in unknown:
+        del data[key]
+    for role in unknown_roles:
+        del tree[role]
+    if ignored is not None:
+        if unknown:
+            ignored.append(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored")
+        if unknown_roles:
+            ignored.append(f"{where}: unknown [tree] role{'s' if len(unknown_roles) > 1 else ''} "
+                           f"{', '.join(unknown_roles)} ignored (known: {', '.join(TREE_ROLES)})")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ThemeError(f"{where}: name must be a non-empty string")
@@ -128,23 +143,20 @@ def theme_from_data(data: dict[str, Any], where: str) -> Theme:
     variables = data.pop("variables", {}) or {}
     if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
         raise ThemeError(f"{where}: [variables] must map names to strings")
-    unknown_roles = set(tree) - set(TREE_ROLES)
-    if unknown_roles:
-        raise ThemeError(f"{where}: unknown [tree] roles {', '.join(sorted(unknown_roles))}")
     variables = dict(variables)
     for role, value in tree.items():
         variables[variable_name(role)] = _check_color(where, f"tree.{role}", value)
     return Theme(**data, variables=variables)
 
 
-def load_theme_file(path: Path) -> Theme:
+def load_theme_file(path: Path, ignored: list[str] | None = None) -> Theme:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ThemeError(f"{path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ThemeError(f"{path.name}: not valid TOML ({exc})") from None
-    return theme_from_data(data, path.name)
+    return theme_from_data(data, path.name, ignored)
 
 
 def load_themes(extra_dirs: list[Path] | None = None) -> LoadedThemes:
@@ -163,7 +175,7 @@ def load_themes(extra_dirs: list[Path] | None = None) -> LoadedThemes:
             continue
         for path in files:
             try:
-                theme = load_theme_file(path)
+                theme = load_theme_file(path, out.ignored)
             except ThemeError as exc:
                 out.problems.append(str(exc))
                 continue

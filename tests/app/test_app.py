@@ -10,7 +10,7 @@ from app_helpers import append_lines, browser, make_app, notices, rows, screen_t
 
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ErrorScreen
-from loomtui.app.themes import ThemeError, load_theme_file, tree_colors
+from loomtui.app.themes import TREE_ROLES, ThemeError, load_theme_file, tree_colors
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
 
@@ -46,13 +46,15 @@ async def test_theme_option_palette_and_bad_user_theme(fixture_copy, config_dir:
     themes = config_dir / "themes"
     themes.mkdir()
     (themes / "broken.toml").write_text('name = "broken"\nprimary = "not-a-colour"\n')
-    (themes / "dusk.toml").write_text('name = "dusk"\ndark = true\nprimary = "#7aa2f7"\n[tree]\naccent = "#ff9e64"\n')
+    (themes / "dusk.toml").write_text('name = "dusk"\ndark = true\nprimary = "#7aa2f7"\nsurfce = "#000000"\n'
+                                      '[tree]\naccent = "#ff9e64"\n')
     app = make_app(fixture_copy("kinds.jsonl"), theme="light")
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         assert app.theme == "loom-light"
         assert any("broken.toml" in n and "not a colour" in n for n in notices(app))
         assert "dusk" in app.available_themes and "broken" not in app.available_themes
+        assert any("dusk.toml: unknown key surfce ignored" in n for n in notices(app))
         app.set_theme("dusk")
         await pilot.pause()
         assert tree_colors(app.current_theme)["accent"] == "#ff9e64"
@@ -67,9 +69,7 @@ async def test_theme_option_palette_and_bad_user_theme(fixture_copy, config_dir:
 def test_theme_files_are_validated(tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
     for text, message in [
-        ('name = "x"\nprimary = "#fff"\ncolour = "#000"\n', "unknown keys colour"),
         ('name = "x"\nprimary = "#fff"\n[tree]\naccent = "nope"\n', "tree.accent"),
-        ('name = "x"\nprimary = "#fff"\n[tree]\nbogus = "#000"\n', "unknown [tree] roles bogus"),
         ('primary = "#fff"\n', "name must be"),
         ("name = [\n", "not valid TOML"),
     ]:
@@ -80,6 +80,13 @@ def test_theme_files_are_validated(tmp_path: Path) -> None:
             assert message in str(exc)
         else:
             raise AssertionError(text)
+    # an unknown key or role is left out with a notice; the rest of the theme is used
+    ignored: list[str] = []
+    bad.write_text('name = "x"\nprimary = "#ff0000"\ncolour = "#000"\n[tree]\naccent = "#00ff00"\nbogus = "#000"\n')
+    theme = load_theme_file(bad, ignored)
+    assert theme.name == "x" and theme.primary == "#ff0000" and tree_colors(theme)["accent"] == "#00ff00"
+    assert ignored == ["bad.toml: unknown key colour ignored",
+                       "bad.toml: unknown [tree] role bogus ignored (known: " + ", ".join(TREE_ROLES) + ")"]
     for name in ("dark", "light"):
         theme = load_theme_file(Path(__file__).resolve().parents[2] / "themes" / f"{name}.toml")
         assert set(tree_colors(theme)) >= {"accent", "success", "muted", "dim", "error", "warning",
