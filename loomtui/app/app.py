@@ -21,6 +21,7 @@ from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import monochrome, safe_filters
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, load_themes, resolve_theme_name, tree_colors, variable_name
 from loomtui.session.split import SplitParse
@@ -164,6 +165,27 @@ class LoomApp(App[int], inherit_bindings=False):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.user_keymap))
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit; with a leaf moved (Enter) and not persisted, ask first."""
+        moved = [s for s in self.screen_stack if isinstance(s, BrowserScreen) and s.user_moved_leaf
+                 and s.model is not None and s.manager is not None and s.manager.path is not None
+                 and s.model.leaf_id != s.manager.index.leaf_id]
+        if not moved or any(isinstance(s, ConfirmDialog) for s in self.screen_stack):
+            self.exit()
+            return
+        b = moved[-1]
+        assert b.model is not None and b.manager is not None
+        keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
+        body = (f"The leaf was moved to {b.model.leaf_id or '(before the first entry)'} and not persisted: "
+                f"pi will resume {os.path.basename(b.path)} at {b.manager.index.leaf_id}, its last entry.\n\n"
+                f"Quit anyway? (Esc stays; {keys} persists the leaf)")
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmDialog("Quit without persisting the leaf?", body, "Quit"), done)
 
     # errors --------------------------------------------------------------------------------
     def log_error(self, exc: BaseException) -> Path | None:

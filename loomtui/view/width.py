@@ -75,3 +75,35 @@ def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: in
         out.append(c)
         used += w
     return "".join(out) + ellipsis
+
+
+def fit_parts(parts: list[str], width: int, shrink: int, sep: str = "  ·  ") -> str:
+    """``parts`` joined by ``sep`` in ``width`` columns: part ``shrink`` (a path) gives up its
+    left end first (``…/tail``), so the parts after it (counts, the leaf) stay whole; only when
+    that is not enough is the end cut with ``…``."""
+    text = sep.join(parts)
+    over = text_width(text) - width
+    if over <= 0 or not 0 <= shrink < len(parts):
+        return text if over <= 0 else _cut(text, width)
+    part = parts[shrink]
+    keep = text_width(part) - over - 1
+    if keep >= 8:
+        tail = part
+        while text_width(tail) > keep:
+            tail = tail[1:]
+        cut = tail.find("/")
+        if 0 <= cut < len(tail) - 8:
+            tail = tail[cut:]
+        short = "…" + tail
+    else:
+        short = "…"
+    out = sep.join(parts[:shrink] + [short] + parts[shrink + 1:])
+    return out if text_width(out) <= width else _cut(out, width)
+
+
+def _cut(text: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    while text_width(text) > width - 1:
+        text = text[:-1]
+    return text + "…"

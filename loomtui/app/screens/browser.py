@@ -275,7 +275,8 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         if controller is None:
             return
         model = controller.model
-        title = printable("  ·  ".join(controller.title_parts(self.path)))
+        # the path is shortened first when the bar is narrow: the leaf stays visible
+        title = tuple(printable(p) for p in controller.title_parts(self.path))
         self.query_one(FilterBar).show(title, model.mode, model.query, model.show_label_times,
                                        modes=bar_modes(model))
         text = model.footer().strip() or "(0/0)"
