@@ -134,7 +134,7 @@ class LoomApp(App[int], inherit_bindings=False):
 
         self.push_screen(PickerScreen(self.sessions_dirs))
 
-    def open_session_file(self, path: str, select_id: str | None = None,
+    def open_session_file(self, path: str, select_id: str | list[str] | None = None,
                           split: SplitParse | None = None) -> BrowserScreen:
         """Open ``path`` in a new browser on top of the current screen (Esc returns); with
         ``select_id``, that entry (or its nearest visible ancestor) is selected once loaded."""

@@ -350,6 +350,13 @@ class SessionManager:
                  "fromHook": from_hook}
         return self._append(_omit_none(entry, ("details", "fromHook")))
 
+    def fork_point_candidates(self) -> list[str]:
+        """Where a fork left its parent: pi copies the parent's path (same ids) into the new
+        file, so the fork point is the deepest of these ids the parent holds. The ids of the
+        path to the file's leaf, labels left out, deepest first."""
+        return [e.id for e in reversed(self.index.path_to(self.index.leaf_id)) if e.type != "label"] \
+            if self.index.leaf_id is not None else []
+
     # branching to a new file --------------------------------------------------------------
     def branch_entries(self, leaf_id: str) -> tuple[list[Entry], list[dict[str, Any]]]:
         """What createBranchedSession copies: the root → leaf path without label entries, and

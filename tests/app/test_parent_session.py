@@ -62,7 +62,9 @@ async def test_ctrl_g_opens_the_parent_session_and_escape_returns(tmp_path: Path
         await pilot.press("ctrl+g")
         opened = await next_browser(pilot, fork)
         assert opened.path == str(parent)
-        assert opened.model is not None and opened.model.selected_id == "par10003"  # on its own leaf
+        # the fork shares no entry id with it (not written by pi): its own leaf, and a notice
+        assert opened.model is not None and opened.model.selected_id == "par10003"
+        assert any("No entry of the fork" in n for n in notices(app))
         assert app.screen_stack[-2] is fork
         await pilot.press("escape")
         await pilot.pause()
@@ -150,3 +152,27 @@ async def test_the_palette_says_when_a_session_is_not_a_fork(tmp_path: Path) -> 
         screen = await browser(pilot)
         titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
         assert "open parent session (this session is not a fork)" in titles
+
+
+async def test_ctrl_g_opens_the_parent_at_the_fork_point(tmp_path: Path) -> None:
+    """pi's fork copies the parent's path with its ids: the parent opens on the last shared entry."""
+    from loomtui.session.manager import SessionManager
+
+    parent = write_session(tmp_path / "s" / "2026-02-01T10-00-00-000Z_par1.jsonl", "par1",
+                           ["Write a parser", "Here is a parser", "Add tests", "Added tests", "Ship it", "Shipped"])
+    sm = SessionManager.open(str(parent))
+    sm.append_label_change("par10001", "good parser")  # labels are re-created, not shared
+    child_path = sm.create_branched_session("par10001", dir=str(tmp_path / "s"))
+    kid = SessionManager.open(child_path)
+    kid.append_message({"role": "user", "content": "Try another way", "timestamp": 1})
+    kid.append_message({"role": "assistant", "content": [{"type": "text", "text": "Done"}], "stopReason": "stop"})
+    app = make_app(child_path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        fork = await browser(pilot)
+        await pilot.press("ctrl+g")
+        opened = await next_browser(pilot, fork)
+        assert opened.path == str(parent)
+        assert opened.model is not None and opened.model.selected_id == "par10001"
+        assert opened.model.leaf_id == sm.index.leaf_id  # the parent's own leaf is not moved
+        assert opened.detail.entry_id == "par10001"
+        assert any("fork point par10001" in n for n in notices(app))

@@ -55,7 +55,7 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
     Opened = SessionOpened
 
     def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default",
-                 select_id: str | None = None, split: SplitParse | None = None) -> None:
+                 select_id: str | list[str] | None = None, split: SplitParse | None = None) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
         #: a child process already parsing the file's tail (started before Textual was)
@@ -192,8 +192,9 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         elif worker.group == "open-parent" and isinstance(worker.result, Outcome) and self.is_attached:
             outcome = worker.result
             self._apply(outcome)
-            if outcome.path is not None:
-                self.loom_app.open_session_file(outcome.path)
+            if outcome.path is not None:  # at the fork point: the deepest entry the fork copied
+                fork = self.manager.fork_point_candidates() if self.manager is not None else []
+                self.loom_app.open_session_file(outcome.path, select_id=fork or None)
 
     def _load_failed(self, exc: BaseException) -> None:
         name = os.path.basename(self.path)
@@ -220,12 +221,19 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         model.page_size = self._page_size()
         if self.select_id is not None:
             # a search hit (the picker) or a caller asked for this entry: it, or the nearest
-            # ancestor the filter shows
-            if controller.entry(self.select_id) is not None:
-                model.select_id(self.select_id)
-            else:
+            # ancestor the filter shows; a list: the first of them in this session (a fork point)
+            wanted = [self.select_id] if isinstance(self.select_id, str) else list(self.select_id)
+            hit = next((i for i in wanted if controller.entry(i) is not None), None)
+            if hit is not None:
+                model.select_id(hit)
+                if not isinstance(self.select_id, str):
+                    self.notify(f"At the fork point {hit}.", timeout=5)
+            elif isinstance(self.select_id, str):
                 self.notify(f"Entry {self.select_id} is not in this session; showing the leaf.",
                             severity="warning", timeout=6)
+            else:
+                self.notify("No entry of the fork is in this session; showing the leaf.", severity="warning",
+                            timeout=6)
             self.select_id = None
         tree.set_model(model)
         tree.focus()
