@@ -72,6 +72,30 @@ def sample_dir() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(here)), "sample_sessions")
 
 
+def pi_session_dir(cwd: str, env: dict[str, str] | os._Environ[str] | None = None) -> str:
+    """pi's session directory for a project (``getDefaultSessionDir``): ``--<cwd>--`` under
+    its sessions root, the leading separator dropped and the others turned into ``-``."""
+    env = os.environ if env is None else env
+    body = cwd[1:] if cwd[:1] in ("/", "\\") else cwd
+    safe = "--" + re.sub(r"[/\\:]", "-", body) + "--"
+    return os.path.join(_agent_dir("PI_CODING_AGENT_DIR", "~/.pi/agent", env), "sessions", safe)
+
+
+def export_dir(source: str | None, cwd: Any) -> str:
+    """Where a branch export goes unless the user says otherwise: next to its source, but never
+    into the bundled samples (the install) nor a directory that cannot be written: there pi's
+    session directory for the session's cwd (pi lists it with the project), else the current
+    directory."""
+    if source:
+        here = os.path.dirname(os.path.abspath(source))
+        inside_samples = os.path.realpath(here) == os.path.realpath(sample_dir())
+        if not inside_samples and os.access(here, os.W_OK):
+            return here
+    if isinstance(cwd, str) and cwd.strip():
+        return pi_session_dir(cwd)
+    return os.getcwd()
+
+
 def discover(dirs: Iterable[str]) -> list[str]:
     """Session files in ``dirs``: ``*.jsonl`` directly inside each, and one level of bucket dirs.
 

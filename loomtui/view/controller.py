@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from loomtui.session.catalog import find_session_file, parent_reference
+from loomtui.session.catalog import export_dir, find_session_file, parent_reference
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
@@ -443,9 +443,10 @@ class SessionController:
             if e is None:
                 raise LoomError(f"entry {entry_id} not found")
             kept, labels = self.manager.branch_entries(e.id)
-            origin = self.source.path
+            header = self.manager.header if isinstance(self.manager.header, dict) else {}
+            # next to the file, but never into the bundled samples (the install)
             return ExportPlan(e.id, self.row_text(e), len(kept), len(labels),
-                              os.path.dirname(origin) if origin else os.getcwd())
+                              export_dir(self.source.path, header.get("cwd")))
 
         return self._guard("Export", plan)
 
@@ -456,6 +457,9 @@ class SessionController:
 
     def _export(self, entry_id: str, dest: str) -> Outcome:
         manager = self.manager
+        header = manager.header if isinstance(manager.header, dict) else {}
+        if dest == export_dir(self.source.path, header.get("cwd")) and not os.path.exists(dest):
+            os.makedirs(dest, exist_ok=True)  # pi's session directory of the project
         if dest.endswith(".jsonl"):
             parent = os.path.dirname(os.path.abspath(dest))
             if not os.path.isdir(parent):

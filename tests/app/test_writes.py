@@ -365,3 +365,47 @@ async def test_the_tree_draws_the_goldens_of_real_pi_sessions(pi_dir: Path, gold
                          for i in range(len(model))]
                 expected = [line.rstrip() for line in view["lines"][:-1]] if len(model) else []
                 assert drawn == expected, (golden_path.stem, view["mode"], view["query"])
+
+
+async def test_ctrl_e_on_a_bundled_sample_never_writes_into_the_install(tmp_path: Path) -> None:
+    """A bundled sample's export goes to pi's session directory for the sample's cwd."""
+    from loomtui.session.catalog import pi_session_dir, sample_dir
+
+    sample = sorted(Path(sample_dir()).glob("*.jsonl"))[1]
+    listing = sorted(p.name for p in Path(sample_dir()).iterdir())
+    cwd = read_jsonl(sample)[0]["cwd"]
+    want = Path(pi_session_dir(cwd))
+    assert str(want).startswith(str(tmp_path / "pi-agent" / "sessions"))
+    app = make_app(sample)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("ctrl+e")
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        assert dialog.query_one("#dest", Input).value == str(want)
+        await pilot.click("#export")
+        await pilot.pause()
+        written = dialog.written
+        assert written is not None and Path(written).parent == want
+        assert read_jsonl(written)[0]["parentSession"] == str(sample)
+        assert screen.is_attached
+    assert sorted(p.name for p in Path(sample_dir()).iterdir()) == listing
+
+
+def test_the_export_directory_is_next_to_a_writable_source_else_pi_s(tmp_path: Path, monkeypatch) -> None:
+    from loomtui.session.catalog import export_dir, pi_session_dir
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    src = tmp_path / "proj" / "s.jsonl"
+    src.parent.mkdir()
+    src.write_text("")
+    assert export_dir(str(src), "/srv/demo") == str(src.parent)
+    assert pi_session_dir("/srv/demo") == str(tmp_path / "agent" / "sessions" / "--srv-demo--")
+    assert pi_session_dir("C:\\work\\x") == str(tmp_path / "agent" / "sessions" / "--C--work-x--")
+    if os.getuid() != 0:  # root writes anywhere
+        src.parent.chmod(0o555)
+        try:
+            assert export_dir(str(src), "/srv/demo") == pi_session_dir("/srv/demo")
+        finally:
+            src.parent.chmod(0o755)
+    assert export_dir(None, None) == os.getcwd()
