@@ -349,3 +349,38 @@ async def test_an_empty_session_and_an_empty_search(write_session) -> None:
         await pilot.press("escape")
         assert "No entries in this session" in screen_text(app)
         assert "(0/0)" in screen_text(app)
+
+
+async def test_help_at_80x24_keeps_the_descriptions_and_explains_the_marks(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.1)
+        text = screen_text(app)
+        # each binding's description on the same line as its keys, not squeezed into a column
+        assert "↑" in text and "move up (wraps)" in text
+        line = next(x for x in text.splitlines() if "move up (wraps)" in x)
+        assert line.index("move up") < 30, line
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        full = help_screen.text
+        assert "Marks" in full and "⑂" in full and "a fork: a session made from another" in full
+        assert "on the active path" in full
+
+
+async def test_the_picker_footer_explains_the_fork_mark(tmp_path: Path) -> None:
+    import json
+
+    d = tmp_path / "sessions" / "--p--"
+    d.mkdir(parents=True)
+    base = {"type": "session", "version": 3, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
+    msg = {"type": "message", "id": "m1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+           "message": {"role": "user", "content": "hello"}}
+    (d / "a.jsonl").write_text(json.dumps({**base, "id": "a"}) + "\n" + json.dumps(msg) + "\n")
+    (d / "b.jsonl").write_text(json.dumps({**base, "id": "b", "parentSession": "/elsewhere/x.jsonl"}) + "\n"
+                               + json.dumps(msg) + "\n")
+    app = make_app(None, sessions_dirs=[str(tmp_path / "sessions")])
+    async with app.run_test(size=(160, 30)) as pilot:
+        await pilot.pause(0.5)
+        assert "⑂ fork" in screen_text(app)

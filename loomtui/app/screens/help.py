@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,33 +28,63 @@ SCOPES = (
 )
 
 
-def help_table(keymap: dict[str, str]) -> Table:
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
-    table.add_column(style="dim", no_wrap=True)
-    for n, (scope, title) in enumerate(SCOPES):
-        if title:
-            if n:
-                table.add_row("", "", "")
-            table.add_row(Text(title, style="bold underline"), "", "")
-        for spec in SPECS:
-            if spec.scope == scope and spec.id != "browser.switch-focus-back":
-                table.add_row(display_keys(spec, keymap), spec.description, spec.id)
+#: what the marks in the rows mean (the tree's are pi's)
+MARKS = (
+    ("›", "the cursor"),
+    ("•", "on the active path: the conversation from the root to the leaf"),
+    ("[text]", "a label (Shift+L)"),
+    ("├ └ │", "branches: an entry with more than one child starts them"),
+    ("⊟ ⊞", "a branch point, unfolded / folded (Ctrl+←/→)"),
+    ("⑂ stray:", "an entry whose parent is missing (shown by the all filter)"),
+    ("⑂ (sessions)", "a fork: a session made from another one (its parent session is elsewhere)"),
+    ("└─ (sessions)", "a fork listed under the session it was made from"),
+)
+
+
+def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
+    """Every binding: keys, what it does and (``ids``, on wide screens) the id to remap it; one
+    table per section under its title (a title never widens the key column)."""
+    parts: list[RenderableType] = []
+
+    def section(title: str, rows: list[tuple[str, str, str]]) -> None:
+        table = Table.grid(padding=(0, 2))
+        table.add_column(style="bold", no_wrap=True, min_width=12)
+        table.add_column()
+        if ids:
+            table.add_column(style="dim", no_wrap=True)
+        for keys, what, spec_id in rows:
+            table.add_row(keys, what, spec_id) if ids else table.add_row(keys, what)
+        parts.append(Text(title, style="bold underline"))
+        parts.append(table)
+        parts.append(Text(""))
+
+    # a scope without a title continues the section before it
+    grouped: list[tuple[str, list[tuple[str, str, str]]]] = []
+    for scope, title in SCOPES:
+        rows = [(display_keys(spec, keymap), spec.description, spec.id) for spec in SPECS
+                if spec.scope == scope and spec.id != "browser.switch-focus-back"]
         if scope == "tree":
-            table.add_row("printable keys", "type into the search (all words must match)", "")
-            table.add_row("?", "this help, while the search is empty", "")
-            table.add_row("m c h [ ] …", "loom tools (below), while the search is empty (with a query they "
-                          "type; start a query with a space to search for them)", "")
-            table.add_row("mouse", "click selects a row, the wheel scrolls", "")
+            rows += [("printable keys", "type into the search (all words must match)", ""),
+                     ("?", "this help, while the search is empty", ""),
+                     ("m c h [ ] …", "loom tools (below), while the search is empty (with a query they "
+                      "type; start a query with a space to search for them)", ""),
+                     ("mouse", "click selects a row, the wheel scrolls", "")]
+        if title or not grouped:
+            grouped.append((title, rows))
+        else:
+            grouped[-1][1].extend(rows)
+    for title, rows in grouped:
+        section(title, rows)
     known = {scope for scope, _title in SCOPES}
     other = [spec for spec in SPECS if spec.scope not in known]
     if other:
-        table.add_row("", "", "")
-        table.add_row(Text("Other", style="bold underline"), "", "")
-        for spec in other:
-            table.add_row(display_keys(spec, keymap), spec.description, spec.id)
-    return table
+        section("Other", [(display_keys(spec, keymap), spec.description, spec.id) for spec in other])
+    section("Marks", [(mark, meaning, "") for mark, meaning in MARKS])
+    return Group(*parts)
+
+
+#: below this width the help leaves out the binding ids (the descriptions keep their room)
+IDS_MIN_WIDTH = 100
 
 
 class HelpScreen(ModalScreen[None]):
@@ -76,7 +107,7 @@ class HelpScreen(ModalScreen[None]):
         with Vertical():
             yield Static("loomtui keys (pi's /tree keys plus what a browser needs)", classes="title")
             with VerticalScroll():
-                yield Static(help_table(self.keymap))
+                yield Static(help_table(self.keymap, self.app.size.width >= IDS_MIN_WIDTH), id="help-table")
                 yield Static(
                     Text(
                         "Enter moves the in-memory leaf (as pi's /tree does); nothing is written until you "
@@ -100,6 +131,9 @@ class HelpScreen(ModalScreen[None]):
         console = Console(width=200, record=True, file=io.StringIO())
         console.print(help_table(self.keymap))
         return console.export_text()
+
+    def on_resize(self) -> None:
+        self.query_one("#help-table", Static).update(help_table(self.keymap, self.app.size.width >= IDS_MIN_WIDTH))
 
     def action_close(self) -> None:
         self.dismiss(None)

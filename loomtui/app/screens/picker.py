@@ -171,7 +171,10 @@ class PickerScreen(Screen[None]):
     def _hints(self) -> str:
         if self.mode == SEARCH:
             return "Enter open at entry  ·  Esc back to the list  ·  ^Q quit"
-        return "Enter open  ·  ^F search all text  ·  ^O open parent  ·  Esc clear  ·  ^Q quit"
+        hints = "Enter open  ·  ^F search all text  ·  ^O open parent  ·  Esc clear  ·  ^Q quit"
+        if any(s.parent_session for s in self.sessions):
+            hints += "  ·  ⑂ fork (└─ under its parent)"
+        return hints
 
     def _show_list(self, keep_selection: bool = True) -> None:
         tokens = self.filter_text.lower().split()
