@@ -40,6 +40,10 @@ class LoomApp(App[int], inherit_bindings=False):
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {LoomCommands}
     BINDINGS = keymap.bindings("app")
+    #: narrow terminals: notices take less room over the panes
+    CSS = """
+    LoomApp.-narrow Toast { padding: 0 1; margin-top: 0; max-width: 45%; }
+    """
 
     def __init__(
         self,
@@ -119,6 +123,9 @@ class LoomApp(App[int], inherit_bindings=False):
             self.open_session_file(self.start_path, split=split)
         else:
             self.open_picker()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < 100, "-narrow")
 
     def on_unmount(self) -> None:
         self.collector.stop()

@@ -87,16 +87,21 @@ def fit_parts(parts: list[str], width: int, shrink: int, sep: str = "  ·  ") ->
         return text if over <= 0 else _cut(text, width)
     part = parts[shrink]
     keep = text_width(part) - over - 1
-    if keep >= 8:
-        tail = part
-        while text_width(tail) > keep:
-            tail = tail[1:]
-        cut = tail.find("/")
-        if 0 <= cut < len(tail) - 8:
-            tail = tail[cut:]
-        short = "…" + tail
-    else:
-        short = "…"
+    if keep < 8:
+        # no room for a useful piece of the path: leave it out, then shorten the first part
+        rest = parts[:shrink] + parts[shrink + 1:]
+        out = sep.join(rest)
+        over = text_width(out) - width
+        if over > 0 and shrink != 0 and text_width(rest[0]) > 8:
+            out = sep.join([_cut(rest[0], max(8, text_width(rest[0]) - over))] + rest[1:])
+        return out if text_width(out) <= width else _cut(out, width)
+    tail = part
+    while text_width(tail) > keep:
+        tail = tail[1:]
+    cut = tail.find("/")
+    if 0 <= cut < len(tail) - 8:
+        tail = tail[cut:]
+    short = "…" + tail
     out = sep.join(parts[:shrink] + [short] + parts[shrink + 1:])
     return out if text_width(out) <= width else _cut(out, width)
 
@@ -107,3 +112,13 @@ def _cut(text: str, width: int) -> str:
     while text_width(text) > width - 1:
         text = text[:-1]
     return text + "…"
+
+
+def fit_items(items: list[tuple[int, str]], width: int, sep: str = "  ") -> str:
+    """``(priority, text)`` items joined by ``sep`` in ``width`` columns, in their order: the
+    lowest priorities are left out first, so the rest is never cut mid-word."""
+    keep = list(items)
+    while keep and text_width(sep.join(t for _p, t in keep)) > width:
+        drop = min(range(len(keep)), key=lambda k: (keep[k][0], -k))
+        del keep[drop]
+    return sep.join(t for _p, t in keep)

@@ -141,15 +141,18 @@ def test_help_screen(snap_compare: Any) -> None:
     assert snap_compare(app, terminal_size=(130, 60), run_before=run_before)
 
 
-@pytest.mark.parametrize("keys", [("L",), ("ctrl+e",), ("ctrl+s",), ("f2",)],
-                         ids=["label-dialog", "export-dialog", "persist-leaf-confirm", "diagnostics"])
-def test_dialogs(snap_compare: Any, keys: tuple[str, ...]) -> None:
+DIALOG_KEYS = [("L",), ("ctrl+e",), ("ctrl+s",), ("f2",)]
+DIALOG_IDS = ["label-dialog", "export-dialog", "persist-leaf-confirm", "diagnostics"]
+
+
+def _dialog(keys: tuple[str, ...]) -> tuple[Any, Any]:
+    """The app and the steps that open the dialog ``keys`` opens."""
     name = "malformed.jsonl" if keys == ("f2",) else "kinds.jsonl"
     app = make_app(snap_fixture(name))
 
     async def run_before(pilot: Any) -> None:
         screen = await _wait(pilot)
-        if keys == ("ctrl+s",):
+        if keys in (("ctrl+s",), ("ctrl+q",)):
             screen.model.select_id("r1000004")
             screen.tree.selection_changed()
             await pilot.press("enter")
@@ -166,7 +169,39 @@ def test_dialogs(snap_compare: Any, keys: tuple[str, ...]) -> None:
         for inp in pilot.app.screen.query(Input):
             inp.cursor_blink = False
 
+    return app, run_before
+
+
+@pytest.mark.parametrize("keys", DIALOG_KEYS, ids=DIALOG_IDS)
+def test_dialogs(snap_compare: Any, keys: tuple[str, ...]) -> None:
+    app, run_before = _dialog(keys)
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+# 80x24 is a first-class size: the main screen, help and every dialog
+SMALL = (80, 24)
+
+
+@pytest.mark.parametrize("keys", [*DIALOG_KEYS, ("ctrl+q",)], ids=[*DIALOG_IDS, "quit-confirm"])
+def test_dialogs_at_80x24(snap_compare: Any, keys: tuple[str, ...]) -> None:
+    app, run_before = _dialog(keys)
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
+
+
+def test_main_screen_at_80x24(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+    assert snap_compare(app, terminal_size=SMALL, run_before=_select("a1000002"))
+
+
+def test_help_at_80x24(snap_compare: Any) -> None:
+    app = make_app(snap_fixture("kinds.jsonl"))
+
+    async def run_before(pilot: Any) -> None:
+        await _wait(pilot)
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=SMALL, run_before=run_before)
 
 
 @pytest.mark.parametrize("name", ["v4.jsonl", "noheader.jsonl"])

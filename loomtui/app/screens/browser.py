@@ -38,6 +38,7 @@ from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
+from loomtui.view.width import fit_items
 
 #: files above this size open in a worker thread (the screen paints "loading" first)
 ASYNC_OPEN_BYTES = 4 * 1024 * 1024
@@ -293,12 +294,28 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
             self.query_one("#position", Static).update(Text(text, no_wrap=True, overflow="ellipsis"), layout=False)
 
     def _update_hints(self) -> None:
-        parts = ["↑↓ move", "←→ page"]
-        for binding_id, what in (("browser.select", "leaf"), ("browser.label", "label"), ("browser.export", "export"),
-                                 ("browser.persist-leaf", "persist"), ("app.palette", "commands"),
-                                 ("app.help", "help")):
-            parts.append(f"{self._keys(binding_id)} {what}")
-        self.query_one("#hints", Static).update(Text("  ".join(parts), no_wrap=True, overflow="ellipsis"))
+        """The key hints that fit beside the position (the least needed are left out first)."""
+        parts = [(1, "↑↓ move"), (0, "←→ page")]
+        for priority, binding_id, what in (
+            (4, "browser.select", "leaf"),
+            (5, "browser.label", "label"),
+            (3, "browser.export", "export"),
+            (3, "browser.persist-leaf", "persist"),
+            (2, "app.palette", "commands"),
+            (6, "app.help", "help"),
+        ):
+            parts.append((priority, f"{self._keys(binding_id)} {what}"))
+        room = max(10, self.app.size.width - 30 - 2)
+        self.query_one("#hints", Static).update(Text(fit_items(parts, room), no_wrap=True, overflow="ellipsis"))
+
+    def on_resize(self) -> None:
+        # narrow terminals: the tree gets two thirds (deep rows keep their text)
+        self.set_class(self.app.size.width < 100, "-narrow")
+        self._update_hints()
+        self.detail.fit_width()
+
+    def action_resize_detail(self, step: int) -> None:
+        self.detail.resize_by(step)
 
     # tree events ------------------------------------------------------------------------------
     @on(TreeView.Moved)

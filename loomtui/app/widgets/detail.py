@@ -27,7 +27,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 
 from loomtui.view.printable import printable
-from loomtui.app import keymap
+from loomtui.app import keymap, ui_state
 from loomtui.app.themes import tree_colors
 from loomtui.app.widgets.detail_lines import (
     Concat,
@@ -48,6 +48,10 @@ from loomtui.view.model import TreeModel
 
 #: longest text rendered as Markdown (beyond: plain text with "show all")
 MARKDOWN_LIMIT = 12_000
+
+
+#: the narrowest the detail pane (and the tree beside it) may be made
+MIN_PANE = 30
 
 
 class DetailPane(LineScrollView, can_focus=True):
@@ -76,6 +80,9 @@ class DetailPane(LineScrollView, can_focus=True):
         self._source: Lines = Concat([])
         self._width = 0
         self._roles: dict[str, Style] = {}
+        #: the width the user chose (None: the layout's proportions)
+        self._wanted_width: int | None = None
+        self._dragging = False
 
     # public --------------------------------------------------------------------------------
     def show(self, manager: SessionManager | None, model: TreeModel | None, entry: Entry | None,
@@ -189,6 +196,45 @@ class DetailPane(LineScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+        stored = ui_state.load().get("detail_width")
+        if isinstance(stored, int) and not isinstance(stored, bool):
+            self.set_width(stored, save=False)
+
+    # width: keys and a drag on the left border; remembered between runs ----------------------
+    def set_width(self, width: int, *, save: bool = True) -> None:
+        """Make the pane ``width`` columns wide (the tree keeps at least ``MIN_PANE``)."""
+        screen_width = self.screen.size.width or self.app.size.width
+        width = max(MIN_PANE, min(width, screen_width - MIN_PANE))
+        self._wanted_width = width
+        self.styles.width = width
+        if save:
+            ui_state.save(detail_width=width)
+
+    def resize_by(self, step: int) -> None:
+        self.set_width(self.outer_size.width + step)
+
+    def fit_width(self) -> None:
+        """The screen changed size: keep a chosen width inside it."""
+        if self._wanted_width is not None:
+            self.set_width(self._wanted_width, save=False)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if event.x == 0:  # the border between the tree and the pane
+            self._dragging = True
+            self.capture_mouse()
+            event.stop()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging:
+            self.set_width((self.screen.size.width or self.app.size.width) - event.screen_x, save=False)
+            event.stop()
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging:
+            self._dragging = False
+            self.release_mouse()
+            ui_state.save(detail_width=self.outer_size.width)
+            event.stop()
 
     def _theme_changed(self) -> None:
         self._roles = {}

@@ -338,7 +338,8 @@ class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
         # clamp very deep indentation: keep the rightmost cells, the leftmost becomes "…"
         if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
             prefix = segs[1][1]
-            limit = max(4, width // 2)
+            # at most half the row, and never fewer than 40 columns left for the text
+            limit = max(12, min(width // 2, width - 40))
             if selected:
                 # the cursor row scrolls its gutter away far enough to show its text (60 columns,
                 # or half a narrow pane)
