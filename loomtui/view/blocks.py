@@ -175,12 +175,16 @@ def header_of(manager: SessionManager, e: Entry, full: dict[str, Any]) -> Header
     )
 
 
+#: consecutive text blocks are separate paragraphs (joined bare they run together: "fine.Check")
+TEXT_BLOCK_SEP = "\n\n"
+
+
 def _markdown(text: str) -> Block:
     return Markdown(text) if text.strip() else Note("(empty)")
 
 
 def content_blocks(content: list[Any], ctx: _Context | None) -> list[Block]:
-    """Content blocks in order: runs of text as one Markdown block, thinking, tool calls with
+    """Content blocks in order: runs of text as one Markdown block (a paragraph each), thinking, tool calls with
     their results (with a context: an assistant turn), images as placeholders, others as JSON."""
     out: list[Block] = []
     run: list[str] = []
@@ -192,7 +196,7 @@ def content_blocks(content: list[Any], ctx: _Context | None) -> list[Block]:
             run.append(str(block.get("text") or ""))
             continue
         if run:
-            out.append(_markdown("".join(run)))
+            out.append(_markdown(TEXT_BLOCK_SEP.join(run)))
             run.clear()
         if bt == "thinking":
             out.append(_thinking(block))
@@ -203,7 +207,7 @@ def content_blocks(content: list[Any], ctx: _Context | None) -> list[Block]:
         else:
             out.append(Plain(pretty_json(block), "json"))
     if run:
-        out.append(_markdown("".join(run)))
+        out.append(_markdown(TEXT_BLOCK_SEP.join(run)))
     return out
 
 

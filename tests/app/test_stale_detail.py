@@ -94,3 +94,21 @@ async def test_thinking_of_every_tool_only_turn_is_reachable_in_the_app(pi_dir: 
             for t in thinking:
                 words = " ".join(t.split())[:40]
                 assert words in flat, (e.id, words)
+
+
+async def test_text_blocks_are_separate_paragraphs_in_the_detail_pane(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    rows = entries("x")
+    rows[2]["message"]["content"] = [{"type": "text", "text": "Looks fine."},
+                                     {"type": "text", "text": "Check the CI cache."}]
+    path.write_text("".join(json.dumps(x) + "\n" for x in rows))
+    app = make_app(path)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1")
+        text = screen.detail.text
+        assert "fine.Check" not in text and "fine. Check" not in text
+        lines = text.splitlines()
+        i = next(k for k, x in enumerate(lines) if "Looks fine." in x)
+        j = next(k for k, x in enumerate(lines) if "Check the CI cache." in x)
+        assert j > i + 1  # a blank line between them

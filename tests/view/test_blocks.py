@@ -113,7 +113,7 @@ def test_blocks_keep_text_raw_and_never_raise_on_odd_entries() -> None:
          "details": {"readFiles": ["a.py"], "other": 1}},
     ])
     assert _blocks(m, "u", header=False) == [
-        B.Title("user", "accent"), B.Markdown("a\x1b[31m<b> & b"), B.Image("image/png", size=8),
+        B.Title("user", "accent"), B.Markdown("a\x1b[31m<b>\n\n & b"), B.Image("image/png", size=8),
         B.Plain('{\n  "type": "video"\n}', "json"),
     ]
     assert B.Image("image/png", size=8).label == "[image image/png, 8 B]"
@@ -141,3 +141,10 @@ def test_copy_text_is_pis_copy_action() -> None:
     assert B.copy_text({"type": "compaction", "summary": "sum"}) == "sum"
     assert B.copy_text({"type": "model_change", "model": "m"}) == "m"
     assert B.copy_text({"type": "custom", "data": [1]}) == "[\n  1\n]"
+
+
+def test_consecutive_text_blocks_stay_apart() -> None:
+    m = _manager([_msg("a", None, "assistant", [{"type": "text", "text": "Looks fine."},
+                                                {"type": "text", "text": "Check the CI cache."}])])
+    md = [b for b in _blocks(m, "a", header=False) if isinstance(b, B.Markdown)]
+    assert md == [B.Markdown("Looks fine.\n\nCheck the CI cache.")]
