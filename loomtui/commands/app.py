@@ -49,6 +49,15 @@ def main(argv: list[str] | None = None) -> int:
         except LoomError as exc:
             print(f"loomtui: {exc}", file=sys.stderr)
             return 2
+    if args.file is not None:
+        refused = _refuse_early(args.file)
+        if refused is not None:
+            print(f"loomtui: {refused}", file=sys.stderr)
+            return 2
+        if os.path.isdir(args.file) and _holds_sessions(args.file):
+            # a directory of sessions: the picker on it
+            args.sessions_dirs = [args.file, *args.sessions_dirs]
+            args.file = None
     split = None
     if args.file is not None:
         # before Textual starts (and starts threads): a child parses the tail of a big session
@@ -64,3 +73,39 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(result, int):
         return result
     return app.return_code or 0
+
+
+def _refuse_early(path: str) -> str | None:
+    """An empty or binary file: the one line the other commands print (no full-screen error)."""
+    if os.path.isdir(path):
+        return None
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if head and b"\x00" not in head:
+        try:
+            head[: len(head) - 4 if len(head) == 8192 else len(head)].decode("utf-8")
+            return None
+        except UnicodeDecodeError:
+            pass
+    from loomtui.commands._open import open_session
+    from loomtui.session.errors import LoomError
+
+    try:
+        open_session(path)
+    except LoomError as exc:
+        return str(exc)
+    except Exception as exc:  # one line, never a traceback
+        return f"{path}: {type(exc).__name__}: {exc}"
+    return None
+
+
+def _holds_sessions(path: str) -> bool:
+    from loomtui.session.catalog import discover
+
+    try:
+        return bool(discover([path]))
+    except OSError:
+        return False

@@ -199,6 +199,11 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
 
     def _load_failed(self, exc: BaseException) -> None:
         name = os.path.basename(self.path)
+        if self.has_screen_below and isinstance(exc, (LoomError, OSError)):
+            # opened from the picker or another browser: one line, and the user stays there
+            self.app.pop_screen()
+            self.app.notify(f"{exc}", title=f"Cannot open {name}", severity="error", timeout=10)
+            return
         if isinstance(exc, SessionFormatError):
             hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
                     '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
