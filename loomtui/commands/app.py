@@ -90,7 +90,7 @@ def _refuse_early(path: str) -> str | None:
             return None
         except UnicodeDecodeError:
             pass
-    from loomtui.commands._open import open_session
+    from loomtui.formats.opening import open_session
     from loomtui.session.errors import LoomError
 
     try:

@@ -28,7 +28,7 @@ def test_an_empty_or_binary_file_is_one_line_like_the_other_commands(tmp_path: P
 
 
 def test_a_directory_of_sessions_opens_the_picker_on_it(tmp_path: Path, monkeypatch) -> None:
-    from conftest import FIXTURES
+    FIXTURES = Path(__file__).parent / "fixtures"
 
     d = tmp_path / "sessions"
     d.mkdir()

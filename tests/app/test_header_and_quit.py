@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from app_helpers import browser, make_app, screen_text, select
-from conftest import FIXTURES
+FIXTURES = Path(__file__).parent / "fixtures"
 
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.view.width import fit_parts, text_width
