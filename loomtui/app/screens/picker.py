@@ -101,6 +101,19 @@ class PickerScreen(Screen[None]):
         self.input.focus()
         self._status("Reading sessions…")
         self.load()
+        if getattr(self.app, "follow_files", False):
+            self.run_worker(self._watch(), group="picker-watch", exclusive=True, exit_on_error=False,
+                            description="watch the session directories")
+
+    async def _watch(self) -> None:
+        """New and grown session files update the list in place (the selection stays)."""
+        from loomtui.app.picker_watch import watch_dirs
+
+        def changed() -> None:
+            if self.is_attached and self.mode == LIST:
+                self.load()
+
+        await watch_dirs(self.roots, changed)
 
     def on_screen_resume(self) -> None:
         # back from a browser: the session may have grown (the cache makes this cheap)
