@@ -24,7 +24,7 @@ def session(path: Path, sid: str, texts: list[str]) -> None:
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
-async def wait_for(pilot: Any, cond: Any, timeout: float = 10.0) -> None:
+async def wait_for(pilot: Any, cond: Any, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if cond():
@@ -42,13 +42,21 @@ async def test_new_and_grown_sessions_appear_without_ctrl_r_and_the_selection_st
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         await wait_for(pilot, lambda: len(picker.sessions) == 2)
-        await pilot.pause(0.3)  # the watch is in place
+        # the watch is in place once a file written now shows up (rewritten until it does: the
+        # worker may start late on a busy machine)
+        for k in range(60):
+            session(root / "--w--" / "probe.jsonl", "pppp", [f"probe {k}"])
+            if any(s.path.endswith("probe.jsonl") for s in picker.sessions):
+                break
+            await pilot.pause(0.5)
+        assert any(s.path.endswith("probe.jsonl") for s in picker.sessions)
+        await wait_for(pilot, lambda: len(picker.sessions) == 3)
         lst = picker.session_list
         await pilot.press("down")
         await pilot.pause(0.05)
         chosen = lst.selected_row.session.path
         session(root / "--q--" / "c.jsonl", "cccc", ["a session written just now"])
-        await wait_for(pilot, lambda: len(picker.sessions) == 3)
+        await wait_for(pilot, lambda: len(picker.sessions) == 4)
         await pilot.pause(0.1)
         assert lst.selected_row is not None and lst.selected_row.session.path == chosen
         # a file grows: its count follows
