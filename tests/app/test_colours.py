@@ -111,3 +111,30 @@ async def test_the_theme_background_is_painted_under_every_cell(fixture_copy, th
         for seg in tree.render_line(row - int(tree.scroll_offset.y)):
             got = Color.from_rich_color(seg.style.bgcolor)
             assert abs(got.brightness - want.brightness) < 0.1, (seg, got, want)
+
+
+async def test_a_theme_change_recolours_the_detail_pane(fixture_copy) -> None:
+    """The detail pane draws its roles in the new theme's colours right after a theme switch
+    (its pieces keep the styles they were built with, so they are built again)."""
+    from app_helpers import select
+    from rich.color import Color as RichColor
+
+    from loomtui.app.themes import tree_colors
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "u1000002")
+        await pilot.pause(0.2)
+
+        def title_colour() -> object:
+            for i in range(len(screen.detail._source)):
+                for seg in screen.detail._source[i]:
+                    if seg.text.strip() == "user" and seg.style is not None:
+                        return seg.style.color
+            raise AssertionError("no user title drawn")
+
+        for name in ("loom-light", "loom-dark"):
+            app.theme = name
+            await pilot.pause(0.2)
+            assert title_colour() == RichColor.parse(tree_colors(app.current_theme)["accent"])

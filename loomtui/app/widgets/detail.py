@@ -75,6 +75,8 @@ class DetailPane(LineScrollView, can_focus=True):
         super().__init__(id=id)
         self.entry_id: str | None = None
         self._shown: tuple[SessionManager | None, Entry | None] = (None, None)
+        #: the model of the last ``show`` (a theme change draws the entry again)
+        self._shown_model: TreeModel | None = None
         self.blocks: list[Piece] = []
         self._toggles: list[Piece] = []
         self._source: Lines = Concat([])
@@ -96,6 +98,7 @@ class DetailPane(LineScrollView, can_focus=True):
             return
         self.entry_id = new_id
         self._shown = shown
+        self._shown_model = model
         self._roles = {}
         if manager is None or entry is None:
             pieces: list[Piece] = [RenderPiece(Text("No entry selected.", style=self.role_style("muted")))]
@@ -195,7 +198,7 @@ class DetailPane(LineScrollView, can_focus=True):
             self._relayout(invalidate=False)
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
+        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         stored = ui_state.load().get("detail_width")
         if isinstance(stored, int) and not isinstance(stored, bool):
             self.set_width(stored, save=False)
@@ -236,10 +239,15 @@ class DetailPane(LineScrollView, can_focus=True):
             ui_state.save(detail_width=self.outer_size.width)
             event.stop()
 
-    def _theme_changed(self) -> None:
+    def _theme_changed(self, _theme: object = None) -> None:
+        """Pieces hold the styles they were built with: build them again in the new theme's
+        colours (the scroll position is kept; folds and "show all" start closed again)."""
         self._roles = {}
-        if self.blocks:
-            self._relayout(invalidate=True)
+        manager, entry = self._shown
+        if self.blocks and entry is not None:
+            y = self.scroll_offset.y
+            self.show(manager, self._shown_model, entry, force=True)
+            self.scroll_to(y=y, animate=False, immediate=True)
 
     # blocks -> pieces ------------------------------------------------------------------------
     def pieces(self, blocks: list[B.Block] | tuple[B.Block, ...]) -> list[Piece]:
