@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+import orjson
+
 from loomtui.session.jsonvalue import deep_call
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
@@ -119,44 +121,83 @@ def kind_of(e: Entry) -> str:
             "session_info": "meta"}.get(e.type, "other")
 
 
+class RawLoader:
+    """``SessionManager.load`` from the lines the export already holds (no file read per entry;
+    ``raw_by_id`` is keyed by the ``Entry`` object's ``id()``);
+    what the blocks ask of a manager: ``index`` and ``load``."""
+
+    def __init__(self, manager: SessionManager, raw_by_id: dict[int, str]) -> None:
+        self.manager = manager
+        self.index = manager.index
+        self.raw_by_id = raw_by_id
+        self._recent: dict[int, Any] = {}
+
+    def load(self, e: Entry) -> Any:
+        hit = self._recent.get(id(e))
+        if hit is not None:
+            return hit
+        raw = self.raw_by_id.get(id(e))
+        obj: Any = None
+        if raw is not None and e.data is None:
+            try:
+                obj = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                obj = None
+        if not isinstance(obj, dict):
+            obj = self.manager.load(e)
+        if len(self._recent) > 64:
+            self._recent.clear()
+        self._recent[id(e)] = obj
+        return obj
+
+
 class EntryRenderer:
     """Turns entries into HTML records (one renderer per export; markdown-it loaded once)."""
 
-    def __init__(self, manager: SessionManager, tool_calls: Any, *, no_system_context: bool = False) -> None:
-        self.manager = manager
+    def __init__(self, manager: SessionManager, tool_calls: Any, *, no_system_context: bool = False,
+                 raw_by_id: dict[int, str] | None = None) -> None:
+        self.manager: Any = RawLoader(manager, raw_by_id or {})
         self.tool_calls = tool_calls
         self.no_system_context = no_system_context
         self.md = _markdown_renderer()
         #: the image data of the entry being rendered, in the order its Image blocks come
         self._images: list[list[Any]] = []
+        #: the tool result entry whose output the page fills in (see ``_ToolResult``)
+        self._output_from: str | None = None
+        self._thinking: tuple[str, list[Any], list[int]] = ("", [], [0])
 
-    def render(self, e: Entry, stats: Stats) -> tuple[str, str]:
-        """The entry's HTML and its kind (user, assistant, tool, compaction, summary, meta…)."""
+    def render(self, e: Entry, stats: Stats) -> tuple[str, str, list[str]]:
+        """The entry's HTML body, its kind and its header texts (see ``_render``)."""
         try:
             return self._render(e, stats)
         except RecursionError:  # a value nested thousands deep: again, with a deep stack
             return deep_call(self._render, e, stats)  # type: ignore[no-any-return]
 
-    def _render(self, e: Entry, stats: Stats) -> tuple[str, str]:
+    def _render(self, e: Entry, stats: Stats) -> tuple[str, str, list[str]]:
+        """The entry's HTML body, its kind (user, assistant, tool, compaction, summary, meta…) and
+        its header texts (title, time, model, usage), which the page writes with textContent."""
         kind = kind_of(e)
         if self.no_system_context and e.type == "custom_message" and e.aux == "system":
-            return self._header_only(e, "system context (left out)"), kind
+            return "", kind, ["system context (left out)", _time(e.timestamp), "", ""]
         if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
             # shown with its call (in the assistant turn above); the page hides this stub
-            return self._header_only(e, "tool result (shown with its call)"), kind
-        blocks = B.entry_blocks(self.manager, e, self.tool_calls)
-        head = blocks[0] if blocks and isinstance(blocks[0], B.Header) else None
-        if head is not None and e.type == "message" and e.role == "assistant":
-            stats.add(head.model, head.usage)
-        body = blocks[1:] if head is not None else blocks
+            return "", kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
+        # the page's entry header needs only the time, model and usage: not the full Header
+        # (depth, siblings), which is the costly part of the blocks on a 100k-entry session
+        body = B.entry_blocks(self.manager, e, self.tool_calls, header=False)
+        full = self.manager.load(e)
+        model, usage = _model_usage(full)
+        if e.type == "message" and e.role == "assistant":
+            stats.add(model, usage)
         title = ""
         if body and isinstance(body[0], B.Title):
             title, body = body[0].text, body[1:]
-        out = [self._eh(e, title or kind, head)]
-        self._images = [_image_data(self.manager.load(e))]
-        for b in body:
-            out.append(self.block(b))
-        return "".join(out), kind
+        ts = full.get("timestamp") if isinstance(full, dict) else e.timestamp
+        head = [title or kind, _time(ts), model or "", usage.text if usage is not None else ""]
+        self._images = [_image_data(full)]
+        # the entry's own thinking blocks, in order: the page fills their text in from the line
+        self._thinking = (e.id, _thinking_texts(full), [0])
+        return "".join([self.block(b) for b in body]), kind, head
 
     def _caller_above(self, e: Entry) -> bool:
         call_id = e.aux
@@ -169,26 +210,6 @@ class EntryRenderer:
                 return True
             cur = idx.parent_of(cur)
         return False
-
-    def _header_only(self, e: Entry, title: str) -> str:
-        return self._eh(e, title, None)
-
-    def _eh(self, e: Entry, title: str, head: B.Header | None) -> str:
-        parts = [f'<div class="eh"><span class="kind">{escape(title)}</span>']
-        label = self.manager.index.label_of(e.id)
-        if label is not None:
-            parts.append(f'<span class="lab">[{escape(str(label))}]</span>')
-        ts = head.timestamp if head is not None else e.timestamp
-        if ts is not None:
-            parts.append(f"<span>{escape(_time(ts))}</span>")
-        if head is not None and head.model:
-            parts.append(f'<span class="model">{escape(head.model)}</span>')
-        if head is not None and head.usage is not None and head.usage.text:
-            parts.append(f'<span class="usage">{escape(head.usage.text)}</span>')
-        parts.append('<span class="sp"></span>')
-        parts.append(f'<button class="copy-link" data-id="{escape(e.id)}" title="copy a link to this entry">'
-                     "link</button></div>")
-        return "".join(parts)
 
     # blocks ------------------------------------------------------------------------------------
     def block(self, b: Any) -> str:
@@ -211,16 +232,28 @@ class EntryRenderer:
         return self.markdown(b.text)
 
     def _Plain(self, b: B.Plain) -> str:
-        pre = f'<pre class="plain {escape(b.kind)}">{escape(b.text)}</pre>'
+        if b.kind in ("output", "error") and self._output_from is not None:
+            pre = f'<pre class="plain {b.kind}" data-out="{escape(self._output_from)}"></pre>'
+        else:
+            pre = f'<pre class="plain {escape(b.kind)}">{escape(b.text)}</pre>'
         if b.kind in ("output", "error"):
             return _three_state(pre, b.text.count("\n") + 1)
         return pre
 
     def _Thinking(self, b: B.Thinking) -> str:
+        """Plain text, as pi's page shows thinking; collapsed. The entry's own thinking is
+        filled in by the page from the entry's line (the record does not hold it twice)."""
+        eid, texts, counter = self._thinking
+        k = counter[0]
+        counter[0] += 1
         if b.redacted:
             return '<details class="thinking"><summary>thinking (redacted)</summary></details>'
+        if k < len(texts) and texts[k] == b.text:
+            body = f'<div class="think" data-think="{escape(eid)}" data-k="{k}"></div>'
+        else:
+            body = f'<div class="think">{escape(b.text)}</div>'
         return (f'<details class="thinking"><summary>thinking ({len(b.text):,} characters)</summary>'
-                f"{self.markdown(b.text)}</details>")
+                f"{body}</details>")
 
     def _Image(self, b: B.Image) -> str:
         queue = self._images[-1] if self._images else []
@@ -240,7 +273,10 @@ class EntryRenderer:
         err = " err" if b.result is not None and b.result.is_error else ""
         head = (f'<div class="th"><span>{escape(b.summary or (b.name or "tool"))}</span><span class="sp"></span>'
                 f'<span class="muted">{escape(str(b.call_id))}</span></div>')
+        own = self._thinking
+        self._thinking = ("", [], [0])
         body = [self.block(t) for t in b.thinking]
+        self._thinking = own
         body += [self.block(a) for a in b.args]
         if not b.found:
             body.append('<div class="note r-muted">the call is not in this session</div>')
@@ -254,11 +290,16 @@ class EntryRenderer:
         if b.malformed:
             return '<div class="note r-error">the result entry is malformed</div>'
         found = self.manager.index.by_id.get(b.entry_id) if b.entry_id else None
-        self._images.append(_image_data(self.manager.load(found)) if found is not None else [])
+        full = self.manager.load(found) if found is not None else None
+        self._images.append(_image_data(full))
+        # the output's text is in the result's own line, which the page has anyway: the page
+        # fills it in (textContent) instead of the record holding it twice
+        self._output_from = found.id if found is not None and _plain_texts(full) else None
         try:
             inner = "".join(self.block(x) for x in b.body)
         finally:
             self._images.pop()
+            self._output_from = None
         rid = f' data-entry="{escape(b.entry_id)}"' if b.entry_id else ""
         return f'<div class="tool-result"{rid}>{inner}</div>'
 
@@ -292,6 +333,46 @@ class EntryRenderer:
         return ""
 
 
+def _model_usage(full: Any) -> tuple[str | None, B.Usage | None]:
+    """An assistant turn's model (``provider/model``) and usage, as the blocks' header names them."""
+    msg = full.get("message") if isinstance(full, dict) else None
+    if not isinstance(msg, dict) or msg.get("role") != "assistant":
+        return None, None
+    name, provider = msg.get("model"), msg.get("provider")
+    model = (f"{provider}/{name}" if provider else str(name)) if name else None
+    return model, B.usage_of(msg.get("usage"))
+
+
+def _thinking_texts(full: Any) -> list[Any]:
+    """What the page reads for each thinking block of the entry, in order: its ``thinking``
+    when that is a string (``None`` otherwise: the export then writes the text itself)."""
+    msg = full.get("message") if isinstance(full, dict) else None
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if not isinstance(content, list):
+        return []
+    out: list[Any] = []
+    for b in content:
+        if isinstance(b, dict) and b.get("type") == "thinking":
+            t = b.get("thinking")
+            out.append(t if isinstance(t, str) and not b.get("redacted") else None)
+    return out
+
+
+def _plain_texts(full: Any) -> bool:
+    """A toolResult whose output the page can rebuild exactly: a string content, or text blocks
+    whose texts are all strings (the page joins them with newlines, "(no output)" when empty)."""
+    msg = full.get("message") if isinstance(full, dict) else None
+    if not isinstance(msg, dict):
+        return False
+    content = msg.get("content")
+    if isinstance(content, str):
+        return True
+    if not isinstance(content, list):
+        return False
+    return all(not (isinstance(b, dict) and b.get("type") == "text") or isinstance(b.get("text"), str)
+               for b in content)
+
+
 def _image_data(full: Any) -> list[Any]:
     """The ``data`` of every image block of an entry's content, in order (the blocks carry only
     the image's type and size)."""
@@ -312,6 +393,8 @@ def _three_state(inner: str, lines: int, cls: str = "") -> str:
 
 
 def _time(ts: Any) -> str:
+    if ts is None:
+        return ""
     if isinstance(ts, (int, float)) and not isinstance(ts, bool) and math.isfinite(ts):
         from datetime import datetime, timezone
 

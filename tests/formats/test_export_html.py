@@ -107,7 +107,7 @@ def test_every_entry_has_a_record_and_html() -> None:
     for p, eid in enumerate(side["ids"]):
         rec = recs[side["loc"][p]]
         assert json.loads(rec[0])["id"] == eid
-        assert f'data-id="{eid}"' in rec[1]
+        assert rec[4][0]  # the header's title (the page writes the header from it)
     assert data["side"]["chunks"] == (len(recs) + CHUNK - 1) // CHUNK
 
 
@@ -144,16 +144,18 @@ def test_rendering_markdown_code_thinking_tools_diff_and_images(write_session: A
     data = blobs(build_page(open_any(str(path))))
     side, recs = data["side"], records(data)
     html = {eid: recs[side["loc"][p]][1] for p, eid in enumerate(side["ids"])}
+    head = {eid: recs[side["loc"][p]][4] for p, eid in enumerate(side["ids"])}
     assert "<strong>bold</strong>" in html["u1"]
     assert 'class="hl"' in html["u1"] and '<span class="n">x</span>' in html["u1"]  # Pygments
     assert f'src="data:image/png;base64,{png}"' in html["u1"]
-    assert '<details class="thinking">' in html["a1"] and "let me think" in html["a1"]
+    # thinking and tool output: the page fills them in from the entries' own lines
+    assert '<details class="thinking">' in html["a1"] and 'data-think="a1" data-k="0"' in html["a1"]
     assert 'class="tool-out ' in html["a1"] and 'data-state="preview"' in html["a1"]  # 30 lines: preview
-    assert "line 29" in html["a1"]  # the result, with its call
+    assert 'data-out="r1"' in html["a1"]  # the result, with its call
     assert 'class="gd"' in html["a1"] and 'class="gi"' in html["a1"]  # the diff, through Pygments
-    assert "shown with its call" in html["r1"]
+    assert head["r1"][0] == "tool result (shown with its call)" and html["r1"] == ""
     assert "<em>summary</em>" in html["k1"] and "1,234 tokens before" in html["k1"]
-    assert "model change: p/big" in html["m1"] and "thinking level: high" in html["t1"]
+    assert head["m1"][0] == "model change: p/big" and head["t1"][0] == "thinking level: high"
 
 
 def test_openloom_page_embeds_the_original_file(tmp_path: Path) -> None:

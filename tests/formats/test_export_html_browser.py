@@ -332,3 +332,95 @@ def test_theme_option_forces_one_theme(browser: Any, tmp_path: Path) -> None:
         assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(28, 28, 28)"
     finally:
         page.close()
+
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "# Title\n\n**bold** `code`"},
+                                                 {"type": "image", "mimeType": "image/png", "data": PNG_1PX}]}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "thinking", "thinking": "first I think\nthen more"},
+             {"type": "text", "text": "```python\ndef f():\n    return 1\n```"},
+             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "seq 30"}}],
+             "stopReason": "toolUse", "provider": "p", "model": "m1",
+             "usage": {"input": 10, "output": 5, "totalTokens": 15, "cost": {"total": 0.25}}}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": "\n".join(str(i) for i in range(1, 31))}],
+                     "details": {"diff": "-1 old\n+1 new"}, "isError": False}},
+        {"type": "compaction", "id": "k1", "parentId": "r1", "timestamp": "2026-01-01T00:00:04.000Z",
+         "summary": "compacted *so far*", "firstKeptEntryId": "u1", "tokensBefore": 5000},
+        {"type": "branch_summary", "id": "b1", "parentId": "k1", "timestamp": "2026-01-01T00:00:05.000Z",
+         "fromId": "u1", "summary": "tried another way"},
+        {"type": "custom_message", "id": "m1", "parentId": "b1", "timestamp": "2026-01-01T00:00:06.000Z",
+         "customType": "note", "content": "a custom note", "display": True},
+        {"type": "model_change", "id": "mc", "parentId": "m1", "timestamp": "2026-01-01T00:00:07.000Z",
+         "provider": "p", "modelId": "m2"},
+        {"type": "thinking_level_change", "id": "tl", "parentId": "mc", "timestamp": "2026-01-01T00:00:08.000Z",
+         "thinkingLevel": "high"},
+        {"type": "message", "id": "a2", "parentId": "tl", "timestamp": "2026-01-01T00:00:09.000Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop",
+                     "provider": "p", "model": "m2"}},
+    ]
+    src = tmp_path / "kinds.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "kinds.html"
+    export_html(open_any(str(src)), str(out))
+    page = open_page(browser, out, "?leafId=a2&targetId=u1")
+    try:
+        text = page.evaluate("document.getElementById('entries').innerText")
+        assert page.evaluate("document.querySelector('#e-u1 h1').textContent") == "Title"
+        assert page.evaluate("document.querySelector('#e-u1 strong').textContent") == "bold"
+        assert page.evaluate("document.querySelector('#e-u1 img').naturalWidth") == 1  # inline, decoded
+        assert page.evaluate("document.querySelector('#e-a1 pre.hl .k').textContent") == "def"  # Pygments
+        # thinking: collapsed, its text filled in from the entry's line
+        assert page.evaluate("document.querySelector('#e-a1 details.thinking').open") is False
+        assert page.evaluate("document.querySelector('#e-a1 .think').textContent") == "first I think\nthen more"
+        # the tool result sits with its call; its own entry is hidden
+        out_box = "#e-a1 .tool-out:has(pre.output)"
+        assert page.evaluate(f"document.querySelector('{out_box} pre').textContent") == "\n".join(
+            str(i) for i in range(1, 31))
+        assert page.evaluate("getComputedStyle(document.getElementById('e-r1')).display") == "none"
+        heights = []
+        for state in ("preview", "full", "collapsed", "preview"):
+            assert page.evaluate(f"document.querySelector('{out_box}').dataset.state") == state
+            heights.append(page.evaluate(f"document.querySelector('{out_box}').getBoundingClientRect().height"))
+            page.click(f"{out_box} .tstate")
+        assert heights[2] < heights[0] < heights[1]  # collapsed < preview < full
+        assert page.evaluate("document.querySelector('#e-a1 .diff .gd') !== null")  # details.diff, highlighted
+        assert "compaction: 5,000 tokens before" in text and "so far" in text
+        assert "branch summary (from u1)" in text and "tried another way" in text
+        assert "a custom note" in text
+        assert "model change: p/m2" in text and "thinking level: high" in text
+        assert "p/m1" in text and "$0.2500" in text  # model and usage in the entry header
+        head = page.evaluate("document.getElementById('head').innerText")
+        assert "p/m1" in head and "$0.2500" in head and "cwd /w" in head
+        # copy-link gives a link to this view at that entry
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        assert page.evaluate("document.querySelector('#e-k1 .copy-link').dataset.id") == "k1"
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        page.close()
+
+
+def test_downloads_give_the_file_and_the_branch(browser: Any, pages: dict[str, Path]) -> None:
+    fixture = FIXTURES[0]
+    page = open_page(browser, pages[fixture.name])
+    try:
+        with page.expect_download() as got:
+            page.click("[data-download='file']")
+        assert Path(got.value.path()).read_bytes() == fixture.read_bytes()
+        manager = open_any(str(fixture))
+        with page.expect_download() as got:
+            page.click("[data-download='branch']")
+        lines = Path(got.value.path()).read_text().splitlines()
+        assert json.loads(lines[0])["type"] == "session"
+        assert [json.loads(x)["id"] for x in lines[1:]] == [e.id for e in manager.index.path_to(manager.get_leaf_id())]
+    finally:
+        page.close()

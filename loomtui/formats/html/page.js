@@ -34,6 +34,14 @@
   let curLeaf = -1, curTarget = -1, cursor = 0;
   const labelsLower = new Map();
   const chunkCache = new Map();
+  const BY_ID = new Map();
+
+  // the search texts come in their own blob, read after the first rows are painted
+  let searchLoad = null;
+  function searchTexts() {
+    if (!searchLoad) searchLoad = inflate("d-find").then((t) => { D.search = JSON.parse(t); });
+    return searchLoad;
+  }
 
   // ---------------------------------------------------------------- sidebar rows
   function filterRows(m) {
@@ -277,14 +285,80 @@
     if (leaf >= 0) for (const p of pathTo(leaf)) activeMark[p] = 1;
   }
 
+  function span(cls, text) {
+    const s = document.createElement("span");
+    if (cls) s.className = cls;
+    s.textContent = text;
+    return s;
+  }
+
+  // the entry's header line: what it is, its label, time, model and usage, a copy-link button
+  function entryHead(p, head) {
+    const h = document.createElement("div");
+    h.className = "eh";
+    h.appendChild(span("kind", head[0]));
+    const lab = D.labels[p];
+    if (lab !== undefined) h.appendChild(span("lab", "[" + lab + "]"));
+    if (head[1]) h.appendChild(span("", head[1]));
+    if (head[2]) h.appendChild(span("model", head[2]));
+    if (head[3]) h.appendChild(span("usage", head[3]));
+    h.appendChild(span("sp", ""));
+    const b = document.createElement("button");
+    b.className = "copy-link";
+    b.title = "copy a link to this entry";
+    b.textContent = "link";
+    b.dataset.id = D.ids[p];
+    h.appendChild(b);
+    return h;
+  }
+
   async function renderEntry(p) {
     const rec = await entryRecord(p);
     const div = document.createElement("div");
     div.className = "entry k-" + (rec[3] || "other");
     div.id = "e-" + D.ids[p];
     div.dataset.pos = p;
-    div.innerHTML = rec[1];
+    div.appendChild(entryHead(p, rec[4] || ["", "", "", ""]));
+    const body = document.createElement("div");
+    body.className = "eb";
+    body.innerHTML = rec[1];
+    div.appendChild(body);
+    for (const pre of div.querySelectorAll("pre[data-out]")) pre.textContent = await outputText(pre.dataset.out);
+    for (const t of div.querySelectorAll("[data-think]")) t.textContent = await thinkingText(t.dataset.think, Number(t.dataset.k));
     return div;
+  }
+
+  const parsed = new Map();
+  async function message(id) {
+    let m = parsed.get(id);
+    if (m === undefined) {
+      const p = BY_ID.get(id);
+      try { m = p === undefined ? null : JSON.parse((await entryRecord(p))[0]).message || null; } catch (e) { m = null; }
+      if (parsed.size > 256) parsed.clear();
+      parsed.set(id, m);
+    }
+    return m;
+  }
+
+  async function thinkingText(id, k) {
+    const msg = await message(id);
+    const c = msg && Array.isArray(msg.content) ? msg.content.filter((b) => b && b.type === "thinking") : [];
+    return c[k] && typeof c[k].thinking === "string" ? c[k].thinking : "";
+  }
+
+  // a tool result's output, from its own line (the record does not hold it twice): the text
+  // blocks joined with newlines, as the export's blocks join them
+  async function outputText(id) {
+    const msg = await message(id);
+    const c = msg && msg.content;
+    let text = "";
+    if (typeof c === "string") text = c;
+    else if (Array.isArray(c)) {
+      const parts = [];
+      for (const b of c) if (b && typeof b === "object" && !Array.isArray(b) && b.type === "text") parts.push(b.text || "");
+      text = parts.join("\n");
+    }
+    return text || "(no output)";
   }
 
   function callsOn(list) {
@@ -463,7 +537,8 @@
       scrollRowIntoView(k);
       paintRows(true);
     });
-    $("search").addEventListener("input", (ev) => {
+    $("search").addEventListener("input", async (ev) => {
+      await searchTexts();
       query = ev.target.value;
       folded.clear();
       const keep = view.length ? rows.pos[view[cursor]] : curTarget;
@@ -493,7 +568,7 @@
     END = D.end; PARENT = D.parent; NEWEST = D.newest;
     for (const k in D.labels) labelsLower.set(Number(k), D.labels[k].toLowerCase());
     const params = new URLSearchParams(location.search);
-    const byId = new Map();
+    const byId = BY_ID;
     D.ids.forEach((id, p) => byId.set(id, p));
     let leaf = D.leaf;
     let target = D.target >= 0 ? D.target : D.leaf;
@@ -518,6 +593,7 @@
     });
     recompute(target);
     bind();
+    setTimeout(searchTexts, 0);
     window.loomtui = { ready: false, setMode, rowsText: () => view.map((_, k) => rowLine(k)) };
     if (N) {
       // the tree's own leaf marks stay until the user picks another branch (as in `loomtui tree`)
