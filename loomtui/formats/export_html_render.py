@@ -132,6 +132,9 @@ class RawLoader:
         self.raw_by_id = raw_by_id
         self._recent: dict[int, Any] = {}
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.manager, name)  # everything else (the source, the header…) as it is
+
     def load(self, e: Entry) -> Any:
         hit = self._recent.get(id(e))
         if hit is not None:

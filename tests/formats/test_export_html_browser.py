@@ -25,7 +25,10 @@ from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-FIXTURES = sorted((SHARED / "fixtures" / "pi").glob("*.jsonl")) + sorted((SHARED / "fixtures" / "loom").glob("*.json"))
+FIXTURES = (sorted((SHARED / "fixtures" / "pi").glob("*.jsonl")) + sorted((SHARED / "fixtures" / "loom").glob("*.json"))
+            + sorted((SHARED / "fixtures" / "claude").glob("*.jsonl"))
+            + sorted((SHARED / "fixtures" / "codex").glob("*.jsonl"))
+            + sorted((SHARED / "fixtures" / "ocp").glob("*.ocp.json")))
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
