@@ -300,7 +300,7 @@ def test_html_export_renders_the_run_detail() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     model = TreeModel(sm)
     renderer = EntryRenderer(sm, model.flat.tool_calls)
-    html, _kind = renderer.render(sm.index.by_id["a:B1.a2"], Stats())
+    html, _kind, _head = renderer.render(sm.index.by_id["a:B1.a2"], Stats())
     assert "cause chain" in html and "missing input validation" in html
     assert "evidence reported" in html and "R1 (review: review the export command)" in html
     page_rows = dict(rows(sm))
