@@ -57,6 +57,10 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    stop = argv.index("--") if "--" in argv else len(argv)
+    if "--no-cache" in argv[:stop]:  # any command: no persistent index (session/indexcache.py)
+        argv = [a for a in argv[:stop] if a != "--no-cache"] + argv[stop:]
+        os.environ["LOOMTUI_NO_CACHE"] = "1"
     if argv and argv[0] == "app":
         argv = argv[1:]
     elif argv and argv[0] in ("-h", "--help"):

@@ -14,6 +14,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def _index_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The persistent index (session/indexcache.py) never writes to the user's cache dir."""
+    monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path_factory.mktemp("loomtui-cache")))
+    monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
     if not SHARED.is_dir():

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from loomtui.formats.agent_session import AgentSession
+from loomtui.commands.progress import stderr_progress
 from loomtui.formats.opening import open_session
 from loomtui.formats.ocp import ocp_run
 from loomtui.session.entries import Entry
@@ -39,7 +40,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sm = open_session(args.file)
+        report, clear = stderr_progress(args.file)
+        try:
+            sm = open_session(args.file, progress=report)
+        finally:
+            clear()
         summary = summarize(sm)
     except OSError as exc:
         raise LoomError(f"cannot read {args.file}: {exc.strerror or exc}") from None

@@ -8,6 +8,7 @@ import shutil
 import sys
 from collections.abc import Iterable
 
+from loomtui.commands.progress import stderr_progress
 from loomtui.formats.opening import open_session
 from loomtui.commands._output import write_lines
 from loomtui.session.split import SplitParse
@@ -83,7 +84,11 @@ def run(args: argparse.Namespace) -> int:
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
     else:
-        manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6))
+        report, clear = stderr_progress(args.file)
+        try:
+            manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6), progress=report)
+        finally:
+            clear()
     if args.leaf is not None and args.leaf not in manager.index.by_id:
         raise LoomError(f"no entry {args.leaf!r} in {args.file}")
     model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)

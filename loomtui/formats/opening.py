@@ -6,16 +6,20 @@ importing the loom adapters; anything else goes through ``formats.detect.open_an
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import is_pi_session_file
 from loomtui.session.split import SplitParse
 
 
-def open_session(path: str, split: SplitParse | None = None, tree_id: str | None = None) -> SessionManager:
+def open_session(path: str, split: SplitParse | None = None, tree_id: str | None = None,
+                 progress: Callable[[int, int, int], None] | None = None) -> SessionManager:
     """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file;
-    ``tree_id``: one tree of a multi-tree loom (an OpenLoom tree id, an OCP run's view)."""
+    ``tree_id``: one tree of a multi-tree loom (an OpenLoom tree id, an OCP run's view);
+    ``progress``: as ``SessionManager.open`` takes it (pi files only)."""
     if tree_id is None and (split is not None or is_pi_session_file(path)):
-        return SessionManager.open(path, split=split)  # the usual case, without the loom adapters
+        return SessionManager.open(path, split=split, progress=progress)  # the usual case, without the loom adapters
     from loomtui.formats.detect import open_any
 
     return open_any(path, tree_id=tree_id)

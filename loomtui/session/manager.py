@@ -11,9 +11,9 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
-from loomtui.session import store, verify
+from loomtui.session import indexcache, store, verify
 from loomtui.session.context import SessionContext, build_session_context
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
@@ -86,11 +86,13 @@ class SessionManager:
 
     # opening ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str, split: SplitParse | None = None) -> "SessionManager":
+    def open(cls, path: str, split: SplitParse | None = None,
+             progress: Callable[[int, int, int], None] | None = None) -> "SessionManager":
         """Read and index a pi/omp session file (raises SessionFormatError for non-sessions).
 
         ``split``: a child already parsing the file's tail (``split.SplitParse``); this
-        process then reads only the head and takes the child's entries.
+        process then reads only the head and takes the child's entries. ``progress``: called
+        now and then with (bytes read, file size, entries read).
         """
         try:
             fd = open_regular(path)
@@ -106,14 +108,7 @@ class SessionManager:
             try:
                 if os.path.isdir(path):
                     raise SessionFormatError(f"{path} is a directory, not a session file")
-                state = ParseState()
-                pending: list[Entry] = []
-                parser = LineParser(state, pending.append)
-                index: SessionIndex | None = None
-                if split is None:
-                    consumed, eof = parse_from(fd, 0, parser)
-                else:
-                    consumed, eof, index = split.read(fd, parser, pending)
+                state, pending, consumed, eof, index = indexcache.read(path, fd, split, progress)
             finally:
                 os.close(fd)
                 if split is not None:

@@ -303,13 +303,17 @@ def read_chunks(fd: int, start: int, end: int | None = None) -> Iterator[tuple[b
         pos += len(chunk)
 
 
-def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None) -> tuple[int, int]:
+def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None,
+               progress: Callable[[int], None] | None = None) -> tuple[int, int]:
     """Parse complete lines from ``start`` (to ``end``, a line boundary, or the end of the
-    file); returns (offset after the last consumed byte, where reading stopped)."""
+    file); returns (offset after the last consumed byte, where reading stopped).
+    ``progress`` is called with the file offset reached after each chunk."""
     carry = b""
     carry_at = start
     eof = start
     for chunk, at, last in read_chunks(fd, start, end):
+        if progress is not None and not last:
+            progress(at)
         if last:
             eof = carry_at + len(carry)
             if carry:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from typing import Any
+from typing import Any, Callable
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
@@ -55,6 +55,10 @@ class SplitParse:
         does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running)."""
         if not can_fork():
             return None
+        from loomtui.session import indexcache  # it imports this module
+
+        if indexcache.present(path):
+            return None  # reading the persistent index beats a second process
         try:
             # the child reads through this descriptor: the very file sniffed here, even if the
             # path is replaced meanwhile
@@ -81,7 +85,8 @@ class SplitParse:
             os.close(fd)  # the child has its own copy
         return cls(path, at, pid, read_fd, (st.st_dev, st.st_ino))
 
-    def read(self, fd: int, parser: LineParser, entries: list[Entry]) -> tuple[int, int, SessionIndex | None]:
+    def read(self, fd: int, parser: LineParser, entries: list[Entry],
+             progress: Callable[[int], None] | None = None) -> tuple[int, int, SessionIndex | None]:
         """Parse the head here (``parser`` appends to ``entries``) while the child reads the
         tail; afterwards ``entries`` holds every entry in file order. Returns (consumed offset,
         EOF, an index of the entries or None when they must be indexed as one batch).
@@ -94,7 +99,7 @@ class SplitParse:
             self.cancel()
             return (*parse_from(fd, 0, parser), None)
         try:
-            consumed, eof = parse_from(fd, 0, parser, end=self.at)
+            consumed, eof = parse_from(fd, 0, parser, end=self.at, progress=progress)
         except BaseException:
             self.cancel()
             raise

@@ -16,6 +16,14 @@ from loomtui.session.split import FIELDS, SplitParse, _v3_header
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 ROOT = Path(__file__).resolve().parents[2]
 
+
+
+@pytest.fixture(autouse=True)
+def _no_index_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A persistent index would stand in for the split read these tests exercise."""
+    monkeypatch.setenv("LOOMTUI_NO_CACHE", "1")
+
+
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or (os.cpu_count() or 1) < 2, reason="needs fork and two CPUs")
 
 

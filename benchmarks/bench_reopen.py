@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Reopening a 100k-entry session with its persistent index, next to pi.
+
+    uv run python benchmarks/bench_reopen.py [--entries 100000] [--runs 3]
+
+Prints whole-process wall time and peak RSS of `loomtui tree FILE` cold (no index: the cache
+dir is emptied before each run) and warm (the index written by the previous run is present),
+beside pi's open + first /tree screen (`node shared/oracle/bench_ref.mjs FILE
+--first-screen-only`) measured interleaved in the same run; then the CPU time to bring the
+index up to date after one appended entry (parse the new line + write the small delta file
+next to the index), and
+the size of the index file. Goals: warm `tree` <= 0.15x pi's time, RSS <= 0.3x; cold <= 0.35x;
+one append <= 20 ms CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.common import SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=3, help="runs of each (interleaved)")
+    a = ap.parse_args()
+    src = session_file(a.entries)
+    work = tempfile.mkdtemp(prefix="loomtui-reopen-")
+    cache = os.path.join(work, "cache")
+    path = os.path.join(work, "s.jsonl")
+    shutil.copyfile(src, path)  # appended to below: never touch the shared data file
+    print(f"session: {src} ({os.path.getsize(path) / 1e6:.0f} MB, {a.entries} entries)")
+    compile_bytecode()
+    env = {**os.environ, "NO_COLOR": "1", "LOOMTUI_CACHE_DIR": cache}
+    env.pop("LOOMTUI_NO_CACHE", None)
+    ours_cmd = [sys.executable, "-m", "loomtui", "tree", path, "--width", "200"]
+    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), path, "--first-screen-only"]
+    with_pi = pi_available()
+    cold, warm, refs = [], [], []
+    for _ in range(a.runs):  # interleaved, so all see the same machine load
+        shutil.rmtree(cache, ignore_errors=True)
+        cold.append(run_measured(ours_cmd, env))
+        deadline = time.time() + 30  # the index is written by a background child of the cold run
+        while time.time() < deadline and not (os.path.isdir(cache) and any(
+                f.endswith(".lti") for f in os.listdir(cache))):
+            time.sleep(0.05)
+        time.sleep(0.2)
+        warm.append(run_measured(ours_cmd, env))
+        if with_pi:
+            refs.append(run_measured(pi_cmd))
+
+    def line(name: str, runs: list[tuple[float, float, str]]) -> tuple[float, float]:
+        w, r = min(x[0] for x in runs), max(x[1] for x in runs)
+        print(f"{name:<22}{w:.2f} s best, {statistics.median(x[0] for x in runs):.2f} s median, peak {r:.0f} MB")
+        return w, r
+
+    cw, cr = line("loomtui tree, cold:", cold)
+    ww, wr = line("loomtui tree, warm:", warm)
+    if with_pi:
+        pw, pr = line("pi first /tree:", refs)
+        print(f"ratio cold:           time {cw / pw:.2f}x  memory {cr / pr:.2f}x   (goal <= 0.35x time, <= 0.3x memory)")
+        print(f"ratio warm:           time {ww / pw:.2f}x  memory {wr / pr:.2f}x   (goal <= 0.15x time, <= 0.3x memory)")
+    else:
+        print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
+    idx = [f for f in os.listdir(cache) if f.endswith(".lti")]
+    if idx:
+        print(f"index file:           {os.path.getsize(os.path.join(cache, idx[0])) / 1e6:.1f} MB")
+
+    # one append, in this process: the reopen that brings the index up to date
+    os.environ["LOOMTUI_CACHE_DIR"] = cache
+    os.environ.pop("LOOMTUI_NO_CACHE", None)
+    from loomtui.session.manager import SessionManager
+
+    from loomtui.session import indexcache
+
+    sm = SessionManager.open(path)  # the index is current
+    leaf = sm.index.leaf_id
+    del sm
+    with open(path, "ab") as f:
+        f.write(json.dumps({"type": "custom", "id": "bench-append-1", "parentId": leaf, "customType": "bench",
+                            "timestamp": "2026-05-01T00:00:00.000Z"}).encode() + b"\n")
+    os.environ["LOOMTUI_JOBS"] = "1"  # write the index in this process, so its CPU time counts
+    spent: list[float] = []
+    real_parse, real_delta = indexcache.parse_from, indexcache.save_delta
+
+    def timed(fn):  # type: ignore[no-untyped-def]
+        def run(*args, **kw):  # type: ignore[no-untyped-def]
+            c0 = time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                spent.append(time.process_time() - c0)
+        return run
+
+    indexcache.parse_from, indexcache.save_delta = timed(real_parse), timed(real_delta)
+    t, c = time.perf_counter(), time.process_time()
+    sm = SessionManager.open(path)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    indexcache.parse_from, indexcache.save_delta = real_parse, real_delta
+    indexcache.reap(block=True)
+    print(f"index update for 1 append: {sum(spent) * 1000:.1f} ms CPU (parse the new line + write the delta file;"
+          f" goal <= 20 ms)")
+    assert sm.index.leaf_id == "bench-append-1"
+    t, c = time.perf_counter(), time.process_time()
+    SessionManager.open(path)
+    wall2, cpu2 = time.perf_counter() - t, time.process_time() - c
+    print(f"reopen after 1 append: {cpu * 1000:.0f} ms CPU ({wall * 1000:.0f} ms wall): index load + the above")
+    print(f"reopen, nothing new:   {cpu2 * 1000:.0f} ms CPU ({wall2 * 1000:.0f} ms wall), index load only")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

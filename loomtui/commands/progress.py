@@ -1,0 +1,51 @@
+"""Loading progress on stderr for the commands (only when stderr is a terminal)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+#: files smaller than this load too fast for a progress line to help
+MIN_BYTES = 8 << 20
+
+
+def stderr_progress(path: str, stream: TextIO | None = None,
+                    min_bytes: int | None = None) -> tuple[Callable[[int, int, int], None] | None, Callable[[], None]]:
+    """(a ``SessionManager.open`` progress callback or None, a function clearing the line)."""
+    out = sys.stderr if stream is None else stream
+    try:
+        if not out.isatty() or os.path.getsize(path) < (MIN_BYTES if min_bytes is None else min_bytes):
+            return None, _nothing
+    except (OSError, ValueError):
+        return None, _nothing
+    shown = [False, 0.0]
+    name = os.path.basename(path)
+
+    def report(done: int, total: int, entries: int) -> None:
+        now = time.monotonic()
+        if shown[0] and now - float(shown[1]) < 0.1:
+            return
+        shown[0], shown[1] = True, now
+        pct = 100 * done // total if total else 100
+        try:
+            out.write(f"\r\x1b[Kreading {name}: {done / 1e6:.0f}/{total / 1e6:.0f} MB ({pct}%), {entries:,} entries")
+            out.flush()
+        except (OSError, ValueError):
+            pass
+
+    def clear() -> None:
+        if shown[0]:
+            try:
+                out.write("\r\x1b[K")
+                out.flush()
+            except (OSError, ValueError):
+                pass
+
+    return report, clear
+
+
+def _nothing() -> None:
+    return None

@@ -1,0 +1,385 @@
+"""The persistent index: a session file's parsed skeletons, kept on disk between opens.
+
+Reopening a big session that was read before costs loading this file plus parsing only the
+bytes appended since. One cache file per session file, under ``$LOOMTUI_CACHE_DIR`` or
+``$XDG_CACHE_HOME/loomtui`` (default ``~/.cache/loomtui``), named by a hash of the path.
+
+The cache is an optimisation only, never trusted over the session file:
+
+* each cache file holds a magic, a checksum of its payload and the key it was made for
+  (path, device, inode, size and mtime at save time, a hash of the first and of the last
+  64 KB of the indexed bytes); anything that does not verify is ignored;
+* a file that grew is used when its indexed bytes still hash the same (an append): only the
+  new bytes are parsed; a file that shrank, was rewritten or replaced is read from scratch;
+* writes go to a temporary file renamed over the old one, so concurrent processes only ever
+  see whole cache files; any error while writing (read-only or full directory) is ignored;
+* the directory is bounded: after a write, the least recently used files go until the total
+  is under ``LOOMTUI_CACHE_MAX`` bytes (default 1 GB); a hit refreshes the file's mtime.
+
+``LOOMTUI_NO_CACHE=1`` (or ``--no-cache`` on the command line) turns it off. Files smaller
+than ``LOOMTUI_CACHE_MIN_BYTES`` (default 1 MB) open fast enough and are not cached.
+
+Skeletons are stored as marshal-packed columns, the representation ``split.py`` already ships
+between processes (``split.FIELDS``); only v3 files are cached (older ones are migrated while
+read and keep their full entries).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import marshal
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from loomtui.session.entries import Entry
+from loomtui.session.errors import Diagnostic
+from loomtui.session.forked import can_fork
+from loomtui.session.index import SessionIndex
+from loomtui.session.reader import LineInfo, LineParser, ParseState, parse_from
+from loomtui.session.split import FIELDS, SplitParse, _entries_from_columns
+
+MAGIC = b"LOOMTUI-INDEX\x00"
+#: bump when the payload layout or what the parser records changes
+FORMAT = 1
+EDGE = 64 << 10
+SUFFIX = ".lti"
+#: entries appended since the base file was written, tied to it by its checksum
+DELTA_SUFFIX = ".ltd"
+DELTA_MAGIC = b"LOOMTUI-DELTA\x00"
+DEFAULT_MAX = 1 << 30
+DEFAULT_MIN = 1 << 20
+_SUM = 16
+
+
+def enabled() -> bool:
+    return os.environ.get("LOOMTUI_NO_CACHE", "").strip() not in ("1", "true", "yes", "on")
+
+
+def cache_dir() -> str:
+    explicit = os.environ.get("LOOMTUI_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "loomtui")
+
+
+def _int_env(name: str, default: int) -> int:
+    try:
+        return int(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def min_bytes() -> int:
+    return _int_env("LOOMTUI_CACHE_MIN_BYTES", DEFAULT_MIN)
+
+
+def max_bytes() -> int:
+    return _int_env("LOOMTUI_CACHE_MAX", DEFAULT_MAX)
+
+
+def cache_path(path: str) -> str:
+    name = hashlib.blake2b(os.path.abspath(path).encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+    return os.path.join(cache_dir(), name + SUFFIX)
+
+
+def _edge_hashes(fd: int, size: int) -> tuple[bytes, bytes]:
+    """Hashes of the first and the last 64 KB of bytes [0, size)."""
+    head = os.pread(fd, min(EDGE, size), 0)
+    tail_at = max(0, size - EDGE)
+    tail = os.pread(fd, size - tail_at, tail_at)
+    return (hashlib.blake2b(head, digest_size=16).digest(), hashlib.blake2b(tail, digest_size=16).digest())
+
+
+def present(path: str) -> bool:
+    """Whether a cache file exists for ``path`` (unverified: ``load`` checks it)."""
+    return enabled() and os.path.isfile(cache_path(path))
+
+
+@dataclass
+class Cached:
+    """What a verified cache file restores: the parser state and entries up to ``consumed``."""
+
+    state: ParseState
+    entries: list[Entry]
+    consumed: int
+    #: the file is exactly as indexed (nothing appended): no need to write the cache again
+    unchanged: bool
+    #: checksum of the base cache file and how many entries it holds (appends go to a delta)
+    base_sum: bytes = b""
+    base_count: int = 0
+
+
+def _read_checked(name: str, magic: bytes) -> tuple[bytes, Any] | None:
+    """(checksum, payload) of a cache file whose checksum verifies."""
+    try:
+        with open(name, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    if not blob.startswith(magic):
+        return None
+    body = memoryview(blob)[len(magic):]
+    digest = bytes(body[:_SUM])
+    if hashlib.blake2b(body[_SUM:], digest_size=_SUM).digest() != digest:
+        return None
+    return digest, marshal.loads(body[_SUM:])
+
+
+def _state(header: Any, title: Any, version: int, line_no: int, parsed: int, infos: Any, diags: Any) -> ParseState:
+    state = ParseState(header=header, version=version)
+    state.title = title
+    state.line_no = line_no
+    state.parsed_count = parsed
+    state.lines = [LineInfo(line, offset, sz, kind) for line, offset, sz, kind in infos]
+    state.diagnostics = [Diagnostic(line, reason) for line, reason in diags]
+    return state
+
+
+def load(path: str, fd: int) -> Cached | None:
+    """The cached index of the file open as ``fd`` (at ``path``), or None when there is none
+    that verifies against the file as it is now."""
+    if not enabled():
+        return None
+    reap(block=True)  # an index this process is still writing is worth the wait
+    name = cache_path(path)
+    try:
+        st = os.fstat(fd)
+        got = _read_checked(name, MAGIC)
+        if got is None:
+            return None
+        base_sum, payload = got
+        (fmt, fields, apath, dev, ino, size, mtime_ns, consumed, head_h, tail_h, header, title, version, line_no,
+         parsed, infos, diags, columns) = payload
+        if fmt != FORMAT or tuple(fields) != FIELDS or apath != os.path.abspath(path):
+            return None
+        if (st.st_dev, st.st_ino) != (dev, ino) or st.st_size < size or not (0 <= consumed <= size):
+            return None
+        if _edge_hashes(fd, size) != (head_h, tail_h):
+            return None  # rewritten in place (same inode, different bytes)
+        if not isinstance(header, dict) or version < 3 or len(columns) != len(FIELDS):
+            return None
+        unchanged = st.st_size == size and st.st_mtime_ns == mtime_ns
+        base_count = len(columns[0])
+        more: Any = None
+        delta = _read_checked(name[: -len(SUFFIX)] + DELTA_SUFFIX, DELTA_MAGIC)
+        if delta is not None:
+            (dfmt, dsum, dsize, dmtime, dconsumed, dtail, dtitle, dline_no, dparsed, dinfos, ddiags,
+             dcolumns) = delta[1]
+            if (dfmt == FORMAT and dsum == base_sum and size <= dconsumed == dsize <= st.st_size
+                    and len(dcolumns) == len(FIELDS) and _edge_hashes(fd, dsize)[1] == dtail):
+                consumed, title, line_no, parsed, infos, diags = dconsumed, dtitle, dline_no, dparsed, dinfos, ddiags
+                unchanged = st.st_size == dsize and st.st_mtime_ns == dmtime
+                more = dcolumns
+        state = _state(header, title, version, line_no, parsed, infos, diags)
+        entries = _entries_from_columns(columns, 0)
+        if more is not None:
+            entries += _entries_from_columns(more, 0)
+    except (EOFError, ValueError, TypeError, OSError):
+        return None
+    try:
+        os.utime(name)  # recently used (the LRU order)
+    except OSError:
+        pass
+    return Cached(state, entries, consumed, unchanged, base_sum, base_count)
+
+
+def save_delta(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: int, base: Cached) -> bool:
+    """After an append to a cached file: store only the entries past the base cache file (and
+    the parser state), next to it. False when a whole new index is the better choice."""
+    extra = len(entries) - base.base_count
+    if not base.base_sum or extra < 0 or extra > max(2000, base.base_count // 8):
+        return False
+    try:
+        st = os.fstat(fd)
+        tail_h = _edge_hashes(fd, consumed)[1]
+        mtime = st.st_mtime_ns if consumed == st.st_size else -1
+        rest = entries[base.base_count:]
+        payload = (FORMAT, base.base_sum, consumed, mtime, consumed, tail_h, state.title, state.line_no,
+                   state.parsed_count, [(i.line, i.offset, i.size, i.kind) for i in state.lines],
+                   [(d.line, d.reason) for d in state.diagnostics], [[getattr(e, f) for e in rest] for f in FIELDS])
+        body = marshal.dumps(payload, 2)
+    except (OSError, ValueError, TypeError):
+        return False
+    target = cache_path(path)[: -len(SUFFIX)] + DELTA_SUFFIX
+    return _write(target, DELTA_MAGIC, body)
+
+
+def _write(target: str, magic: bytes, body: bytes) -> bool:
+    tmp = f"{target}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(target), mode=0o700, exist_ok=True)
+        with open(tmp, "wb") as f:
+            f.write(magic)
+            f.write(hashlib.blake2b(body, digest_size=_SUM).digest())
+            f.write(body)
+        os.replace(tmp, target)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        return False
+    return True
+
+
+def _key(fd: int, consumed: int) -> tuple[os.stat_result, bytes, bytes]:
+    """What a cache file is keyed by, taken right after the read (before any fork)."""
+    st = os.fstat(fd)
+    # only the indexed bytes are keyed: a torn tail is re-read next time
+    return (st, *_edge_hashes(fd, consumed))
+
+
+def save(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: int,
+         key: tuple[os.stat_result, bytes, bytes] | None = None) -> bool:
+    """Store the index of ``path`` (open as ``fd``) as read up to ``consumed``. Returns whether
+    a cache file was written; never raises for a cache problem."""
+    if not enabled() or state.header is None or state.version < 3:
+        return False
+    try:
+        st, head_h, tail_h = _key(fd, consumed) if key is None else key
+        if st.st_size < min_bytes():
+            return False
+        size = consumed
+        mtime = st.st_mtime_ns if size == st.st_size else -1
+        diags = [(d.line, d.reason) for d in state.diagnostics]
+        columns = [[getattr(e, f) for e in entries] for f in FIELDS]
+        payload = (FORMAT, FIELDS, os.path.abspath(path), st.st_dev, st.st_ino, size, mtime, consumed, head_h,
+                   tail_h, state.header, state.title, state.version, state.line_no, state.parsed_count,
+                   [(i.line, i.offset, i.size, i.kind) for i in state.lines], diags, columns)
+        body = marshal.dumps(payload, 2)
+    except (OSError, ValueError, TypeError):
+        return False  # something marshal cannot store: simply not cached
+    target = cache_path(path)
+    directory = os.path.dirname(target)
+    if not _write(target, MAGIC, body):
+        return False
+    try:
+        os.unlink(target[: -len(SUFFIX)] + DELTA_SUFFIX)  # it belonged to the old base
+    except OSError:
+        pass
+    prune(directory, max_bytes(), keep=target)
+    return True
+
+
+#: background writers started by this process and not reaped yet
+_writers: list[int] = []
+
+
+def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: int) -> None:
+    """``save``, in a forked child when one may be started (``forked.can_fork``), so the open
+    does not wait for the index to be packed and written; otherwise right here."""
+    reap()
+    if not enabled() or state.header is None or state.version < 3:
+        return
+    try:
+        key = _key(fd, consumed)
+        if key[0].st_size < min_bytes():
+            return
+        pid = os.fork() if can_fork() else -1
+    except OSError:
+        return
+    if pid < 0:
+        save(path, fd, state, entries, consumed, key)
+        return
+    if pid == 0:  # pragma: no cover - the child (its work is checked through the file it writes)
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            for k in (0, 1, 2):  # never hold the caller's pipes or terminal open
+                os.dup2(null, k)
+            os.nice(5)
+            save(path, fd, state, entries, consumed, key)
+        finally:
+            os._exit(0)
+    _writers.append(pid)
+
+
+def reap(block: bool = False) -> None:
+    """Collect finished background writers (all of them, waiting, with ``block``)."""
+    for pid in list(_writers):
+        try:
+            done, _status = os.waitpid(pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _writers.remove(pid)
+
+
+def prune(directory: str, limit: int, keep: str | None = None) -> None:
+    """Remove least recently used cache files until they total at most ``limit`` bytes."""
+    try:
+        names = [n for n in os.listdir(directory) if n.endswith(SUFFIX)]
+    except OSError:
+        return
+    files: list[tuple[int, int, str]] = []
+    total = 0
+    for n in names:
+        p = os.path.join(directory, n)
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        files.append((st.st_mtime_ns, st.st_size, p))
+        total += st.st_size
+    files.sort()
+    for _mtime, size, p in files:
+        if total <= limit:
+            break
+        if p == keep:
+            continue
+        try:
+            os.unlink(p)
+        except OSError:
+            continue
+        total -= size
+        try:
+            os.unlink(p[: -len(SUFFIX)] + DELTA_SUFFIX)
+        except OSError:
+            pass
+
+
+def disable() -> None:
+    """Turn the cache off for this process and its children (``--no-cache``)."""
+    os.environ["LOOMTUI_NO_CACHE"] = "1"
+
+
+def read(path: str, fd: int, split: SplitParse | None,
+         progress: Callable[[int, int, int], None] | None) -> tuple[ParseState, list[Entry], int, int, SessionIndex | None]:
+    """Read the session open as ``fd``: from its cached index plus the bytes appended since,
+    or (no usable index) all of it, on two CPUs with ``split``; then bring the cache up to
+    date. Returns (parser state, entries in file order, consumed offset, EOF, an index of the
+    entries or None). ``progress`` is called with (bytes read, file size, entries read)."""
+    state = ParseState()
+    pending: list[Entry] = []
+    index: SessionIndex | None = None
+    tick: Callable[[int], None] | None = None
+    if progress is not None:
+        total = os.fstat(fd).st_size
+        report = progress
+
+        def _tick(at: int) -> None:
+            report(at, total, len(pending))
+
+        tick = _tick
+    cached = load(path, fd)
+    if cached is not None:
+        if split is not None:
+            split.cancel()  # the index on disk is faster than the child
+        state = cached.state
+        pending = cached.entries
+        consumed, eof = parse_from(fd, cached.consumed, LineParser(state, pending.append), progress=tick)
+        fresh = consumed != cached.consumed
+    else:
+        parser = LineParser(state, pending.append)
+        fresh = True
+        if split is None:
+            consumed, eof = parse_from(fd, 0, parser, progress=tick)
+        else:
+            consumed, eof, index = split.read(fd, parser, pending, progress=tick)
+    if fresh and state.header is not None:
+        # now, before indexing: the index takes over the parser's diagnostics list
+        if cached is None or not save_delta(path, fd, state, pending, consumed, cached):
+            save_soon(path, fd, state, pending, consumed)
+    return state, pending, consumed, eof, index
