@@ -11,6 +11,7 @@ import pytest
 
 from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
+from loomtui.session.migrate import migrated_bytes
 from loomtui.session.split import FIELDS
 
 from tests.session.test_split import adversarial_session
@@ -26,6 +27,15 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
     monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
     return d
+
+
+@pytest.fixture
+def big_v3(pi_dir: Path, tmp_path: Path) -> Path:
+    """The largest real pi fixture (a version 1 file, which is never cached: its ids are made
+    while reading) migrated to version 3, so the cache is really used."""
+    dst = tmp_path / "large-v3.jsonl"
+    dst.write_bytes(migrated_bytes(str(pi_dir / "pi-mono-large-session.jsonl"))[0])
+    return dst
 
 
 def state(sm: SessionManager) -> dict[str, Any]:
@@ -131,9 +141,9 @@ def test_appended_entries_are_picked_up(pi_copy: Any, cache: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize("change", ["truncate", "rewrite-same-size", "replace"])
-def test_changed_file_is_read_from_scratch(change: str, pi_copy: Any, cache: Path,
+def test_changed_file_is_read_from_scratch(big_v3: Path, change: str, pi_copy: Any, cache: Path,
                                            monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    path = pi_copy("pi-mono-large-session")
+    path = big_v3
     SessionManager.open(str(path))
     data = path.read_bytes()
     lines = data.splitlines(keepends=True)
@@ -156,9 +166,9 @@ def test_changed_file_is_read_from_scratch(change: str, pi_copy: Any, cache: Pat
     assert hits == [False]
 
 
-def test_corrupt_and_foreign_cache_files_are_ignored(pi_copy: Any, cache: Path,
+def test_corrupt_and_foreign_cache_files_are_ignored(big_v3: Path, pi_copy: Any, cache: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    path = pi_copy("pi-mono-large-session")
+    path = big_v3
     other = pi_copy("pi-brain-branch-summary")
     expected = plain(path, monkeypatch)
     SessionManager.open(str(path))
@@ -185,9 +195,9 @@ def test_corrupt_and_foreign_cache_files_are_ignored(pi_copy: Any, cache: Path,
     assert hits[-1] is True
 
 
-def test_disabled_by_env_and_unwritable_dir_never_fails(pi_copy: Any, cache: Path, tmp_path: Path,
+def test_disabled_by_env_and_unwritable_dir_never_fails(big_v3: Path, pi_copy: Any, cache: Path, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    path = pi_copy("pi-mono-large-session")
+    path = big_v3
     expected = plain(path, monkeypatch)
     assert not cache.exists()  # the plain read (LOOMTUI_NO_CACHE=1) wrote nothing
     blocker = tmp_path / "file-not-dir"
@@ -205,11 +215,11 @@ def test_disabled_by_env_and_unwritable_dir_never_fails(pi_copy: Any, cache: Pat
         assert not list(ro.iterdir())
 
 
-def test_no_cache_flag(pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch,
+def test_no_cache_flag(big_v3: Path, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch,
                        capsys: pytest.CaptureFixture[str]) -> None:
     from loomtui.cli import main
 
-    path = pi_copy("pi-mono-large-session")
+    path = big_v3
     assert main(["tree", "--no-cache", str(path)]) == 0
     indexcache.reap(block=True)
     assert not cache.exists()
@@ -219,11 +229,11 @@ def test_no_cache_flag(pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatc
     assert list(cache.glob("*.lti"))
 
 
-def test_bounded_lru(tmp_path: Path, cache: Path, pi_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bounded_lru(big_v3: Path, tmp_path: Path, cache: Path, pi_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     paths = []
     for k in range(4):
         p = tmp_path / f"s{k}.jsonl"
-        p.write_bytes((pi_dir / "pi-mono-large-session.jsonl").read_bytes())
+        p.write_bytes(big_v3.read_bytes())
         paths.append(p)
     SessionManager.open(str(paths[0]))
     indexcache.reap(block=True)
