@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -90,3 +91,51 @@ def write_session(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+# --- parity suites with and without the persistent index ---------------------------------------
+
+
+@pytest.fixture(params=["no-cache", "cache"])
+def cache_mode(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a parity test twice: with the persistent index off, and with it on for every file
+    (no size floor), so what a reopen restores is checked against pi like a plain read."""
+    if request.param == "no-cache":
+        monkeypatch.setenv("LOOMTUI_NO_CACHE", "1")
+    else:
+        monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path / "index-cache"))
+        monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
+    return str(request.param)
+
+
+@pytest.fixture
+def parity_file(cache_mode: str, tmp_path: Path) -> Callable[[Path], Path]:
+    """The file a parity test opens, for ``cache_mode``: with the cache on, a version 3 copy
+    (older files are migrated while read and never cached) whose index is written by a first
+    open and verified to load, so the test's own open really comes from the index."""
+
+    def prepare(path: Path) -> Path:
+        if cache_mode == "no-cache":
+            return path
+        from loomtui.session import indexcache
+        from loomtui.session.fileio import open_regular
+        from loomtui.session.manager import SessionManager
+        from loomtui.session.migrate import migrated_bytes
+
+        dst = tmp_path / "indexed" / path.name
+        dst.parent.mkdir(exist_ok=True)
+        if SessionManager.open(str(path)).version < 3:
+            dst.write_bytes(migrated_bytes(str(path))[0])
+        else:
+            shutil.copyfile(path, dst)
+        SessionManager.open(str(dst))  # cold: writes the index
+        indexcache.reap(block=True)
+        fd = open_regular(str(dst))
+        try:
+            cached = indexcache.load(str(dst), fd)
+        finally:
+            os.close(fd)
+        assert cached is not None and cached.unchanged, f"no usable index for {dst}"
+        return dst
+
+    return prepare

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,12 +20,18 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str],
     return code, out.out.rstrip("\n").split("\n"), out.err
 
 
-def test_tree_prints_pi_rows_and_footer(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("name", [p.stem for p in sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))])
+def test_tree_prints_pi_rows_and_footer(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                                        parity_file: Callable[[Path], Path], name: str) -> None:
     monkeypatch.setenv("HOME", "/home/user")
-    golden = json.loads((SHARED / "fixtures" / "pi-goldens" / "dnouri-browse-session.json").read_text())
-    code, lines, _ = run(capsys, BROWSE, "--filter", "no-tools", "--width", "1000")
-    assert code == 0
-    assert lines == next(v["lines"] for v in golden["views"] if v["mode"] == "no-tools")
+    golden = json.loads((SHARED / "fixtures" / "pi-goldens" / f"{name}.json").read_text())
+    path = parity_file(SHARED / "fixtures" / "pi" / f"{name}.jsonl")
+    for view in golden["views"]:
+        args = ["--filter", view["mode"], "--width", "1000"] + (["--search", view["query"]] if view["query"] else [])
+        for _ in range(2):  # a second run finds whatever the first one left in the cache
+            code, lines, _ = run(capsys, path, *args)
+            assert code == 0
+            assert lines == view["lines"], (view["mode"], view["query"])
 
 
 def test_tree_search_option(capsys: pytest.CaptureFixture[str]) -> None:

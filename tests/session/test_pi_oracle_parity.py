@@ -90,8 +90,8 @@ def export_parity(oracle_dir: Path, source: Path, leaf: str, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("name", V3_FIXTURES)
-def test_index_and_context_match_pi(name, pi_dir, oracle_dir):
-    same_view(oracle(oracle_dir, pi_dir / f"{name}.jsonl"), ours(pi_dir / f"{name}.jsonl"))
+def test_index_and_context_match_pi(name, pi_dir, oracle_dir, parity_file):
+    same_view(oracle(oracle_dir, pi_dir / f"{name}.jsonl"), ours(parity_file(pi_dir / f"{name}.jsonl")))
 
 
 @pytest.mark.parametrize(

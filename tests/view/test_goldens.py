@@ -1,8 +1,10 @@
-"""Rows must be exactly what pi's /tree draws (goldens made by the published pi)."""
+"""Rows must be exactly what pi's /tree draws (goldens made by the published pi), read plainly and
+from the persistent index."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -24,9 +26,9 @@ CASES = [(f, v["mode"], v["query"]) for f in FIXTURES for v in golden_views(f)]
 
 
 @pytest.mark.parametrize("path,mode,query", CASES, ids=[f"{f.stem}-{m}-{q or 'noquery'}" for f, m, q in CASES])
-def test_rows_match_pi_golden(path: Path, mode: str, query: str) -> None:
+def test_rows_match_pi_golden(path: Path, mode: str, query: str, parity_file: Callable[[Path], Path]) -> None:
     expected = next(v for v in golden_views(path) if v["mode"] == mode and v["query"] == query)
-    model = TreeModel(SessionManager.open(str(path)), filter_mode=mode, home="/home/user")
+    model = TreeModel(SessionManager.open(str(parity_file(path))), filter_mode=mode, home="/home/user")
     model.type_text(query)
     assert [truncate_to_width(line, 1000) for line in model.lines()] == expected["lines"]
 
