@@ -1,4 +1,4 @@
-"""The app's "Export HTML": Shift+H and the command palette write the page and say where."""
+"""The app's "Export HTML": Shift+E and the command palette write the page and say where."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ async def test_shift_h_writes_the_page_at_the_selection(fixture_copy: Any, tmp_p
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "r1000004")
-        await pilot.press("H")
+        await pilot.press("E")
         for _ in range(200):
             await pilot.pause(0.05)
             if any("Wrote" in n for n in notices(app)):

@@ -351,15 +351,25 @@ async def test_help_lists_the_loom_keys(fixture_copy) -> None:
             assert any(line.strip().startswith(key) and what in line for line in text.splitlines()), key
 
 
-async def test_shift_h_unhoists_while_hoisted_and_exports_html_otherwise(fixture_copy, monkeypatch) -> None:
+async def test_shift_h_unhoists_shift_e_exports_html_and_both_type_while_searching(fixture_copy,
+                                                                                     monkeypatch) -> None:
     app = make_app(fixture_copy("kinds.jsonl"))
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         exported: list[str] = []
-        monkeypatch.setattr(type(screen), "action_export_html", lambda self: exported.append("html"))
+        monkeypatch.setattr(type(screen), "_export_html", lambda self, *args: exported.append(args[2]))
         await select(pilot, screen, "u1000003")
         await pilot.press("h")
+        assert screen.model.hoist_id == "u1000003"
         await pilot.press("H")
         assert screen.model.hoist_id is None and exported == []
-        await pilot.press("H")
-        assert exported == ["html"]
+        await pilot.press("H")  # not hoisted: an ordinary letter, which starts a search
+        await pilot.pause()
+        assert exported == [] and screen.model.query == "H"
+        await pilot.press("escape")
+        assert screen.model.query == ""
+        await pilot.press("E")
+        assert exported == ["u1000003"]
+        await pilot.press("x", "H", "E")  # a search is going on: the keys are part of the query
+        await pilot.pause()
+        assert screen.model.query == "xHE" and exported == ["u1000003"]

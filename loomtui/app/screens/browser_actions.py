@@ -95,6 +95,8 @@ class BrowserActions(_Base):
 
     def action_export_html(self) -> None:
         """Write the session as an HTML page in the working directory, opened at the selection."""
+        if self._typed("E"):
+            return
         entry_id, controller = self._selected_id(), self.controller
         if controller is None or entry_id is None:
             return

@@ -33,10 +33,6 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-#: the character each printable loom key types while a search is active
-_TYPED = {"mark": "m", "compare": "c", "hoist": "h", "unhoist": "H", "goto": "#", "archive": "A"}
-
-
 class LoomTools:
     """Actions and state of the loom tools (mixed into the browser screen)."""
 
@@ -161,13 +157,10 @@ class LoomTools:
         self._show_breadcrumb()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Shift+H is both "unhoist" and "export HTML": while a subtree is hoisted it unhoists,
-        otherwise the export runs (Textual tries a key's bindings in turn, skipping refused ones)."""
-        hoisted = self.model is not None and self.model.hoist_id is not None
+        """Shift+H unhoists only while a subtree is hoisted; otherwise the key is left to the
+        search (Textual skips a binding whose action is refused here)."""
         if action == "unhoist":
-            return hoisted
-        if action == "export_html" and hoisted:
-            return False
+            return self.model is not None and self.model.hoist_id is not None
         return True
 
     def action_unhoist(self) -> None:
