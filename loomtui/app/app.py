@@ -52,6 +52,7 @@ class LoomApp(App[int], inherit_bindings=False):
         theme: str | None = None,
         filter_mode: str = "default",
         sessions_dirs: list[str] | None = None,
+        only_dirs: bool = False,
         watch: bool = True,
         split: SplitParse | None = None,
     ) -> None:
@@ -71,6 +72,8 @@ class LoomApp(App[int], inherit_bindings=False):
         self._start_split = split
         self.filter_mode = filter_mode
         self.sessions_dirs = list(sessions_dirs or [])
+        #: ``loomtui DIR``: the picker lists that directory alone, not the usual roots too
+        self.only_dirs = only_dirs and bool(self.sessions_dirs)
         self.follow_files = watch
         self.user_keymap: dict[str, str] = {}
         self.theme_sources: dict[str, str] = {}
@@ -139,7 +142,7 @@ class LoomApp(App[int], inherit_bindings=False):
         """The session picker (it lists the bundled samples when the machine has no sessions)."""
         from loomtui.app.screens.picker import PickerScreen
 
-        self.push_screen(PickerScreen(self.sessions_dirs))
+        self.push_screen(PickerScreen(self.sessions_dirs, only=self.only_dirs))
 
     def open_session_file(self, path: str, select_id: str | list[str] | None = None,
                           split: SplitParse | None = None) -> BrowserScreen:

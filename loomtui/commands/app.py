@@ -49,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         except LoomError as exc:
             print(f"loomtui: {exc}", file=sys.stderr)
             return 2
+    only_dirs = False  # the picker lists only the directories named (not pi's and omp's too)
     if args.file is not None:
         refused = _refuse_early(args.file)
         if refused is not None:
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             # a directory of sessions: the picker on it
             args.sessions_dirs = [args.file, *args.sessions_dirs]
             args.file = None
+            only_dirs = True
     split = None
     if args.file is not None:
         # before Textual starts (and starts threads): a child parses the tail of a big session
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     from loomtui.app.app import LoomApp
 
     app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
-                  watch=args.follow, split=split)
+                  only_dirs=only_dirs, watch=args.follow, split=split)
     result = app.run()
     if isinstance(result, int):
         return result

@@ -39,7 +39,7 @@ def test_a_directory_of_sessions_opens_the_picker_on_it(tmp_path: Path, monkeypa
         return_code = 0
 
         def __init__(self, path: str | None, **kw: Any) -> None:
-            seen["path"], seen["dirs"] = path, kw["sessions_dirs"]
+            seen["path"], seen["dirs"], seen["only"] = path, kw["sessions_dirs"], kw["only_dirs"]
 
         def run(self) -> int:
             return 0
@@ -48,7 +48,9 @@ def test_a_directory_of_sessions_opens_the_picker_on_it(tmp_path: Path, monkeypa
 
     monkeypatch.setattr(app_module, "LoomApp", FakeApp)
     assert app_command.main([str(d)]) == 0
-    assert seen == {"path": None, "dirs": [str(d)]}
+    assert seen == {"path": None, "dirs": [str(d)], "only": True}
+    assert app_command.main([str(d / "kinds.jsonl")]) == 0
+    assert seen == {"path": str(d / "kinds.jsonl"), "dirs": [], "only": False}
 
 
 async def test_a_binary_file_picked_inside_the_app_is_a_notice(tmp_path: Path, fixture_copy) -> None:

@@ -91,13 +91,14 @@ class Opened(Screen[None]):
 
 
 class HostApp(App[None]):
-    def __init__(self, dirs: list[str]) -> None:
+    def __init__(self, dirs: list[str], *, only: bool = False) -> None:
         super().__init__()
         self.dirs = dirs
+        self.only = only
         self.opened: list[tuple[str, str | None]] = []
 
     def on_mount(self) -> None:
-        self.push_screen(PickerScreen(self.dirs))
+        self.push_screen(PickerScreen(self.dirs, only=self.only))
 
     def open_session_file(self, path: str, select_id: str | None = None) -> Opened:
         self.opened.append((path, select_id))
@@ -156,6 +157,17 @@ async def test_sessions_grouped_by_project_newest_first_forks_threaded(sessions:
         ]
         assert picker.session_list.selected == 1
         assert str(picker.query_one("#picker-title", Static).render()) == "Sessions  ·  4 in 2 projects"
+
+
+async def test_a_directory_named_alone_lists_only_its_sessions(sessions: dict[str, Path], tmp_path: Path) -> None:
+    extra = tmp_path / "extra"
+    app = HostApp([str(extra)], only=True)  # ``loomtui DIR``
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        assert rows(picker) == [(PROJECT, 1, "/home/u/lib"), (SESSION, 0, "Fix the flaky parser test")]
+        title = str(picker.query_one("#picker-title", Static).render())
+        assert title.startswith("Sessions in ") and "extra" in title and title.endswith("1 in 1 project")
+        assert picker.roots == [str(extra)]
 
 
 async def test_rows_show_name_times_and_counts(sessions: dict[str, Path], tmp_path: Path) -> None:

@@ -66,9 +66,11 @@ class PickerScreen(Screen[None]):
     PickerScreen > #picker-status { height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, dirs: list[str] | None = None) -> None:
+    def __init__(self, dirs: list[str] | None = None, *, only: bool = False) -> None:
         super().__init__()
         self.dirs = [os.path.abspath(os.path.expanduser(d)) for d in (dirs or [])]
+        #: list ``dirs`` alone (``loomtui DIR``), not pi's, omp's and the agents' roots besides
+        self.only = only and bool(self.dirs)
         self.sessions: list[SessionSummary] = []
         self.groups: list[ProjectGroup] = []
         self.samples = False
@@ -131,20 +133,23 @@ class PickerScreen(Screen[None]):
     # listing ------------------------------------------------------------------------------------
     @property
     def roots(self) -> list[str]:
-        return default_session_dirs() + self.dirs
+        return list(self.dirs) if self.only else default_session_dirs() + self.dirs
 
     @work(thread=True, exclusive=True, group="picker-list")
     def load(self) -> None:
         def progress(done: int, total: int) -> None:
             self.app.call_from_thread(self._status, f"Reading sessions… {done:,}/{total:,} (counted once, then cached)")
 
-        sessions = list_sessions(extra=self.dirs, progress=progress)
+        if self.only:
+            sessions = list_sessions(self.dirs, progress=progress)
+        else:
+            sessions = list_sessions(extra=self.dirs, progress=progress)
         if self.dirs:  # OCP run documents live only where the user points
             from loomtui.formats.ocp_catalog import list_runs
 
             sessions = sorted(sessions + list_runs(self.dirs), key=lambda s: (-s.modified, s.path))
         samples = False
-        if not sessions:
+        if not sessions and not self.only:
             sessions = list_sessions([sample_dir()])
             samples = bool(sessions)
         self.app.call_from_thread(self._loaded, sessions, samples)
@@ -173,6 +178,8 @@ class PickerScreen(Screen[None]):
         projects = len({s.cwd for s in self.sessions})
         n = len(self.sessions)
         what = "Sample sessions" if self.samples else "Sessions"
+        if self.only:
+            what += " in " + ", ".join(short_path(d) for d in self.dirs)
         text = f"{what}  ·  {n:,} in {projects:,} project{'s' if projects != 1 else ''}"
         if self.mode == SEARCH:
             text = f"Full-text search  ·  {n:,} sessions"
