@@ -57,6 +57,11 @@ def branch_file_name(timestamp: str, session_id: str) -> str:
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
+#: most full entries ``SessionManager.load`` keeps decoded, and most bytes of their lines
+LOAD_CACHE_ENTRIES = 512
+LOAD_CACHE_BYTES = 32 << 20
+
+
 @dataclass(frozen=True, slots=True)
 class TreeNode:
     """One node of ``get_tree`` (pi's SessionTreeNode)."""
@@ -80,7 +85,9 @@ class SessionManager:
         self._leaf_moved = False
         self._mark: store.FileMark | None = None
         self._indexed_to = 0
-        self._cache: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        #: full entries decoded lately, by id, with their line sizes (bounded by ``LOAD_CACHE_*``)
+        self._cache: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
+        self._cache_bytes = 0
         #: what was opened and what may be written back (session/source.py)
         self.source = Source.memory()
 
@@ -457,14 +464,18 @@ class SessionManager:
         """The full entry behind a skeleton (decoded from its byte span, cached)."""
         if e.data is not None:
             return e.data
-        hit = self._cache.get(e.id)
+        cache = self._cache
+        hit = cache.get(e.id)
         if hit is not None:
-            self._cache.move_to_end(e.id)
-            return hit
+            cache.move_to_end(e.id)
+            return hit[0]
         obj = decode_line(self.raw_line(e))
-        self._cache[e.id] = obj
-        if len(self._cache) > 512:
-            self._cache.popitem(last=False)
+        # bounded by count and by line bytes: an entry holding inline images decodes to
+        # megabytes, and a session of them must not pile up in memory as it is browsed
+        cache[e.id] = (obj, e.size)
+        self._cache_bytes += e.size
+        while len(cache) > LOAD_CACHE_ENTRIES or (self._cache_bytes > LOAD_CACHE_BYTES and len(cache) > 1):
+            self._cache_bytes -= cache.popitem(last=False)[1][1]
         return obj  # type: ignore[no-any-return]
 
     def raw_line(self, e: Entry) -> bytes:
