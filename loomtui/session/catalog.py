@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from loomtui.session import agent_catalog
+from loomtui.session import agent_catalog, catalog_window
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular_file
 from loomtui.session.entries import content_text
@@ -172,6 +172,9 @@ class SessionSummary:
     size: int
     #: which tool wrote it: pi, omp, claude-code or codex
     tool: str = "pi"
+    #: read from a head and a tail window only (a huge file): the counts are estimates
+    #: (session/catalog_window.py)
+    partial: bool = False
 
     @property
     def title(self) -> str:
@@ -269,6 +272,10 @@ def _header(buf: bytes) -> tuple[dict[str, Any], dict[str, Any] | None, int] | N
             return obj, title, end + 1
         return None
     return None
+
+
+#: the header of a file from its first bytes (session/catalog_window.py reads a window)
+header_of = _header
 
 
 def summarize_bytes(path: str, buf: bytes, mtime: float) -> SessionSummary | None:
@@ -497,15 +504,20 @@ def _make_summary(
 
 
 def summarize(path: str) -> SessionSummary | None:
-    """Read and summarise one file (None when it is not a pi/omp v1–v3, Claude Code or Codex session)."""
+    """Read and summarise one file (None when it is not a pi/omp v1–v3, Claude Code or Codex
+    session). A pi/omp file above ``catalog_window.WINDOW_LIMIT`` is read in two windows only."""
+    path = os.path.abspath(path)
+    summary: SessionSummary | None = None
     try:
         with open_regular_file(path) as f:
             st = os.fstat(f.fileno())
-            buf = f.read()
+            if st.st_size > catalog_window.WINDOW_LIMIT:
+                summary = catalog_window.summarize_windows(path, f, st.st_size, st.st_mtime)
+            if summary is None:
+                f.seek(0)
+                summary = summarize_bytes(path, f.read(), st.st_mtime)
     except (OSError, LoomError):
         return None
-    path = os.path.abspath(path)
-    summary = summarize_bytes(path, buf, st.st_mtime)
     if summary is not None and summary.tool == "pi":
         omp = os.path.join(os.path.abspath(default_session_dirs()[1]), "")
         if path.startswith(omp):
@@ -616,6 +628,8 @@ def list_sessions(
             continue
         if store is not None:
             hit, summary = store.get(path, st)
+            if hit and summary is not None and summary.partial and catalog_window.may_be_exact(path):
+                hit = False  # estimated counts, and loomtui has indexed the file since
             if hit:
                 if summary is not None:
                     out.append(summary)

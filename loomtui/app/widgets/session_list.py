@@ -252,8 +252,10 @@ class SessionList(ScrollView, can_focus=False):
         values = {
             "created": format_when(s.created),
             "modified": format_when(s.modified),
-            "msgs": str(s.message_count),
-            "branches": str(s.branch_count) if s.branch_count else "·",
+            # a huge file listed from two windows (session/catalog_window.py): estimates
+            "msgs": f"≈{s.message_count}" if s.partial else str(s.message_count),
+            "branches": (f"≥{s.branch_count}" if s.branch_count else "?") if s.partial
+            else str(s.branch_count) if s.branch_count else "·",
         }
         cells = "".join(f"{values[name]:>{w}}" for w, name in right)
         title_w = max(1, width - 2 - len(cells))
