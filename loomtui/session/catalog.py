@@ -557,9 +557,12 @@ class SummaryCache:
         if values is None:
             return True, None  # known not to be a session
         try:
-            return True, SessionSummary(*values)
+            summary = SessionSummary(*values)
         except TypeError:
             return False, None
+        if summary.partial and catalog_window.may_be_exact(path):
+            return False, None  # estimated counts, and loomtui has indexed the file since
+        return True, summary
 
     def put(self, path: str, st: os.stat_result, summary: SessionSummary | None) -> None:
         values = None if summary is None else [getattr(summary, f) for f in _FIELDS]
@@ -628,8 +631,6 @@ def list_sessions(
             continue
         if store is not None:
             hit, summary = store.get(path, st)
-            if hit and summary is not None and summary.partial and catalog_window.may_be_exact(path):
-                hit = False  # estimated counts, and loomtui has indexed the file since
             if hit:
                 if summary is not None:
                     out.append(summary)
