@@ -108,7 +108,8 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
             size = os.fstat(f.fileno()).st_size
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-    first_obj = line_value(first)
+    with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
+        first_obj = line_value(first)
     if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
     agent = agent_format(path)
@@ -122,7 +123,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
     if first_obj is not None and len(first) == size:
         # a one-line document: the first line was the whole file, already parsed
-        return open_document(first_obj, path, sha256(first), tree_id)
+        return open_document(first_obj, path, _digest(first_obj, first), tree_id)
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
     except OSError as exc:
@@ -140,7 +141,12 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         ) from None
     if classify(doc) is None and maitento_read.has_configuration(doc):
         return _loom_config_map(path)
-    return open_document(doc, path, sha256(data), tree_id)
+    return open_document(doc, path, _digest(doc, data), tree_id)
+
+
+def _digest(doc: Any, data: bytes) -> str | None:
+    """The digest a save compares with the file; an OCP run is never saved (read-only)."""
+    return None if ocp.looks_like_ocp(doc) else sha256(data)
 
 
 def agent_format(path: str) -> str | None:

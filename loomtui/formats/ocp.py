@@ -1,7 +1,8 @@
 """OCP run documents (Orchestration Context Protocol v0.1/v0.2/v0.3) read as a loom.
 
-A run becomes the same session model every other loom becomes: entries for
-``SessionManager.from_entries`` (see docs/formats.md, "OCP run documents"). The entries are ``custom_message`` rows:
+A run becomes the same session model every other loom becomes (see docs/formats.md, "OCP run
+documents"): ``custom_message`` rows, made by ``ocp_tree`` (which writes a row's text only
+when it is first read):
 
 * the run (root), then its groups as folders (``group.parent`` nests them);
 * nodes in dependency order: ``dep``/``fan_in`` edges form a DAG and a node with several
@@ -38,7 +39,6 @@ OCP = "ocp"
 KNOWN_VERSIONS = ("0.1", "0.2", "0.3")
 VIEWS = ("dag", "lineage")
 DAG_KINDS = frozenset(("dep", "fan_in"))
-LINEAGE_KINDS = frozenset(("spawn", "launch"))
 IN_FLIGHT = frozenset(("queued", "working"))
 FAILED = frozenset(("failed", "rejected"))
 
@@ -262,195 +262,13 @@ def topo_order(run: OcpRun) -> list[str]:
     return out
 
 
-# the tree -----------------------------------------------------------------------------------
-def _group_parents(run: OcpRun) -> dict[str, str]:
-    """Group id -> parent entry id (a group under its parent group, cycles broken)."""
-    under: dict[str, str] = {}
-    for gid, g in run.groups.items():
-        p = g.get("parent")
-        seen = {gid}
-        q = p
-        while isinstance(q, str) and q in run.groups and q not in seen:
-            seen.add(q)
-            q = run.groups[q].get("parent")
-        if isinstance(p, str) and p in run.groups and not (isinstance(q, str) and q in seen):
-            under[gid] = group_eid(p)
-        else:
-            if p is not None:
-                why = "a cycle" if isinstance(q, str) and q in seen else f"unknown group {p!r}"
-                run.note(f"group {gid}: parent is {why}; shown under the run")
-            under[gid] = RUN_ID
-    return under
-
-
-def _home_of(run: OcpRun, nid: str) -> str:
-    g = run.nodes.get(nid, {}).get("group")
-    if g is None:
-        return RUN_ID
-    if isinstance(g, str) and g in run.groups:
-        return group_eid(g)
-    run.note(f"node {nid}: group {g!r} is not defined; shown under the run")
-    return RUN_ID
-
-
-def _place_dag(run: OcpRun, order: list[str]) -> None:
-    rank = {nid: i for i, nid in enumerate(order)}
-    for nid in order:
-        home = _home_of(run, nid)
-        parents = run.parents.get(nid, [])
-        candidates = [p for p in parents if rank[p] < rank[nid] and _home_of_quiet(run, p) == home]
-        if candidates:
-            best = max(candidates, key=lambda p: (run.settled_at(p), rank[p]))
-            run.placed_under[nid] = node_eid(best)
-            others = [p for p in parents if p != best]
-        else:
-            run.placed_under[nid] = home
-            others = list(parents)
-        if others:
-            run.also_after[nid] = others
-
-
-def _home_of_quiet(run: OcpRun, nid: str) -> str:
-    g = run.nodes.get(nid, {}).get("group")
-    return group_eid(g) if isinstance(g, str) and g in run.groups else RUN_ID
-
-
-def _place_lineage(run: OcpRun, order: list[str]) -> None:
-    """spawn/launch lineage: a node under the attempt that launched it (origin.launched_by),
-    else under the node whose edge spawned or launched it; lineage may loop, so a placement
-    that would close a loop is refused and the node stays at the top."""
-    parent_of: dict[str, str] = {}
-    via: dict[str, list[str]] = defaultdict(list)
-    for e in run.edges:
-        if e.get("kind") in LINEAGE_KINDS:
-            a, b = e.get("from"), e.get("to")
-            if isinstance(a, str) and isinstance(b, str) and a in run.nodes and b in run.nodes and a != b:
-                if a not in via[b]:
-                    via[b].append(a)
-    for nid in order:
-        launcher = None
-        for a in run.node_attempts(nid):
-            origin = a.get("origin")
-            lb = origin.get("launched_by") if isinstance(origin, dict) else None
-            if isinstance(lb, str) and lb in run.attempts:
-                launcher = lb
-                break
-        if launcher is not None:
-            owner = run.attempts[launcher].get("node")
-            if isinstance(owner, str) and owner in run.nodes and owner != nid:
-                parent_of[nid] = owner
-                run.placed_under[nid] = attempt_eid(launcher)
-        elif via.get(nid):
-            parent_of[nid] = via[nid][0]
-            run.placed_under[nid] = node_eid(via[nid][0])
-        rest = [p for p in via.get(nid, []) if p != parent_of.get(nid)]
-        if rest:
-            run.also_after[nid] = rest
-    for nid in order:  # refuse placements that close a loop
-        seen = {nid}
-        q = parent_of.get(nid)
-        while q is not None and q not in seen:
-            seen.add(q)
-            q = parent_of.get(q)
-        if q is not None:
-            parent_of.pop(nid, None)
-            run.placed_under[nid] = RUN_ID
-            run.note(f"lineage of node {nid} loops; shown at the top of the lineage view")
-    for nid in order:
-        run.placed_under.setdefault(nid, RUN_ID)
-
-
-def _place_retries(run: OcpRun) -> None:
-    for nid, aids in run.attempts_of.items():
-        earlier: set[str] = set()
-        for aid in aids:
-            cause = run.attempts[aid].get("cause")
-            ref = cause.get("ref") if isinstance(cause, dict) else None
-            if isinstance(ref, str) and ref:
-                if ref in earlier:
-                    run.retries[aid] = ref
-                elif ref not in run.attempts:
-                    run.note(f"attempt {aid}: cause.ref {ref!r} names no attempt")
-                elif run.attempts[ref].get("node") == run.attempts[aid].get("node"):
-                    run.note(f"attempt {aid}: cause.ref {ref!r} is not an earlier attempt at its node")
-            earlier.add(aid)
-
-
-def build_entries(run: OcpRun) -> list[dict[str, Any]]:
-    """The run as pi-style entries, parents first; timestamps give the sibling order."""
-    order = topo_order(run) if run.view == "dag" else list(run.node_order)
-    if run.view == "dag":
-        _place_dag(run, order)
-    else:
-        _place_lineage(run, order)
-    _place_retries(run)
-    kids: dict[str, list[str]] = defaultdict(list)
-    made: dict[str, dict[str, Any]] = {}
-
-    def add(eid: str, parent: str | None, entry: dict[str, Any]) -> None:
-        entry["id"] = eid
-        entry["parentId"] = parent
-        made[eid] = entry
-        if parent is not None:
-            kids[parent].append(eid)
-
-    add(RUN_ID, None, T.run_entry(run))
-    if run.view == "dag":
-        gparents = _group_parents(run)
-        for gid in run.groups:
-            add(group_eid(gid), gparents[gid], T.group_entry(run, gid))
-    for nid in run.missing_nodes:
-        add(node_eid(nid), RUN_ID, T.missing_node_entry(run, nid))
-    node_entries = {nid: T.node_entry(run, nid) for nid in order}
-    attempt_parent: dict[str, str] = {}
-    for nid, aids in run.attempts_of.items():
-        owner = node_eid(nid) if nid else RUN_ID
-        for aid in aids:
-            ref = run.retries.get(aid)
-            attempt_parent[aid] = attempt_eid(ref) if ref else owner
-    # nodes are made in dependency order and hung under their parents after the attempts, so
-    # every parent lists its attempts before the nodes that depend on it
-    for nid in order:
-        add(node_eid(nid), None, node_entries[nid])
-    for nid in list(run.attempts_of):
-        for aid in run.attempts_of[nid]:
-            add(attempt_eid(aid), attempt_parent[aid], T.attempt_entry(run, aid))
-    for nid in order:
-        parent = run.placed_under.get(nid, RUN_ID)
-        if parent not in made:
-            parent = RUN_ID
-        made[node_eid(nid)]["parentId"] = parent
-        kids[parent].append(node_eid(nid))
-    # pre-order: every parent before its children; each parent's children are already in the
-    # wanted order (group folders, then attempts and retries, then nodes in dependency order),
-    # so one shared timestamp keeps them there (pi sorts siblings by time, ties in file order)
-    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
-    out: list[dict[str, Any]] = []
-    stack = [RUN_ID]
-    while stack:
-        eid = stack.pop()
-        e = made[eid]
-        e["timestamp"] = ts
-        out.append(e)
-        below = kids.get(eid)
-        if below:
-            stack.extend(reversed(below))
-    if len(out) < len(made):  # unreachable only through a bug; never lose a row
-        placed = {e["id"] for e in out}
-        for eid, e in made.items():
-            if eid not in placed:
-                e["parentId"] = RUN_ID
-                e["timestamp"] = ts
-                out.append(e)
-    return out
-
-
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
                   findings: list[Any] | None = None, checked_with: str = "") -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now."""
     from loomtui.formats import ocp_check
+    from loomtui.formats.ocp_tree import build_rows
 
     if view not in VIEWS:
         from loomtui.session.errors import SessionFormatError
@@ -463,7 +281,7 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
         run.checked = checked_with
     elif check:
         ocp_check.attach_findings(run)
-    entries = build_entries(run)
+    rows = build_rows(run)
     run.filters = T.filters(run)
     for p in run.problems:
         diag.append(Diagnostic(0, p))
@@ -483,8 +301,8 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
     source = Source(OCP, os.path.abspath(path) if path else None, labels="memory", document=run, leaf_moves=False,
                     filters=run.filters, describe=lambda eid: describe_row(run, eid))
     # the leaf is the run root: sibling order stays the dependency order
-    return SessionManager.from_entries(header, entries, diag, session_name=T.run_name(run), source=source,
-                                       leaf=RUN_ID)
+    return SessionManager.from_skeletons(header, rows, diag, session_name=T.run_name(run), source=source,
+                                         leaf=RUN_ID)
 
 
 def describe_row(run: OcpRun, eid: str) -> str | None:

@@ -77,14 +77,17 @@ def harness_of(a: dict[str, Any]) -> str:
 
 def fast_time(value: Any) -> float | None:
     """An ISO-8601 time with zone as Unix seconds (None when missing or without a zone)."""
-    if not isinstance(value, str):
+    if type(value) is not str:
         return None
     try:
-        dt = datetime.fromisoformat(value)
+        dt = _fromiso(value)
     except ValueError:
-        dt = parse_iso(value)
-        return dt.timestamp() if dt is not None else None
+        parsed = parse_iso(value)
+        return parsed.timestamp() if parsed is not None else None
     return dt.timestamp() if dt.tzinfo is not None else None
+
+
+_fromiso = datetime.fromisoformat
 
 
 #: what rows and totals need of one attempt: status, tokens, usd (None when not priced),
@@ -93,19 +96,25 @@ Facts = tuple[str, int, "float | None", "float | None", "float | None", str, str
 
 
 def facts_of(a: dict[str, Any]) -> Facts:
-    cost = a.get("cost")
+    """What rows and totals need of one attempt (run once per attempt while a run opens)."""
+    get = a.get
+    cost = get("cost")
     tokens = 0
     usd = None
     if type(cost) is dict:
         for k in TOKEN_FIELDS:
             v = cost.get(k)
-            if v is not None:
+            if type(v) is int:
+                tokens += v
+            elif v is not None:
                 v = _num(v)
                 if v:
                     tokens += int(v)
         usd = _num(cost.get("usd"))
-    return (status_of(a), tokens, usd, fast_time(a.get("started_at")), fast_time(a.get("ended_at")), model_of(a),
-            harness_of(a))
+    status = get("status")
+    harness = get("harness")
+    return (status if type(status) is str else "?", tokens, usd, fast_time(get("started_at")),
+            fast_time(get("ended_at")), model_of(a), harness if type(harness) is str else "")
 
 
 @dataclass
@@ -194,17 +203,23 @@ def node_totals(run: "OcpRun", nid: str) -> Totals:
 
 
 def group_totals(run: "OcpRun", gid: str) -> tuple[int, Totals]:
+    """(member nodes, their attempts' totals); made from the attempts directly: the group rows
+    are on the first screen, and a per-node total for every member would cost more."""
     t = Totals()
     members = run.group_members.get(gid, ())
+    attempts_of, facts = run.attempts_of, run.facts
     for nid in members:
-        t.merge(node_totals(run, nid))
+        for aid in attempts_of.get(nid, ()):
+            t.add(facts[aid])
     return len(members), t
 
 
 def run_totals(run: "OcpRun") -> Totals:
     t = Totals()
-    for nid in run.attempts_of:
-        t.merge(node_totals(run, nid))
+    facts = run.facts
+    for aids in run.attempts_of.values():
+        for aid in aids:
+            t.add(facts[aid])
     return t
 
 
@@ -279,9 +294,14 @@ def node_models(run: "OcpRun", nid: str) -> str:
     return names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "") if names else ""
 
 
+def node_kind(node: dict[str, Any]) -> str:
+    """The bracketed kind of a node's row (its ``kind``, else "node")."""
+    return _s(node.get("kind"), 40) or "node"
+
+
 def node_entry(run: "OcpRun", nid: str) -> dict[str, Any]:
     node = run.nodes[nid]
-    kind = _s(node.get("kind"), 40) or "node"
+    kind = node_kind(node)
     status = run.node_status(nid)
     t = node_totals(run, nid)
     head = glyph(status) if status else "○"

@@ -163,14 +163,32 @@ class SessionManager:
         from label / session_info entries, for formats that keep bookmarks and titles outside
         the tree. ``leaf``: where the leaf starts (default: the last entry).
         """
-        sm = cls(header, None)
-        sm.source = source if source is not None else Source.memory(
-            source_format, os.path.abspath(source_path) if source_path else None)
         skeletons = []
         for n, obj in enumerate(entries, start=1):
             e = entry_from_dict(obj, line=n)
             if e is not None:
                 skeletons.append(e)
+        if source is None:
+            source = Source.memory(source_format, os.path.abspath(source_path) if source_path else None)
+        return cls.from_skeletons(header, skeletons, diagnostics, labels=labels, session_name=session_name,
+                                  source=source, leaf=leaf)
+
+    @classmethod
+    def from_skeletons(
+        cls,
+        header: dict[str, Any],
+        skeletons: list[Entry],
+        diagnostics: list[Diagnostic] | None = None,
+        *,
+        source: Source,
+        labels: dict[str, Any] | None = None,
+        session_name: str | None = None,
+        leaf: str | None = None,
+    ) -> "SessionManager":
+        """``from_entries`` for an adapter that makes the skeletons itself (their ``data``
+        holds each full entry; it may be made when first read)."""
+        sm = cls(header, None)
+        sm.source = source
         sm.index.build(skeletons)
         if diagnostics:
             sm.index.diagnostics[:0] = diagnostics

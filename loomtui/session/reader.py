@@ -9,6 +9,7 @@ file.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
@@ -58,6 +59,10 @@ def is_pi_header(value: Any) -> bool:
 
 #: first lines longer than this are parsed by the sniff only when they may be a pi header
 SNIFF_PARSE_LIMIT = 1 << 20
+#: what a pi/omp header line holds in its first ``SNIFF_PARSE_LIMIT`` bytes (``is_pi_header``):
+#: a type or kind naming one; a loom document that merely uses the words (an OCP attempt's
+#: ``"session"`` key) is not parsed
+_HEADER_KEY = re.compile(rb'"(?:type|kind)"\s*:\s*"(?:session|title|header)"')
 
 
 def is_pi_session_file(path: str) -> bool:
@@ -65,8 +70,10 @@ def is_pi_session_file(path: str) -> bool:
     try:
         with open_regular_file(path) as f:
             line = first_line(f)
-            if len(line) > SNIFF_PARSE_LIMIT and not any(w in line for w in (b'"session"', b'"title"', b'"header"')):
-                return False  # a big one-line document (a loom) is not parsed twice to learn that
+            if len(line) > SNIFF_PARSE_LIMIT and not _HEADER_KEY.search(line, 0, SNIFF_PARSE_LIMIT):
+                # a big one-line document (a loom) is not parsed twice to learn that; the callers
+                # that go on (formats.detect.open_any) still recognise an odd header themselves
+                return False
             return is_pi_header(line_value(line))
     except (OSError, SessionFormatError):
         return False

@@ -1,0 +1,309 @@
+"""An OCP run's tree: where every row hangs, and rows whose text is made when first read.
+
+Placement (see docs/ocp.md): groups as folders, nodes in dependency order under the parent
+that settled last (``dag``) or under what launched them (``lineage``), each node's attempts as
+its first children, a retry under the attempt it retries.
+
+The rows are session skeletons (``session.entries.Entry``) made directly, without the dict
+entries a loom adapter usually hands to ``SessionManager.from_entries``: a :class:`RowEntry`
+knows its id, parent, kind and place at once, and writes its one-line text and its full entry
+(``content``, ``details``) only when something reads them. Opening a 60k-row run therefore
+costs the tree's structure only; the rows on screen are written as they are drawn, the rest
+when search first needs them (the app warms search after the first paint). The texts are the
+same whenever they are made: everything they say (totals, placement, findings) is fixed
+before the first row is read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from loomtui.formats import ocp_text as T
+from loomtui.formats.common import iso_ms, parse_iso
+from loomtui.session.entries import Entry
+
+if TYPE_CHECKING:
+    from loomtui.formats.ocp import OcpRun
+
+RUN_ID = "run"
+LINEAGE_KINDS = frozenset(("spawn", "launch"))
+
+#: a row's maker: (run, record id) -> the entry as pi would hold it (type, customType, content,
+#: details); id, parentId and timestamp are added by the row
+Maker = Callable[["OcpRun", str], dict[str, Any]]
+
+_TEXT = Entry.text  # the slots RowEntry's properties fill in
+_DATA = Entry.data
+_NEW = Entry.__new__
+
+
+class RowEntry(Entry):
+    """A custom_message skeleton whose ``text`` and ``data`` are written on first read.
+
+    Safe to read from two threads (the app draws rows while a worker warms search): the values
+    are stored before the pending marker is cleared, so a reader never sees a half-made row; at
+    worst both threads make the same text.
+    """
+
+    __slots__ = ("_pending",)
+
+    def _make(self, pending: tuple["OcpRun", Maker, str]) -> None:
+        run, make, rid = pending
+        entry = make(run, rid)
+        entry["id"] = self.id
+        entry["parentId"] = self.parent_id
+        entry["timestamp"] = self.timestamp
+        _TEXT.__set__(self, entry["content"])
+        _DATA.__set__(self, entry)
+        self._pending = None
+
+    @property  # type: ignore[override]
+    def text(self) -> str | None:
+        pending = self._pending
+        if pending is not None:
+            self._make(pending)
+        return _TEXT.__get__(self, RowEntry)  # type: ignore[no-any-return]
+
+    @text.setter
+    def text(self, value: str | None) -> None:
+        _TEXT.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def data(self) -> dict[str, Any] | None:
+        pending = self._pending
+        if pending is not None:
+            self._make(pending)
+        return _DATA.__get__(self, RowEntry)  # type: ignore[no-any-return]
+
+    @data.setter
+    def data(self, value: dict[str, Any] | None) -> None:
+        _DATA.__set__(self, value)
+
+
+# placement -------------------------------------------------------------------------------------
+def group_parents(run: "OcpRun") -> dict[str, str]:
+    """Group id -> parent entry id (a group under its parent group, cycles broken)."""
+    under: dict[str, str] = {}
+    for gid, g in run.groups.items():
+        p = g.get("parent")
+        seen = {gid}
+        q = p
+        while isinstance(q, str) and q in run.groups and q not in seen:
+            seen.add(q)
+            q = run.groups[q].get("parent")
+        if isinstance(p, str) and p in run.groups and not (isinstance(q, str) and q in seen):
+            under[gid] = "g:" + p
+        else:
+            if p is not None:
+                why = "a cycle" if isinstance(q, str) and q in seen else f"unknown group {p!r}"
+                run.note(f"group {gid}: parent is {why}; shown under the run")
+            under[gid] = RUN_ID
+    return under
+
+
+def _home_of(run: "OcpRun", nid: str) -> str:
+    g = run.nodes.get(nid, {}).get("group")
+    if g is None:
+        return RUN_ID
+    if isinstance(g, str) and g in run.groups:
+        return "g:" + g
+    run.note(f"node {nid}: group {g!r} is not defined; shown under the run")
+    return RUN_ID
+
+
+def _home_of_quiet(run: "OcpRun", nid: str) -> str:
+    g = run.nodes.get(nid, {}).get("group")
+    return "g:" + g if isinstance(g, str) and g in run.groups else RUN_ID
+
+
+def place_dag(run: "OcpRun", order: list[str]) -> None:
+    """A node under the dependency parent (in its group) that settled last; the others are
+    the ones it is "also after"."""
+    rank = {nid: i for i, nid in enumerate(order)}
+    for nid in order:
+        home = _home_of(run, nid)
+        parents = run.parents.get(nid, [])
+        candidates = [p for p in parents if rank[p] < rank[nid] and _home_of_quiet(run, p) == home]
+        if candidates:
+            best = max(candidates, key=lambda p: (run.settled_at(p), rank[p]))
+            run.placed_under[nid] = "n:" + best
+            others = [p for p in parents if p != best]
+        else:
+            run.placed_under[nid] = home
+            others = list(parents)
+        if others:
+            run.also_after[nid] = others
+
+
+def _lineage_edges(run: "OcpRun") -> dict[str, list[str]]:
+    """Node id -> the nodes whose spawn/launch edges point at it (document order, once each)."""
+    via: dict[str, list[str]] = defaultdict(list)
+    for e in run.edges:
+        if e.get("kind") in LINEAGE_KINDS:
+            a, b = e.get("from"), e.get("to")
+            if isinstance(a, str) and isinstance(b, str) and a in run.nodes and b in run.nodes and a != b:
+                if a not in via[b]:
+                    via[b].append(a)
+    return via
+
+
+def _launcher(run: "OcpRun", nid: str) -> str | None:
+    """The attempt that launched the node (the first of its attempts whose origin names one)."""
+    for a in run.node_attempts(nid):
+        origin = a.get("origin")
+        lb = origin.get("launched_by") if isinstance(origin, dict) else None
+        if isinstance(lb, str) and lb in run.attempts:
+            return lb
+    return None
+
+
+def _break_lineage_loops(run: "OcpRun", order: list[str], parent_of: dict[str, str]) -> None:
+    """Refuse the placements that close a loop: those nodes stay at the top."""
+    for nid in order:
+        seen = {nid}
+        q = parent_of.get(nid)
+        while q is not None and q not in seen:
+            seen.add(q)
+            q = parent_of.get(q)
+        if q is not None:
+            parent_of.pop(nid, None)
+            run.placed_under[nid] = RUN_ID
+            run.note(f"lineage of node {nid} loops; shown at the top of the lineage view")
+
+
+def place_lineage(run: "OcpRun", order: list[str]) -> None:
+    """spawn/launch lineage: a node under the attempt that launched it (origin.launched_by),
+    else under the node whose edge spawned or launched it; lineage may loop, so a placement
+    that would close a loop is refused and the node stays at the top."""
+    parent_of: dict[str, str] = {}
+    via = _lineage_edges(run)
+    for nid in order:
+        launcher = _launcher(run, nid)
+        if launcher is not None:
+            owner = run.attempts[launcher].get("node")
+            if isinstance(owner, str) and owner in run.nodes and owner != nid:
+                parent_of[nid] = owner
+                run.placed_under[nid] = "a:" + launcher
+        elif via.get(nid):
+            parent_of[nid] = via[nid][0]
+            run.placed_under[nid] = "n:" + via[nid][0]
+        rest = [p for p in via.get(nid, []) if p != parent_of.get(nid)]
+        if rest:
+            run.also_after[nid] = rest
+    _break_lineage_loops(run, order, parent_of)
+    for nid in order:
+        run.placed_under.setdefault(nid, RUN_ID)
+
+
+def place_retries(run: "OcpRun") -> None:
+    """``run.retries``: an attempt whose cause.ref names an earlier attempt at its node."""
+    attempts = run.attempts
+    for aids in run.attempts_of.values():
+        earlier: set[str] = set()
+        for aid in aids:
+            cause = attempts[aid].get("cause")
+            ref = cause.get("ref") if type(cause) is dict else None
+            if isinstance(ref, str) and ref:
+                if ref in earlier:
+                    run.retries[aid] = ref
+                elif ref not in attempts:
+                    run.note(f"attempt {aid}: cause.ref {ref!r} names no attempt")
+                elif attempts[ref].get("node") == attempts[aid].get("node"):
+                    run.note(f"attempt {aid}: cause.ref {ref!r} is not an earlier attempt at its node")
+            earlier.add(aid)
+
+
+# the rows --------------------------------------------------------------------------------------
+def _run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
+    return T.run_entry(run)
+
+
+def _children(run: "OcpRun", order: list[str]) -> tuple[dict[str, list[str]], dict[str, tuple[Maker, str, str]]]:
+    """Entry id -> its children in the wanted order, and entry id -> (maker, record id, kind).
+
+    Each parent's children come out as group folders, then attempts and retries, then nodes
+    in dependency order."""
+    kids: dict[str, list[str]] = defaultdict(list)
+    rows: dict[str, tuple[Maker, str, str]] = {RUN_ID: (_run_row, "", "run" if run.view == "dag" else "run lineage")}
+    if run.view == "dag":
+        for gid, parent in group_parents(run).items():
+            rows["g:" + gid] = (T.group_entry, gid, "group")
+            kids[parent].append("g:" + gid)
+    for nid in run.missing_nodes:
+        rows["n:" + nid] = (T.missing_node_entry, nid, "missing node")
+        kids[RUN_ID].append("n:" + nid)
+    for nid in order:
+        rows["n:" + nid] = (T.node_entry, nid, T.node_kind(run.nodes[nid]))
+    retries = run.retries
+    make_attempt = T.attempt_entry
+    for nid, aids in run.attempts_of.items():
+        owner = "n:" + nid if nid else RUN_ID
+        for aid in aids:
+            ref = retries.get(aid)
+            eid = "a:" + aid
+            rows[eid] = (make_attempt, aid, "attempt")
+            kids["a:" + ref if ref else owner].append(eid)
+    for nid in order:
+        parent = run.placed_under.get(nid, RUN_ID)
+        kids[parent if parent in rows else RUN_ID].append("n:" + nid)
+    return kids, rows
+
+
+def build_rows(run: "OcpRun") -> list[Entry]:
+    """The run as session skeletons in pre-order (every parent before its children)."""
+    from loomtui.formats.ocp import topo_order
+
+    order = topo_order(run) if run.view == "dag" else list(run.node_order)
+    if run.view == "dag":
+        place_dag(run, order)
+    else:
+        place_lineage(run, order)
+    place_retries(run)
+    kids, rows = _children(run, order)
+    # one shared timestamp keeps each parent's children in the order made above (pi sorts
+    # siblings by time, ties in file order)
+    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
+    out: list[Entry] = []
+    parent_of = {c: p for p, below in kids.items() for c in below}
+    stack = [RUN_ID]
+    while stack:
+        eid = stack.pop()
+        row = rows.pop(eid, None)
+        if row is None:  # listed twice (only through a bug): shown once
+            continue
+        out.append(new_row(eid, parent_of.get(eid), row[2], len(out) + 1, ts, (run, row[0], row[1])))
+        below = kids.get(eid)
+        if below:
+            stack.extend(reversed(below))
+    for eid, (make, rid, kind) in rows.items():  # unreachable only through a bug; never lose a row
+        out.append(new_row(eid, RUN_ID, kind, len(out) + 1, ts, (run, make, rid)))
+    return out
+
+
+def new_row(eid: str, parent_id: str | None, kind: str, line: int, timestamp: str,
+            pending: tuple["OcpRun", Maker, str]) -> RowEntry:
+    """A row (every slot set here: a 60k-row run makes 60k of them while it opens)."""
+    e = _NEW(RowEntry)
+    e.id = eid
+    e.parent_id = parent_id
+    e.type = "custom_message"
+    e.role = None
+    e.timestamp = timestamp
+    e.index = -1
+    e.line = line
+    e.offset = -1
+    e.size = 0
+    _TEXT.__set__(e, None)
+    e.aux = kind
+    e.has_text = False
+    e.stop_reason = None
+    e.tool_name = None
+    e.tool_calls = None
+    e.content_is_str = True
+    e.hidden = None
+    _DATA.__set__(e, None)
+    e._pending = pending
+    return e
