@@ -114,8 +114,11 @@ def row_of(run: "OcpRun", path: str) -> str:
     doc = run.doc
     items = doc.get(key) if isinstance(doc, dict) else None
     item = items[index] if isinstance(items, list) and index is not None and 0 <= index < len(items) else None
-    if not isinstance(item, dict):
-        return "run"
+    return _row_of_record(run, key, item) if isinstance(item, dict) else "run"
+
+
+def _row_of_record(run: "OcpRun", key: str, item: dict[str, Any]) -> str:
+    """The row of ``doc[key][i]``: the record's own row, else the row it points at."""
     ident = item.get("id")
     if key == "attempts" and ident in run.attempts:
         return "a:" + ident

@@ -116,17 +116,36 @@ def _run(out: list[str], run: OcpRun) -> None:
     _row(out, "title", r.get("title"))
     _row(out, "OCP version", run.doc.get("ocp"))
     _row(out, "view", "dependency tree" if run.view == "dag" else "spawn/launch lineage")
-    p = run.doc.get("producer")
+    _producer(out, run.doc)
+    for key in ("started_at", "ended_at", "workspace", "labels"):
+        _row(out, key.replace("_", " "), r.get(key))
+    _task_and_configuration(out, r)
+    for key in ("provenance", "acceptance_rule", "slate", "rescue"):
+        _row(out, key.replace("_", " "), r.get(key))
+    _signals(out, r.get("signals"))
+    _totals(out, T.run_totals(run), "run totals")
+    if run.checked:
+        out.append(f"\nconformance checked with {run.checked}: {sum(len(v) for v in run.findings.values())} findings")
+    _ext(out, r, " of the run")
+    _ext(out, run.doc, " of the document")
+    _all_fields(out, {k: v for k, v in run.doc.items() if k not in ("nodes", "attempts", "edges", "events",
+                                                                     "artifacts", "groups")})
+
+
+def _producer(out: list[str], doc: dict[str, Any]) -> None:
+    """Who wrote the document (``producer``) and its privacy profile."""
+    p = doc.get("producer")
     if isinstance(p, dict):
         _row(out, "producer", " ".join(str(p.get(k)) for k in ("name", "version") if p.get(k)))
         _row(out, "framework", " ".join(str(p.get(k)) for k in ("framework", "framework_version") if p.get(k)))
         _row(out, "source contract", p.get("source_contract"))
         _row(out, "emitted", p.get("emitted_at"))
-    priv = run.doc.get("privacy")
+    priv = doc.get("privacy")
     if isinstance(priv, dict):
         _row(out, "privacy", priv.get("profile"))
-    for key in ("started_at", "ended_at", "workspace", "labels"):
-        _row(out, key.replace("_", " "), r.get(key))
+
+
+def _task_and_configuration(out: list[str], r: dict[str, Any]) -> None:
     task = r.get("task")
     if isinstance(task, dict):
         _row(out, "task", " · ".join(str(task.get(k)) for k in ("id", "title", "type", "subtype", "repo")
@@ -136,9 +155,9 @@ def _run(out: list[str], run: OcpRun) -> None:
         wf = cfg.get("workflow") if isinstance(cfg.get("workflow"), dict) else {}
         _row(out, "configuration", " · ".join(str(x) for x in (cfg.get("id"), wf.get("id") or wf.get("ref"),
                                                                  cfg.get("source")) if x))
-    for key in ("provenance", "acceptance_rule", "slate", "rescue"):
-        _row(out, key.replace("_", " "), r.get(key))
-    signals = r.get("signals")
+
+
+def _signals(out: list[str], signals: Any) -> None:
     if isinstance(signals, list) and signals:
         out.append("\n### signals\n")
         for s in signals:
@@ -146,13 +165,6 @@ def _run(out: list[str], run: OcpRun) -> None:
                 at = f" after {_esc(s.get('at_attempt'))}" if s.get("at_attempt") else ""
                 out.append(f"- {_esc(s.get('kind'))} **{_esc(s.get('name'))}** = {_esc(s.get('value'))}"
                            f"{at} ({_esc(s.get('tier'))}, {_esc(s.get('observed_at'))})")
-    _totals(out, T.run_totals(run), "run totals")
-    if run.checked:
-        out.append(f"\nconformance checked with {run.checked}: {sum(len(v) for v in run.findings.values())} findings")
-    _ext(out, r, " of the run")
-    _ext(out, run.doc, " of the document")
-    _all_fields(out, {k: v for k, v in run.doc.items() if k not in ("nodes", "attempts", "edges", "events",
-                                                                     "artifacts", "groups")})
 
 
 def _group(out: list[str], run: OcpRun, gid: str) -> None:
@@ -248,7 +260,31 @@ def _attempt(out: list[str], run: OcpRun, aid: str, session_path: str | None) ->
     out.append(f"## attempt {_esc(aid)} {T.glyph(status)} {_esc(status)}\n")
     out.append(f"- **node**: {_node_name(run, a.get('node'))}")
     _row(out, "n", a.get("n"))
-    outcome = a.get("outcome")
+    _outcome(out, run, a.get("outcome"), status)
+    chain = cause_chain(run, aid)
+    if chain:
+        out.append("\n### cause chain\n")
+        out.extend(f"{i + 1}. {c}" for i, c in enumerate(chain))
+    _who_and_how(out, run, a, session_path)
+    out.append("\n### timings\n")
+    f = run.facts[aid]
+    _row(out, "started", a.get("started_at"))
+    _row(out, "ended", a.get("ended_at"))
+    if f[3] is not None and f[4] is not None:
+        out.append(f"- **duration**: {T.duration_text(f[4] - f[3])}")
+    _cost(out, a.get("cost"))
+    _artifacts(out, run, aid)
+    events = [e for e in run.events if e.get("attempt") == aid]
+    if events:
+        out.append("\n### events\n")
+        out.extend(f"- {_esc(e.get('at'))} {_esc(e.get('type'))}"
+                   + (f": {_esc(e.get('detail'))}" if e.get("detail") else "") for e in events)
+    _ext(out, a)
+    _all_fields(out, a)
+
+
+def _outcome(out: list[str], run: OcpRun, outcome: Any, status: str) -> None:
+    """The outcome with its evidence (a missing one is "asserted") and ``via`` link."""
     if isinstance(outcome, dict):
         ev = outcome.get("evidence")
         grade = _esc(ev) if isinstance(ev, str) and ev else "asserted (no evidence given: read as a bare claim)"
@@ -261,10 +297,9 @@ def _attempt(out: list[str], run: OcpRun, aid: str, session_path: str | None) ->
         _row(out, "reason", outcome.get("reason"))
     elif status in T.TERMINAL:
         out.append("- **outcome**: none recorded; the status stands as a bare claim (asserted)")
-    chain = cause_chain(run, aid)
-    if chain:
-        out.append("\n### cause chain\n")
-        out.extend(f"{i + 1}. {c}" for i, c in enumerate(chain))
+
+
+def _who_and_how(out: list[str], run: OcpRun, a: dict[str, Any], session_path: str | None) -> None:
     out.append("\n### who and how\n")
     for key in ("actor", "harness", "effort", "vertex", "round", "cwd"):
         _row(out, key, a.get(key))
@@ -275,49 +310,42 @@ def _attempt(out: list[str], run: OcpRun, aid: str, session_path: str | None) ->
         _row(out, key, a.get(key))
     origin = a.get("origin")
     if isinstance(origin, dict):
-        lb = origin.get("launched_by")
-        out.append("- **origin**: " + ", ".join([
-            f"launched by {_attempt_name(run, lb)}" if lb else "launched by no scanned attempt",
-            f"workspace {_esc(origin.get('workspace'))}" if origin.get("workspace") else "workspace unknown",
-            {True: "external launch", False: "not launched externally"}.get(origin.get("external"), "external unknown"),
-            f"how {_esc(origin.get('how'))}" if origin.get("how") else "how unknown",
-            f"tier {_esc(origin.get('tier'))}",
-        ]) + (f" — {_esc(origin.get('evidence'))}" if origin.get("evidence") else ""))
+        out.append(_origin_text(run, origin))
     session = a.get("session")
     if isinstance(session, str) and session:
         where = f" → {_esc(session_path)} (Enter opens it)" if session_path else " (not found among the known sessions)"
         out.append(f"- **session**: {_esc(session)}{where}")
-    out.append("\n### timings\n")
-    f = run.facts[aid]
-    _row(out, "started", a.get("started_at"))
-    _row(out, "ended", a.get("ended_at"))
-    if f[3] is not None and f[4] is not None:
-        out.append(f"- **duration**: {T.duration_text(f[4] - f[3])}")
-    cost = a.get("cost")
+
+
+def _origin_text(run: OcpRun, origin: dict[str, Any]) -> str:
+    lb = origin.get("launched_by")
+    return "- **origin**: " + ", ".join([
+        f"launched by {_attempt_name(run, lb)}" if lb else "launched by no scanned attempt",
+        f"workspace {_esc(origin.get('workspace'))}" if origin.get("workspace") else "workspace unknown",
+        {True: "external launch", False: "not launched externally"}.get(origin.get("external"), "external unknown"),
+        f"how {_esc(origin.get('how'))}" if origin.get("how") else "how unknown",
+        f"tier {_esc(origin.get('tier'))}",
+    ]) + (f" — {_esc(origin.get('evidence'))}" if origin.get("evidence") else "")
+
+
+def _cost(out: list[str], cost: Any) -> None:
+    """The cost with its basis (an unknown basis said as such)."""
     out.append("\n### cost\n")
-    if isinstance(cost, dict):
-        basis = cost.get("basis")
-        out.append(f"- **basis**: {_esc(basis)}" if basis else "- **basis**: unknown (not given)")
-        for key in ("input_tokens", "cached_input_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
-                    "cache_creation_1h_tokens", "output_tokens", "reasoning_tokens", "requests"):
-            v = cost.get(key)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                out.append(f"- **{key.replace('_', ' ')}**: {v:,}")
-        usd = cost.get("usd")
-        out.append(f"- **USD**: ${usd:.4f}" if isinstance(usd, (int, float)) and not isinstance(usd, bool)
-                   else "- **USD**: not given")
-        _row(out, "tariff", cost.get("tariff"))
-        _ext(out, cost, " of the cost")
-    else:
+    if not isinstance(cost, dict):
         out.append("- none recorded")
-    _artifacts(out, run, aid)
-    events = [e for e in run.events if e.get("attempt") == aid]
-    if events:
-        out.append("\n### events\n")
-        out.extend(f"- {_esc(e.get('at'))} {_esc(e.get('type'))}"
-                   + (f": {_esc(e.get('detail'))}" if e.get("detail") else "") for e in events)
-    _ext(out, a)
-    _all_fields(out, a)
+        return
+    basis = cost.get("basis")
+    out.append(f"- **basis**: {_esc(basis)}" if basis else "- **basis**: unknown (not given)")
+    for key in ("input_tokens", "cached_input_tokens", "cache_creation_tokens", "cache_creation_5m_tokens",
+                "cache_creation_1h_tokens", "output_tokens", "reasoning_tokens", "requests"):
+        v = cost.get(key)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(f"- **{key.replace('_', ' ')}**: {v:,}")
+    usd = cost.get("usd")
+    out.append(f"- **USD**: ${usd:.4f}" if isinstance(usd, (int, float)) and not isinstance(usd, bool)
+               else "- **USD**: not given")
+    _row(out, "tariff", cost.get("tariff"))
+    _ext(out, cost, " of the cost")
 
 
 def _artifacts(out: list[str], run: OcpRun, aid: str) -> None:

@@ -347,18 +347,10 @@ def _cost_of(f: Facts) -> str:
 def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
     a = run.attempts[aid]
     f = run.facts[aid]
-    status = f[0]
-    n = a.get("n")
-    head = f"{GLYPHS.get(status, UNKNOWN_GLYPH)} " + (f"#{n} " if type(n) is int else "") + status
     outcome = a.get("outcome")
     if type(outcome) is not dict:
         outcome = None
-    if outcome is not None or status in TERMINAL:
-        result = outcome.get("result") if outcome else None
-        ev = outcome.get("evidence") if outcome else None
-        grade = ev if type(ev) is str and ev else "asserted"
-        head += f" ({grade})" if result is None or result == status else f" (outcome {_short(result, 40)}, {grade})"
-    parts = [head]
+    parts = [_attempt_head(a.get("n"), f[0], outcome)]
     model = f[5]
     effort = a.get("effort")
     if type(effort) is str:
@@ -371,16 +363,9 @@ def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
     if cost:
         parts.append(cost)
     parts.append(aid)
-    cause = a.get("cause")
-    if type(cause) is dict:
-        ctype, ref = cause.get("type"), cause.get("ref")
-        if ref or (type(ctype) is str and ctype != "initial"):
-            c = _short(ctype, 30) or "cause"
-            if ref:
-                c += f" ← {_short(ref, 60)}"
-            if cause.get("reason"):
-                c += f": {_short(cause.get('reason'))}"
-            parts.append(c)
+    cause = _cause_text(a.get("cause"))
+    if cause:
+        parts.append(cause)
     if outcome is not None:
         via, reason = outcome.get("via"), outcome.get("reason")
         if via or reason:
@@ -392,6 +377,32 @@ def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
     flag = _flag(run, "a:" + aid) if run.findings else ""
     return {"type": "custom_message", "customType": "attempt", "content": " · ".join(parts) + flag,
             "display": True, "details": a}
+
+
+def _attempt_head(n: Any, status: str, outcome: dict[str, Any] | None) -> str:
+    """Glyph, number, status and the outcome's grade (a missing evidence reads "asserted")."""
+    head = f"{GLYPHS.get(status, UNKNOWN_GLYPH)} " + (f"#{n} " if type(n) is int else "") + status
+    if outcome is not None or status in TERMINAL:
+        result = outcome.get("result") if outcome else None
+        ev = outcome.get("evidence") if outcome else None
+        grade = ev if type(ev) is str and ev else "asserted"
+        head += f" ({grade})" if result is None or result == status else f" (outcome {_short(result, 40)}, {grade})"
+    return head
+
+
+def _cause_text(cause: Any) -> str:
+    """``type ← ref: reason`` for a cause other than the initial one ("" for that)."""
+    if type(cause) is not dict:
+        return ""
+    ctype, ref = cause.get("type"), cause.get("ref")
+    if not ref and not (type(ctype) is str and ctype != "initial"):
+        return ""
+    c = _short(ctype, 30) or "cause"
+    if ref:
+        c += f" ← {_short(ref, 60)}"
+    if cause.get("reason"):
+        c += f": {_short(cause.get('reason'))}"
+    return c
 
 
 # filters ------------------------------------------------------------------------------------
