@@ -3,11 +3,13 @@
 
     uv run python benchmarks/bench_ocp.py [--nodes 10000] [--attempts 50000] [--runs 3]
 
-Prints, measured in the same run (interleaved, best and median of --runs):
+Prints, measured in the same run (interleaved; the median of the pairs' ratios and the best pair):
 
 * the app's first paint of the run (a fresh process that starts the real ``LoomApp`` headless,
   from its spawn to the tree widget drawing its first row) beside the wall time of
-  ``loomtui tree`` on a 50k-entry pi session; goal (issue 15): ratio ≤ 1.5;
+  ``loomtui tree`` on a 50k-entry pi session, without its persistent index ("cold", a first
+  open) and with it ("warm"); goal: ratio ≤ 1.5 to the cold tree. CPU seconds too (user +
+  system to the first paint / of the whole tree command): on a busy machine they vary less;
 * ``loomtui check`` on the run (whole process, and in-process ``check_files``) beside
   loopmath's ``validate_doc`` alone on the parsed document; goal: ratio ≤ 1.2.
 """
@@ -17,9 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,7 +33,7 @@ from benchmarks.common import DATA, compile_bytecode, run_measured, session_file
 from benchmarks.gen_ocp import make_run  # noqa: E402
 
 CHILD = r"""
-import sys, time, json, asyncio
+import sys, time, json, asyncio, resource
 T_SPAWN = float(sys.argv[2])
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
@@ -38,6 +43,8 @@ orig = TreeView.render_line
 def render_line(self, y):
     if self.model is not None and "tree" not in marks:
         marks["tree"] = time.time()
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        marks["cpu"] = ru.ru_utime + ru.ru_stime
     return orig(self, y)
 TreeView.render_line = render_line
 import loomtui.app.screens.browser as browser_module
@@ -57,28 +64,51 @@ async def main():
             await asyncio.sleep(0.005)
         screen = app.screen
         out = {"first_paint_s": marks["tree"] - T_SPAWN, "open_s": marks.get("open_s"),
-               "rows": len(screen.model), "entries": len(screen.manager.index.entries)}
+               "cpu_s": marks["cpu"], "rows": len(screen.model), "entries": len(screen.manager.index.entries)}
     print("RESULT " + json.dumps(out))
 asyncio.run(main())
 """
 
 
-def app_first_paint(path: str) -> dict[str, float]:
+def app_first_paint(path: str, env: dict[str, str], root: str | None = None) -> dict[str, float]:
+    """``root``: a directory holding another ``loomtui`` package (an older commit) to time instead."""
     t = time.time()
-    out = subprocess.run([sys.executable, "-c", CHILD, path, repr(t)], capture_output=True, text=True,
-                         env={**os.environ, "NO_COLOR": "1"})
+    if root is not None:
+        env = {**env, "PYTHONPATH": root}
+    out = subprocess.run([sys.executable, "-c", CHILD, path, repr(t)], capture_output=True, text=True, env=env,
+                         cwd=root)
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])  # type: ignore[no-any-return]
     raise SystemExit(f"app child failed:\n{out.stderr[-3000:]}")
 
 
+def tree_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, children included) of one `loomtui tree`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def _pairs(name: str, ours: list[float], ref: list[float]) -> str:
+    ratios = [o / r for o, r in zip(ours, ref)]
+    best = min(range(len(ratios)), key=ratios.__getitem__)
+    return (f"{name} median of pairs {statistics.median(ratios):.2f}, best pair {ratios[best]:.2f} "
+            f"({ours[best]:.2f} s / {ref[best]:.2f} s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--nodes", type=int, default=10_000)
     ap.add_argument("--attempts", type=int, default=50_000)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--skip-check", action="store_true", help="only the first-paint figures")
+    ap.add_argument("--before", metavar="DIR",
+                    help="also time the first paint with the loomtui package under DIR (e.g. `git archive` of an "
+                         "older commit), interleaved with the others")
     a = ap.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     run_path = DATA / f"ocp-{a.nodes // 1000}k-{a.attempts // 1000}k.ocp.json"
@@ -90,19 +120,42 @@ def main() -> None:
     print(f"run: {run_path} ({run_path.stat().st_size / 1e6:.0f} MB, {a.nodes} nodes, {a.attempts} attempts)")
     print(f"pi session: {pi_path} ({pi_path.stat().st_size / 1e6:.0f} MB, 50000 entries)")
     compile_bytecode()
-    env = {**os.environ, "NO_COLOR": "1"}
+    # a cache directory of this run's own: the pi reference reads its persistent index from the
+    # second run on ("warm"); "cold" turns the cache off (what a first open costs)
+    cache = tempfile.mkdtemp(prefix="loomtui-bench-ocp-")
+    env = {**os.environ, "NO_COLOR": "1", "XDG_CACHE_HOME": cache}
+    cold_env = {**env, "LOOMTUI_NO_CACHE": "1"}
     tree_cmd = [sys.executable, "-m", "loomtui", "tree", str(pi_path), "--width", "200"]
-    paints, trees, opens = [], [], []
-    for _ in range(a.runs):  # interleaved, so both see the same machine load
-        trees.append(run_measured(tree_cmd, env)[0])
-        r = app_first_paint(str(run_path))
+    subprocess.run(tree_cmd, stdout=subprocess.DEVNULL, env=env, check=True)  # writes the index
+    paints, cpus, opens, cold, cold_cpu, warm, warm_cpu = [], [], [], [], [], [], []
+    before: list[float] = []
+    for _ in range(a.runs):  # interleaved, so all of them see the same machine load
+        if a.before:
+            before.append(app_first_paint(str(run_path), env, a.before)["first_paint_s"])
+        w, c = tree_run(tree_cmd, cold_env)
+        cold.append(w)
+        cold_cpu.append(c)
+        r = app_first_paint(str(run_path), env)
         paints.append(r["first_paint_s"])
+        cpus.append(r["cpu_s"])
         opens.append(r["open_s"])
+        w, c = tree_run(tree_cmd, env)
+        warm.append(w)
+        warm_cpu.append(c)
+    shutil.rmtree(cache, ignore_errors=True)
     print(f"app first paint (OCP run):   {min(paints):.2f} s best, {statistics.median(paints):.2f} s median "
-          f"(open in the worker {min(opens):.2f} s)")
-    print(f"loomtui tree (50k pi):       {min(trees):.2f} s best, {statistics.median(trees):.2f} s median")
-    print(f"ratio (goal <= 1.5):         {min(paints) / min(trees):.2f} best/best, "
-          f"{statistics.median(paints) / statistics.median(trees):.2f} median/median")
+          f"(open in the worker {min(opens):.2f} s best; CPU to first paint {statistics.median(cpus):.2f} s median)")
+    print(f"loomtui tree (50k pi), cold: {min(cold):.2f} s best, {statistics.median(cold):.2f} s median "
+          f"(CPU {statistics.median(cold_cpu):.2f} s)")
+    print(f"loomtui tree (50k pi), warm: {min(warm):.2f} s best, {statistics.median(warm):.2f} s median "
+          f"(CPU {statistics.median(warm_cpu):.2f} s; its persistent index read back)")
+    print(_pairs("ratio to cold tree (goal <= 1.5):", paints, cold))
+    print(_pairs("ratio to warm tree:              ", paints, warm))
+    print(_pairs("CPU ratio to cold tree:          ", cpus, cold_cpu))
+    if before:
+        print(f"first paint with {a.before}: {min(before):.2f} s best, {statistics.median(before):.2f} s median")
+        print(_pairs("before, ratio to cold tree:      ", before, cold))
+        print(_pairs("now / before:                    ", paints, before))
     if a.skip_check:
         return
     import orjson
@@ -114,7 +167,7 @@ def main() -> None:
     refs, ours, procs, ref_procs = [], [], [], []
     check_cmd = [sys.executable, "-m", "loomtui", "check", "-q", str(run_path)]
     ref_cmd = [sys.executable, "-m", "loopmath.ocp.conformance", str(run_path)]
-    for i in range(a.runs):  # interleaved, alternating which goes first
+    for i in range(min(a.runs, 3)):  # interleaved, alternating which goes first
         pair = [("ref", lambda: validate_doc(doc)), ("ours", lambda: check_files([str(run_path)]))]
         for name, fn in (pair if i % 2 == 0 else pair[::-1]):
             t = time.perf_counter()

@@ -36,11 +36,12 @@ class LineInfo:
     kind: str  # "header" | "title" | "opaque"
 
 
-def first_line(f: BinaryIO) -> bytes:
-    """The first non-blank line of an open file (b"" for an empty one)."""
-    line = f.readline()
+def first_line(f: BinaryIO, limit: int = -1) -> bytes:
+    """The first non-blank line of an open file (b"" for an empty one); with ``limit``, at most
+    that many bytes of it."""
+    line = f.readline(limit)
     while line and not line.strip():
-        line = f.readline()
+        line = f.readline(limit)
     return line
 
 
@@ -69,11 +70,15 @@ def is_pi_session_file(path: str) -> bool:
     """Whether ``path`` starts like a pi/omp session (``is_pi_header`` of its first line)."""
     try:
         with open_regular_file(path) as f:
-            line = first_line(f)
-            if len(line) > SNIFF_PARSE_LIMIT and not _HEADER_KEY.search(line, 0, SNIFF_PARSE_LIMIT):
-                # a big one-line document (a loom) is not parsed twice to learn that; the callers
-                # that go on (formats.detect.open_any) still recognise an odd header themselves
-                return False
+            line = first_line(f, SNIFF_PARSE_LIMIT + 1)
+            if len(line) > SNIFF_PARSE_LIMIT:
+                if not _HEADER_KEY.search(line):
+                    # a big one-line document (a loom) is not read and parsed twice to learn
+                    # that; the callers that go on (formats.detect.open_any) still recognise an
+                    # odd header themselves
+                    return False
+                if not line.endswith(b"\n"):
+                    line += f.readline()  # the rest of the line
             return is_pi_header(line_value(line))
     except (OSError, SessionFormatError):
         return False

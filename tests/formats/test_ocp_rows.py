@@ -166,3 +166,16 @@ def test_a_pi_header_is_still_recognised_whatever_its_size(tmp_path: Path) -> No
 
     assert is_pi_session_file(str(path))
     assert [e.id for e in open_session(str(path)).index.entries] == ["u1"]
+
+
+def test_a_header_line_of_exactly_the_sniff_limit_is_read_alone(tmp_path: Path) -> None:
+    from loomtui.session.reader import SNIFF_PARSE_LIMIT, is_pi_session_file
+
+    base = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/x",
+            "note": ""}
+    pad = SNIFF_PARSE_LIMIT - len(json.dumps(base))
+    header = json.dumps({**base, "note": "y" * pad})
+    assert len(header) + 1 == SNIFF_PARSE_LIMIT + 1  # the line with its newline fills the sniff's read
+    path = tmp_path / "s.jsonl"
+    path.write_text(header + "\n" + '{"type":"message","id":"u1"}\n')
+    assert is_pi_session_file(str(path))
