@@ -114,7 +114,7 @@ class SplitParse:
             tail = None
         if tail is None:
             head = len(entries)
-            consumed, eof = parse_from(fd, consumed, parser)
+            consumed, eof = parse_from(fd, consumed, parser, progress=progress)
             rest = entries[head:]
         else:
             rest, consumed, eof = tail
@@ -149,6 +149,17 @@ class SplitParse:
         state.parsed_count += parsed
         return entries, consumed, eof
 
+    def abort(self) -> None:
+        """From another thread, while ``read`` may be waiting for the child: end the child, so
+        the wait returns at once (the reader then goes on alone, and its progress callback can
+        stop it). Safe to call at any time, also after the result was taken."""
+        if self._read_fd is None:
+            return
+        try:
+            os.kill(self._pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def cancel(self) -> None:
         """The result is not wanted (the open failed or was abandoned): stop the child."""
         fd = self._read_fd
@@ -165,6 +176,10 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
     if session_version(obj.get("version")) < 3:
         return None  # older files are migrated while read: one process keeps that simple
     return obj
+
+
+#: the header of a version 3 (or later) pi session, from its first line, else None
+v3_header = _v3_header
 
 
 def _parse_tail(fd: int, at: int, header: dict[str, Any]) -> bytes:

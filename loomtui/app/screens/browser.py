@@ -17,7 +17,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from loomtui.app import keymap
 from loomtui.app.ocp import bar_modes
@@ -27,6 +27,7 @@ from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ErrorS
 from loomtui.app.screens.loom_tools import LoomTools
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
+from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError, SessionFormatError
@@ -61,6 +62,10 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         self.path = os.path.abspath(path)
         #: a child process already parsing the file's tail (started before Textual was)
         self._split = split
+        #: the tail parser the loading thread is waiting for (stopped if the screen goes away)
+        self._reading_split: SplitParse | None = None
+        #: the screen went away while the session was still being read: the read stops
+        self._abandoned = False
         self._given = manager
         self.controller: SessionController | None = None
         self.initial_filter = filter_mode  # the model falls back to default for a mode it lacks
@@ -90,6 +95,7 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
     def compose(self) -> ComposeResult:
         yield FilterBar(id="filter-bar")
         with Horizontal(id="main"):
+            yield LoadProgress(id="load-progress")
             yield TreeView(id="tree")
             yield DetailPane(id="detail")
         with Horizontal(id="status"):
@@ -136,10 +142,12 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
                 return
             self._install(self._controller(manager, self._page_size()))
         else:
-            self.tree.loading = True
+            self.add_class("-loading")
+            progress = self.query_one(LoadProgress)
+            progress.start(self.path, size)
             self.query_one(FilterBar).show(f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "",
                                           False)
-            self._load_in_thread()
+            self._load_in_thread(progress)
 
     def _take_split(self) -> SplitParse | None:
         """The tail parser, for the one open that uses it (it reads the file as it was)."""
@@ -147,16 +155,38 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         return split
 
     def on_unmount(self) -> None:
+        self._abandoned = True  # a read still running stops at its next progress report
         split = self._take_split()
         if split is not None:  # closed before the session was read: stop the child
             split.cancel()
+        reading = self._reading_split
+        if reading is not None:  # the loading thread waits for it: end it now
+            reading.abort()
 
     def _page_size(self) -> int:
         return max(1, self.tree.scrollable_content_region.height - 1)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="read the session file")
-    def _load_in_thread(self) -> SessionController:
-        manager = open_session(self.path, self._take_split())
+    def _load_in_thread(self, progress: LoadProgress) -> SessionController:
+        worker = get_current_worker()
+
+        def report(done: int, total: int, entries: int) -> None:
+            if self._abandoned or worker.is_cancelled:
+                raise LoadCancelled()
+            progress.post_message(LoadProgress.Update(done, total, entries))
+
+        split = self._reading_split = self._take_split()
+        if self._abandoned:
+            if split is not None:
+                split.cancel()
+            raise LoadCancelled()
+        try:
+            manager = open_session(self.path, split, progress=report)
+        finally:
+            self._reading_split = None
+        if self._abandoned or worker.is_cancelled:
+            raise LoadCancelled()
+        progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
         return self._controller(manager)
 
     @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
@@ -175,6 +205,8 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         worker = event.worker
         if event.state == WorkerState.ERROR:
             exc = worker.error
+            if isinstance(exc, LoadCancelled):
+                return  # the user left while it was read
             if worker.group == "open":
                 self._load_failed(exc if exc is not None else RuntimeError("the open failed"))
             elif isinstance(exc, (LoomError, OSError)):
@@ -224,6 +256,8 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
         model = controller.model
         tree = self.tree
         tree.loading = False
+        self.remove_class("-loading")
+        self.query_one(LoadProgress).stop()
         model.page_size = self._page_size()
         if self.select_id is not None:
             # a search hit (the picker) or a caller asked for this entry: it, or the nearest
@@ -376,8 +410,14 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
             self._refresh_bars()
 
     def action_escape(self) -> None:
-        """pi's Esc: clear the search (and folds); with nothing to clear, go back."""
-        if self.controller is not None and self.controller.escape() is not None:
+        """pi's Esc: clear the search (and folds); with nothing to clear, go back. While the
+        session is still being read: leave (back to the screen below, else quit)."""
+        if self.controller is None and self.has_class("-loading"):
+            if self.has_screen_below:
+                self.app.pop_screen()
+            else:
+                self.app.exit()
+        elif self.controller is not None and self.controller.escape() is not None:
             self._rows_changed()
         elif self.unhoist():
             pass

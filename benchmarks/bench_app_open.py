@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""The browser's first paint on a 100k-entry session, cold (no persistent index) and warm (the
+index present), next to pi's open + first /tree screen, measured interleaved in the same run.
+
+    uv run python benchmarks/bench_app_open.py [--entries 100000] [--runs 3] [--size 160x50]
+
+Each loomtui run is a fresh child process started the way ``loomtui FILE`` starts
+(``commands/app.py``: the tail parser is forked before Textual is imported), driving the real
+``LoomApp`` headless (``App.run_test``); its first paint is the moment the tree widget draws its
+first row of the loaded session, measured from the parent's spawn of the child. pi's figure is
+the whole process of ``node shared/oracle/bench_ref.mjs FILE --first-screen-only`` (node's start,
+pi's imports, ``SessionManager.open``, the tree selector's first render).
+
+Prints every run, the median of the per-pair ratios and the best pair (the machine is shared:
+the pairs see the same load), and peak RSS. Goals: first paint warm <= 0.3x pi's, cold <= 0.4x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+
+CHILD = r"""
+import sys, time, json, os, resource
+T_SPAWN = float(sys.argv[2])
+from loomtui.commands.app import APP_SPLIT
+from loomtui.session.split import SplitParse
+split = SplitParse.start(sys.argv[1], fraction=APP_SPLIT)
+import asyncio
+from loomtui.app.app import LoomApp
+from loomtui.app.widgets.tree_view import TreeView
+marks = {}
+real = TreeView.render_line
+def render_line(self, y):
+    if self.model is not None and "tree" not in marks:
+        marks["tree"] = time.time()
+    return real(self, y)
+TreeView.render_line = render_line
+
+async def main():
+    w, h = (int(x) for x in sys.argv[3].split("x"))
+    app = LoomApp(sys.argv[1], watch=False, split=split)
+    async with app.run_test(size=(w, h)) as pilot:
+        while "tree" not in marks:
+            await asyncio.sleep(0.002)
+        out = {"first_paint_s": marks["tree"] - T_SPAWN, "entries": len(app.screen.manager.index.entries)}
+    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print("RESULT " + json.dumps(out), flush=True)
+    os._exit(0)  # the index writer (a forked child) and Textual's threads need no goodbye
+
+asyncio.run(main())
+"""
+
+
+def app_first_paint(path: str, size: str, env: dict[str, str]) -> tuple[float, float]:
+    t = time.time()
+    proc = subprocess.run([sys.executable, "-c", CHILD, path, repr(t), size], capture_output=True, text=True,
+                          env=env, cwd=str(ROOT))
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
+    if line is None:
+        raise SystemExit(f"the app run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+    r = json.loads(line[len("RESULT "):])
+    return r["first_paint_s"], r["peak_rss_mb"]
+
+
+def wait_for_index(cache: str) -> None:
+    deadline = time.time() + 60  # written by a background child of the cold run
+    while time.time() < deadline:
+        if os.path.isdir(cache) and any(f.endswith(".lti") for f in os.listdir(cache)):
+            time.sleep(0.3)  # renamed into place: complete
+            return
+        time.sleep(0.05)
+
+
+def report(name: str, ours: list[tuple[float, float]], pi: list[float], goal: float) -> None:
+    times = [t for t, _ in ours]
+    rss = max(r for _, r in ours)
+    print(f"{name:<26}{min(times):.2f} s best, {statistics.median(times):.2f} s median, peak {rss:.0f} MB")
+    if pi:
+        pairs = [o / p for o, p in zip(times, pi)]
+        best = min(range(len(pairs)), key=pairs.__getitem__)
+        print(f"{'':<26}ratio to pi: {statistics.median(pairs):.2f}x median of pairs, best pair "
+              f"{pairs[best]:.2f}x ({times[best]:.2f} s / {pi[best]:.2f} s)   (goal <= {goal}x)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--entries", type=int, default=100_000)
+    ap.add_argument("--file", default=None, help="a session file (default: the generated one)")
+    ap.add_argument("--runs", type=int, default=3, help="runs of each (interleaved)")
+    ap.add_argument("--size", default="160x50")
+    a = ap.parse_args()
+    src = Path(a.file) if a.file else session_file(a.entries)
+    work = tempfile.mkdtemp(prefix="loomtui-app-open-")
+    cache = os.path.join(work, "cache")
+    path = os.path.join(work, src.name)
+    shutil.copyfile(src, path)
+    print(f"session: {src} ({os.path.getsize(path) / 1e6:.0f} MB), terminal {a.size}")
+    compile_bytecode()
+    env = {**os.environ, "TEXTUAL_ANIMATIONS": "none", "LOOMTUI_CACHE_DIR": cache}
+    env.pop("LOOMTUI_NO_CACHE", None)
+    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), path, "--first-screen-only"]
+    with_pi = pi_available()
+    cold: list[tuple[float, float]] = []
+    warm: list[tuple[float, float]] = []
+    refs: list[float] = []
+    pi_rss = 0.0
+    try:
+        for n in range(a.runs):  # interleaved: a pair sees the same machine load
+            shutil.rmtree(cache, ignore_errors=True)
+            cold.append(app_first_paint(path, a.size, env))
+            wait_for_index(cache)
+            warm.append(app_first_paint(path, a.size, env))
+            line = f"run {n + 1}: app cold {cold[-1][0]:.2f} s, warm {warm[-1][0]:.2f} s"
+            if with_pi:
+                wall, rss, _out = run_measured(pi_cmd)
+                refs.append(wall)
+                pi_rss = max(pi_rss, rss)
+                line += f", pi {wall:.2f} s"
+            print(line, flush=True)
+        report("app first paint, cold:", cold, refs, 0.4)
+        report("app first paint, warm:", warm, refs, 0.3)
+        if with_pi:
+            print(f"{'pi first /tree:':<26}{min(refs):.2f} s best, {statistics.median(refs):.2f} s median, "
+                  f"peak {pi_rss:.0f} MB; memory ratio cold {max(r for _, r in cold) / pi_rss:.2f}x, "
+                  f"warm {max(r for _, r in warm) / pi_rss:.2f}x")
+        else:
+            print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""A big cold open: the browser shows a progress bar with the bytes and entries read, stays
+responsive, and Esc or Ctrl+Q leaves before the read is done (the read then stops).
+
+No timing: the read is held at a gate after a few chunks, so "before the load would have
+finished" is an ordering the test controls, not a race it hopes to win.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app
+
+from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
+from loomtui.session import reader
+from loomtui.session.manager import SessionManager
+
+CHUNK = 32 << 10
+#: chunks read before the gate holds the reader
+GATE_AFTER = 6
+
+
+def big_session(path: Path, entries: int = 3000) -> Path:
+    """A v3 session of ~1.5 MB: a user/assistant chain with some text in every entry."""
+    lines = [{"type": "session", "version": 3, "id": "load-test", "timestamp": "2026-03-01T09:00:00.000Z",
+              "cwd": "/srv/demo"}]
+    parent = None
+    for i in range(entries):
+        role = "user" if i % 2 == 0 else "assistant"
+        content = [{"type": "text", "text": f"message {i} " + "lorem ipsum dolor sit amet " * 16}]
+        lines.append({"type": "message", "id": f"e{i:07d}", "parentId": parent,
+                      "timestamp": "2026-03-01T09:00:01.000Z",
+                      "message": {"role": role, "content": content}})
+        parent = f"e{i:07d}"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return path
+
+
+class Gate:
+    """Wraps ``reader.read_chunks``: after ``GATE_AFTER`` chunks the reading thread waits
+    until ``release``; records every chunk handed out."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.held = threading.Event()
+        self.chunks = 0
+        self.real = reader.read_chunks
+
+    def __call__(self, fd: int, start: int, end: int | None = None) -> Iterator[tuple[bytes, int, bool]]:
+        for item in self.real(fd, start, end):
+            if self.chunks == GATE_AFTER:
+                self.held.set()
+                assert self.release.wait(60), "the test never released the gate"
+            self.chunks += 1
+            yield item
+
+
+@pytest.fixture
+def gated(monkeypatch: pytest.MonkeyPatch) -> Gate:
+    from loomtui.app.screens import browser as browser_module
+
+    monkeypatch.setattr(browser_module, "ASYNC_OPEN_BYTES", 10)
+    monkeypatch.setattr(reader, "CHUNK", CHUNK)
+    gate = Gate()
+    monkeypatch.setattr(reader, "read_chunks", gate)
+    return gate
+
+
+def record_opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """How each ``SessionManager.open`` ended: "done" or the exception's name."""
+    ends: list[str] = []
+    real = SessionManager.open.__func__  # type: ignore[attr-defined]
+
+    def open_(cls: Any, *a: Any, **kw: Any) -> SessionManager:
+        try:
+            sm = real(cls, *a, **kw)
+        except BaseException as exc:
+            ends.append(type(exc).__name__)
+            raise
+        ends.append("done")
+        return sm
+
+    monkeypatch.setattr(SessionManager, "open", classmethod(open_))
+    return ends
+
+
+def record_readings(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int]]:
+    shown: list[tuple[int, int, int]] = []
+    real = LoadProgress.show
+
+    def show(self: LoadProgress, done: int, total: int, entries: int) -> None:
+        real(self, done, total, entries)
+        shown.append((done, total, entries))
+
+    monkeypatch.setattr(LoadProgress, "show", show)
+    return shown
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+q"])
+async def test_a_big_open_shows_progress_and_the_key_leaves_before_it_ends(
+        tmp_path: Path, gated: Gate, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    path = big_session(tmp_path / "big.jsonl")
+    size = path.stat().st_size
+    ends = record_opens(monkeypatch)
+    shown = record_readings(monkeypatch)
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(500):  # the reader reaches the gate; its readings reach the screen
+            if gated.held.is_set() and len(shown) >= GATE_AFTER - 1:
+                break
+            await pilot.pause(0.01)
+        assert gated.held.is_set() and not gated.release.is_set()
+        progress = app.screen.query_one(LoadProgress)
+        assert progress.display and not app.screen.query_one("#tree").display
+        # the counts advance: bytes and entries grow with each reading, all of one file size
+        assert len(shown) >= GATE_AFTER - 1
+        assert all(total == size for _done, total, _n in shown)
+        assert [d for d, _t, _n in shown] == sorted({d for d, _t, _n in shown})
+        assert shown[-1][2] > shown[1][2] > 0
+        label = str(progress.query_one("#load-label").render())
+        assert label.startswith("Reading big.jsonl: ") and f"{shown[-1][2]:,} entries" in label
+        assert ends == []  # still reading
+        await pilot.press(key)
+        await pilot.pause()
+        assert app._exit  # App.exit was called by the key
+        left_while_held = not gated.release.is_set()
+    assert left_while_held and ends == []  # the app was gone while the read was held
+    gated.release.set()
+    for _ in range(500):  # the reading thread goes on, sees it is not wanted, stops
+        if ends:
+            break
+        threading.Event().wait(0.01)
+    assert ends == [LoadCancelled.__name__]
+    assert gated.chunks < size // CHUNK  # it stopped long before the end of the file
+
+
+async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path, gated: Gate,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = big_session(tmp_path / "big.jsonl")
+    shown = record_readings(monkeypatch)
+    gated.release.set()
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        assert screen.model is not None and len(screen.manager.index.entries) == 3000  # type: ignore[union-attr]
+        assert not screen.query_one(LoadProgress).display and screen.query_one("#tree").display
+        assert len(shown) > 10 and shown[-1][2] > 2500
