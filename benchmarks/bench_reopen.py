@@ -3,14 +3,16 @@
 
     uv run python benchmarks/bench_reopen.py [--entries 100000] [--runs 3]
 
-Prints whole-process wall time and peak RSS of `loomtui tree FILE` cold (no index: the cache
-dir is emptied before each run) and warm (the index written by the previous run is present),
-beside pi's open + first /tree screen (`node shared/oracle/bench_ref.mjs FILE
---first-screen-only`) measured interleaved in the same run; then the CPU time to bring the
-index up to date after one appended entry (parse the new line + write the small delta file
-next to the index), and
-the size of the index file. Goals: warm `tree` <= 0.15x pi's time, RSS <= 0.3x; cold <= 0.35x;
-one append <= 20 ms CPU.
+Prints whole-process wall time, CPU time (user + system) and peak RSS of `loomtui tree FILE`
+cold (no index: the cache dir is emptied before each run), warm (the index and the printed-rows
+memo written by the cold run are present: the same command again) and "index only" (the index
+is present but the options differ from the memo's: the session is loaded from the index, laid
+out and every row formatted), beside pi's open + first /tree screen (`node
+shared/oracle/bench_ref.mjs FILE --first-screen-only`), all interleaved in the same run; ratios
+are the median of the per-run pairs and the best pair. Then the CPU time to bring the index up
+to date after one appended entry (parse the new line + write the small delta file next to the
+index), and the size of the cache files. Goals: warm `tree` <= 0.15x pi's time, RSS <= 0.3x;
+cold <= 0.35x; one append <= 20 ms CPU.
 """
 
 from __future__ import annotations
@@ -20,13 +22,30 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.common import SHARED, compile_bytecode, pi_available, session_file  # noqa: E402
+
+PROBE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "dt = time.perf_counter() - t\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "sys.stderr.write('%f %f %d\\n' % (dt, u.ru_utime + u.ru_stime, u.ru_maxrss))\n"
+)
+
+
+def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, float]:
+    """(wall s, CPU s of the process and its children, peak RSS MB) of one run of ``cmd``."""
+    out = subprocess.run([sys.executable, "-c", PROBE, *cmd], capture_output=True, env=env)
+    wall, cpu, rss_kb = out.stderr.decode().split()[-3:]
+    return float(wall), float(cpu), int(rss_kb) / 1024
 
 
 def main() -> None:
@@ -46,35 +65,45 @@ def main() -> None:
     ours_cmd = [sys.executable, "-m", "loomtui", "tree", path, "--width", "200"]
     pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), path, "--first-screen-only"]
     with_pi = pi_available()
-    cold, warm, refs = [], [], []
-    for _ in range(a.runs):  # interleaved, so all see the same machine load
+    cold, warm, index_only, refs = [], [], [], []
+    for n in range(a.runs):  # interleaved, so all see the same machine load
         shutil.rmtree(cache, ignore_errors=True)
-        cold.append(run_measured(ours_cmd, env))
+        cold.append(measured(ours_cmd, env))
         deadline = time.time() + 30  # the index is written by a background child of the cold run
         while time.time() < deadline and not (os.path.isdir(cache) and any(
                 f.endswith(".lti") for f in os.listdir(cache))):
             time.sleep(0.05)
         time.sleep(0.2)
-        warm.append(run_measured(ours_cmd, env))
+        warm.append(measured(ours_cmd, env))
+        # options the memo has not seen (another width each run): the index alone
+        index_only.append(measured([*ours_cmd[:-1], str(190 - n)], env))
         if with_pi:
-            refs.append(run_measured(pi_cmd))
+            refs.append(measured(pi_cmd))
+        print(f"run {n + 1}: cold {cold[-1][0]:.2f} s, warm {warm[-1][0]:.2f} s, index only {index_only[-1][0]:.2f} s"
+              + (f", pi {refs[-1][0]:.2f} s" if with_pi else ""), flush=True)
 
-    def line(name: str, runs: list[tuple[float, float, str]]) -> tuple[float, float]:
-        w, r = min(x[0] for x in runs), max(x[1] for x in runs)
-        print(f"{name:<22}{w:.2f} s best, {statistics.median(x[0] for x in runs):.2f} s median, peak {r:.0f} MB")
-        return w, r
+    def line(name: str, runs: list[tuple[float, float, float]], goal: float | None = None) -> None:
+        w, r = min(x[0] for x in runs), max(x[2] for x in runs)
+        print(f"{name:<22}{w:.2f} s best, {statistics.median(x[0] for x in runs):.2f} s median, "
+              f"CPU {statistics.median(x[1] for x in runs):.2f} s median, peak {r:.0f} MB")
+        if not refs or goal is None:
+            return
+        pairs = [o[0] / p[0] for o, p in zip(runs, refs)]
+        cpu_pairs = [o[1] / p[1] for o, p in zip(runs, refs)]
+        best = min(range(len(pairs)), key=pairs.__getitem__)
+        print(f"{'':<22}ratio to pi: time {statistics.median(pairs):.2f}x median of pairs, best pair {pairs[best]:.2f}x;"
+              f" CPU {statistics.median(cpu_pairs):.2f}x; memory {r / max(x[2] for x in refs):.2f}x"
+              f"   (goal <= {goal}x time, <= 0.3x memory)")
 
-    cw, cr = line("loomtui tree, cold:", cold)
-    ww, wr = line("loomtui tree, warm:", warm)
+    line("loomtui tree, cold:", cold, 0.35)
+    line("loomtui tree, warm:", warm, 0.15)
+    line("  index only:", index_only, 0.15)
     if with_pi:
-        pw, pr = line("pi first /tree:", refs)
-        print(f"ratio cold:           time {cw / pw:.2f}x  memory {cr / pr:.2f}x   (goal <= 0.35x time, <= 0.3x memory)")
-        print(f"ratio warm:           time {ww / pw:.2f}x  memory {wr / pr:.2f}x   (goal <= 0.15x time, <= 0.3x memory)")
+        line("pi first /tree:", refs)
     else:
         print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
-    idx = [f for f in os.listdir(cache) if f.endswith(".lti")]
-    if idx:
-        print(f"index file:           {os.path.getsize(os.path.join(cache, idx[0])) / 1e6:.1f} MB")
+    for f in sorted(os.listdir(cache)):
+        print(f"cache file {f[-4:]}:      {os.path.getsize(os.path.join(cache, f)) / 1e6:.1f} MB")
 
     # one append, in this process: the reopen that brings the index up to date
     os.environ["LOOMTUI_CACHE_DIR"] = cache

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import sys
 from collections.abc import Iterable
+from typing import TextIO
 
 from loomtui.commands.progress import stderr_progress
+from loomtui.commands.tree_memo import TreeMemo
 from loomtui.formats.opening import open_session
 from loomtui.commands._output import write_lines
 from loomtui.session.split import SplitParse
@@ -17,6 +20,7 @@ from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.text import Segment
 from loomtui.view.printable import printable
+from loomtui.view.text import home_dir
 from loomtui.view.width import truncate_to_width
 
 #: pi's dark theme roles as plain ANSI (the app uses themes/*.toml instead)
@@ -79,7 +83,47 @@ def _cut_colored(segs: list[Segment], width: int) -> list[Segment]:
     return out
 
 
+def _resolved(args: argparse.Namespace) -> tuple[bool, int]:
+    """(colour, width) as this run prints them."""
+    color = args.color == "always" or (
+        args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    )
+    width = args.width
+    if width is None:
+        width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() else 200
+    return color, width
+
+
 def run(args: argparse.Namespace) -> int:
+    memo = None
+    if args.view is None:
+        color, width = _resolved(args)
+        out = sys.stdout
+        options = (args.filter, args.search, width, args.leaf, args.ids, args.show_archived, args.compact, color,
+                   home_dir(), out.encoding, out.errors)
+        memo = TreeMemo.for_run(args.file, options)
+        printed = memo.get() if memo is not None else None
+        buffer = getattr(out, "buffer", None)
+        if printed is not None and buffer is not None:  # this very output was printed before
+            out.flush()
+            buffer.write(printed)
+            buffer.flush()
+            return 0
+    if memo is None or getattr(sys.stdout, "buffer", None) is None:
+        return _print(args, sys.stdout)
+    text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors, newline="\n")
+    code = _print(args, text)
+    text.flush()
+    data = text.buffer.getvalue()  # type: ignore[attr-defined]
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    if code == 0:
+        memo.put(data)
+    return code
+
+
+def _print(args: argparse.Namespace, stdout: TextIO) -> int:
     # a big session is read on two CPUs: a child parses the second half meanwhile
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
@@ -98,12 +142,7 @@ def run(args: argparse.Namespace) -> int:
     model.set_show_archived(args.show_archived)
     if args.search:
         model.type_text(args.search)
-    color = args.color == "always" or (
-        args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    )
-    width = args.width
-    if width is None:
-        width = shutil.get_terminal_size((200, 24)).columns if sys.stdout.isatty() else 200
+    color, width = _resolved(args)
     n = len(model)
 
     def rows(start: int, stop: int) -> Iterable[str]:
@@ -119,8 +158,8 @@ def run(args: argparse.Namespace) -> int:
         return lines
 
     if n:
-        write_lines(rows, n, sys.stdout)
+        write_lines(rows, n, stdout)
     else:
-        sys.stdout.write(truncate_to_width("  No entries found", width) + "\n")
-    sys.stdout.write(truncate_to_width(model.footer(), width) + "\n")
+        stdout.write(truncate_to_width("  No entries found", width) + "\n")
+    stdout.write(truncate_to_width(model.footer(), width) + "\n")
     return 0

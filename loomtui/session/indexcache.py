@@ -48,6 +48,9 @@ SUFFIX = ".lti"
 #: entries appended since the base file was written, tied to it by its checksum
 DELTA_SUFFIX = ".ltd"
 DELTA_MAGIC = b"LOOMTUI-DELTA\x00"
+#: other files kept per session file beside the index (``commands/tree_memo.py``: printed rows),
+#: counted in the LRU bound and removed with the index
+SIDE_SUFFIXES = (".ltr",)
 DEFAULT_MAX = 1 << 30
 DEFAULT_MIN = 1 << 20
 _SUM = 16
@@ -91,6 +94,37 @@ def _edge_hashes(fd: int, size: int) -> tuple[bytes, bytes]:
     tail_at = max(0, size - EDGE)
     tail = os.pread(fd, size - tail_at, tail_at)
     return (hashlib.blake2b(head, digest_size=16).digest(), hashlib.blake2b(tail, digest_size=16).digest())
+
+
+def file_key(path: str, fd: int) -> tuple[Any, ...]:
+    """What identifies the bytes of the file open as ``fd`` for a cache that is valid only while
+    the file is exactly as it was: path, device, inode, size, mtime and the edge hashes."""
+    st = os.fstat(fd)
+    return (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *_edge_hashes(fd, st.st_size))
+
+
+def read_side(path: str, suffix: str, magic: bytes) -> Any:
+    """The payload of the side file ``suffix`` of ``path`` if its checksum verifies, else None."""
+    if not enabled():
+        return None
+    got = _read_checked(cache_path(path)[: -len(SUFFIX)] + suffix, magic)
+    return None if got is None else got[1]
+
+
+def write_side(path: str, suffix: str, magic: bytes, payload: Any) -> bool:
+    """Store ``payload`` (marshal-able) as the side file ``suffix`` of ``path``; never raises
+    for a cache problem."""
+    if not enabled():
+        return False
+    try:
+        body = marshal.dumps(payload, 2)
+    except ValueError:
+        return False
+    target = cache_path(path)[: -len(SUFFIX)] + suffix
+    if not _write(target, magic, body):
+        return False
+    prune(os.path.dirname(target), max_bytes(), keep=target)
+    return True
 
 
 def present(path: str) -> bool:
@@ -310,7 +344,7 @@ def reap(block: bool = False) -> None:
 def prune(directory: str, limit: int, keep: str | None = None) -> None:
     """Remove least recently used cache files until they total at most ``limit`` bytes."""
     try:
-        names = [n for n in os.listdir(directory) if n.endswith(SUFFIX)]
+        names = [n for n in os.listdir(directory) if n.endswith(SUFFIX) or n.endswith(SIDE_SUFFIXES)]
     except OSError:
         return
     files: list[tuple[int, int, str]] = []
@@ -334,10 +368,12 @@ def prune(directory: str, limit: int, keep: str | None = None) -> None:
         except OSError:
             continue
         total -= size
-        try:
-            os.unlink(p[: -len(SUFFIX)] + DELTA_SUFFIX)
-        except OSError:
-            pass
+        if p.endswith(SUFFIX):
+            for other in (DELTA_SUFFIX, *SIDE_SUFFIXES):
+                try:
+                    os.unlink(p[: -len(SUFFIX)] + other)
+                except OSError:
+                    pass
 
 
 def disable() -> None:
