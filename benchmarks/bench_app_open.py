@@ -8,7 +8,7 @@ Each loomtui run is a fresh child process started the way ``loomtui FILE`` start
 (``commands/app.py``: the tail parser is forked before Textual is imported), driving the real
 ``LoomApp`` headless (``App.run_test``); its first paint is the moment the tree widget draws its
 first row of the loaded session, measured from the parent's spawn of the child. pi's figure is
-the whole process of ``node shared/oracle/bench_ref.mjs FILE --first-screen-only`` (node's start,
+the whole process (wall and CPU time) of ``node shared/oracle/bench_ref.mjs FILE --first-screen-only`` (node's start,
 pi's imports, ``SessionManager.open``, the tree selector's first render).
 
 Prints every run, the median of the per-pair ratios and the best pair (the machine is shared:
@@ -31,7 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.bench_reopen import measured  # noqa: E402
+from benchmarks.common import SHARED, compile_bytecode, pi_available, session_file  # noqa: E402
 
 CHILD = r"""
 import sys, time, json, os, resource
@@ -44,9 +45,13 @@ from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
 marks = {}
 real = TreeView.render_line
+def cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 def render_line(self, y):
     if self.model is not None and "tree" not in marks:
         marks["tree"] = time.time()
+        marks["cpu"] = cpu()
     return real(self, y)
 TreeView.render_line = render_line
 
@@ -56,7 +61,8 @@ async def main():
     async with app.run_test(size=(w, h)) as pilot:
         while "tree" not in marks:
             await asyncio.sleep(0.002)
-        out = {"first_paint_s": marks["tree"] - T_SPAWN, "entries": len(app.screen.manager.index.entries)}
+        out = {"first_paint_s": marks["tree"] - T_SPAWN, "cpu_s": marks["cpu"],
+               "entries": len(app.screen.manager.index.entries)}
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(out), flush=True)
     os._exit(0)  # the index writer (a forked child) and Textual's threads need no goodbye
@@ -65,7 +71,7 @@ asyncio.run(main())
 """
 
 
-def app_first_paint(path: str, size: str, env: dict[str, str]) -> tuple[float, float]:
+def app_first_paint(path: str, size: str, env: dict[str, str]) -> tuple[float, float, float]:
     t = time.time()
     proc = subprocess.run([sys.executable, "-c", CHILD, path, repr(t), size], capture_output=True, text=True,
                           env=env, cwd=str(ROOT))
@@ -73,7 +79,7 @@ def app_first_paint(path: str, size: str, env: dict[str, str]) -> tuple[float, f
     if line is None:
         raise SystemExit(f"the app run failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
     r = json.loads(line[len("RESULT "):])
-    return r["first_paint_s"], r["peak_rss_mb"]
+    return r["first_paint_s"], r["peak_rss_mb"], r["cpu_s"]
 
 
 def wait_for_index(cache: str) -> None:
@@ -85,15 +91,19 @@ def wait_for_index(cache: str) -> None:
         time.sleep(0.05)
 
 
-def report(name: str, ours: list[tuple[float, float]], pi: list[float], goal: float) -> None:
-    times = [t for t, _ in ours]
-    rss = max(r for _, r in ours)
-    print(f"{name:<26}{min(times):.2f} s best, {statistics.median(times):.2f} s median, peak {rss:.0f} MB")
+def report(name: str, ours: list[tuple[float, float, float]], pi: list[tuple[float, float]], goal: float) -> None:
+    times = [t for t, _, _ in ours]
+    cpus = [c for _, _, c in ours]
+    rss = max(r for _, r, _ in ours)
+    print(f"{name:<26}{min(times):.2f} s best, {statistics.median(times):.2f} s median, "
+          f"CPU {statistics.median(cpus):.2f} s median, peak {rss:.0f} MB")
     if pi:
-        pairs = [o / p for o, p in zip(times, pi)]
+        pairs = [o / p[0] for o, p in zip(times, pi)]
+        cpu_pairs = [o / p[1] for o, p in zip(cpus, pi)]
         best = min(range(len(pairs)), key=pairs.__getitem__)
         print(f"{'':<26}ratio to pi: {statistics.median(pairs):.2f}x median of pairs, best pair "
-              f"{pairs[best]:.2f}x ({times[best]:.2f} s / {pi[best]:.2f} s)   (goal <= {goal}x)")
+              f"{pairs[best]:.2f}x ({times[best]:.2f} s / {pi[best][0]:.2f} s); CPU {statistics.median(cpu_pairs):.2f}x"
+              f"   (goal <= {goal}x)")
 
 
 def main() -> None:
@@ -114,9 +124,9 @@ def main() -> None:
     env.pop("LOOMTUI_NO_CACHE", None)
     pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), path, "--first-screen-only"]
     with_pi = pi_available()
-    cold: list[tuple[float, float]] = []
-    warm: list[tuple[float, float]] = []
-    refs: list[float] = []
+    cold: list[tuple[float, float, float]] = []
+    warm: list[tuple[float, float, float]] = []
+    refs: list[tuple[float, float]] = []
     pi_rss = 0.0
     try:
         for n in range(a.runs):  # interleaved: a pair sees the same machine load
@@ -126,17 +136,18 @@ def main() -> None:
             warm.append(app_first_paint(path, a.size, env))
             line = f"run {n + 1}: app cold {cold[-1][0]:.2f} s, warm {warm[-1][0]:.2f} s"
             if with_pi:
-                wall, rss, _out = run_measured(pi_cmd)
-                refs.append(wall)
+                wall, pcpu, rss = measured(pi_cmd)
+                refs.append((wall, pcpu))
                 pi_rss = max(pi_rss, rss)
                 line += f", pi {wall:.2f} s"
             print(line, flush=True)
         report("app first paint, cold:", cold, refs, 0.4)
         report("app first paint, warm:", warm, refs, 0.3)
         if with_pi:
-            print(f"{'pi first /tree:':<26}{min(refs):.2f} s best, {statistics.median(refs):.2f} s median, "
-                  f"peak {pi_rss:.0f} MB; memory ratio cold {max(r for _, r in cold) / pi_rss:.2f}x, "
-                  f"warm {max(r for _, r in warm) / pi_rss:.2f}x")
+            walls = [w for w, _ in refs]
+            print(f"{'pi first /tree:':<26}{min(walls):.2f} s best, {statistics.median(walls):.2f} s median, "
+                  f"CPU {statistics.median(c for _, c in refs):.2f} s median, peak {pi_rss:.0f} MB; memory ratio cold "
+                  f"{max(r for _, r, _ in cold) / pi_rss:.2f}x, warm {max(r for _, r, _ in warm) / pi_rss:.2f}x")
         else:
             print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
     finally:

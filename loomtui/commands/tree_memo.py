@@ -102,6 +102,11 @@ class TreeMemo:
             return None
 
     def put(self, output: bytes) -> None:
+        """Store ``output`` for these options (in a background child: the caller has printed
+        it already and need not wait for it to be packed and written)."""
+        indexcache.in_background(lambda: self._store(output))
+
+    def _store(self, output: bytes) -> None:
         packed = zlib.compress(output, 1)
         variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
         indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, self.key, variants[:KEEP]))

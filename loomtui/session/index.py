@@ -53,6 +53,10 @@ def _by_index(e: Entry) -> int:
     return e.index
 
 
+#: ``SessionIndex.depth`` memoises one entry in this many along a walked chain
+DEPTH_STRIDE = 256
+
+
 class SessionIndex:
     """Entries by id, children in pi's order, roots in file order, labels and the leaf."""
 
@@ -364,25 +368,33 @@ class SessionIndex:
         return hit[1] if hit else None
 
     def depth(self, e: Entry) -> int:
-        """Entries above ``e`` on its linked path (memoised: chains are tens of thousands deep)."""
+        """Entries above ``e`` on its linked path (chains are tens of thousands deep: the walk
+        stops at the nearest memoised ancestor, and every ``DEPTH_STRIDE``-th entry on the way is
+        memoised, so a later walk is short without a dict entry per entry)."""
         cache = self._depth
         hit = cache.get(e.id)
         if hit is not None:
             return hit
-        chain: list[Entry] = []
+        by_id = self.by_id
+        roots = self._root_set
+        chain: list[str] = []
         cur: Entry | None = e
         base = -1
-        while cur is not None:
-            d = cache.get(cur.id)
+        while cur is not None:  # parent_of, inlined
+            eid = cur.id
+            d = cache.get(eid)
             if d is not None:
                 base = d
                 break
-            chain.append(cur)
-            cur = self.parent_of(cur)
-        for node in reversed(chain):
-            base += 1
-            cache[node.id] = base
-        return base
+            chain.append(eid)
+            if eid in roots or cur.parent_id is None:
+                break
+            cur = by_id.get(cur.parent_id)
+        n = len(chain)
+        for k in range(n - DEPTH_STRIDE, 0, -DEPTH_STRIDE):  # chain[k] lies n - k below the base
+            cache[chain[k]] = base + n - k
+        cache[e.id] = base + n
+        return base + n
 
     def tool_result(self, call_id: Any) -> Entry | None:
         """The first toolResult entry answering ``call_id`` (in file order), if any."""

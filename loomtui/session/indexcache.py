@@ -107,6 +107,7 @@ def read_side(path: str, suffix: str, magic: bytes) -> Any:
     """The payload of the side file ``suffix`` of ``path`` if its checksum verifies, else None."""
     if not enabled():
         return None
+    reap(block=True)  # what this process is still writing is worth the wait
     got = _read_checked(cache_path(path)[: -len(SUFFIX)] + suffix, magic)
     return None if got is None else got[1]
 
@@ -312,11 +313,22 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
         key = _key(fd, consumed)
         if key[0].st_size < min_bytes():
             return
-        pid = os.fork() if can_fork() else -1
     except OSError:
         return
+    in_background(lambda: save(path, fd, state, entries, consumed, key))
+
+
+def in_background(work: Callable[[], object]) -> None:
+    """Run ``work`` (a cache write) in a forked child when one may be started
+    (``forked.can_fork``), else right here. The child holds none of the caller's pipes or
+    terminal, runs at a lower priority and is reaped by ``reap``."""
+    reap()
+    try:
+        pid = os.fork() if can_fork() else -1
+    except OSError:
+        pid = -1
     if pid < 0:
-        save(path, fd, state, entries, consumed, key)
+        work()
         return
     if pid == 0:  # pragma: no cover - the child (its work is checked through the file it writes)
         try:
@@ -324,7 +336,7 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
             for k in (0, 1, 2):  # never hold the caller's pipes or terminal open
                 os.dup2(null, k)
             os.nice(5)
-            save(path, fd, state, entries, consumed, key)
+            work()
         finally:
             os._exit(0)
     _writers.append(pid)

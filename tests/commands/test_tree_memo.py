@@ -46,6 +46,7 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def tree(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     assert main(["tree", *args]) == 0
+    indexcache.reap(block=True)  # the memo and the index are written by background children
     return capsys.readouterr().out
 
 

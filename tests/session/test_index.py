@@ -223,3 +223,17 @@ def test_index_matches_pi_goldens(name, pi_dir, goldens_dir, parity_file):
     assert [e["id"] for e in sm.get_branch()] == golden["branch"]
     labels = {e.id: sm.get_label(e.id) for e in sm.index.entries if sm.get_label(e.id)}
     assert list(labels.items()) == list(golden["labels"].items())
+
+
+def test_depth_along_deep_chains_and_branches_in_any_order(write_session):
+    # a 1000-deep chain with a branch at 700 and a second root: every depth, asked for in a
+    # scattered order (so walks stop at memoised entries), is the linked path's length - 1
+    parts = [msg(f"c{i:04d}", f"c{i - 1:04d}" if i else None) for i in range(1000)]
+    parts += [msg(f"b{i:04d}", f"b{i - 1:04d}" if i else "c0700") for i in range(300)]
+    parts += [msg("r0000", None), msg("r0001", "r0000")]
+    sm = SessionManager.open(str(write_session(parts)))
+    ix = sm.index
+    order = sorted(ix.entries, key=lambda e: e.id[::-1])
+    for e in [ix.by_id["c0999"], ix.by_id["b0299"], *order, ix.by_id["c0000"]]:
+        assert ix.depth(e) == len(ix.path_to(e.id)) - 1, e.id
+    assert ix.depth(ix.by_id["b0299"]) == 701 + 299
