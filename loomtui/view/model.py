@@ -19,6 +19,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
+from loomtui.view import flatcache
 from loomtui.view import layout as L
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
@@ -449,7 +450,14 @@ class TreeModel(LoomState):
         # paused; frozen only while the session loads: a leaf move in the app must not freeze
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
-            return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
+            if not freeze:
+                return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
+            # loading: a big session reopened as it was is flattened already (view/flatcache.py)
+            flat = flatcache.load(self.manager, self.leaf_id, self._classes, self._tool_calls[1])
+            if flat is None:
+                flat = L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
+                flatcache.save(self.manager, flat)
+            return flat
 
     def _remember(self) -> None:
         if len(self.rows):

@@ -1,0 +1,113 @@
+"""The flattened tree of a big session (``layout.flatten`` for its leaf), kept beside its index.
+
+Flattening is a pure function of the entries and the leaf, and the costliest step of building
+the view model after a reopen from the persistent index (``session/indexcache.py``). So the
+display order (entry indices in file order) and the subtree ends are kept in a side file of the
+cache (``.ltf``) as two arrays, for the last leaf flattened; a reopen of the unchanged file turns
+them back into a ``Flat`` with two list lookups per entry.
+
+Used only when it is the very same data: the file's key (path, device, inode, size, mtime, edge
+hashes) equals the one stored and covers exactly the bytes the session was read from, the entry
+count and the leaf match, every index is in range, and the side file's checksum verifies. Anything
+else flattens as usual (and stores the result for next time).
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from typing import Any
+
+from loomtui.session import indexcache
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import open_regular
+from loomtui.session.manager import SessionManager
+from loomtui.session.source import PI
+from loomtui.view.layout import HIDDEN, OTHER, Flat
+
+SUFFIX = ".ltf"
+MAGIC = b"LOOMTUI-FLAT\x00"
+FORMAT = 1
+
+
+def _key(manager: SessionManager) -> tuple[Any, ...] | None:
+    """The file's key, when the cache applies and the file holds exactly what was read."""
+    path = manager.path
+    if path is None or not indexcache.enabled() or manager.version < 3 or manager.source.kind != PI:
+        return None
+    try:
+        fd = open_regular(path)
+    except (OSError, LoomError):
+        return None
+    try:
+        key = indexcache.file_key(path, fd)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    size = key[3]
+    if size != manager._indexed_to or size < max(indexcache.min_bytes(), 1):
+        return None  # grown since it was read (or small): nothing to trust or to gain
+    return key
+
+
+def load(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
+         tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+    """``layout.flatten(manager.index, leaf_id, classes_by_index, tool_calls)`` from the side
+    file, or None."""
+    key = _key(manager)
+    if key is None:
+        return None
+    index = manager.index
+    entries = index.entries
+    n = len(entries)
+    payload = indexcache.read_side(key[0], SUFFIX, MAGIC)
+    try:
+        fmt, skey, leaf, count, order_bytes, end_bytes = payload
+        if fmt != FORMAT or skey != key or leaf != leaf_id or count != n or len(classes_by_index) < n:
+            return None
+        order = array("i")
+        order.frombytes(order_bytes)
+        ends = array("i")
+        ends.frombytes(end_bytes)
+        if len(order) != n or len(ends) != n or (n and (min(order) < 0 or max(order) >= n)):
+            return None
+    except (TypeError, ValueError):
+        return None
+    out = list(map(entries.__getitem__, order))
+    if tool_calls is None:  # repeated call ids: the last one in the flattened order wins
+        tool_calls = {}
+        for e in out:
+            if e.tool_calls is not None:
+                for call_id, name, args in e.tool_calls:
+                    tool_calls[call_id] = (name, args)
+    end = ends.tolist()
+    classes = bytearray(map(classes_by_index.__getitem__, order))
+    active: set[Any] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
+    leaf_at = -1
+    if leaf_id is not None and leaf_id in index.by_id:
+        leaf_entry = index.by_id[leaf_id]
+        leaf_at = len(active) - 1  # as ``flatten``: the leaf's ancestors come first
+        if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
+            return None
+        if classes_by_index[leaf_entry.index] == HIDDEN:
+            classes[leaf_at] = OTHER  # the current leaf is always shown
+    head = end[leaf_at] if leaf_at >= 0 else n
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+
+
+def save(manager: SessionManager, flat: Flat) -> None:
+    """Keep ``flat`` (just flattened for ``flat.leaf_id``) for the next open of the same file."""
+    key = _key(manager)
+    if key is None or len(flat) != len(manager.index.entries):
+        return
+
+    def store() -> None:  # packed in the background child (or here, where none may start)
+        try:
+            order = array("i", [e.index for e in flat.entries]).tobytes()
+            end = array("i", [flat.end(p) for p in range(len(flat))]).tobytes()
+        except OverflowError:
+            return
+        indexcache.write_side(key[0], SUFFIX, MAGIC, (FORMAT, key, flat.leaf_id, len(flat), order, end))
+
+    indexcache.in_background(store)

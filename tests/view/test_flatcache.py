@@ -1,0 +1,136 @@
+"""The flattened tree kept beside the index (view/flatcache.py): a reopen of the unchanged file
+builds the same view model without flattening, and nothing else ever uses it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loomtui.session import indexcache
+from loomtui.session.manager import SessionManager
+from loomtui.session.migrate import migrated_bytes
+from loomtui.view import flatcache
+from loomtui.view import layout as L
+from loomtui.view.model import TreeModel
+
+
+@pytest.fixture
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    d = tmp_path / "cache"
+    monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(d))
+    monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
+    monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
+    return d
+
+
+@pytest.fixture
+def flattens(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """Leaves ``layout.flatten`` ran for (a cache hit runs none)."""
+    seen: list[str | None] = []
+    real = L.flatten
+
+    def flatten(index, leaf_id, *a, **kw):  # type: ignore[no-untyped-def]
+        seen.append(leaf_id)
+        return real(index, leaf_id, *a, **kw)
+
+    monkeypatch.setattr(L, "flatten", flatten)
+    return seen
+
+
+@pytest.fixture(params=["dnouri-browse-session", "pi-brain-mixed-boundaries", "large-v3"])
+def session(request: pytest.FixtureRequest, pi_copy, pi_dir: Path, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    if request.param == "large-v3":
+        dst = tmp_path / "large-v3.jsonl"
+        dst.write_bytes(migrated_bytes(str(pi_dir / "pi-mono-large-session.jsonl"))[0])
+        return dst
+    return Path(pi_copy(request.param))
+
+
+def model(path: Path, **kw: Any) -> TreeModel:
+    m = TreeModel(SessionManager.open(str(path)), home="/home/user", **kw)
+    indexcache.reap(block=True)  # side files are written by background children
+    return m
+
+
+def view(m: TreeModel) -> dict[str, Any]:
+    flat = m.flat
+    out: dict[str, Any] = {
+        "order": [e.id for e in flat.entries], "ends": [flat.end(p) for p in range(len(flat))],
+        "classes": bytes(flat.classes), "head": flat.head, "active": sorted(e.id for e in flat.active),
+    }
+    for mode in m.modes:
+        m.set_filter(mode)
+        out[mode] = m.lines()
+    return out
+
+
+def plain(path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> dict[str, Any]:
+    with monkeypatch.context() as mp:
+        mp.setenv("LOOMTUI_NO_CACHE", "1")
+        return view(model(path, **kw))
+
+
+def test_a_reopen_takes_the_flattened_tree_and_shows_the_same_rows(
+        cache: Path, session: Path, flattens: list[str | None], monkeypatch: pytest.MonkeyPatch) -> None:
+    first = model(session)
+    assert len(flattens) == 1
+    expected = view(first)
+    flattens.clear()
+    again = model(session)
+    assert flattens == []  # from the side file
+    assert view(again) == expected == plain(session, monkeypatch)
+
+
+def test_another_leaf_an_append_or_damage_flatten_anew(cache: Path, pi_copy, flattens: list[str | None],  # type: ignore[no-untyped-def]
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    path = Path(pi_copy("dnouri-browse-session"))
+    model(path)
+    flattens.clear()
+    other = model(path, leaf_id="aa000002", use_manager_leaf=False)
+    assert flattens == ["aa000002"]
+    assert view(other) == plain(path, monkeypatch, leaf_id="aa000002", use_manager_leaf=False)
+    model(path)  # the manager's leaf again: flattened (the side file held aa000002's)
+    flattens.clear()
+    model(path)
+    assert flattens == []
+    flattens.clear()
+    last = json.loads(path.read_text().splitlines()[-1])
+    with open(path, "a") as f:
+        f.write(json.dumps({"type": "message", "id": "zz000001", "parentId": last["id"],
+                            "timestamp": "2026-03-01T10:00:00.000Z",
+                            "message": {"role": "user", "content": "appended"}}) + "\n")
+    grown = model(path)
+    assert len(flattens) == 1 and "zz000001" in [e.id for e in grown.flat.entries]
+    assert view(grown) == plain(path, monkeypatch)
+    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    data = side.read_bytes()
+    side.write_bytes(data[:-5] + bytes([data[-5] ^ 0x55]) + data[-4:])
+    flattens.clear()
+    damaged = model(path)
+    assert len(flattens) == 1
+    assert view(damaged) == plain(path, monkeypatch)
+    # a valid envelope whose order points outside the entries
+    key = flatcache._key(SessionManager.open(str(path)))
+    bad = (flatcache.FORMAT, key, grown.leaf_id, len(grown.flat), b"\xff\xff\xff\x7f" * len(grown.flat),
+           b"\x00\x00\x00\x00" * len(grown.flat))
+    indexcache.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC, bad)
+    flattens.clear()
+    pointed_outside = model(path)
+    assert len(flattens) == 1
+    assert view(pointed_outside) == plain(path, monkeypatch)
+
+
+def test_nothing_is_kept_without_the_cache_or_for_small_files(cache: Path, pi_copy,  # type: ignore[no-untyped-def]
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    path = Path(pi_copy("dnouri-browse-session"))
+    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    monkeypatch.setenv("LOOMTUI_NO_CACHE", "1")
+    model(path)
+    assert not side.exists()
+    monkeypatch.delenv("LOOMTUI_NO_CACHE")
+    monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", str(1 << 30))
+    model(path)
+    assert not side.exists()
