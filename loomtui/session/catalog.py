@@ -907,8 +907,8 @@ def search_sessions(
     """Every entry whose text holds all whitespace-separated tokens of ``query`` (any case).
 
     Yields a ``SearchProgress`` after each file and a ``SearchHit`` per match, so a background
-    worker can show progress and stop between items. Files are read whole, but only lines whose
-    bytes contain the query's longest ASCII token are decoded.
+    worker can show progress and stop between items. Files are read whole (a huge one a piece
+    at a time), but only lines whose bytes contain the query's longest ASCII token are decoded.
     """
     tokens = [t for t in query.lower().split() if t]
     paths = list(paths)
@@ -922,11 +922,15 @@ def search_sessions(
     for done, path in enumerate(paths, start=1):
         try:
             with open_regular_file(path) as f:
-                buf = f.read()
+                # a huge pi file a piece of whole lines at a time (session/catalog_window.py)
+                found = catalog_window.search_in_pieces(
+                    f, lambda buf, cap: _search_file(path, buf, tokens, probe, cap), per_session)
+                if found is None:
+                    f.seek(0)
+                    found = list(_search_file(path, f.read(), tokens, probe, per_session))
         except (OSError, LoomError):
             yield SearchProgress(done, total, hits)
             continue
-        found = list(_search_file(path, buf, tokens, probe, per_session))
         if found and any(h.entry_id is None for h in found):
             found = _resolve_ids(path, found)
         for h in found:

@@ -19,8 +19,10 @@ numbers). Nothing here is cached apart from the summary itself.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, BinaryIO
 
@@ -39,6 +41,8 @@ _CONTENT = re.compile(rb'"content"\s*:\s*(["\[])')
 #: evenly spaced reads of ``PROBE`` bytes that estimate the number of lines
 PROBES = 256
 PROBE = 16 << 10
+#: a huge pi file is searched (full text) in pieces of whole lines of about this many bytes
+SEARCH_PIECE = 16 << 20
 #: bytes of one text block read for a first message cut by the head window
 PIECE = 64 << 10
 
@@ -165,3 +169,38 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
     estimate = max(entries, lines - 1)  # the header is a line
     return replace(summary, size=size, entry_count=estimate,
                    message_count=round(estimate * messages / entries) if entries else 0, partial=True)
+
+
+def search_in_pieces(f: BinaryIO, search: Callable[[bytes, int], Iterable[Any]], cap: int) -> list[Any] | None:
+    """Full-text search of a huge pi file, ``SEARCH_PIECE`` bytes of whole lines at a time, so
+    memory follows the piece and the longest line, not the file. ``search(buf, cap)`` searches
+    a session's bytes (the header line first) for at most ``cap`` hits with 1-based line
+    numbers; each piece is searched behind the header and its hits renumbered. None when the
+    file is not above ``WINDOW_LIMIT`` or not a pi session (the caller reads it whole)."""
+    from loomtui.session import catalog
+
+    if os.fstat(f.fileno()).st_size <= WINDOW_LIMIT:
+        return None
+    parsed = catalog.header_of(read_at(f, 0, HEAD))
+    if parsed is None:
+        return None
+    body = parsed[2]
+    header = read_at(f, 0, body)
+    header_lines = header.count(b"\n")
+    lines_before = header_lines
+    hits: list[Any] = []
+    carry = b""
+    at = body
+    while len(hits) < cap:
+        chunk = read_at(f, at, SEARCH_PIECE)
+        at += len(chunk)
+        buf = carry + chunk
+        cut = len(buf) if not chunk else buf.rfind(b"\n") + 1
+        piece, carry = buf[:cut], buf[cut:]
+        if piece:
+            for h in search(header + piece, cap - len(hits)):
+                hits.append(replace(h, line=h.line - header_lines + lines_before))
+            lines_before += piece.count(b"\n")
+        if not chunk:
+            break
+    return hits

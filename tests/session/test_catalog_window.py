@@ -247,3 +247,35 @@ def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(tmp_path: Pat
     indexcache.reap(block=True)
     [exact] = catalog.list_sessions([str(store)], cache=cache)
     assert not exact.partial and exact.entry_count == 60
+
+
+def test_full_text_search_reads_a_huge_file_a_piece_at_a_time_and_finds_the_same(
+        tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "images.jsonl"
+    write_image_session(path, turns=12)
+    with open(path, "ab") as f:  # a last line without a newline is searched too
+        f.write(_line({"type": "message", "id": "tail", "parentId": "e0000060", "timestamp": "2026-02-01T23:59:00.000Z",
+                       "message": {"role": "user", "content": "the grid column once more"}}).rstrip(b"\n"))
+    sizes: list[int] = []
+    real_read = CountingFile.read
+
+    def read(self: CountingFile, n: int = -1) -> bytes:
+        data = real_read(self, n)
+        sizes.append(len(data))
+        return data
+
+    monkeypatch.setattr(CountingFile, "read", read)
+    monkeypatch.setattr(catalog_window, "SEARCH_PIECE", 64 << 10)
+
+    def search(query: str) -> list[catalog.SearchHit]:
+        return [h for h in catalog.search_sessions([str(path)], query) if isinstance(h, catalog.SearchHit)]
+
+    pieces = search("grid column")
+    assert max(sizes) <= 64 << 10 and sum(sizes) < 2 * path.stat().st_size
+    monkeypatch.setattr(catalog_window, "WINDOW_LIMIT", 1 << 40)
+    sizes.clear()
+    whole = search("grid column")
+    assert max(sizes) == path.stat().st_size
+    assert len(pieces) == 13 and pieces == whole
+    assert pieces[-1].entry_id == "tail" and pieces[-1].line == 62
+    assert [h.line for h in pieces[:2]] == [6, 11]
