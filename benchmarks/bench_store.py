@@ -103,7 +103,7 @@ def pi(root: Path, heap_mb: int) -> dict[str, object]:
              "t = time.perf_counter()\n"
              "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
              "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
-             "print(p.stdout[-300:]); print(p.stderr[-600:])\n")
+             "print(p.stdout[-300:]); print(p.stderr[:300]); print(p.stderr[-300:])\n")
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(root / "agent"), "PI_PEER": str(PEER)}
     out = subprocess.run([sys.executable, "-c", probe, "node", f"--max-old-space-size={heap_mb}", "--input-type=module",
                           "-e", PI_CHILD], capture_output=True, text=True, env=env)
@@ -114,7 +114,7 @@ def pi(root: Path, heap_mb: int) -> dict[str, object]:
         if line.startswith("RESULT "):
             result.update(json.loads(line[7:]))
     if rc != "0":
-        why = [ln for ln in rest if "heap" in ln.lower() or "Error" in ln]
+        why = [ln for ln in rest if "heap" in ln.lower() or "Error" in ln or "error" in ln]
         result["why"] = (why[0] if why else rest[-1] if rest else "")[:160]
     return result
 
