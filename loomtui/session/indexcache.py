@@ -26,6 +26,7 @@ read and keep their full entries).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import marshal
 import os
@@ -179,6 +180,7 @@ def load(path: str, fd: int) -> Cached | None:
     that verifies against the file as it is now."""
     if not enabled():
         return None
+    flush_deferred()
     reap(block=True)  # an index this process is still writing is worth the wait
     name = cache_path(path)
     try:
@@ -316,7 +318,35 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
             return
     except OSError:
         return
-    in_background(lambda: save(path, fd, state, entries, consumed, key))
+    if can_fork():
+        in_background(lambda: save(path, fd, state, entries, consumed, key))
+        return
+    # threads run (the browser): packing and writing here would delay the first paint; a copy of
+    # what is read now (the state and the list go on changing with live appends) waits for
+    # ``flush_deferred`` (the browser calls it once painted; at exit at the latest)
+    snap = ParseState(header=state.header, version=state.version)
+    snap.title, snap.line_no, snap.parsed_count = state.title, state.line_no, state.parsed_count
+    snap.lines, snap.diagnostics = list(state.lines), list(state.diagnostics)
+    rows = list(entries)
+    if not _at_exit:
+        _at_exit.append(True)
+        atexit.register(lambda: flush_deferred())
+    _deferred.append(lambda: save(path, -1, snap, rows, consumed, key))
+
+
+#: index writes waiting for ``flush_deferred`` (where no background child may be started)
+_deferred: list[Callable[[], object]] = []
+_at_exit: list[bool] = []
+
+
+def flush_deferred() -> None:
+    """Write the indexes whose writing was put off (``save_soon`` with threads running)."""
+    while _deferred:
+        job = _deferred.pop(0)
+        try:
+            job()
+        except Exception:  # pragma: no cover - a cache write never fails the caller
+            pass
 
 
 def in_background(work: Callable[[], object]) -> None:

@@ -21,8 +21,10 @@ from typing import Any
 from loomtui.session import indexcache
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
+from loomtui.session.forked import can_fork
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
+from loomtui.view import layout as L
 from loomtui.view.layout import HIDDEN, OTHER, Flat
 
 SUFFIX = ".ltf"
@@ -94,6 +96,21 @@ def load(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearr
             classes[leaf_at] = OTHER  # the current leaf is always shown
     head = end[leaf_at] if leaf_at >= 0 else n
     return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+
+
+def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
+            tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, Flat | None]:
+    """(the flattened tree, from the side file or flattened now; the latter when it is still
+    to be stored). A background child stores it right away where one may be started; else
+    (the browser's threads) the caller ``save``s it once the screen is painted."""
+    flat = load(manager, leaf_id, classes_by_index, tool_calls)
+    if flat is not None:
+        return flat, None
+    flat = L.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
+    if can_fork():
+        save(manager, flat)
+        return flat, None
+    return flat, flat
 
 
 def save(manager: SessionManager, flat: Flat) -> None:

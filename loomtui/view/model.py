@@ -72,6 +72,8 @@ class TreeModel(LoomState):
         self.show_archived = False
         self.archive = ArchiveState(manager)
         self.marked_id: str | None = None
+        #: flattened while loading and not stored yet: ``flatcache.save`` it once painted
+        self.unsaved_flat: L.Flat | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
@@ -453,10 +455,7 @@ class TreeModel(LoomState):
             if not freeze:
                 return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
             # loading: a big session reopened as it was is flattened already (view/flatcache.py)
-            flat = flatcache.load(self.manager, self.leaf_id, self._classes, self._tool_calls[1])
-            if flat is None:
-                flat = L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
-                flatcache.save(self.manager, flat)
+            flat, self.unsaved_flat = flatcache.flatten(self.manager, self.leaf_id, self._classes, self._tool_calls[1])
             return flat
 
     def _remember(self) -> None:

@@ -17,7 +17,9 @@ import pytest
 from app_helpers import browser, make_app
 
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
-from loomtui.session import reader
+from loomtui.app.screens.browser import BrowserScreen
+from loomtui.session import indexcache, reader
+from loomtui.view import flatcache
 from loomtui.session.manager import SessionManager
 
 CHUNK = 32 << 10
@@ -144,6 +146,18 @@ async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path
     path = big_session(tmp_path / "big.jsonl")
     shown = record_readings(monkeypatch)
     gated.release.set()
+    monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
+    index = Path(indexcache.cache_path(str(path)))
+    flat = Path(str(index)[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    painted: list[bool] = []
+    real_flush = indexcache.flush_deferred
+
+    def flush() -> None:  # the index is written only once the tree was painted
+        if indexcache._deferred:
+            painted.append(isinstance(app.screen, BrowserScreen) and app.screen.model is not None)
+        real_flush()
+
+    monkeypatch.setattr(indexcache, "flush_deferred", flush)
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await browser(pilot)
@@ -151,3 +165,7 @@ async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path
         assert screen.model is not None and len(screen.manager.index.entries) == 3000  # type: ignore[union-attr]
         assert not screen.query_one(LoadProgress).display and screen.query_one("#tree").display
         assert len(shown) > 10 and shown[-1][2] > 2500
+        await app.workers.wait_for_complete()
+        # written after the paint (threads run: no background child), both usable next time
+        assert painted and all(painted) and index.is_file() and flat.is_file()
+        assert screen.model.unsaved_flat is None

@@ -134,3 +134,18 @@ def test_nothing_is_kept_without_the_cache_or_for_small_files(cache: Path, pi_co
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", str(1 << 30))
     model(path)
     assert not side.exists()
+
+
+def test_where_no_child_may_start_the_caller_stores_it_later(cache: Path, pi_copy, flattens: list[str | None],  # type: ignore[no-untyped-def]
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The browser (threads running): loading only flattens; the screen stores it once painted."""
+    path = Path(pi_copy("pi-brain-mixed-boundaries"))
+    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    monkeypatch.setattr(flatcache, "can_fork", lambda: False)
+    first = model(path)
+    assert first.unsaved_flat is first.flat and not side.exists()
+    flatcache.save(first.manager, first.unsaved_flat)
+    flattens.clear()
+    again = model(path)
+    assert flattens == [] and again.unsaved_flat is None
+    assert view(again) == plain(path, monkeypatch)

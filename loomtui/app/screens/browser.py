@@ -31,8 +31,10 @@ from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError, SessionFormatError
+from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
+from loomtui.view import flatcache
 from loomtui.view.controller import Outcome, SessionController
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
@@ -191,8 +193,13 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
 
     @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
     def _warm_search(self) -> None:
-        if self.model is not None:
-            self.model.warm_search()
+        indexcache.flush_deferred()  # the index of a cold open, put off until the tree was painted
+        model = self.model
+        if model is not None:
+            flat, model.unsaved_flat = model.unsaved_flat, None
+            if flat is not None:  # flattened while loading: kept for the next open (after the paint)
+                flatcache.save(model.manager, flat)
+            model.warm_search()
 
     @work(thread=True, exclusive=True, group="open-parent", exit_on_error=False, description="find the parent")
     def _find_parent(self, controller: SessionController) -> Outcome:
