@@ -7,16 +7,18 @@ import io
 import os
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from loomtui.commands.progress import stderr_progress
 from loomtui.commands.tree_memo import TreeMemo
 from loomtui.formats.opening import open_session
 from loomtui.commands._output import write_lines
+from loomtui.session import indexcache
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
 from loomtui.view.layout import FILTER_MODES
+from loomtui.view import flatcache
 from loomtui.view.model import TreeModel
 from loomtui.view.text import Segment
 from loomtui.view.printable import printable
@@ -110,20 +112,33 @@ def run(args: argparse.Namespace) -> int:
             buffer.flush()
             return 0
     if memo is None or getattr(sys.stdout, "buffer", None) is None:
-        return _print(args, sys.stdout)
-    text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors, newline="\n")
-    code = _print(args, text)
-    text.flush()
-    data = text.buffer.getvalue()  # type: ignore[attr-defined]
-    sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
-    if code == 0:
-        memo.put(data)
+        return _print(args, sys.stdout)[0]
+    # the index, the flattened tree and this memo are written in one background child once the
+    # rows are out (a child alive meanwhile would slow the layout: copy-on-write)
+    indexcache.hold_writes()
+    jobs: list[Callable[[], object]] = []
+    try:
+        text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                newline="\n")
+        code, model = _print(args, text)
+        text.flush()
+        data = text.buffer.getvalue()  # type: ignore[attr-defined]
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        flat = model.unsaved_flat if model is not None else None
+        job = flatcache.store_job(model.manager, flat) if model is not None and flat is not None else None
+        if job is not None:
+            jobs.append(job)
+        if code == 0:
+            keep = memo
+            jobs.append(lambda: keep.store(data))
+    finally:
+        indexcache.write_held(*jobs)
     return code
 
 
-def _print(args: argparse.Namespace, stdout: TextIO) -> int:
+def _print(args: argparse.Namespace, stdout: TextIO) -> tuple[int, TreeModel | None]:
     # a big session is read on two CPUs: a child parses the second half meanwhile
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
@@ -162,4 +177,4 @@ def _print(args: argparse.Namespace, stdout: TextIO) -> int:
     else:
         stdout.write(truncate_to_width("  No entries found", width) + "\n")
     stdout.write(truncate_to_width(model.footer(), width) + "\n")
-    return 0
+    return 0, model

@@ -104,9 +104,10 @@ class TreeMemo:
     def put(self, output: bytes) -> None:
         """Store ``output`` for these options (in a background child: the caller has printed
         it already and need not wait for it to be packed and written)."""
-        indexcache.in_background(lambda: self._store(output))
+        indexcache.in_background(lambda: self.store(output))
 
-    def _store(self, output: bytes) -> None:
+    def store(self, output: bytes) -> None:
+        """``put``, here (for ``indexcache.write_held``)."""
         packed = zlib.compress(output, 1)
         variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
         indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, self.key, variants[:KEEP]))

@@ -318,12 +318,13 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
             return
     except OSError:
         return
-    if can_fork():
+    if can_fork() and not _held:
         in_background(lambda: save(path, fd, state, entries, consumed, key))
         return
-    # threads run (the browser): packing and writing here would delay the first paint; a copy of
-    # what is read now (the state and the list go on changing with live appends) waits for
-    # ``flush_deferred`` (the browser calls it once painted; at exit at the latest)
+    # threads run (the browser), or the caller holds the writes: packing and writing now would
+    # delay the first paint / the output; a copy of what is read now (the state and the list go
+    # on changing with live appends) waits for ``flush_deferred`` or ``write_held`` (at exit at
+    # the latest)
     snap = ParseState(header=state.header, version=state.version)
     snap.title, snap.line_no, snap.parsed_count = state.title, state.line_no, state.parsed_count
     snap.lines, snap.diagnostics = list(state.lines), list(state.diagnostics)
@@ -337,6 +338,40 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
 #: index writes waiting for ``flush_deferred`` (where no background child may be started)
 _deferred: list[Callable[[], object]] = []
 _at_exit: list[bool] = []
+
+
+#: ``hold_writes`` was called: index writes wait for ``write_held``
+_held: list[bool] = []
+
+
+def hold_writes() -> None:
+    """Put this process's cache writes off until ``write_held``: a command that prints a big
+    session writes them in one background child after its output. A child alive while the
+    parent works costs the parent a copy of every page it touches (copy-on-write)."""
+    if not _held:
+        _held.append(True)
+
+
+def writes_held() -> bool:
+    return bool(_held)
+
+
+def write_held(*more: Callable[[], object]) -> None:
+    """The writes put off so far and ``more`` (other cache writes), in one background child
+    (or here, where none may start); the hold ends."""
+    jobs = [*_deferred, *more]
+    _deferred.clear()
+    _held.clear()
+
+    def run_all() -> None:
+        for job in jobs:
+            try:
+                job()
+            except Exception:  # pragma: no cover - a cache write never fails the caller
+                pass
+
+    if jobs:
+        in_background(run_all)
 
 
 def flush_deferred() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from array import array
+from collections.abc import Callable
 from typing import Any
 
 from loomtui.session import indexcache
@@ -60,23 +61,38 @@ def load(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearr
     key = _key(manager)
     if key is None:
         return None
-    index = manager.index
-    entries = index.entries
-    n = len(entries)
-    payload = indexcache.read_side(key[0], SUFFIX, MAGIC)
+    n = len(manager.index.entries)
+    if len(classes_by_index) < n:
+        return None
+    arrays = _arrays(indexcache.read_side(key[0], SUFFIX, MAGIC), key, leaf_id, n)
+    if arrays is None:
+        return None
+    return _rebuilt(manager, leaf_id, arrays[0], arrays[1], classes_by_index, tool_calls)
+
+
+def _arrays(payload: Any, key: tuple[Any, ...], leaf_id: str | None, n: int) -> tuple[array[int], array[int]] | None:
+    """(display order, subtree ends) from a side file's payload made for exactly this data."""
     try:
         fmt, skey, leaf, count, order_bytes, end_bytes = payload
-        if fmt != FORMAT or skey != key or leaf != leaf_id or count != n or len(classes_by_index) < n:
+        if fmt != FORMAT or skey != key or leaf != leaf_id or count != n:
             return None
         order = array("i")
         order.frombytes(order_bytes)
         ends = array("i")
         ends.frombytes(end_bytes)
-        if len(order) != n or len(ends) != n or (n and (min(order) < 0 or max(order) >= n)):
-            return None
     except (TypeError, ValueError):
         return None
-    out = list(map(entries.__getitem__, order))
+    if len(order) != n or len(ends) != n or (n and (min(order) < 0 or max(order) >= n)):
+        return None
+    return order, ends
+
+
+def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], ends: array[int],
+             classes_by_index: bytearray, tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+    """The ``Flat`` that ``flatten`` builds, from its order and ends (None if they do not fit)."""
+    index = manager.index
+    n = len(order)
+    out = list(map(index.entries.__getitem__, order))
     if tool_calls is None:  # repeated call ids: the last one in the flattened order wins
         tool_calls = {}
         for e in out:
@@ -107,19 +123,27 @@ def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: byte
     if flat is not None:
         return flat, None
     flat = L.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
-    if can_fork():
+    if can_fork() and not indexcache.writes_held():
         save(manager, flat)
         return flat, None
     return flat, flat
 
 
 def save(manager: SessionManager, flat: Flat) -> None:
-    """Keep ``flat`` (just flattened for ``flat.leaf_id``) for the next open of the same file."""
+    """Keep ``flat`` (just flattened for ``flat.leaf_id``) for the next open of the same file,
+    written by a background child (or here, where none may start)."""
+    job = store_job(manager, flat)
+    if job is not None:
+        indexcache.in_background(job)
+
+
+def store_job(manager: SessionManager, flat: Flat) -> Callable[[], None] | None:
+    """What ``save`` runs (packing and writing, here): for ``indexcache.write_held``."""
     key = _key(manager)
     if key is None or len(flat) != len(manager.index.entries):
-        return
+        return None
 
-    def store() -> None:  # packed in the background child (or here, where none may start)
+    def store() -> None:
         try:
             order = array("i", [e.index for e in flat.entries]).tobytes()
             end = array("i", [flat.end(p) for p in range(len(flat))]).tobytes()
@@ -127,4 +151,4 @@ def save(manager: SessionManager, flat: Flat) -> None:
             return
         indexcache.write_side(key[0], SUFFIX, MAGIC, (FORMAT, key, flat.leaf_id, len(flat), order, end))
 
-    indexcache.in_background(store)
+    return store
