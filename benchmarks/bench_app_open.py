@@ -63,6 +63,9 @@ async def main():
             await asyncio.sleep(0.002)
         out = {"first_paint_s": marks["tree"] - T_SPAWN, "cpu_s": marks["cpu"],
                "entries": len(app.screen.manager.index.entries)}
+        # what the browser writes after the first paint (the index of a cold open, the
+        # flattened tree) is written before this process ends, as when a user quits
+        await app.workers.wait_for_complete()
     out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print("RESULT " + json.dumps(out), flush=True)
     os._exit(0)  # the index writer (a forked child) and Textual's threads need no goodbye
