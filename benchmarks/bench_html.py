@@ -135,6 +135,10 @@ def main() -> None:
             print(f"  export time   loomtui {ot:6.2f} s (runs {', '.join(f'{x:.2f}' for x in ours_t)})"
                   + (f"   pi {pt:6.2f} s (runs {', '.join(f'{x:.2f}' for x in pi_t)})" if pt else "")
                   + f"   ratio {fmt_ratio(ot, pt)}  (goal ≤ 0.5×)")
+            if pi_t:
+                pairs = [o / p for o, p in zip(ours_t, pi_t)]
+                print(f"  export time, ratio of each interleaved pair: {', '.join(f'{x:.2f}' for x in pairs)}"
+                      f"   median {statistics.median(pairs):.2f}×  best {min(pairs):.2f}×")
             print(f"  peak RSS      loomtui {orss:6.0f} MB" + (f"   pi {prss:6.0f} MB" if prss else "")
                   + f"   ratio {fmt_ratio(orss, prss)}  (goal ≤ 0.5×)")
             print(f"  page size     loomtui {osize:6.1f} MB" + (f"   pi {psize:6.1f} MB" if psize else "")

@@ -66,10 +66,20 @@ class HtmlExport:
 
 
 @dataclass
-class _Record:
-    raw: str
-    entry: Entry | None
-    in_file: bool
+class _Records:
+    """One record per line of a pi file, then one per entry that lives only in memory
+    (parallel lists). Lines stay bytes until their chunk is written: ``orjson`` parses them as
+    they are, and the decoding is shared by the processes that write the chunks."""
+
+    raw: list[bytes] = field(default_factory=list)
+    entry: list[Entry | None] = field(default_factory=list)
+    #: the first ``in_file`` records are the file's lines
+    in_file: int = 0
+    #: an in-file entry's line, by the ``Entry`` object's ``id()`` (what the renderer loads)
+    line_of: dict[int, bytes] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.raw)
 
 
 def gzip_b64(data: bytes, level: int = LEVEL) -> str:
@@ -78,30 +88,33 @@ def gzip_b64(data: bytes, level: int = LEVEL) -> str:
     return base64.b64encode(c.compress(data) + c.flush()).decode("ascii")
 
 
-def _records(manager: SessionManager, no_system_context: bool) -> tuple[list[_Record], bytes | None]:
-    """One record per line of a pi file (entries matched by byte offset), then the entries that
-    live only in memory; and, for a loom read by an adapter, the original file's bytes."""
+def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records, bytes | None]:
+    """The records (entries matched to their lines by byte offset); and, for a loom read by an
+    adapter, the original file's bytes."""
     entries = manager.index.entries
-    records: list[_Record] = []
+    recs = _Records()
     original: bytes | None = None
     path = manager.path if manager.source_format == "pi" else None
-    placed: set[int] = set()
     if path is not None:
         with open(path, "rb") as f:
             data = f.read()
+        recs.raw = lines = data.split(b"\n")
+        del data
         by_offset = {e.offset: e for e in entries if e.offset >= 0 and e.data is None}
+        ents: list[Entry | None] = [None] * len(lines)
+        line_of = recs.line_of
         offset = 0
-        for line in data.split(b"\n"):
-            e = by_offset.get(offset)
+        get = by_offset.get
+        for i, line in enumerate(lines):
+            e = get(offset)
             offset += len(line) + 1
-            raw = line.decode("utf-8", errors="replace")
             if e is not None:
-                placed.add(id(e))
-                if no_system_context and _has_system_context(e):
-                    raw = js_json(_strip_system(manager.load(e)))
-            elif no_system_context and records == [] and raw:
-                raw = js_json(_strip_system(manager.header))  # the header line comes first
-            records.append(_Record(raw, e, True))
+                ents[i] = e
+                line_of[id(e)] = line
+        recs.entry = ents
+        if no_system_context:
+            _strip_lines(manager, recs)
+        recs.in_file = len(lines)
     else:
         src = manager.source_path
         if src and not no_system_context:
@@ -110,11 +123,22 @@ def _records(manager: SessionManager, no_system_context: bool) -> tuple[list[_Re
                     original = f.read()
             except OSError:
                 original = None
-    for e in entries:
-        if id(e) not in placed:
-            full = manager.load(e)
-            records.append(_Record(js_json(_strip_system(full) if no_system_context else full), e, False))
-    return records, original
+    if len(recs.line_of) < len(entries):
+        for e in entries:
+            if id(e) not in recs.line_of:
+                full = manager.load(e)
+                recs.raw.append(js_json(_strip_system(full) if no_system_context else full).encode("utf-8"))
+                recs.entry.append(e)
+    return recs, original
+
+
+def _strip_lines(manager: SessionManager, recs: _Records) -> None:
+    """The lines that carry system context rewritten without it (and the header line, first)."""
+    for i, e in enumerate(recs.entry):
+        if e is not None and _has_system_context(e):
+            recs.raw[i] = recs.line_of[id(e)] = js_json(_strip_system(manager.load(e))).encode("utf-8")
+    if recs.raw and recs.entry[0] is None and recs.raw[0]:
+        recs.raw[0] = js_json(_strip_system(manager.header)).encode("utf-8")
 
 
 def _has_system_context(e: Entry) -> bool:
@@ -131,22 +155,27 @@ def _strip_system(obj: Any) -> Any:
     return out
 
 
-def _render_chunks(renderer: EntryRenderer, records: list[_Record], start: int, stop: int) -> tuple[list[str], Stats]:
+def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop: int) -> tuple[list[str], Stats]:
     out: list[str] = []
     stats = Stats()
+    render = renderer.render
+    in_file = records.in_file
     for k in range(start, stop):
         rows = []
-        for rec in records[k * CHUNK : (k + 1) * CHUNK]:
-            if rec.entry is None:
-                rows.append((rec.raw, "", 1 if rec.in_file else 0, "", None))
+        lo = k * CHUNK
+        for i in range(lo, min(lo + CHUNK, len(records))):
+            raw = records.raw[i].decode("utf-8", errors="replace")
+            e = records.entry[i]
+            if e is None:
+                rows.append((raw, "", 1 if i < in_file else 0, "", None))
                 continue
-            body, kind, head = renderer.render(rec.entry, stats)
-            rows.append((rec.raw, body, 1 if rec.in_file else 0, kind, head))
+            body, kind, head = render(e, stats)
+            rows.append((raw, body, 1 if i < in_file else 0, kind, head))
         out.append(gzip_b64(dumps_bytes(rows)))
     return out, stats
 
 
-def _all_chunks(renderer: EntryRenderer, records: list[_Record], meanwhile: Callable[[], T]) -> tuple[list[str], Stats, T]:
+def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[list[str], Stats, T]:
     """Every chunk, and what ``meanwhile`` returns: with two CPUs a forked child renders the
     later chunks while this process runs ``meanwhile`` (the sidebar) and then the first ones."""
     n = (len(records) + CHUNK - 1) // CHUNK
@@ -189,13 +218,12 @@ def build_page(
         if eid is not None and eid not in manager.index.by_id:
             raise LoomError(f"no entry {eid!r} ({what}) in {source_name or manager.path}")
     records, original = _records(manager, no_system_context)
-    raw_by_id = {id(rec.entry): rec.raw for rec in records if rec.entry is not None and rec.in_file}
     tool_calls = L.tool_call_map(manager.index.entries)
     model: TreeModel | None = None
     if tool_calls is None:  # a call id repeats: the tree's order decides which call is meant
         model = TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
         tool_calls = model.flat.tool_calls
-    renderer = EntryRenderer(manager, tool_calls, no_system_context=no_system_context, raw_by_id=raw_by_id)
+    renderer = EntryRenderer(manager, tool_calls, no_system_context=no_system_context, raw_by_id=records.line_of)
 
     name = source_name or os.path.basename(manager.source_path or manager.path or "session")
     n_chunks = (len(records) + CHUNK - 1) // CHUNK
@@ -252,14 +280,14 @@ def _blob(element_id: str, b64: str) -> str:
     return f'<script type="application/gzip+base64" id="{element_id}">{b64}</script>'
 
 
-def _page_facts(manager: SessionManager, model: TreeModel, records: list[_Record], original: bytes | None,
+def _page_facts(manager: SessionManager, model: TreeModel, records: _Records, original: bytes | None,
                 name: str, target_id: str | None, no_system_context: bool, n_chunks: int) -> dict[str, Any]:
     """Where each entry's record is, the tool-call links, the target, the download names."""
     flat_pos = {e.id: p for p, e in enumerate(model.flat.entries)}
     loc = [0] * len(flat_pos)
-    for i, rec in enumerate(records):
-        if rec.entry is not None:
-            p = flat_pos.get(rec.entry.id)
+    for i, e in enumerate(records.entry):
+        if e is not None:
+            p = flat_pos.get(e.id)
             if p is not None:
                 loc[p] = i
     call_of: dict[str, Any] = {}

@@ -27,6 +27,15 @@ HIGHLIGHT_LIMIT = 50_000
 #: images the page may show inline (as data: URIs)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
+#: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
+#: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
+#: ``>`` ``#`` ``+`` ``-`` ``=`` and digits only inside a line (``_MD_LINE_START`` below)
+_MD_PLAIN = re.compile(
+    "[\n !\"#$%'()+,\\-./0-9:;=>?@A-Z^a-z{}"
+    "\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff]*")
+#: a line that could open a block (heading, quote, list, setext underline, indented code)
+_MD_LINE_START = re.compile(r"(?:^|\n)[#>+\-=0-9 ]")
+_MD_PARAGRAPHS = re.compile(r"\n\n+")
 
 
 @dataclass
@@ -84,6 +93,17 @@ def _markdown_renderer() -> Any:
     return md
 
 
+def plain_markdown(text: str) -> str | None:
+    """What markdown-it renders for a text without Markdown syntax (paragraphs split at blank
+    lines, ``"`` and ``>`` escaped), without parsing it; None for any other text."""
+    if " \n" in text or text.endswith(" ") or _MD_PLAIN.fullmatch(text) is None or _MD_LINE_START.search(text):
+        return None
+    text = text.strip("\n").replace('"', "&quot;").replace(">", "&gt;")
+    if not text:
+        return ""
+    return "".join([f"<p>{p}</p>\n" for p in _MD_PARAGRAPHS.split(text)])
+
+
 def highlight(code: str, lang: str, _attrs: str = "") -> str:
     """Pygments HTML for a fenced block (markdown-it's highlight hook); "" lets markdown-it escape it."""
     if not lang or len(code) > HIGHLIGHT_LIMIT:
@@ -126,7 +146,7 @@ class RawLoader:
     ``raw_by_id`` is keyed by the ``Entry`` object's ``id()``);
     what the blocks ask of a manager: ``index`` and ``load``."""
 
-    def __init__(self, manager: SessionManager, raw_by_id: dict[int, str]) -> None:
+    def __init__(self, manager: SessionManager, raw_by_id: dict[int, bytes]) -> None:
         self.manager = manager
         self.index = manager.index
         self.raw_by_id = raw_by_id
@@ -158,11 +178,11 @@ class EntryRenderer:
     """Turns entries into HTML records (one renderer per export; markdown-it loaded once)."""
 
     def __init__(self, manager: SessionManager, tool_calls: Any, *, no_system_context: bool = False,
-                 raw_by_id: dict[int, str] | None = None) -> None:
+                 raw_by_id: dict[int, bytes] | None = None) -> None:
         self.manager: Any = RawLoader(manager, raw_by_id or {})
         self.tool_calls = tool_calls
         self.no_system_context = no_system_context
-        self.md = _markdown_renderer()
+        self._md: Any = None  # markdown-it, loaded on the first text that needs it
         #: the image data of the entry being rendered, in the order its Image blocks come
         self._images: list[list[Any]] = []
         #: the tool result entry whose output the page fills in (see ``_ToolResult``)
@@ -229,7 +249,12 @@ class EntryRenderer:
     def markdown(self, text: str) -> str:
         if len(text) > MARKDOWN_LIMIT:
             return f'<pre class="plain">{escape(text)}</pre>'
-        return f'<div class="md">{self.md.render(text)}</div>'
+        plain = plain_markdown(text)
+        if plain is None:
+            if self._md is None:
+                self._md = _markdown_renderer()
+            plain = self._md.render(text)
+        return f'<div class="md">{plain}</div>'
 
     def _Markdown(self, b: B.Markdown) -> str:
         return self.markdown(b.text)

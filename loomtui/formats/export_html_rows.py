@@ -33,19 +33,30 @@ def filter_rows(model: TreeModel, mode: str, prefixes: dict[str, int]) -> dict[s
     model.folded.clear()
     model.set_filter(mode)
     lay = model.rows
-    positions = [lay.position(i) for i in range(len(lay))]
+    n = len(lay)
+    positions = [lay.position(i) for i in range(n)] if lay.encoded else list(lay.positions)
     pre: list[int] = []
     flags: list[int] = []
-    for i in range(len(lay)):
-        text = L.prefix(lay, i, False)
-        k = prefixes.get(text)
-        if k is None:
-            k = prefixes[text] = len(prefixes)
+    connector, vrc, gutters, indent, kids = lay.connector, lay.virtual_root_child, lay.gutters, lay.indent, lay.kids
+    # a row without a connector has the prefix of the row before when both have the same
+    # gutters and indent (most rows: a chain's rows look alike); the others ask ``prefix``
+    last_gutters: object = None
+    last_indent = -1
+    last_k = 0
+    for i in range(n):
+        own = connector[i] and not vrc[i]
+        if not own and gutters[i] is last_gutters and indent[i] == last_indent:
+            k = last_k
+        else:
+            text = L.prefix(lay, i, False)
+            k = prefixes.get(text)
+            if k is None:
+                k = prefixes[text] = len(prefixes)
+            if not own:
+                last_gutters, last_indent, last_k = gutters[i], indent[i], k
         pre.append(k)
-        f = FOLDABLE if lay.is_foldable(i) else 0
-        if lay.connector[i] and not lay.virtual_root_child[i]:
-            f |= CONNECTOR
-        flags.append(f)
+        f = FOLDABLE if kids[i] and lay.is_foldable(i) else 0
+        flags.append(f | CONNECTOR if own else f)
     return {"pos": positions, "pre": pre, "flags": flags}
 
 

@@ -171,10 +171,13 @@ def test_no_system_context_leaves_out_system_prompts(write_session: Any) -> None
          "customType": "system", "content": "SECRET SYSTEM PROMPT", "display": False},
         {"type": "message", "id": "u1", "parentId": "s1", "timestamp": "2026-01-01T00:00:02Z",
          "message": {"role": "user", "content": "hello"}},
+        {"type": "session_init", "id": "i1", "parentId": "u1", "timestamp": "2026-01-01T00:00:03Z",
+         "systemPrompt": "SECRET INIT PROMPT", "task": "the task"},
     ], header={"type": "session", "version": 3, "id": "x", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/",
                "systemPrompt": "SECRET HEADER PROMPT"})
     with_ctx = build_page(open_any(str(path)))
     assert "SECRET SYSTEM PROMPT" in json.dumps(records(blobs(with_ctx)))
+    assert "SECRET INIT PROMPT" in json.dumps([r[1] for r in records(blobs(with_ctx))])  # rendered, too
     page = build_page(open_any(str(path)), no_system_context=True)
     data = blobs(page)
     everything = json.dumps(records(data)) + json.dumps(data["side"]) + page
