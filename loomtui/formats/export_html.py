@@ -42,7 +42,7 @@ from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.forked import can_fork, child_output, start_child
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
-from loomtui.session.store import write_new_file
+from loomtui.session.store import write_new_file_with
 from loomtui.view import layout as L
 from loomtui.view.model import TreeModel
 
@@ -54,6 +54,8 @@ CHUNK = 256
 LEVEL = 3
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
+#: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
+SIDEBAR_PER_CHUNK = 700
 ASSETS = Path(__file__).with_name("html")
 
 
@@ -82,10 +84,14 @@ class _Records:
         return len(self.raw)
 
 
-def gzip_b64(data: bytes, level: int = LEVEL) -> str:
+def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
     """gzip (what ``DecompressionStream("gzip")`` reads), then base64."""
     c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return base64.b64encode(c.compress(data) + c.flush()).decode("ascii")
+    return base64.b64encode(c.compress(data) + c.flush())
+
+
+def _blob(element_id: str, b64: bytes) -> bytes:
+    return b'<script type="application/gzip+base64" id="%s">%s</script>' % (element_id.encode("ascii"), b64)
 
 
 def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records, bytes | None]:
@@ -155,8 +161,9 @@ def _strip_system(obj: Any) -> Any:
     return out
 
 
-def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop: int) -> tuple[list[str], Stats]:
-    out: list[str] = []
+def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop: int) -> tuple[list[bytes], Stats]:
+    """The chunk blobs ``d-c<start>`` … ``d-c<stop-1>``, and the usage they add up."""
+    out: list[bytes] = []
     stats = Stats()
     render = renderer.render
     in_file = records.in_file
@@ -171,23 +178,25 @@ def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop:
                 continue
             body, kind, head = render(e, stats)
             rows.append((raw, body, 1 if i < in_file else 0, kind, head))
-        out.append(gzip_b64(dumps_bytes(rows)))
+        out.append(_blob(f"d-c{k}", gzip_b64(dumps_bytes(rows))))
     return out, stats
 
 
-def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[list[str], Stats, T]:
-    """Every chunk, and what ``meanwhile`` returns: with two CPUs a forked child renders the
-    later chunks while this process runs ``meanwhile`` (the sidebar) and then the first ones."""
+def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[list[bytes], Stats, T]:
+    """Every chunk blob, and what ``meanwhile`` returns: with two CPUs a forked child renders the
+    later chunks while this process runs ``meanwhile`` (the sidebar) and then the first ones.
+    The child sends its usage figures (a JSON line), then its blobs as they go in the page."""
     n = (len(records) + CHUNK - 1) // CHUNK
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
         return (*_render_chunks(renderer, records, 0, n), side)
-    # this process also builds and compresses the sidebar (about a chunk's work per 450 entries)
-    split = max(1, min(n - 1, (n - len(records) // 450) // 2))
+    # this process also builds and compresses the sidebar (measured: about a chunk's work per
+    # SIDEBAR_PER_CHUNK entries), and then takes the child's bytes in
+    split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
 
     def child() -> bytes:
         chunks, stats = _render_chunks(renderer, records, split, n)
-        return orjson.dumps({"chunks": chunks, "stats": stats.to_json()})
+        return orjson.dumps(stats.to_json()) + b"\n" + b"\n".join(chunks)
 
     pid, fd = start_child(child)
     try:
@@ -198,8 +207,8 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
     if got is None:
         second, more = _render_chunks(renderer, records, split, n)
     else:
-        obj = orjson.loads(got)
-        second, more = obj["chunks"], Stats.from_json(obj["stats"])
+        head, _, rest = got.partition(b"\n")
+        second, more = [rest], Stats.from_json(orjson.loads(head))
     stats.merge(more)
     return first + second, stats, side
 
@@ -214,6 +223,20 @@ def build_page(
     source_name: str | None = None,
 ) -> str:
     """The page, as one string."""
+    return b"".join(page_parts(manager, leaf_id=leaf_id, target_id=target_id, theme=theme,
+                               no_system_context=no_system_context, source_name=source_name)).decode("utf-8")
+
+
+def page_parts(
+    manager: SessionManager,
+    *,
+    leaf_id: str | None = None,
+    target_id: str | None = None,
+    theme: str | None = None,
+    no_system_context: bool = False,
+    source_name: str | None = None,
+) -> list[bytes]:
+    """The page's UTF-8 bytes, in pieces (written one after the other, never joined)."""
     for what, eid in (("leaf", leaf_id), ("target", target_id)):
         if eid is not None and eid not in manager.index.by_id:
             raise LoomError(f"no entry {eid!r} ({what}) in {source_name or manager.path}")
@@ -228,7 +251,7 @@ def build_page(
     name = source_name or os.path.basename(manager.source_path or manager.path or "session")
     n_chunks = (len(records) + CHUNK - 1) // CHUNK
 
-    def sidebar() -> list[str]:
+    def sidebar() -> list[bytes]:
         """The sidebar blobs: the rows (read first) and the search texts (read after the
         first paint)."""
         m = model or TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
@@ -243,7 +266,7 @@ def build_page(
         return [_blob("d-side", gzip_b64(dumps_bytes(side), 5)), _blob("d-find", gzip_b64(dumps_bytes(search), 5))]
 
     chunks, stats, data = _all_chunks(renderer, records, sidebar)
-    data += [_blob(f"d-c{k}", c) for k, c in enumerate(chunks)]
+    data += chunks
     if original is not None:
         data.append(_blob("d-orig", gzip_b64(original, 6)))
     title = manager.get_session_name() or name
@@ -263,21 +286,20 @@ def build_page(
         "{{CSS}}": css + (ASSETS / "page.css").read_text(encoding="utf-8"),
         "{{HEADER}}": head,
         "{{JS}}": (ASSETS / "page.js").read_text(encoding="utf-8"),
-        "{{DATA}}": "\n".join(data),
     }
-    out = []
+    out: list[bytes] = []
     rest = template
     while "{{" in rest:
         before, _, after = rest.partition("{{")
         key, _, rest = after.partition("}}")
-        out.append(before)
-        out.append(parts["{{" + key + "}}"])
-    out.append(rest)
-    return "".join(out)
-
-
-def _blob(element_id: str, b64: str) -> str:
-    return f'<script type="application/gzip+base64" id="{element_id}">{b64}</script>'
+        out.append(before.encode("utf-8"))
+        if key == "DATA":
+            for k, blob in enumerate(data):
+                out.append(b"\n" + blob if k else blob)
+        else:
+            out.append(parts["{{" + key + "}}"].encode("utf-8"))
+    out.append(rest.encode("utf-8"))
+    return out
 
 
 def _page_facts(manager: SessionManager, model: TreeModel, records: _Records, original: bytes | None,
@@ -321,9 +343,9 @@ def _stem(name: str) -> str:
 
 def export_html(manager: SessionManager, out_path: str, **kwargs: Any) -> HtmlExport:
     """Write the page to ``out_path`` (a new file: never over an existing one)."""
-    page = build_page(manager, **kwargs).encode("utf-8")
-    write_new_file(out_path, page)
-    return HtmlExport(out_path, len(manager.index.entries), len(page))
+    parts = page_parts(manager, **kwargs)
+    write_new_file_with(out_path, lambda f: f.writelines(parts))
+    return HtmlExport(out_path, len(manager.index.entries), sum(map(len, parts)))
 
 
 def default_output(path: str) -> str:
@@ -340,14 +362,14 @@ def export_to_free_name(source: str, directory: str, **kwargs: Any) -> str:
     from loomtui.formats.opening import open_session
 
     manager = open_session(source)
-    page = build_page(manager, source_name=os.path.basename(source), **kwargs).encode("utf-8")
+    parts = page_parts(manager, source_name=os.path.basename(source), **kwargs)
     stem = os.path.basename(default_output(source))[: -len(".html")]
     for n in range(1, 1000):
         out = os.path.join(directory, f"{stem}.html" if n == 1 else f"{stem}-{n}.html")
         if os.path.lexists(out):
             continue
         try:
-            write_new_file(out, page)
+            write_new_file_with(out, lambda f: f.writelines(parts))
         except WriteRefused:
             if os.path.lexists(out):
                 continue  # taken in the meantime
