@@ -31,6 +31,7 @@ from typing import Any
 
 from loomtui.formats import ocp_text as T
 from loomtui.formats.common import iso_ms, parse_iso
+from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
@@ -267,21 +268,34 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
                   findings: list[Any] | None = None, checked_with: str = "") -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now."""
+    from loomtui.formats.ocp_tree import make_rows
+
+    run, order = place_run(doc, path, view, check, findings, checked_with)
+    return session_of(run, make_rows(run, order), diagnostics)
+
+
+def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,
+              findings: list[Any] | None = None, checked_with: str = "") -> tuple[OcpRun, list[Any]]:
+    """The run read, checked and placed, and its rows in order (``ocp_tree.row_order``)."""
     from loomtui.formats import ocp_check
-    from loomtui.formats.ocp_tree import build_rows
+    from loomtui.formats.ocp_tree import row_order
 
     if view not in VIEWS:
         from loomtui.session.errors import SessionFormatError
 
         raise SessionFormatError(f"OCP runs have two views, {' and '.join(VIEWS)}; not {view!r}")
-    diag = diagnostics if diagnostics is not None else []
     run = read_run(doc, path, view)
     if findings is not None:
         ocp_check.attach_findings(run, [ocp_check.Finding(*f) for f in findings])
         run.checked = checked_with
     elif check:
         ocp_check.attach_findings(run)
-    rows = build_rows(run)
+    return run, row_order(run)
+
+
+def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | None = None) -> SessionManager:
+    """The session of a placed run and its rows."""
+    diag = diagnostics if diagnostics is not None else []
     run.filters = T.filters(run)
     for p in run.problems:
         diag.append(Diagnostic(0, p))
@@ -295,9 +309,10 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
         "type": "session", "version": 3, "id": str(r.get("id") or ""),
         "timestamp": iso_ms(started or datetime(2000, 1, 1, tzinfo=UTC)),
         "cwd": str(r.get("workspace") or ""),
-        "loom": {"format": OCP, "title": title or "", "view": view, "ocp": run.version,
+        "loom": {"format": OCP, "title": title or "", "view": run.view, "ocp": run.version,
                  "nodes": len(run.nodes), "attempts": len(run.attempts)},
     }
+    path = run.path
     source = Source(OCP, os.path.abspath(path) if path else None, labels="memory", document=run, leaf_moves=False,
                     filters=run.filters, describe=lambda eid: describe_row(run, eid))
     # the leaf is the run root: sibling order stays the dependency order

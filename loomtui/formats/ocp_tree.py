@@ -217,7 +217,7 @@ def place_retries(run: "OcpRun") -> None:
 
 
 # the rows --------------------------------------------------------------------------------------
-def _run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
+def run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
     return T.run_entry(run)
 
 
@@ -227,7 +227,7 @@ def _children(run: "OcpRun", order: list[str]) -> tuple[dict[str, list[str]], di
     Each parent's children come out as group folders, then attempts and retries, then nodes
     in dependency order."""
     kids: dict[str, list[str]] = defaultdict(list)
-    rows: dict[str, tuple[Maker, str, str]] = {RUN_ID: (_run_row, "", "run" if run.view == "dag" else "run lineage")}
+    rows: dict[str, tuple[Maker, str, str]] = {RUN_ID: (run_row, "", "run" if run.view == "dag" else "run lineage")}
     if run.view == "dag":
         for gid, parent in group_parents(run).items():
             rows["g:" + gid] = (T.group_entry, gid, "group")
@@ -252,8 +252,18 @@ def _children(run: "OcpRun", order: list[str]) -> tuple[dict[str, list[str]], di
     return kids, rows
 
 
+#: a row as the tree lists it: (entry id, parent id, kind, maker, record id)
+Row = tuple[str, "str | None", str, Maker, str]
+
+
 def build_rows(run: "OcpRun") -> list[Entry]:
     """The run as session skeletons in pre-order (every parent before its children)."""
+    return make_rows(run, row_order(run))
+
+
+def row_order(run: "OcpRun") -> list[Row]:
+    """Place every record (``run.placed_under``, ``run.retries``, …) and list the rows in
+    pre-order: every parent before its children."""
     from loomtui.formats.ocp import topo_order
 
     order = topo_order(run) if run.view == "dag" else list(run.node_order)
@@ -263,10 +273,7 @@ def build_rows(run: "OcpRun") -> list[Entry]:
         place_lineage(run, order)
     place_retries(run)
     kids, rows = _children(run, order)
-    # one shared timestamp keeps each parent's children in the order made above (pi sorts
-    # siblings by time, ties in file order)
-    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
-    out: list[Entry] = []
+    out: list[Row] = []
     parent_of = {c: p for p, below in kids.items() for c in below}
     stack = [RUN_ID]
     while stack:
@@ -274,13 +281,21 @@ def build_rows(run: "OcpRun") -> list[Entry]:
         row = rows.pop(eid, None)
         if row is None:  # listed twice (only through a bug): shown once
             continue
-        out.append(new_row(eid, parent_of.get(eid), row[2], len(out) + 1, ts, (run, row[0], row[1])))
+        out.append((eid, parent_of.get(eid), row[2], row[0], row[1]))
         below = kids.get(eid)
         if below:
             stack.extend(reversed(below))
     for eid, (make, rid, kind) in rows.items():  # unreachable only through a bug; never lose a row
-        out.append(new_row(eid, RUN_ID, kind, len(out) + 1, ts, (run, make, rid)))
+        out.append((eid, RUN_ID, kind, make, rid))
     return out
+
+
+def make_rows(run: "OcpRun", order: list[Row]) -> list[Entry]:
+    """The skeletons of ``row_order``'s rows; one shared timestamp keeps each parent's children
+    in that order (pi sorts siblings by time, ties in file order)."""
+    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
+    return [new_row(eid, parent, kind, n, ts, (run, make, rid))
+            for n, (eid, parent, kind, make, rid) in enumerate(order, start=1)]
 
 
 def new_row(eid: str, parent_id: str | None, kind: str, line: int, timestamp: str,
