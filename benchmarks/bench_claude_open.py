@@ -60,14 +60,14 @@ def files(lines: int) -> tuple[Path, Path]:
 
 
 def read_once(path: Path) -> dict[str, float]:
-    env = {**os.environ, "LOOMTUI_JOBS": "1"}
+    env = {**os.environ, "LOOMTUI_JOBS": "1", "LOOMTUI_NO_CACHE": "1"}
     out = subprocess.run([sys.executable, "-c", MEASURE, str(path)], capture_output=True, text=True, check=True,
                          env=env, cwd=ROOT)
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
 def tree_once(path: Path) -> float:
-    env = {**os.environ, "LOOMTUI_JOBS": "1"}
+    env = {**os.environ, "LOOMTUI_JOBS": "1", "LOOMTUI_NO_CACHE": "1"}
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "loomtui", "tree", str(path), "--width", "160", "--color", "never"],
                    stdout=subprocess.DEVNULL, check=True, env=env, cwd=ROOT)

@@ -32,6 +32,7 @@ from typing import Any
 
 from loomtui.formats.agent_session import CLAUDE, AgentSession, AgentSource
 from loomtui.session.errors import SessionFormatError
+from loomtui.session.fileio import open_regular
 
 NODE_TYPES = ("user", "assistant", "system", "progress", "attachment")
 BOOK_TYPES = ("summary", "file-history-snapshot", "queue-operation", "last-prompt", "permission-mode", "mode",
@@ -165,58 +166,91 @@ def _blocks(content: Any, tool_names: dict[str, str] | None = None) -> list[dict
 
 def to_pi(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], tool_names: dict[str, str]) -> dict[str, Any]:
     """The pi-style entry for one Claude line (see the module doc for the mapping)."""
-    t = obj.get("type")
     kind = line_kind(obj)
     base: dict[str, Any] = {"id": eid, "parentId": parent, "timestamp": obj.get("timestamp")}
     msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
-    d: dict[str, Any]
-    if t == "assistant":
-        m: dict[str, Any] = {"role": "assistant", "content": _blocks(msg.get("content")), "provider": "anthropic",
-                             "model": msg.get("model"), "stopReason": STOP.get(_str(msg.get("stop_reason")))}
-        if obj.get("isApiErrorMessage") or obj.get("error"):
-            m["stopReason"] = "error"
-            m["errorMessage"] = text_of(msg.get("content")) or str(obj.get("error"))
-        usage = src.usage.get(eid)
-        if usage is not None:
-            m["usage"] = usage
-        d = {"type": "message", **base, "message": m}
+    if obj.get("type") == "assistant":
+        d = _assistant(src, eid, base, obj, msg)
     elif kind == "tool_result":
-        results = [b for b in msg.get("content") if isinstance(b, dict) and b.get("type") == "tool_result"]
-        first = results[0]
-        content: list[dict[str, Any]] = []
-        for r in results:
-            content += _blocks(r.get("content"))
-        call = _str(first.get("tool_use_id"))
-        d = {"type": "message", **base, "message": {
-            "role": "toolResult", "toolCallId": call, "toolName": tool_names.get(call) if isinstance(call, str) else None,
-            "content": content, "isError": bool(first.get("is_error"))}}
-    elif kind in ("meta", "command"):
+        d = _tool_result(base, msg, tool_names)
+    else:
+        d = _other(eid, base, obj, msg, kind)
+    if eid in src.stray:
+        d["hidden"] = "stray"
+    d["agentSource"] = _source_info(src, eid, parent, obj, msg, kind)
+    return d
+
+
+def _assistant(src: AgentSource, eid: str, base: dict[str, Any], obj: dict[str, Any],
+               msg: dict[str, Any]) -> dict[str, Any]:
+    m: dict[str, Any] = {"role": "assistant", "content": _blocks(msg.get("content")), "provider": "anthropic",
+                         "model": msg.get("model"), "stopReason": STOP.get(_str(msg.get("stop_reason")))}
+    if obj.get("isApiErrorMessage") or obj.get("error"):
+        m["stopReason"] = "error"
+        m["errorMessage"] = text_of(msg.get("content")) or str(obj.get("error"))
+    usage = src.usage.get(eid)
+    if usage is not None:
+        m["usage"] = usage
+    return {"type": "message", **base, "message": m}
+
+
+def _tool_result(base: dict[str, Any], msg: dict[str, Any], tool_names: dict[str, str]) -> dict[str, Any]:
+    results = [b for b in msg.get("content") if isinstance(b, dict) and b.get("type") == "tool_result"]
+    first = results[0]
+    content: list[dict[str, Any]] = []
+    for r in results:
+        content += _blocks(r.get("content"))
+    call = _str(first.get("tool_use_id"))
+    return {"type": "message", **base, "message": {
+        "role": "toolResult", "toolCallId": call, "toolName": tool_names.get(call) if isinstance(call, str) else None,
+        "content": content, "isError": bool(first.get("is_error"))}}
+
+
+def _other(eid: str, base: dict[str, Any], obj: dict[str, Any], msg: dict[str, Any], kind: str) -> dict[str, Any]:
+    """Prompts, meta and command lines, system lines, bookkeeping lines."""
+    t = obj.get("type")
+    sub = obj.get("subtype") if t == "system" else None
+    if kind in ("meta", "command"):
         text = text_of(msg.get("content"))
         ctype = "compact summary" if obj.get("isCompactSummary") else ("command" if kind == "command" else "meta")
-        d = {"type": "custom_message", **base, "customType": ctype,
-             "content": command_text(text) if kind == "command" else text, "display": kind == "command"}
-    elif t == "user":
-        d = {"type": "message", **base, "message": {"role": "user", "content": _blocks(msg.get("content"))}}
-    elif t == "system" and obj.get("subtype") == "compact_boundary":
+        return {"type": "custom_message", **base, "customType": ctype,
+                "content": command_text(text) if kind == "command" else text, "display": kind == "command"}
+    if t == "user":
+        return {"type": "message", **base, "message": {"role": "user", "content": _blocks(msg.get("content"))}}
+    if t == "system" and sub == "compact_boundary":
         meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
-        d = {"type": "compaction", **base, "summary": f"compacted ({meta.get('trigger') or 'auto'})",
-             "firstKeptEntryId": eid, "tokensBefore": meta.get("preTokens") or 0}
-    elif t == "system" and (obj.get("subtype") in SHOWN_SYSTEM) and isinstance(obj.get("content"), str):
-        d = {"type": "custom_message", **base, "customType": f"system: {obj.get('subtype')}",
-             "content": command_text(obj["content"]) if obj.get("subtype") == "local_command" else obj["content"],
-             "display": True}
+        return {"type": "compaction", **base, "summary": f"compacted ({meta.get('trigger') or 'auto'})",
+                "firstKeptEntryId": eid, "tokensBefore": meta.get("preTokens") or 0}
+    if t == "system" and sub in SHOWN_SYSTEM and isinstance(obj.get("content"), str):
+        return {"type": "custom_message", **base, "customType": f"system: {sub}",
+                "content": command_text(obj["content"]) if sub == "local_command" else obj["content"],
+                "display": True}
+    return _bookkeeping(base, obj)
+
+
+def _bookkeeping(base: dict[str, Any], obj: dict[str, Any]) -> dict[str, Any]:
+    """System, progress, attachment and unknown lines: a ``custom`` entry keeping their fields."""
+    t = obj.get("type")
+    if t == "system":
+        sub = obj.get("subtype")
+    elif t == "progress":
+        sub = _dict(obj.get("data")).get("type")
     else:
-        sub = obj.get("subtype") if t == "system" else _dict(obj.get("data")).get("type") if t == "progress" else (
-            _dict(obj.get("attachment")).get("type") if t == "attachment" else None)
-        ctype = f"{t}: {sub}" if sub else (f"{t}: hook" if t == "system" else str(t))
-        keep = {k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version",
-                                                          "gitBranch", "userType", "isSidechain", "timestamp")}
-        d = {"type": "custom", **base, "customType": ctype, "data": keep}
+        sub = _dict(obj.get("attachment")).get("type") if t == "attachment" else None
+    ctype = f"{t}: {sub}" if sub else (f"{t}: hook" if t == "system" else str(t))
+    keep = {k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version",
+                                                      "gitBranch", "userType", "isSidechain", "timestamp")}
+    return {"type": "custom", **base, "customType": ctype, "data": keep}
+
+
+def _source_info(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], msg: dict[str, Any],
+                 kind: str) -> dict[str, Any]:
+    """What the detail pane says about the line in the file (``agentSource``)."""
+    t = obj.get("type")
     info: dict[str, Any] = {"tool": CLAUDE, "line": src.spans[eid][2] if eid in src.spans else None,
                             "type": f"{t}/{obj.get('subtype')}" if t == "system" else t, "kind": kind}
     if eid in src.stray:
         info["stray"] = src.stray[eid]
-        d["hidden"] = "stray"
     if obj.get("isSidechain"):
         info["sidechain"] = True
     if isinstance(msg.get("id"), str):
@@ -228,8 +262,7 @@ def to_pi(src: AgentSource, eid: str, parent: str | None, obj: dict[str, Any], t
     attached = src.attached.get(eid)
     if attached:
         info["attached"] = attached
-    d["agentSource"] = info
-    return d
+    return info
 
 
 # reading --------------------------------------------------------------------------------------------
@@ -261,6 +294,14 @@ def read_file_bytes(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
             return f.read()
+    except OSError as exc:
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+
+
+def open_claude_fd(path: str) -> int:
+    """A descriptor of the regular file at ``path`` (SessionFormatError when it cannot be read)."""
+    try:
+        return open_regular(path)
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
 

@@ -9,7 +9,6 @@ bench_claude_open.py). Lines without a ``uuid`` are kept (small) to be shown wit
 
 from __future__ import annotations
 
-import bisect
 import os
 from typing import Any
 
@@ -17,30 +16,35 @@ import orjson
 
 from loomtui.formats.agent_session import CLAUDE, AgentSession, AgentSource, header_for
 from loomtui.formats.claude import (
-    ATTACHED_CAP,
     CMD_PREFIXES,
     SHOWN_SYSTEM,
     STOP,
-    STRAY_REASONS,
     _blocks,
-    _describe_book,
     _usage_parts,
     command_text,
-    fork_class,
-    pi_usage,
-    read_file_bytes,
+    open_claude_fd,
     text_of,
     to_pi,
 )
 from loomtui.formats.claude_subagents import file_subagents, inline_subagents
+from loomtui.formats.claude_tree import (
+    Shown,
+    deferred_details,
+    find_leaf,
+    mark_stray,
+    session_id_of,
+    stats_of,
+    summary_labels,
+    title_of,
+)
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.jsstr import js_trim, utf16_slice
 from loomtui.session.memory import bulk_allocation
 
 AGENT_TOOLS = ("Task", "Agent")
-#: kinds of user, assistant and system lines (the leaf rule skips progress/attachment lines)
-LEAF_KINDS = frozenset(("prompt", "tool_result", "meta", "command", "assistant", "system"))
+#: the read buffer (grown for a longer line)
+BUFFER = 1 << 20
 
 
 class Scan:
@@ -72,7 +76,9 @@ class Scan:
         self.cwd: str | None = None
         self.version: str | None = None
         self.forked_from: str | None = None
-        self.lines = 0
+        self.lines = 0  # lines that are JSON
+        self.line_no = 0  # physical lines read
+        self.last_main_i = -1  # the last non-sidechain line with a uuid
         self.diags: list[Diagnostic] = []
 
     def uuid(self, i: int) -> str:
@@ -83,73 +89,86 @@ class Scan:
         return e.offset, e.size, e.line
 
 
-def _scan(data: bytes) -> Scan:
+def _scan(fd: int, start: int = 0, end: int | None = None) -> Scan:
+    """Read the lines from byte ``start`` to ``end`` (a line boundary; default the end of the
+    file) through one reused buffer: reading the whole file at once would double the peak
+    memory and fault in every page of a buffer the size of the file."""
     sc = Scan()
+    buf = bytearray(BUFFER)
+    have = 0  # bytes of the file in ``buf``, from file offset ``at``
+    at = start
+    left = -1 if end is None else end - start
+    with open(fd, "rb", buffering=0, closefd=False) as f:
+        f.seek(start)
+        while left:
+            if have == len(buf):
+                buf.extend(bytes(len(buf)))  # a line longer than the buffer
+            with memoryview(buf) as room:
+                got = f.readinto(room[have:] if left < 0 else room[have:have + left])
+            if not got:
+                break
+            if left > 0:
+                left -= got
+            have += got
+            used = _scan_buffer(sc, buf, have, at, False)
+            buf[:have - used] = buf[used:have]
+            have -= used
+            at += used
+    if have:
+        _scan_buffer(sc, buf, have, at, True)  # a last line without a newline
+    return sc
+
+
+def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> int:
+    """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used."""
     by_id = sc.by_id
     kids = sc.kids
-    roots = sc.roots
     loads = orjson.loads
     names = sc.tool_names
     skels = sc.skels
     kinds = sc.kinds
+    books = sc.books
     view = memoryview(data)
     find = data.find
-    n = len(data)
     pos = 0
-    line = 0
-    last_main = last_any = -1
-    nlines = 0
-    need_sid = True
-    books = sc.books
-    progress = sc.progress
-    sidechain = sc.side
+    line = sc.line_no
+    last_main = sc.last_main_i
+    last_any = len(skels) - 1
     while pos < n:
-        nl = find(b"\n", pos)
+        nl = find(b"\n", pos, n)
         if nl < 0:
+            if not final:
+                break
             nl = n
         off = pos
         pos = nl + 1
         line += 1
         if nl == off:
             continue
-        raw = view[off:nl]
         try:
-            obj = loads(raw)
+            obj = loads(view[off:nl])
         except orjson.JSONDecodeError:
-            if bytes(raw).isspace():
-                continue
-            sc.diags.append(Diagnostic(line, "not valid JSON: skipped"))
+            _bad_line(sc, line, view[off:nl], "not valid JSON: skipped")
             continue
-        nlines += 1
+        sc.lines += 1
         if type(obj) is not dict:
-            sc.diags.append(Diagnostic(line, "not a JSON object: skipped"))
+            _bad_line(sc, line, None, "not a JSON object: skipped")
             continue
         u = obj.get("uuid")
         if type(u) is not str or not u:
             books.append((obj, line, last_main, last_any))
             continue
         if u in by_id:
-            sc.diags.append(Diagnostic(line, f"duplicate uuid {u!r}: the first line with it wins"))
+            _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
             continue
         i = len(skels)
         by_id[u] = i
-        if need_sid:
-            sid = obj.get("sessionId")
-            if type(sid) is str:
-                need_sid = False
-                sc.session_id = sid
-                cwd = obj.get("cwd")
-                sc.cwd = cwd if type(cwd) is str else None
-                ver = obj.get("version")
-                sc.version = ver if type(ver) is str else None
-                fork = obj.get("forkedFrom")  # a /branch file: the session it was branched from
-                if type(fork) is dict and type(fork.get("sessionId")) is str and fork["sessionId"] != sid:
-                    sc.forked_from = fork["sessionId"]
+        if sc.session_id is None:
+            _session_fields(sc, obj)
         side = obj.get("isSidechain") is True
         parent = obj.get("parentUuid")
         if type(parent) is not str:
             parent = None
-            roots.append(u)
         else:
             k = kids.get(parent)
             if k is None:
@@ -160,28 +179,59 @@ def _scan(data: bytes) -> Scan:
                     sc.forks.append(parent)
         kind, e = _skeleton(u, parent, obj, obj.get("type"), names, sc, i, side)
         e.line = line
-        e.offset = off
+        e.offset = base + off
         e.size = nl - off
         skels.append(e)
         kinds.append(kind)
         last_any = i
         if side:
-            sidechain.add(i)
+            sc.side.add(i)
         else:
             last_main = i
         if kind == "progress":
-            progress.append(i)
+            sc.progress.append(i)
         if parent is None:
-            lp = obj.get("logicalParentUuid")
-            if type(lp) is str:
-                sc.logical[i] = lp
-            if side and kind == "prompt":
-                m = obj.get("message")
-                sc.side_roots[i] = text_of(m.get("content") if type(m) is dict else None).strip()
-    sc.lines = nlines
-    return sc
+            _root_line(sc, obj, u, i, side and kind == "prompt")
+    sc.line_no = line
+    sc.last_main_i = last_main
+    return min(pos, n)
 
 
+def _bad_line(sc: Scan, line: int, raw: memoryview | None, reason: str) -> None:
+    if raw is not None and bytes(raw).isspace():
+        return  # a blank line
+    sc.diags.append(Diagnostic(line, reason))
+
+
+def _session_fields(sc: Scan, obj: dict[str, Any]) -> None:
+    """The session's id, directory and version from the first line that names a session."""
+    sid = obj.get("sessionId")
+    if type(sid) is not str:
+        return
+    sc.session_id = sid
+    cwd = obj.get("cwd")
+    sc.cwd = cwd if type(cwd) is str else None
+    ver = obj.get("version")
+    sc.version = ver if type(ver) is str else None
+    fork = obj.get("forkedFrom")  # a /branch file: the session it was branched from
+    if type(fork) is dict and type(fork.get("sessionId")) is str and fork["sessionId"] != sid:
+        sc.forked_from = fork["sessionId"]
+
+
+def _root_line(sc: Scan, obj: dict[str, Any], u: str, i: int, side_prompt: bool) -> None:
+    """A line written without a parent: a root, a compaction boundary, a sidechain's start."""
+    sc.roots.append(u)
+    lp = obj.get("logicalParentUuid")
+    if type(lp) is str:
+        sc.logical[i] = lp
+    if side_prompt:
+        m = obj.get("message")
+        sc.side_roots[i] = text_of(m.get("content") if type(m) is dict else None).strip()
+
+
+# radon rates this F: kept in one piece on purpose. It runs once per line of the file (every
+# line kind's skeleton in one place, as ``entries.fill`` does for pi lines); a helper call per
+# kind adds measurable time to the open (benchmarks/bench_claude_open.py).
 def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: dict[str, str], sc: Scan, i: int,
               side: bool) -> tuple[str, Entry]:
     """(line kind, skeleton) of one line, as ``fill(to_pi(line))`` would make it."""
@@ -348,221 +398,44 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
 @bulk_allocation()
 def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | None = None) -> AgentSession:
     path = os.path.abspath(path)
-    data = read_file_bytes(path)
-    sc = _scan(data)
-    del data
+    fd = open_claude_fd(path)
+    try:
+        sc = _scan(fd)
+    finally:
+        os.close(fd)
     if not sc.skels and not sc.books:
         raise SessionFormatError(f"{path}: no Claude Code lines")
-    session_id = sc.session_id or next((b[0]["sessionId"] for b in sc.books if isinstance(b[0].get("sessionId"), str)),
-                                       None) or os.path.splitext(os.path.basename(path))[0]
-    src = AgentSource(CLAUDE, path, session_id, label_dir=label_dir)
+    src = AgentSource(CLAUDE, path, session_id_of(sc, path), label_dir=label_dir)
     src.extra["lines"] = sc.lines
+    src.stats = stats_of(sc)
+    shown = Shown(sc, sidechain_root, path)
+    shown.relink(src)
     skels = sc.skels
-    n = len(skels)
-    by_id = sc.by_id
-    kids = sc.kids
-    roots = sc.roots
-    forks = {p: kids[p] for p in sc.forks}
-    src.stats = {
-        "entries": n, "lines": sc.lines, "roots": roots,
-        "leaves": lambda: [e.id for e in skels if e.id not in kids],
-        "branchPoints": [{"id": p, "children": len(k), "kind": fork_class([sc.kinds[i] for i in k])}
-                         for p, k in forks.items()],
-        "danglingParents": lambda: sum(len(k) for p, k in kids.items() if p not in by_id),
-    }
-    if sidechain_root is not None:
-        if sidechain_root not in by_id:
-            raise SessionFormatError(f"{path}: no sidechain starting at {sidechain_root}")
-        main = _subtree(by_id[sidechain_root], sc, kids)
-    elif sc.side and len(sc.side) < n:
-        main = [i for i in range(n) if i not in sc.side]
-    else:
-        main = list(range(n))  # no sidechains, or a subagent file: all of it
-    main_set = set(main) if len(main) < n else None
-
-    def in_main(i: int | None) -> bool:
-        return i is not None and (main_set is None or i in main_set)
-
-    # compaction boundaries hang under their logical parent (unless that would make a cycle)
-    relinked = False
-    for i, lp in sc.logical.items():
-        j = by_id.get(lp)
-        if in_main(i) and j is not None and in_main(j) and not _descends(j, i, sc, by_id):
-            skels[i].parent_id = lp
-            src.shown_parent[skels[i].id] = lp
-            relinked = True
-    if main_set is None and not relinked:
-        shown_kids, shown_forks = kids, forks
-    else:
-        shown_kids = {}
-        for i in main:
-            p = skels[i].parent_id
-            if p is not None and in_main(by_id.get(p)):
-                shown_kids.setdefault(p, []).append(i)
-        shown_forks = {p: k for p, k in shown_kids.items() if len(k) > 1}
-
-    leaf = _find_leaf(sc, main, shown_kids, by_id, sidechain_root is None and len(main) < n, in_main)
-    _mark_stray(src, sc, in_main, shown_kids, shown_forks, leaf, by_id)
-    def deferred() -> None:
-        """Tokens and the lines without a uuid: computed when first asked for."""
-        for _key, (_rank, i, u) in sc.usage.items():
-            if sidechain_root is None or in_main(i):
-                src._usage[skels[i].id] = pi_usage(u)
-        total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
-        for u in src._usage.values():
-            for k in total:
-                total[k] += u[k]
-        src.extra["usage"] = {**total, "responses": len(src._usage)}
-        if sidechain_root is not None:
-            nearest = "search"
-        else:
-            nearest = "main" if main_set is not None else "any"
-        _attach_books(src, sc, main, by_id, in_main, nearest)
-
-    src.deferred = deferred
-    for b, *_rest in sc.books:  # summaries whose leaf is in the file label it
-        ref = b.get("leafUuid")
-        if b.get("type") == "summary" and isinstance(ref, str) and in_main(by_id.get(ref)) and isinstance(
-                b.get("summary"), str) and b["summary"].strip():
-            src.file_labels[ref] = " ".join(b["summary"].split())[:80]
-    src.span_entries = [skels[i] for i in main] if main_set is not None else skels
+    leaf = find_leaf(sc, shown.main, shown.kids, sc.by_id, sidechain_root is None and len(shown.main) < len(skels),
+                      shown.has)
+    mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
+    src.deferred = lambda: deferred_details(src, sc, shown, sidechain_root is not None)
+    summary_labels(src, sc, shown)
+    main = shown.main
+    src.span_entries = [skels[i] for i in main] if shown.main_set is not None else skels
     header = header_for(src, sc.cwd or "", skels[main[0]].timestamp if main else None,
                         {"tool": CLAUDE, "version": sc.version}
                         | ({"parentSession": sc.forked_from} if sc.forked_from else {}))
     names = sc.tool_names
     sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e.id, e.parent_id, obj, names))
-    skeletons = [skels[i] for i in main] if main_set is not None else list(skels)
+    skeletons = [skels[i] for i in main] if shown.main_set is not None else list(skels)
     for u in src.stray:
-        skels[by_id[u]].hidden = "stray"
-    if sidechain_root is None and main_set is not None:
-        skeletons += inline_subagents(src, sc, main, main_set, kids)
-    skeletons += file_subagents(src, sc, in_main)
+        skels[sc.by_id[u]].hidden = "stray"
+    if sidechain_root is None and shown.main_set is not None:
+        skeletons += inline_subagents(src, sc, main, shown.main_set, sc.kids)
+    skeletons += file_subagents(src, sc, shown.has)
     sm.index.build(skeletons)
     sm.index.diagnostics[:0] = sc.diags
     leaf_id = skels[leaf].id if leaf is not None else (skeletons[-1].id if skeletons else None)
     sm.index.leaf_id = leaf_id
     sm._leaf = leaf_id
-    title = None
-    for b, *_rest in sc.books:
-        t = b.get("type")
-        ref = b.get("leafUuid")
-        if t == "summary" and title is None and isinstance(ref, str) and ref in by_id and isinstance(
-                b.get("summary"), str):
-            title = b["summary"]
-        elif t in ("custom-title", "agent-name") and isinstance(b.get("customTitle") or b.get("agentName"), str):
-            title = b.get("customTitle") or b.get("agentName")
-    if title and str(title).strip():
-        sm.index.session_name = " ".join(str(title).split())
+    title = title_of(sc)
+    if title:
+        sm.index.session_name = title
     sm.load_stored_labels()
     return sm
-
-
-def _subtree(start: int, sc: Scan, kids: dict[Any, list[int]]) -> list[int]:
-    out = []
-    stack = [start]
-    while stack:
-        i = stack.pop()
-        out.append(i)
-        stack.extend(kids.get(sc.skels[i].id, ()))
-    return sorted(out)
-
-
-def _descends(i: int, ancestor: int, sc: Scan, by_id: dict[str, int]) -> bool:
-    """True when line ``i`` has ``ancestor`` among its parents (linking would make a cycle)."""
-    seen = set()
-    cur: int | None = i
-    while cur is not None and cur not in seen:
-        if cur == ancestor:
-            return True
-        seen.add(cur)
-        p = sc.skels[cur].parent_id or sc.logical.get(cur)
-        cur = by_id.get(p) if isinstance(p, str) else None
-    return False
-
-
-def _find_leaf(sc: Scan, main: list[int], kids: dict[str, list[int]], by_id: dict[str, int], skip_side: bool,
-               in_main: Any) -> int | None:
-    for b, *_rest in reversed(sc.books):
-        if b.get("type") == "last-prompt" and isinstance(b.get("leafUuid"), str):
-            i = by_id.get(b["leafUuid"])
-            if in_main(i) and not kids.get(b["leafUuid"]):
-                return i
-            break
-    for i in reversed(main):
-        if sc.kinds[i] in LEAF_KINDS and not (skip_side and i in sc.side):
-            return i
-    return main[-1] if main else None
-
-
-def _mark_stray(src: AgentSource, sc: Scan, in_main: Any, kids: dict[str, list[int]],
-                forks: dict[str, list[int]], leaf: int | None, by_id: dict[str, int]) -> None:
-    """Side chains of forks that are not rewinds (parallel tool calls, hook lines, local commands,
-    a response written twice). At such a fork the child leading to a prompt or to the leaf goes
-    on; when none does (the end of an abandoned branch), the child written to last goes on. The other children, with everything below them, are stray unless a prompt is among them.
-    The search below a child stops at the first prompt or the leaf, so it stays local."""
-    kinds = sc.kinds
-    skels = sc.skels
-    stray = src.stray
-    on: set[int] = set()  # lines known to lead to a prompt or the leaf
-    for children in reversed(list(forks.values())):  # deeper forks first: their answers are reused
-        cls = fork_class([kinds[i] for i in children])
-        if cls == "prompt":
-            continue
-        sides: list[list[int]] = []
-        goes_on = False
-        for c in children:
-            side: list[int] = []
-            stack = [c]
-            while stack:
-                i = stack.pop()
-                if kinds[i] == "prompt" or i == leaf or i in on:
-                    side = []
-                    goes_on = True
-                    on.add(c)
-                    break
-                eid = skels[i].id
-                if eid in stray:
-                    continue  # a fork below, already settled with everything under it
-                side.append(i)
-                stack.extend(kids.get(eid, ()))
-            sides.append(side)
-        if not goes_on:
-            sides.remove(max(sides, key=lambda side: max(side, default=-1)))  # the abandoned branch went on there
-        reason = STRAY_REASONS[cls]
-        for side in sides:
-            for i in side:
-                if skels[i].id not in stray:
-                    stray[skels[i].id] = reason
-    for i in sc.progress:
-        if i != leaf and skels[i].id not in kids and in_main(i):
-            stray.setdefault(skels[i].id, "hook progress")
-
-
-def _attach_books(src: AgentSource, sc: Scan, main: list[int], by_id: dict[str, int], in_main: Any,
-                  nearest: str) -> None:
-    """Each line without a uuid to the entry it names, else the entry before it (``nearest``:
-    ``main`` when the view is the non-sidechain lines, ``any`` when it is all of them, else a
-    search among the shown lines)."""
-    main_lines = [sc.skels[i].line for i in main] if nearest == "search" else []
-    for b, line, last_main, last_any in sc.books:
-        t = b.get("type")
-        target: int | None = None
-        ref = b.get("leafUuid") if t in ("summary", "last-prompt") else b.get("messageId")
-        if isinstance(ref, str) and in_main(by_id.get(ref)):
-            target = by_id[ref]
-        if target is None and main:
-            if nearest == "search":
-                k = bisect.bisect_left(main_lines, line) - 1
-                target = main[k] if k >= 0 else main[0]
-            else:
-                k = last_main if nearest == "main" else last_any
-                target = k if k >= 0 else main[0]
-        if target is None:
-            sc.diags.append(Diagnostic(line, f"{t} line with no entry to show it with"))
-            continue
-        lst = src._attached.setdefault(sc.skels[target].id, [])
-        if len(lst) < ATTACHED_CAP:
-            lst.append({"line": line, "type": t, "text": _describe_book(b)})
-        elif len(lst) == ATTACHED_CAP:
-            lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
-    src.extra["linesWithoutId"] = len(sc.books)

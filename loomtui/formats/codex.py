@@ -104,15 +104,7 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
     if e.id in src.extra["placeholders"]:
         d = dict(src.extra["placeholders"][e.id])
     elif kind == "prompt":
-        content: list[dict[str, Any]] = []
-        for b in p.get("content") if isinstance(p.get("content"), list) else []:
-            if isinstance(b, dict) and b.get("type") in ("input_text", "text"):
-                content.append({"type": "text", "text": b.get("text") or ""})
-            elif isinstance(b, dict) and b.get("type") == "input_image":
-                url = b.get("image_url") or ""
-                mime = url[5:url.find(";")] if url.startswith("data:") and ";" in url else "image"
-                content.append({"type": "image", "data": url.partition(",")[2], "mimeType": mime})
-        d = {"type": "message", **base, "message": {"role": "user", "content": content}}
+        d = {"type": "message", **base, "message": {"role": "user", "content": _prompt_content(p.get("content"))}}
     elif kind == "context":
         d = {"type": "custom_message", **base, "customType": "developer" if p.get("role") == "developer" else "context",
              "content": _text(p.get("content")), "display": False}
@@ -122,32 +114,9 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
     elif kind == "model":
         d = {"type": "model_change", **base, "provider": "openai", "modelId": p.get("model")}
     elif pt in OUTPUTS:
-        out = p.get("output")
-        if isinstance(out, dict):
-            out = out.get("content") or orjson.dumps(out).decode()
-        d = {"type": "message", **base, "message": {
-            "role": "toolResult", "toolCallId": _str(p.get("call_id")),
-            "toolName": src.extra["tool_names"].get(_str(p.get("call_id"))),
-            "content": [{"type": "text", "text": out if isinstance(out, str) else _text(out)}], "isError": False}}
+        d = _output(src, base, p)
     else:
-        blocks: list[dict[str, Any]] = []
-        stop = "stop"
-        if pt == "message":
-            blocks = [{"type": "text", "text": _text(p.get("content"))}]
-        elif pt == "reasoning":
-            parts = p.get("summary") if isinstance(p.get("summary"), list) else []
-            summary = "\n\n".join(s["text"] for s in parts if isinstance(s, dict) and isinstance(s.get("text"), str))
-            blocks = [{"type": "thinking", "thinking": summary or "(encrypted reasoning)"}]
-        elif pt in CALLS:
-            args = _args(p.get("arguments") if "arguments" in p else p.get("input") if "input" in p else p.get("action"))
-            blocks = [{"type": "toolCall", "id": _str(p.get("call_id")) or e.id, "name": p.get("name") or pt,
-                       "arguments": args}]
-            stop = "toolUse"
-        m: dict[str, Any] = {"role": "assistant", "content": blocks, "provider": "openai",
-                             "model": src.extra["models"].get(e.id), "stopReason": stop}
-        if e.id in src.usage:
-            m["usage"] = src.usage[e.id]
-        d = {"type": "message", **base, "message": m}
+        d = _assistant_item(src, e, base, p)
     info: dict[str, Any] = {"tool": CODEX, "line": src.spans[e.id][2] if e.id in src.spans else None,
                             "type": f"{obj.get('type')}/{pt}" if pt else obj.get("type"), "kind": kind}
     if e.id in src.stray:
@@ -158,6 +127,52 @@ def to_pi(src: AgentSource, e: Entry, obj: dict[str, Any]) -> dict[str, Any]:
         info["attached"] = src.attached[e.id]
     d["agentSource"] = info
     return d
+
+
+def _prompt_content(parts: Any) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for b in parts if isinstance(parts, list) else []:
+        if isinstance(b, dict) and b.get("type") in ("input_text", "text"):
+            content.append({"type": "text", "text": b.get("text") or ""})
+        elif isinstance(b, dict) and b.get("type") == "input_image":
+            url = b.get("image_url") or ""
+            mime = url[5:url.find(";")] if url.startswith("data:") and ";" in url else "image"
+            content.append({"type": "image", "data": url.partition(",")[2], "mimeType": mime})
+    return content
+
+
+def _output(src: AgentSource, base: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's output: a ``toolResult`` message."""
+    out = p.get("output")
+    if isinstance(out, dict):
+        out = out.get("content") or orjson.dumps(out).decode()
+    return {"type": "message", **base, "message": {
+        "role": "toolResult", "toolCallId": _str(p.get("call_id")),
+        "toolName": src.extra["tool_names"].get(_str(p.get("call_id"))),
+        "content": [{"type": "text", "text": out if isinstance(out, str) else _text(out)}], "isError": False}}
+
+
+def _assistant_item(src: AgentSource, e: Entry, base: dict[str, Any], p: dict[str, Any]) -> dict[str, Any]:
+    """A message, reasoning or tool call item: an assistant message."""
+    pt = p.get("type")
+    blocks: list[dict[str, Any]] = []
+    stop = "stop"
+    if pt == "message":
+        blocks = [{"type": "text", "text": _text(p.get("content"))}]
+    elif pt == "reasoning":
+        parts = p.get("summary") if isinstance(p.get("summary"), list) else []
+        summary = "\n\n".join(s["text"] for s in parts if isinstance(s, dict) and isinstance(s.get("text"), str))
+        blocks = [{"type": "thinking", "thinking": summary or "(encrypted reasoning)"}]
+    elif pt in CALLS:
+        args = _args(p.get("arguments") if "arguments" in p else p.get("input") if "input" in p else p.get("action"))
+        blocks = [{"type": "toolCall", "id": _str(p.get("call_id")) or e.id, "name": p.get("name") or pt,
+                   "arguments": args}]
+        stop = "toolUse"
+    m: dict[str, Any] = {"role": "assistant", "content": blocks, "provider": "openai",
+                         "model": src.extra["models"].get(e.id), "stopReason": stop}
+    if e.id in src.usage:
+        m["usage"] = src.usage[e.id]
+    return {"type": "message", **base, "message": m}
 
 
 def _describe(obj: dict[str, Any]) -> str:
@@ -180,6 +195,48 @@ def _describe(obj: dict[str, Any]) -> str:
 def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
     path = os.path.abspath(path)
     data = read_file_bytes(path)
+    rows, diags = _rows(data)
+    metas = [r for r in rows if r[0].get("type") == "session_meta"]
+    if not metas:
+        raise SessionFormatError(f"{path}: a Codex rollout without a session_meta line")
+    meta = metas[0][0].get("payload")
+    meta = meta if isinstance(meta, dict) else {}
+    sid = str(meta.get("id") or os.path.splitext(os.path.basename(path))[0])
+    src = AgentSource(CODEX, path, sid, label_dir=label_dir)
+    src.preamble = [data[metas[0][1]:metas[0][1] + metas[0][2]]]
+    walk = _Walk(src, rows, meta)
+    fork_end = _replayed_prefix(rows, metas)
+    if fork_end:
+        walk.from_parent(fork_end[1])
+    for n, row in enumerate(rows):
+        if n == 0 and row[0].get("type") == "session_meta":
+            continue
+        if fork_end and n == fork_end[0]:
+            walk.hidden = None
+        walk.row(*row)
+    skeletons = walk.skeletons
+    for x in skeletons:
+        if x.id in src.stray and not x.hidden:
+            x.hidden = "stray"
+    ex = src.extra
+    if "head" in ex and skeletons:
+        src._attached.setdefault(skeletons[0].id, [])[:0] = ex.pop("head")
+    fork = meta.get("forked_from_id")
+    header = header_for(src, meta.get("cwd"), meta.get("timestamp"),
+                        {"tool": CODEX, "originator": meta.get("originator"), "cliVersion": meta.get("cli_version")}
+                        | ({"parentSession": fork} if isinstance(fork, str) and fork else {}))
+    sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e, obj))
+    sm.index.build(skeletons)
+    sm.index.diagnostics[:0] = diags
+    sm.index.leaf_id = walk.parent
+    sm._leaf = walk.parent
+    _totals(src, sm, len(skeletons), len(rows))
+    sm.load_stored_labels()
+    return sm
+
+
+def _rows(data: bytes) -> tuple[list[tuple[dict[str, Any], int, int, int]], list[Diagnostic]]:
+    """(object, offset, size, line) of each line that is a JSON object; diagnostics for the rest."""
     diags: list[Diagnostic] = []
     rows: list[tuple[dict[str, Any], int, int, int]] = []
     for off, size, line in file_lines(data):
@@ -192,161 +249,177 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
             diags.append(Diagnostic(line, "not a JSON object: skipped"))
             continue
         rows.append((obj, off, size, line))
-    metas = [r for r in rows if r[0].get("type") == "session_meta"]
-    if not metas:
-        raise SessionFormatError(f"{path}: a Codex rollout without a session_meta line")
-    meta = metas[0][0].get("payload")
-    meta = meta if isinstance(meta, dict) else {}
-    sid = str(meta.get("id") or os.path.splitext(os.path.basename(path))[0])
-    src = AgentSource(CODEX, path, sid, label_dir=label_dir)
-    src.preamble = [data[metas[0][1]:metas[0][1] + metas[0][2]]]
-    prompts: set[str] = set()
-    for r in rows:
-        pl = r[0].get("payload")
-        if r[0].get("type") == "event_msg" and isinstance(pl, dict) and pl.get("type") == "user_message" and isinstance(
-                pl.get("message"), str):
-            prompts.add(pl["message"])
-    have_events = bool(prompts)
-    ex: dict[str, Any] = {"kinds": {}, "models": {}, "tool_names": {}, "compact_before": {}, "placeholders": {},
-                          "lines": len(rows), "forkedFrom": meta.get("forked_from_id")}
-    src.extra = ex
-    fork_end = _replayed_prefix(rows, metas)
-    skeletons: list[Entry] = []
-    parent: str | None = None
-    last_assistant: str | None = None
-    pending: dict[str, Any] | None = None
-    turns: list[str] = []  # prompt entries on the current path
-    prev_total: Any = None
-    model: str | None = None
-    last_total = 0
-    hidden: str | None = None
-    if fork_end:
-        pid = "from-parent"
-        ph = {"type": "custom_message", "id": pid, "parentId": None, "timestamp": meta.get("timestamp"),
-              "customType": "from parent",
-              "content": f"replayed from {meta.get('forked_from_id')} ({fork_end[1]} lines; the all filter shows them)",
-              "display": True}
-        ex["placeholders"][pid] = ph
-        e = entry_from_dict(dict(ph))
-        assert e is not None
-        e.data = None
-        skeletons.append(e)
-        parent = pid
-        hidden = "from-parent"
-    current: str | None = None
-    for n, (obj, off, size, line) in enumerate(rows):
-        if n == 0 and obj.get("type") == "session_meta":
-            continue
-        if fork_end and n == fork_end[0]:
-            hidden = None
-        t = obj.get("type")
-        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
-        pt = p.get("type")
-        kind = None
-        if t == "turn_context" and isinstance(p.get("model"), str):
-            if model is not None and p["model"] != model:
-                kind = "model"
-            model = p["model"]
-        elif t == "compacted":
-            kind = "compaction"
-            ex["compact_before"][f"L{line}"] = last_total
-        elif t == "response_item" and pt == "message":
-            role = p.get("role")
-            text = _text(p.get("content"))
-            if role == "user":
-                real = (text in prompts) if have_events else not text.lstrip().startswith(CONTEXT_PREFIXES)
-                kind = "prompt" if real and not text.lstrip().startswith(CONTEXT_PREFIXES) else "context"
-            elif role == "assistant":
-                kind = "assistant"
-            else:
-                kind = "context"
-        elif t == "response_item" and pt == "reasoning":
-            kind = "thinking"
-        elif t == "response_item" and pt in CALLS:
-            kind = "tool-call"
-            if isinstance(p.get("call_id"), str):
-                ex["tool_names"][p["call_id"]] = str(p.get("name") or pt)
-        elif t == "response_item" and pt in OUTPUTS:
-            kind = "tool-result"
-        elif t == "event_msg" and pt == "thread_rolled_back":
-            k = p.get("num_turns")
-            k = k if isinstance(k, int) and k > 0 else 1
-            if turns:
-                drop = turns[-min(k, len(turns)):]
-                first = next(x for x in skeletons if x.id == drop[0])
-                parent = first.parent_id
-                del turns[-len(drop):]
-                for x in _descendants(skeletons, drop[0]):
-                    src.stray.setdefault(x, f"rolled back ({k} turn{'s' if k != 1 else ''})")
-        elif t == "event_msg" and pt == "token_count":
-            info = p.get("info") if isinstance(p.get("info"), dict) else None
-            if info is not None:
-                tot = info.get("total_token_usage")
-                if tot != prev_total:
-                    last = info.get("last_token_usage")
-                    u = usage_of(last) if isinstance(last, dict) else _diff(tot, prev_total)
-                    if last_assistant is not None:
-                        src._usage[last_assistant] = _add(src._usage.get(last_assistant, {}), u)
-                    else:
-                        pending = _add(pending or {}, u)
-                    prev_total = tot
-                    last_total = usage_of(tot)["totalTokens"] if isinstance(tot, dict) else last_total
-        if kind is None:
-            target = current or (skeletons[0].id if skeletons else None)
-            if target is None:
-                ex.setdefault("head", []).append({"line": line, "type": f"{t}/{pt}" if pt else t, "text": _describe(obj)})
-            else:
-                _attach(src, target, line, obj)
-            continue
-        eid = f"L{line}"
-        ex["kinds"][eid] = kind
-        ex["models"][eid] = model
-        src._spans[eid] = (off, size, line)
-        skel = Entry(eid, parent, "message")
-        skel.line = line
-        d = to_pi(src, skel, obj)
-        if hidden:
-            d["hidden"] = hidden
-        e = entry_from_dict(d, line=line)
-        assert e is not None
-        e.data = None
-        skeletons.append(e)
-        if kind == "prompt":
-            turns.append(eid)
-        if kind in ("assistant", "thinking", "tool-call"):
-            last_assistant = eid
-            if pending:
-                src._usage[eid] = _add(src._usage.get(eid, {}), pending)
-                pending = None
-        parent = eid
-        current = eid
-    for x in skeletons:
-        if x.id in src.stray and not x.hidden:
-            x.hidden = "stray"
-    if "head" in ex and skeletons:
-        src._attached.setdefault(skeletons[0].id, [])[:0] = ex.pop("head")
-    header = header_for(src, meta.get("cwd"), meta.get("timestamp"),
-                        {"tool": CODEX, "originator": meta.get("originator"), "cliVersion": meta.get("cli_version")}
-                        | ({"parentSession": meta["forked_from_id"]} if isinstance(meta.get("forked_from_id"), str)
-                           and meta["forked_from_id"] else {}))
-    sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e, obj))
-    sm.index.build(skeletons)
-    sm.index.diagnostics[:0] = diags
-    sm.index.leaf_id = parent
-    sm._leaf = parent
+    return rows, diags
+
+
+def _totals(src: AgentSource, sm: AgentSession, entries: int, lines: int) -> None:
+    """The token total and the file's own tree (``info``)."""
     total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
     for u in src.usage.values():
         total = _add(total, u)
-    ex["usage"] = {**total, "responses": len(src.usage)}
+    src.extra["usage"] = {**total, "responses": len(src.usage)}
     idx = sm.index
     src.stats = {
-        "entries": len(skeletons), "lines": len(rows), "roots": [r.id for r in idx.roots],
+        "entries": entries, "lines": lines, "roots": [r.id for r in idx.roots],
         "leaves": [x.id for x in idx.entries if not idx.child_lists().get(x.id)],
         "branchPoints": [{"id": k, "children": len(v), "kind": "rollback"} for k, v in idx.child_lists().items()
                          if len(v) > 1],
     }
-    sm.load_stored_labels()
-    return sm
+
+
+class _Walk:
+    """The rollout's lines in file order: entries chained on the previous one, rollbacks,
+    tokens, model changes, and the lines kept in the detail pane."""
+
+    def __init__(self, src: AgentSource, rows: list[tuple[dict[str, Any], int, int, int]],
+                 meta: dict[str, Any]) -> None:
+        self.src = src
+        self.meta = meta
+        self.prompts: set[str] = set()
+        for r in rows:
+            pl = r[0].get("payload")
+            if (r[0].get("type") == "event_msg" and isinstance(pl, dict) and pl.get("type") == "user_message"
+                    and isinstance(pl.get("message"), str)):
+                self.prompts.add(pl["message"])
+        self.ex: dict[str, Any] = {"kinds": {}, "models": {}, "tool_names": {}, "compact_before": {},
+                                   "placeholders": {}, "lines": len(rows), "forkedFrom": meta.get("forked_from_id")}
+        src.extra = self.ex
+        self.skeletons: list[Entry] = []
+        self.parent: str | None = None
+        self.last_assistant: str | None = None
+        self.pending: dict[str, Any] | None = None
+        self.turns: list[str] = []  # prompt entries on the current path
+        self.prev_total: Any = None
+        self.model: str | None = None
+        self.last_total = 0
+        self.hidden: str | None = None
+        self.current: str | None = None
+
+    def from_parent(self, replayed: int) -> None:
+        """A fork: the replayed lines go under a "from parent" row (shown in the all filter)."""
+        pid = "from-parent"
+        ph = {"type": "custom_message", "id": pid, "parentId": None, "timestamp": self.meta.get("timestamp"),
+              "customType": "from parent",
+              "content": f"replayed from {self.meta.get('forked_from_id')} ({replayed} lines; the all filter shows them)",
+              "display": True}
+        self.ex["placeholders"][pid] = ph
+        e = entry_from_dict(dict(ph))
+        assert e is not None
+        e.data = None
+        self.skeletons.append(e)
+        self.parent = pid
+        self.hidden = "from-parent"
+
+    def row(self, obj: dict[str, Any], off: int, size: int, line: int) -> None:
+        t = obj.get("type")
+        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        if t == "response_item":
+            kind = self._item(p)
+        elif t == "event_msg":
+            self._event(p)
+            kind = None
+        else:
+            kind = self._other(t, p, line)
+        if kind is None:
+            self._keep(obj, p, line)
+        else:
+            self._entry(obj, kind, off, size, line)
+
+    def _item(self, p: dict[str, Any]) -> str | None:
+        pt = p.get("type")
+        if pt == "message":
+            role = p.get("role")
+            if role == "user":
+                text = _text(p.get("content"))
+                context = text.lstrip().startswith(CONTEXT_PREFIXES)
+                real = (text in self.prompts) if self.prompts else not context
+                return "prompt" if real and not context else "context"
+            return "assistant" if role == "assistant" else "context"
+        if pt == "reasoning":
+            return "thinking"
+        if pt in CALLS:
+            if isinstance(p.get("call_id"), str):
+                self.ex["tool_names"][p["call_id"]] = str(p.get("name") or pt)
+            return "tool-call"
+        return "tool-result" if pt in OUTPUTS else None
+
+    def _other(self, t: Any, p: dict[str, Any], line: int) -> str | None:
+        if t == "turn_context" and isinstance(p.get("model"), str):
+            changed = self.model is not None and p["model"] != self.model
+            self.model = p["model"]
+            return "model" if changed else None
+        if t == "compacted":
+            self.ex["compact_before"][f"L{line}"] = self.last_total
+            return "compaction"
+        return None
+
+    def _event(self, p: dict[str, Any]) -> None:
+        pt = p.get("type")
+        if pt == "thread_rolled_back":
+            self._rollback(p.get("num_turns"))
+        elif pt == "token_count" and isinstance(p.get("info"), dict):
+            self._tokens(p["info"])
+
+    def _rollback(self, k: Any) -> None:
+        """The last ``k`` turns are dropped: the next entry hangs off the entry before them."""
+        k = k if isinstance(k, int) and k > 0 else 1
+        if not self.turns:
+            return
+        drop = self.turns[-min(k, len(self.turns)):]
+        first = next(x for x in self.skeletons if x.id == drop[0])
+        self.parent = first.parent_id
+        del self.turns[-len(drop):]
+        for x in _descendants(self.skeletons, drop[0]):
+            self.src.stray.setdefault(x, f"rolled back ({k} turn{'s' if k != 1 else ''})")
+
+    def _tokens(self, info: dict[str, Any]) -> None:
+        tot = info.get("total_token_usage")
+        if tot == self.prev_total:
+            return  # a repeat of the previous count
+        last = info.get("last_token_usage")
+        u = usage_of(last) if isinstance(last, dict) else _diff(tot, self.prev_total)
+        if self.last_assistant is not None:
+            self.src._usage[self.last_assistant] = _add(self.src._usage.get(self.last_assistant, {}), u)
+        else:
+            self.pending = _add(self.pending or {}, u)
+        self.prev_total = tot
+        self.last_total = usage_of(tot)["totalTokens"] if isinstance(tot, dict) else self.last_total
+
+    def _keep(self, obj: dict[str, Any], p: dict[str, Any], line: int) -> None:
+        """A line that is no entry: listed with the entry before it (or the first one)."""
+        target = self.current or (self.skeletons[0].id if self.skeletons else None)
+        if target is None:
+            pt = p.get("type")
+            t = obj.get("type")
+            self.ex.setdefault("head", []).append({"line": line, "type": f"{t}/{pt}" if pt else t,
+                                                   "text": _describe(obj)})
+        else:
+            _attach(self.src, target, line, obj)
+
+    def _entry(self, obj: dict[str, Any], kind: str, off: int, size: int, line: int) -> None:
+        src = self.src
+        eid = f"L{line}"
+        self.ex["kinds"][eid] = kind
+        self.ex["models"][eid] = self.model
+        src._spans[eid] = (off, size, line)
+        skel = Entry(eid, self.parent, "message")
+        skel.line = line
+        d = to_pi(src, skel, obj)
+        if self.hidden:
+            d["hidden"] = self.hidden
+        e = entry_from_dict(d, line=line)
+        assert e is not None
+        e.data = None
+        self.skeletons.append(e)
+        if kind == "prompt":
+            self.turns.append(eid)
+        if kind in ("assistant", "thinking", "tool-call"):
+            self.last_assistant = eid
+            if self.pending:
+                src._usage[eid] = _add(src._usage.get(eid, {}), self.pending)
+                self.pending = None
+        self.parent = eid
+        self.current = eid
 
 
 def _diff(tot: Any, prev: Any) -> dict[str, Any]:

@@ -402,3 +402,24 @@ def test_abandoned_branch_keeps_its_tail_after_a_parallel_call(tmp_path: Path) -
     shown = TreeModel(sm)
     ids = {shown.entry_at(i).id for i in range(len(shown))}
     assert {"p2", "r1", "a2", "p3", "a3"} <= ids and "r2" not in ids
+
+
+def test_lines_linked_in_a_cycle_below_a_fork_open(tmp_path: Path) -> None:
+    """Two lines naming each other as parent, one of them at a fork: the file opens (in a child
+    process, so that a reader going round the cycle fails here instead of hanging)."""
+    rows = [
+        _line("r", None, "user", "hi"),
+        _line("a", "b", "assistant", [{"type": "text", "text": "x"}]),
+        _line("b", "a", "assistant", [{"type": "text", "text": "y"}]),
+        _line("c", "a", "user", [{"type": "tool_result", "tool_use_id": "q", "content": "z"}]),
+        _line("d", "r", "user", "again"),
+    ]
+    f = tmp_path / "s-1.jsonl"
+    f.write_text("\n".join(rows) + "\n")
+    code = ("import sys, json; from loomtui.formats.detect import open_any; sm = open_any(sys.argv[1]); "
+            "print(json.dumps([sm.get_leaf_id(), sorted(sm.agent.stray), len(sm.index.entries)]))")
+    out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    leaf, stray, n = json.loads(out.stdout)
+    assert leaf == "d" and n == 5
+    assert "c" in stray or "b" in stray  # one side of the tool fork is stray, the cycle did not stop it

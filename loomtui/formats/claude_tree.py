@@ -1,0 +1,253 @@
+"""The tree a scanned Claude Code file shows: which lines (the non-sidechain ones, or one
+sidechain), the leaf, stray forks, and where the lines without a uuid are shown."""
+
+from __future__ import annotations
+
+import bisect
+import os
+from typing import TYPE_CHECKING, Any
+
+from loomtui.formats.agent_session import AgentSource
+from loomtui.formats.claude import ATTACHED_CAP, STRAY_REASONS, _describe_book, fork_class, pi_usage
+from loomtui.session.entries import Entry
+from loomtui.session.errors import Diagnostic, SessionFormatError
+
+if TYPE_CHECKING:
+    from loomtui.formats.claude_read import Scan
+
+#: kinds of user, assistant and system lines (the leaf rule skips progress/attachment lines)
+LEAF_KINDS = frozenset(("prompt", "tool_result", "meta", "command", "assistant", "system"))
+
+
+def session_id_of(sc: Scan, path: str) -> str:
+    if sc.session_id:
+        return sc.session_id
+    for b, *_rest in sc.books:
+        if isinstance(b.get("sessionId"), str) and b["sessionId"]:
+            return str(b["sessionId"])
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def stats_of(sc: Scan) -> dict[str, Any]:
+    """The file's own tree, as ``info`` reports it (leaves and dangling parents when asked)."""
+    skels, kids, by_id = sc.skels, sc.kids, sc.by_id
+    return {
+        "entries": len(skels), "lines": sc.lines, "roots": sc.roots,
+        "leaves": lambda: [e.id for e in skels if e.id not in kids],
+        "branchPoints": [{"id": p, "children": len(kids[p]), "kind": fork_class([sc.kinds[i] for i in kids[p]])}
+                         for p in sc.forks],
+        "danglingParents": lambda: sum(len(k) for p, k in kids.items() if p not in by_id),
+    }
+
+
+class Shown:
+    """The lines the view shows: the non-sidechain lines (or one sidechain's lines), and their
+    children as shown (compaction boundaries under their logical parent)."""
+
+    def __init__(self, sc: Scan, sidechain_root: str | None, path: str) -> None:
+        self.sc = sc
+        n = len(sc.skels)
+        if sidechain_root is not None:
+            if sidechain_root not in sc.by_id:
+                raise SessionFormatError(f"{path}: no sidechain starting at {sidechain_root}")
+            self.main = subtree(sc.by_id[sidechain_root], sc, sc.kids)
+        elif sc.side and len(sc.side) < n:
+            self.main = [i for i in range(n) if i not in sc.side]
+        else:
+            self.main = list(range(n))  # no sidechains, or a subagent file: all of it
+        self.main_set = set(self.main) if len(self.main) < n else None
+        self.kids = sc.kids
+        self.forks = {p: sc.kids[p] for p in sc.forks}
+
+    def has(self, i: int | None) -> bool:
+        return i is not None and (self.main_set is None or i in self.main_set)
+
+    def relink(self, src: AgentSource) -> None:
+        """Compaction boundaries hang under their logical parent (unless that makes a cycle);
+        then the shown children are counted again if the shown lines or links differ."""
+        sc = self.sc
+        skels, by_id, has = sc.skels, sc.by_id, self.has
+        relinked = False
+        for i, lp in sc.logical.items():
+            j = by_id.get(lp)
+            if has(i) and j is not None and has(j) and not _descends(j, i, sc, by_id):
+                skels[i].parent_id = lp
+                src.shown_parent[skels[i].id] = lp
+                relinked = True
+        if self.main_set is None and not relinked:
+            return
+        kids: dict[str, list[int]] = {}
+        for i in self.main:
+            p = skels[i].parent_id
+            if p is not None and has(by_id.get(p)):
+                kids.setdefault(p, []).append(i)
+        self.kids = kids
+        self.forks = {p: k for p, k in kids.items() if len(k) > 1}
+
+
+def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
+    """Tokens and the lines without a uuid: computed when first asked for."""
+    for _rank, i, u in sc.usage.values():
+        if not one_sidechain or shown.has(i):
+            src._usage[sc.skels[i].id] = pi_usage(u)
+    total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
+    for u in src._usage.values():
+        for k in total:
+            total[k] += u[k]
+    src.extra["usage"] = {**total, "responses": len(src._usage)}
+    if one_sidechain:
+        nearest = "search"
+    else:
+        nearest = "main" if shown.main_set is not None else "any"
+    attach_books(src, sc, shown.main, sc.by_id, shown.has, nearest)
+
+
+def summary_labels(src: AgentSource, sc: Scan, shown: Shown) -> None:
+    """Summaries whose leaf is in the file label it."""
+    for b, *_rest in sc.books:
+        ref = b.get("leafUuid")
+        text = b.get("summary")
+        if (b.get("type") == "summary" and isinstance(ref, str) and shown.has(sc.by_id.get(ref))
+                and isinstance(text, str) and text.strip()):
+            src.file_labels[ref] = " ".join(text.split())[:80]
+
+
+def title_of(sc: Scan) -> str | None:
+    """The session's name: a custom title or agent name written last, else the first summary."""
+    title = None
+    for b, *_rest in sc.books:
+        t = b.get("type")
+        ref = b.get("leafUuid")
+        if t == "summary" and title is None and isinstance(ref, str) and ref in sc.by_id and isinstance(
+                b.get("summary"), str):
+            title = b["summary"]
+        elif t in ("custom-title", "agent-name") and isinstance(b.get("customTitle") or b.get("agentName"), str):
+            title = b.get("customTitle") or b.get("agentName")
+    return " ".join(str(title).split()) if title and str(title).strip() else None
+
+
+def subtree(start: int, sc: Scan, kids: dict[Any, list[int]]) -> list[int]:
+    out = []
+    stack = [start]
+    while stack:
+        i = stack.pop()
+        out.append(i)
+        stack.extend(kids.get(sc.skels[i].id, ()))
+    return sorted(out)
+
+
+def _descends(i: int, ancestor: int, sc: Scan, by_id: dict[str, int]) -> bool:
+    """True when line ``i`` has ``ancestor`` among its parents (linking would make a cycle)."""
+    seen = set()
+    cur: int | None = i
+    while cur is not None and cur not in seen:
+        if cur == ancestor:
+            return True
+        seen.add(cur)
+        p = sc.skels[cur].parent_id or sc.logical.get(cur)
+        cur = by_id.get(p) if isinstance(p, str) else None
+    return False
+
+
+def find_leaf(sc: Scan, main: list[int], kids: dict[str, list[int]], by_id: dict[str, int], skip_side: bool,
+               in_main: Any) -> int | None:
+    for b, *_rest in reversed(sc.books):
+        if b.get("type") == "last-prompt" and isinstance(b.get("leafUuid"), str):
+            i = by_id.get(b["leafUuid"])
+            if in_main(i) and not kids.get(b["leafUuid"]):
+                return i
+            break
+    for i in reversed(main):
+        if sc.kinds[i] in LEAF_KINDS and not (skip_side and i in sc.side):
+            return i
+    return main[-1] if main else None
+
+
+def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict[str, list[int]],
+               forks: dict[str, list[int]], leaf: int | None, by_id: dict[str, int]) -> None:
+    """Side chains of forks that are not rewinds (parallel tool calls, hook lines, local commands,
+    a response written twice). At such a fork the children leading to a prompt or to the leaf go
+    on; when none does (the end of an abandoned branch), the child written to last goes on. The
+    other children, with everything below them, are stray."""
+    kinds = sc.kinds
+    skels = sc.skels
+    stray = src.stray
+    leads = _leading(sc, leaf, by_id, main_set)
+    for children in reversed(list(forks.values())):  # deeper forks first: their marks are reused
+        cls = fork_class([kinds[i] for i in children])
+        if cls == "prompt":
+            continue
+        sides = [_below(c, skels, kids, stray) for c in children if not leads[c]]
+        if len(sides) == len(children):  # nothing goes on: the abandoned branch went on in the last one
+            sides.remove(max(sides, key=lambda side: max(side, default=-1)))
+        reason = STRAY_REASONS[cls]
+        for side in sides:
+            for i in side:
+                stray.setdefault(skels[i].id, reason)
+    for i in sc.progress:
+        if i != leaf and skels[i].id not in kids and (main_set is None or i in main_set):
+            stray.setdefault(skels[i].id, "hook progress")
+
+
+def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[int] | None) -> bytearray:
+    """1 for each shown line with a prompt or the leaf at or below it (each line is visited once,
+    from below, so a file whose lines link in a cycle cannot keep this going)."""
+    skels = sc.skels
+    leads = bytearray(len(skels))
+    get = by_id.get
+    starts = [i for i, k in enumerate(sc.kinds) if k == "prompt"]
+    if leaf is not None:
+        starts.append(leaf)
+    for i in starts:
+        j: int | None = i
+        while j is not None and not leads[j] and (main_set is None or j in main_set):
+            leads[j] = 1
+            p = skels[j].parent_id
+            j = get(p) if p is not None else None
+    return leads
+
+
+def _below(start: int, skels: list[Entry], kids: dict[str, list[int]], stray: dict[str, str]) -> list[int]:
+    """``start`` and the lines below it that are not stray yet (a stray line's subtree is)."""
+    out: list[int] = []
+    seen: set[int] = set()
+    stack = [start]
+    while stack:
+        i = stack.pop()
+        eid = skels[i].id
+        if eid in stray or i in seen:
+            continue
+        seen.add(i)
+        out.append(i)
+        stack.extend(kids.get(eid, ()))
+    return out
+
+
+def attach_books(src: AgentSource, sc: Scan, main: list[int], by_id: dict[str, int], in_main: Any,
+                  nearest: str) -> None:
+    """Each line without a uuid to the entry it names, else the entry before it (``nearest``:
+    ``main`` when the view is the non-sidechain lines, ``any`` when it is all of them, else a
+    search among the shown lines)."""
+    main_lines = [sc.skels[i].line for i in main] if nearest == "search" else []
+    for b, line, last_main, last_any in sc.books:
+        t = b.get("type")
+        target: int | None = None
+        ref = b.get("leafUuid") if t in ("summary", "last-prompt") else b.get("messageId")
+        if isinstance(ref, str) and in_main(by_id.get(ref)):
+            target = by_id[ref]
+        if target is None and main:
+            if nearest == "search":
+                k = bisect.bisect_left(main_lines, line) - 1
+                target = main[k] if k >= 0 else main[0]
+            else:
+                k = last_main if nearest == "main" else last_any
+                target = k if k >= 0 else main[0]
+        if target is None:
+            sc.diags.append(Diagnostic(line, f"{t} line with no entry to show it with"))
+            continue
+        lst = src._attached.setdefault(sc.skels[target].id, [])
+        if len(lst) < ATTACHED_CAP:
+            lst.append({"line": line, "type": t, "text": _describe_book(b)})
+        elif len(lst) == ATTACHED_CAP:
+            lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
+    src.extra["linesWithoutId"] = len(sc.books)
