@@ -67,6 +67,10 @@ def main(argv: list[str] | None = None) -> int:
         from loomtui.session.split import SplitParse
 
         split = SplitParse.start(args.file, fraction=APP_SPLIT)
+        if split is None and _big(args.file):
+            from loomtui.formats.claude_split import prestart
+
+            prestart(args.file, APP_SPLIT)  # a Claude Code file: the reader takes this child over
     from loomtui.app.app import LoomApp
 
     app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
@@ -75,6 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     if isinstance(result, int):
         return result
     return app.return_code or 0
+
+
+def _big(path: str) -> bool:
+    from loomtui.session.split import MIN_BYTES
+
+    try:
+        return os.path.getsize(path) >= MIN_BYTES
+    except OSError:
+        return False
 
 
 def _refuse_early(path: str) -> str | None:

@@ -32,10 +32,9 @@ from loomtui.formats.claude_tree import (
     deferred_details,
     find_leaf,
     mark_stray,
+    names_from_books,
     session_id_of,
     stats_of,
-    summary_labels,
-    title_of,
 )
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic, SessionFormatError
@@ -80,6 +79,9 @@ class Scan:
         self.line_no = 0  # physical lines read
         self.last_main_i = -1  # the last non-sidechain line with a uuid
         self.diags: list[Diagnostic] = []
+        self.read_to = 0  # the offset after the last line that ended with a newline
+        #: a scan of a file's tail (``claude_split``): the results whose call it has not seen
+        self.foreign: list[tuple[str, int]] | None = None
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -89,11 +91,13 @@ class Scan:
         return e.offset, e.size, e.line
 
 
-def _scan(fd: int, start: int = 0, end: int | None = None) -> Scan:
+def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None) -> Scan:
     """Read the lines from byte ``start`` to ``end`` (a line boundary; default the end of the
     file) through one reused buffer: reading the whole file at once would double the peak
-    memory and fault in every page of a buffer the size of the file."""
-    sc = Scan()
+    memory and fault in every page of a buffer the size of the file. ``sc``: go on from a scan
+    that ended at ``start``."""
+    if sc is None:
+        sc = Scan()
     buf = bytearray(BUFFER)
     have = 0  # bytes of the file in ``buf``, from file offset ``at``
     at = start
@@ -114,6 +118,7 @@ def _scan(fd: int, start: int = 0, end: int | None = None) -> Scan:
             buf[:have - used] = buf[used:have]
             have -= used
             at += used
+    sc.read_to = at
     if have:
         _scan_buffer(sc, buf, have, at, True)  # a last line without a newline
     return sc
@@ -333,11 +338,15 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
                     blocks += _blocks(r.get("content"))
                 e.text = content_text(blocks)
             agent_calls = sc.agent_calls
-            if agent_calls:  # results of Task/Agent calls: where their subagents hang
+            foreign = sc.foreign
+            if agent_calls or foreign is not None:  # results of Task/Agent calls: where their subagents hang
                 for r in results:
                     cid = r.get("tool_use_id")
-                    if type(cid) is str and cid in agent_calls:
-                        sc.results.setdefault(cid, i)
+                    if type(cid) is str:
+                        if cid in agent_calls:
+                            sc.results.setdefault(cid, i)
+                        elif foreign is not None:
+                            foreign.append((cid, i))
             tur = obj.get("toolUseResult")
             if type(tur) is dict and type(tur.get("agentId")) is str:
                 sc.agent_ids.append((i, tur["agentId"], call))
@@ -398,9 +407,11 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
 @bulk_allocation()
 def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | None = None) -> AgentSession:
     path = os.path.abspath(path)
+    from loomtui.formats.claude_split import scan_file  # it imports this module
+
     fd = open_claude_fd(path)
     try:
-        sc = _scan(fd)
+        sc = scan_file(fd, path)
     finally:
         os.close(fd)
     if not sc.skels and not sc.books:
@@ -415,7 +426,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
                       shown.has)
     mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
     src.deferred = lambda: deferred_details(src, sc, shown, sidechain_root is not None)
-    summary_labels(src, sc, shown)
+    title = names_from_books(src, sc, shown)
     main = shown.main
     src.span_entries = [skels[i] for i in main] if shown.main_set is not None else skels
     header = header_for(src, sc.cwd or "", skels[main[0]].timestamp if main else None,
@@ -434,7 +445,6 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     leaf_id = skels[leaf].id if leaf is not None else (skeletons[-1].id if skeletons else None)
     sm.index.leaf_id = leaf_id
     sm._leaf = leaf_id
-    title = title_of(sc)
     if title:
         sm.index.session_name = title
     sm.load_stored_labels()

@@ -5,10 +5,17 @@ from __future__ import annotations
 
 import bisect
 import os
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 
 from loomtui.formats.agent_session import AgentSource
-from loomtui.formats.claude import ATTACHED_CAP, STRAY_REASONS, _describe_book, fork_class, pi_usage
+from loomtui.formats.claude import (
+    ATTACHED_CAP,
+    STRAY_REASONS,
+    _describe_book,
+    fork_class,
+    pi_usage,
+)
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, SessionFormatError
 
@@ -34,8 +41,8 @@ def stats_of(sc: Scan) -> dict[str, Any]:
     return {
         "entries": len(skels), "lines": sc.lines, "roots": sc.roots,
         "leaves": lambda: [e.id for e in skels if e.id not in kids],
-        "branchPoints": [{"id": p, "children": len(kids[p]), "kind": fork_class([sc.kinds[i] for i in kids[p]])}
-                         for p in sc.forks],
+        "branchPoints": lambda: [{"id": p, "children": len(kids[p]),
+                                  "kind": fork_class([sc.kinds[i] for i in kids[p]])} for p in sc.forks],
         "danglingParents": lambda: sum(len(k) for p, k in kids.items() if p not in by_id),
     }
 
@@ -102,28 +109,27 @@ def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bo
     attach_books(src, sc, shown.main, sc.by_id, shown.has, nearest)
 
 
-def summary_labels(src: AgentSource, sc: Scan, shown: Shown) -> None:
-    """Summaries whose leaf is in the file label it."""
-    for b, *_rest in sc.books:
-        ref = b.get("leafUuid")
-        text = b.get("summary")
-        if (b.get("type") == "summary" and isinstance(ref, str) and shown.has(sc.by_id.get(ref))
-                and isinstance(text, str) and text.strip()):
-            src.file_labels[ref] = " ".join(text.split())[:80]
-
-
-def title_of(sc: Scan) -> str | None:
-    """The session's name: a custom title or agent name written last, else the first summary."""
+def names_from_books(src: AgentSource, sc: Scan, shown: Shown) -> str | None:
+    """Summaries whose leaf is shown label it; returns the session's name: a custom title or
+    agent name written last, else the first summary of a leaf in the file."""
     title = None
-    for b, *_rest in sc.books:
+    by_id = sc.by_id
+    for b, _line, _main, _any in sc.books:
         t = b.get("type")
-        ref = b.get("leafUuid")
-        if t == "summary" and title is None and isinstance(ref, str) and ref in sc.by_id and isinstance(
-                b.get("summary"), str):
-            title = b["summary"]
-        elif t in ("custom-title", "agent-name") and isinstance(b.get("customTitle") or b.get("agentName"), str):
-            title = b.get("customTitle") or b.get("agentName")
-    return " ".join(str(title).split()) if title and str(title).strip() else None
+        if t == "summary":
+            ref = b.get("leafUuid")
+            text = b.get("summary")
+            if not isinstance(ref, str) or not isinstance(text, str):
+                continue
+            if title is None and ref in by_id:
+                title = text
+            if shown.has(by_id.get(ref)) and text.strip():
+                src.file_labels[ref] = " ".join(text.split())[:80]
+        elif t == "custom-title" or t == "agent-name":
+            name = b.get("customTitle") or b.get("agentName")
+            if isinstance(name, str):
+                title = name
+    return " ".join(title.split()) if title and title.strip() else None
 
 
 def subtree(start: int, sc: Scan, kids: dict[Any, list[int]]) -> list[int]:
@@ -177,7 +183,8 @@ def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict
         cls = fork_class([kinds[i] for i in children])
         if cls == "prompt":
             continue
-        sides = [_below(c, skels, kids, stray) for c in children if not leads[c]]
+        sides = [([c] if skels[c].id not in kids and skels[c].id not in stray else _below(c, skels, kids, stray))
+                 for c in children if not leads[c]]
         if len(sides) == len(children):  # nothing goes on: the abandoned branch went on in the last one
             sides.remove(max(sides, key=lambda side: max(side, default=-1)))
         reason = STRAY_REASONS[cls]
@@ -185,8 +192,9 @@ def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict
             for i in side:
                 stray.setdefault(skels[i].id, reason)
     for i in sc.progress:
-        if i != leaf and skels[i].id not in kids and (main_set is None or i in main_set):
-            stray.setdefault(skels[i].id, "hook progress")
+        eid = skels[i].id
+        if eid not in kids and i != leaf and (main_set is None or i in main_set):
+            stray.setdefault(eid, "hook progress")
 
 
 def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[int] | None) -> bytearray:
@@ -195,7 +203,7 @@ def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[in
     skels = sc.skels
     leads = bytearray(len(skels))
     get = by_id.get
-    starts = [i for i, k in enumerate(sc.kinds) if k == "prompt"]
+    starts = list(compress(range(len(skels)), map("prompt".__eq__, sc.kinds)))
     if leaf is not None:
         starts.append(leaf)
     for i in starts:

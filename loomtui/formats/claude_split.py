@@ -1,0 +1,301 @@
+"""Reading a big Claude Code file on two CPUs: a forked child scans the tail while we scan the head.
+
+The same idea as ``session.split`` for pi files. ``ClaudeSplit.start`` forks a child that scans
+the file from a line boundary (``claude_read.scan`` from there, a fresh ``Scan``), packs what
+it found with marshal and hands it over a pipe; the parent scans the head meanwhile and then
+``merge`` appends the child's scan to its own as if one pass had read the whole file: indices,
+line numbers, diagnostics, the file's own tree (children, forks, roots), tokens, subagent links
+(tests check this against a plain read, cut at many places). What only the head knows is
+settled here: tool names and Task calls for results in the tail, the lines before the tail's
+first entry, a session id only the tail names. A uuid that the head already has, or anything
+unexpected in the child, means the parent scans the tail itself.
+
+Where a second CPU may help (``session.forked.can_fork``: fork, two CPUs, no thread running,
+``LOOMTUI_JOBS`` not 1), ``read_claude`` starts the child itself for files above ``MIN_BYTES``.
+The app reads in a worker thread, where no fork is allowed, so ``prestart`` starts the child
+before the app starts its threads and ``take`` hands it to the read.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from typing import Any
+
+from loomtui.formats.claude import looks_like_claude
+from loomtui.formats.claude_read import Scan, scan
+from loomtui.session.entries import Entry
+from loomtui.session.errors import Diagnostic, LoomError
+from loomtui.session.fileio import open_regular
+from loomtui.session.forked import can_fork, child_output, start_child, stop_child
+from loomtui.session.reader import line_value
+from loomtui.session.split import FIELDS, MIN_BYTES
+
+_PAYLOAD_VERSION = 1
+#: children started before the app's threads, by path (``prestart`` / ``take``)
+_started: dict[str, ClaudeSplit] = {}
+
+
+class ClaudeSplit:
+    """A child process scanning ``path`` from byte ``at`` to its end."""
+
+    def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int]) -> None:
+        self.path = path
+        self.at = at
+        #: (device, inode) of the file the child reads: the head must come from the same one
+        self.file_id = file_id
+        self._pid = pid
+        self._read_fd: int | None = read_fd
+
+    @classmethod
+    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES) -> ClaudeSplit | None:
+        """Fork the child for the part of the file after ``fraction`` of it (None when a split
+        does not apply: smaller than ``min_bytes``, no fork, threads running)."""
+        if not can_fork():
+            return None
+        try:
+            fd = open_regular(path)
+        except (OSError, LoomError):
+            return None
+        try:
+            st = os.fstat(fd)
+            if st.st_size < max(min_bytes, 1):
+                return None
+            with open(fd, "rb", closefd=False) as f:
+                f.seek(int(st.st_size * fraction))
+                nl = f.read(1 << 20).find(b"\n")
+            if nl < 0:
+                return None
+            at = int(st.st_size * fraction) + nl + 1
+            if at >= st.st_size:
+                return None
+            pid, read_fd = start_child(lambda: _scan_tail(fd, at))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)  # the child has its own copy
+        return cls(os.path.abspath(path), at, pid, read_fd, (st.st_dev, st.st_ino))
+
+    def same_file(self, fd: int) -> bool:
+        st = os.fstat(fd)
+        return (st.st_dev, st.st_ino) == self.file_id
+
+    def collect(self) -> Scan | None:
+        """Wait for the child and return its scan (indices and lines counted from the tail's
+        start); None when it failed."""
+        fd = self._read_fd
+        if fd is None:
+            return None
+        self._read_fd = None
+        data = child_output(self._pid, fd)
+        if data is None:
+            return None
+        try:
+            payload = marshal.loads(data)
+            if payload[0] != _PAYLOAD_VERSION:
+                return None
+            return _unpack(payload)
+        except (EOFError, ValueError, TypeError, IndexError):
+            return None
+
+    def cancel(self) -> None:
+        """The result is not wanted: stop the child."""
+        fd = self._read_fd
+        if fd is None:
+            return
+        self._read_fd = None
+        stop_child(self._pid, fd)
+
+
+def scan_file(fd: int, path: str) -> Scan:
+    """``claude_read.scan`` of the whole file open as ``fd``, its tail in a child when one was
+    started for it (``prestart``) or can be started now."""
+    split = take(path) or ClaudeSplit.start(path)
+    if split is None:
+        return scan(fd)
+    if not split.same_file(fd):  # the path now names another file
+        split.cancel()
+        return scan(fd)
+    try:
+        sc = scan(fd, 0, split.at)
+    except BaseException:
+        split.cancel()
+        raise
+    if sc.read_to != split.at:  # the file changed under us
+        split.cancel()
+        return scan(fd)
+    tail = split.collect()
+    if tail is None or not merge(sc, tail):
+        return scan(fd, split.at, None, sc)
+    return sc
+
+
+def prestart(path: str, fraction: float, min_bytes: int = MIN_BYTES) -> None:
+    """Start the child for ``path`` now (before threads start) if it is a Claude Code file;
+    ``take`` hands it over."""
+    if not _claude_file(path):
+        return
+    split = ClaudeSplit.start(path, fraction, min_bytes)
+    if split is not None:
+        old = _started.pop(split.path, None)
+        if old is not None:
+            old.cancel()
+        _started[split.path] = split
+
+
+def _claude_file(path: str) -> bool:
+    """The first JSON line of ``path`` is a Claude Code line."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256 * 1024)
+    except OSError:
+        return False
+    for raw in head.split(b"\n")[:40]:
+        obj = line_value(raw)
+        if isinstance(obj, dict) and obj:
+            return looks_like_claude(obj)
+    return False
+
+
+def take(path: str) -> ClaudeSplit | None:
+    """The child ``prestart`` started for ``path``, if any (each is handed over once)."""
+    return _started.pop(os.path.abspath(path), None) if _started else None
+
+
+_SCAN_FIELDS = ("kinds", "logical", "books", "progress", "tool_names", "agent_calls", "results", "agent_ids",
+                "side_roots", "usage", "session_id", "cwd", "version", "forked_from", "lines", "line_no",
+                "last_main_i", "roots", "foreign")
+
+
+def _scan_tail(fd: int, at: int) -> bytes:
+    """In the child: the scan of the lines from ``at`` on, marshal-packed."""
+    import gc
+
+    gc.disable()  # a short-lived process that frees nothing
+    sc = Scan()
+    sc.foreign = []
+    scan(fd, at, None, sc)
+    columns = [[getattr(e, f) for e in sc.skels] for f in FIELDS]
+    fields = [getattr(sc, f) for f in _SCAN_FIELDS]
+    payload = (_PAYLOAD_VERSION, columns, sorted(sc.side), fields, [(d.line, d.reason) for d in sc.diags])
+    return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
+
+
+def _unpack(payload: Any) -> Scan:
+    _version, columns, side, fields, diags = payload
+    if len(columns) != len(FIELDS) or len(fields) != len(_SCAN_FIELDS):
+        raise ValueError("not this version's payload")
+    sc = Scan()
+    sc.skels = _entries(columns)
+    sc.side = set(side)
+    for name, value in zip(_SCAN_FIELDS, fields):
+        setattr(sc, name, value)
+    sc.diags = [Diagnostic(line, reason) for line, reason in diags]
+    return sc
+
+
+def _entries(columns: list[list[Any]]) -> list[Entry]:
+    """Entries from their columns, in ``split.FIELDS`` order."""
+    new = Entry.__new__
+    out: list[Entry] = []
+    append = out.append
+    for (eid, parent, etype, role, timestamp, line, offset, size, text, aux, has_text, stop_reason, tool_name,
+         tool_calls, content_is_str, hidden) in zip(*columns):
+        e = new(Entry)
+        e.id = eid
+        e.parent_id = parent
+        e.type = etype
+        e.role = role
+        e.timestamp = timestamp
+        e.index = -1
+        e.line = line
+        e.offset = offset
+        e.size = size
+        e.text = text
+        e.aux = aux
+        e.has_text = has_text
+        e.stop_reason = stop_reason
+        e.tool_name = tool_name
+        e.tool_calls = tool_calls
+        e.content_is_str = content_is_str
+        e.hidden = hidden
+        e.data = None
+        append(e)
+    return out
+
+
+def merge(head: Scan, tail: Scan) -> bool:
+    """Append ``tail`` (the child's scan of the lines after ``head``'s) to ``head``, as if one
+    pass had read both. False, with ``head`` unchanged, when a uuid of the tail is already in
+    the head (the head's line wins: the caller scans the tail itself)."""
+    by_id = head.by_id
+    if any(e.id in by_id for e in tail.skels):
+        return False
+    base = len(head.skels)
+    line_base = head.line_no
+    _merge_entries(head, tail, base, line_base)
+    _merge_calls(head, tail, base)
+    last_main, last_any = head.last_main_i, base - 1
+    head.books += [(obj, line + line_base, last_main if m < 0 else m + base, last_any if a < 0 else a + base)
+                   for obj, line, m, a in tail.books]
+    head.diags += [Diagnostic(d.line + line_base, d.reason) for d in tail.diags]
+    if head.session_id is None and tail.session_id is not None:
+        head.session_id, head.cwd, head.version, head.forked_from = (tail.session_id, tail.cwd, tail.version,
+                                                                     tail.forked_from)
+    head.lines += tail.lines
+    head.line_no += tail.line_no
+    if tail.last_main_i >= 0:
+        head.last_main_i = tail.last_main_i + base
+    return True
+
+
+def _merge_entries(head: Scan, tail: Scan, base: int, line_base: int) -> None:
+    """The tail's entries after the head's: indices, lines, children and forks as written."""
+    by_id, kids, forks = head.by_id, head.kids, head.forks
+    names = head.tool_names
+    i = base
+    for e in tail.skels:
+        e.line += line_base
+        by_id[e.id] = i
+        p = e.parent_id
+        if p is not None:
+            k = kids.get(p)
+            if k is None:
+                kids[p] = [i]
+            else:
+                k.append(i)
+                if len(k) == 2:
+                    forks.append(p)
+        if e.role == "toolResult" and e.tool_name is None and type(e.aux) is str:
+            e.tool_name = names.get(e.aux)  # its call is in the head
+        i += 1
+    head.skels += tail.skels
+    head.kinds += tail.kinds
+    head.roots += tail.roots
+    head.side.update(i + base for i in tail.side)
+    head.progress += [i + base for i in tail.progress]
+    head.logical.update({i + base: lp for i, lp in tail.logical.items()})
+    head.side_roots.update({i + base: text for i, text in tail.side_roots.items()})
+
+
+def _merge_calls(head: Scan, tail: Scan, base: int) -> None:
+    """Tool names, Task calls and their results, subagent ids, tokens."""
+    calls = head.agent_calls
+    results = head.results
+    for cid, i in tail.foreign or ():  # a result whose Task call is in the head
+        if cid in calls and cid not in results:
+            results[cid] = i + base
+    for cid, i in tail.results.items():
+        if cid not in results or results[cid] > i + base:
+            results[cid] = i + base
+    calls.update({cid: (i + base, inp) for cid, (i, inp) in tail.agent_calls.items()})
+    head.tool_names.update(tail.tool_names)
+    head.agent_ids += [(i + base, agent, call) for i, agent, call in tail.agent_ids]
+    usage = head.usage
+    for key, ((main, tot, _neg), i, u) in tail.usage.items():
+        if type(key) is tuple and len(key) == 2 and key[0] == "line" and type(key[1]) is int:
+            key = ("line", i + base)
+        rank = (main, tot, -(i + base))
+        best = usage.get(key)
+        if best is None or rank > best[0]:
+            usage[key] = (rank, i + base, u)
