@@ -16,7 +16,10 @@ the median of the per-pair ratios (the best pair beside it). Figures:
 * read, two CPUs: the open as ``loomtui tree`` does it (a pi file with ``SplitParse``, a Claude
   file with its own tail child, ``formats.claude_split``), wall time;
 * tree: the whole ``loomtui tree FILE`` process (start-up, open, flatten, every row printed), two
-  CPUs as a user runs it.
+  CPUs as a user runs it;
+* app (``--app``): the browser's first paint, from the spawn of a process that starts as
+  ``loomtui FILE`` does (``commands.app.start_split``) and drives ``LoomApp`` headless, to the
+  first tree row drawn.
 
 Goal: the Claude session opens within 1.2x the time of the pi session.
 """
@@ -58,6 +61,30 @@ print(json.dumps({"entries": len(sm.index.entries), "open_s": dt, "cpu_s": time.
 """
 
 
+APP = r"""
+import asyncio, json, sys, time
+T_SPAWN = float(sys.argv[2])
+from loomtui.commands.app import start_split
+split = start_split(sys.argv[1])
+from loomtui.app.app import LoomApp
+from loomtui.app.widgets.tree_view import TreeView
+marks = {}
+orig = TreeView.render_line
+def render_line(self, y):
+    if self.model is not None and "tree" not in marks:
+        marks["tree"] = time.time()
+    return orig(self, y)
+TreeView.render_line = render_line
+async def main():
+    app = LoomApp(sys.argv[1], watch=False, split=split)
+    async with app.run_test(size=(160, 50)):
+        while "tree" not in marks:
+            await asyncio.sleep(0.005)
+    print(json.dumps({"first_paint_s": marks["tree"] - T_SPAWN}))
+asyncio.run(main())
+"""
+
+
 def files(lines: int) -> tuple[Path, Path]:
     DATA.mkdir(parents=True, exist_ok=True)
     claude = DATA / f"claude{lines // 1000}k-same-size.jsonl"
@@ -86,10 +113,18 @@ def tree_once(path: Path) -> float:
     return time.perf_counter() - t
 
 
+def app_once(path: Path) -> float:
+    env = {**os.environ, "LOOMTUI_NO_CACHE": "1"}
+    out = subprocess.run([sys.executable, "-c", APP, str(path), repr(time.time())], capture_output=True, text=True,
+                         check=True, env=env, cwd=ROOT, timeout=600)
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["first_paint_s"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lines", type=int, default=50000)
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--app", action="store_true", help="also the browser's first paint")
     a = ap.parse_args()
     compile_bytecode()
     claude, pi = files(a.lines)
@@ -97,7 +132,8 @@ def main() -> None:
         n = sum(1 for _ in p.open("rb"))
         print(f"{p.name}: {n:,} lines, {p.stat().st_size / 1e6:.1f} MB")
     figures: dict[str, dict[str, list[float]]] = {k: {"claude": [], "pi": []} for k in
-                                                  ("read 1 CPU", "cpu 1 CPU", "read 2 CPUs", "tree")}
+                                                  ("read 1 CPU", "cpu 1 CPU", "read 2 CPUs", "tree")
+                                                  + (("app",) if a.app else ())}
     rss: dict[str, float] = {}
     entries: dict[str, int] = {}
     for _ in range(a.runs):
@@ -109,6 +145,8 @@ def main() -> None:
             entries[name] = int(r["entries"])
             figures["read 2 CPUs"][name].append(read_once(path, 2)["open_s"])
             figures["tree"][name].append(tree_once(path))
+            if a.app:
+                figures["app"][name].append(app_once(path))
     print(f"{'':<8}{'entries':>9}{'peak RSS':>10}" + "".join(f"{k:>14}" for k in figures))
     for name in ("pi", "claude"):
         print(f"{name:<8}{entries[name]:>9,}{rss[name]:>8.0f}MB"

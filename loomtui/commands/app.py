@@ -5,8 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from loomtui.view.layout import FILTER_MODES
+
+if TYPE_CHECKING:
+    from loomtui.session.split import SplitParse
 
 #: where the child starts reading: this process spends its first ~0.6 s starting Textual, so
 #: the child takes the larger part and both halves are ready at about the same time
@@ -62,15 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             only_dirs = True
     split = None
     if args.file is not None:
-        # before Textual starts (and starts threads): a child parses the tail of a big session
-        # while this process imports Textual and draws the screen, then reads the head
-        from loomtui.session.split import SplitParse
-
-        split = SplitParse.start(args.file, fraction=APP_SPLIT)
-        if split is None and _big(args.file):
-            from loomtui.formats.claude_split import prestart
-
-            prestart(args.file, APP_SPLIT)  # a Claude Code file: the reader takes this child over
+        split = start_split(args.file)
     from loomtui.app.app import LoomApp
 
     app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
@@ -81,13 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     return app.return_code or 0
 
 
-def _big(path: str) -> bool:
-    from loomtui.session.split import MIN_BYTES
+def start_split(path: str) -> SplitParse | None:
+    """Before Textual starts (and starts threads): a child parses the tail of a big session
+    while this process imports Textual and draws the screen, then reads the head. A pi file's
+    child is handed to the app; a Claude Code file's is taken over by its reader."""
+    from loomtui.session.split import MIN_BYTES, SplitParse
 
+    split = SplitParse.start(path, fraction=APP_SPLIT)
     try:
-        return os.path.getsize(path) >= MIN_BYTES
+        big = split is None and os.path.getsize(path) >= MIN_BYTES
     except OSError:
-        return False
+        big = False
+    if big:
+        from loomtui.formats.claude_split import prestart
+
+        prestart(path, APP_SPLIT)
+    return split
 
 
 def _refuse_early(path: str) -> str | None:

@@ -20,7 +20,6 @@ from loomtui.formats.claude import (
     SHOWN_SYSTEM,
     STOP,
     _blocks,
-    _usage_parts,
     command_text,
     open_claude_fd,
     text_of,
@@ -62,15 +61,13 @@ class Scan:
         #: (kept fields, line, last non-sidechain index before it, last index before it)
         self.books: list[tuple[dict[str, Any], int, int, int]] = []
         self.progress: list[int] = []  # progress / attachment lines
-        self.last_key: Any = None  # the previous assistant line's response and usage
-        self.last_usage: Any = None
-        self.last_main = False
         self.tool_names: dict[str, str] = {}
         self.agent_calls: dict[str, tuple[int, dict[str, Any]]] = {}
         self.results: dict[str, int] = {}
         self.agent_ids: list[tuple[int, str, Any]] = []  # (index, agentId, tool_use_id)
         self.side_roots: dict[int, str] = {}  # sidechain root index -> its prompt
-        self.usage: dict[Any, tuple[tuple[bool, int, int], int, dict[str, Any]]] = {}
+        #: (index, sidechain, message id, request id, usage) of each assistant line with a usage
+        self.usage_lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.version: str | None = None
@@ -139,6 +136,8 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     line = sc.line_no
     last_main = sc.last_main_i
     last_any = len(skels) - 1
+    json_lines = sc.lines
+    need_sid = sc.session_id is None
     while pos < n:
         nl = find(b"\n", pos, n)
         if nl < 0:
@@ -155,7 +154,7 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         except orjson.JSONDecodeError:
             _bad_line(sc, line, view[off:nl], "not valid JSON: skipped")
             continue
-        sc.lines += 1
+        json_lines += 1
         if type(obj) is not dict:
             _bad_line(sc, line, None, "not a JSON object: skipped")
             continue
@@ -166,10 +165,11 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         if u in by_id:
             _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
             continue
-        i = len(skels)
+        i = last_any + 1
         by_id[u] = i
-        if sc.session_id is None:
+        if need_sid:
             _session_fields(sc, obj)
+            need_sid = sc.session_id is None
         side = obj.get("isSidechain") is True
         parent = obj.get("parentUuid")
         if type(parent) is not str:
@@ -199,6 +199,7 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
             _root_line(sc, obj, u, i, side and kind == "prompt")
     sc.line_no = line
     sc.last_main_i = last_main
+    sc.lines = json_lines
     return min(pos, n)
 
 
@@ -292,25 +293,8 @@ def _skeleton(eid: str, parent: str | None, obj: dict[str, Any], t: Any, names: 
             e.aux = utf16_slice(err, 400) if err else None
         e.stop_reason = stop
         u = msg.get("usage")
-        if type(u) is dict:
-            mid = msg.get("id")
-            rid = obj.get("requestId")
-            key = (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
-            if key == sc.last_key and u == sc.last_usage and (not side) <= sc.last_main:
-                return "assistant", e  # the next part of a response repeating its usage
-            sc.last_key, sc.last_usage, sc.last_main = key, u, not side
-            g = u.get
-            try:
-                tot = ((g("input_tokens") or 0) + (g("output_tokens") or 0) + (g("cache_read_input_tokens") or 0)
-                       + (g("cache_creation_input_tokens") or 0))
-                if type(tot) is not int:
-                    tot = sum(_usage_parts(u))
-            except TypeError:
-                tot = sum(_usage_parts(u))
-            rank = (not side, tot, -i)
-            best = sc.usage.get(key)
-            if best is None or rank > best[0]:
-                sc.usage[key] = (rank, i, u)
+        if type(u) is dict:  # counted when first asked for (``claude_tree.count_usage``)
+            sc.usage_lines.append((i, side, msg.get("id"), obj.get("requestId"), u))
         return "assistant", e
     if t == "user":
         content = msg.get("content")
@@ -435,8 +419,6 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     names = sc.tool_names
     sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e.id, e.parent_id, obj, names))
     skeletons = [skels[i] for i in main] if shown.main_set is not None else list(skels)
-    for u in src.stray:
-        skels[sc.by_id[u]].hidden = "stray"
     if sidechain_root is None and shown.main_set is not None:
         skeletons += inline_subagents(src, sc, main, shown.main_set, sc.kids)
     skeletons += file_subagents(src, sc, shown.has)

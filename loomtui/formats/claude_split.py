@@ -163,7 +163,7 @@ def take(path: str) -> ClaudeSplit | None:
 
 
 _SCAN_FIELDS = ("kinds", "logical", "books", "progress", "tool_names", "agent_calls", "results", "agent_ids",
-                "side_roots", "usage", "session_id", "cwd", "version", "forked_from", "lines", "line_no",
+                "side_roots", "usage_lines", "session_id", "cwd", "version", "forked_from", "lines", "line_no",
                 "last_main_i", "roots", "foreign")
 
 
@@ -279,7 +279,7 @@ def _merge_entries(head: Scan, tail: Scan, base: int, line_base: int) -> None:
 
 
 def _merge_calls(head: Scan, tail: Scan, base: int) -> None:
-    """Tool names, Task calls and their results, subagent ids, tokens."""
+    """Tool names, Task calls and their results, subagent ids, the lines with tokens."""
     calls = head.agent_calls
     results = head.results
     for cid, i in tail.foreign or ():  # a result whose Task call is in the head
@@ -291,11 +291,4 @@ def _merge_calls(head: Scan, tail: Scan, base: int) -> None:
     calls.update({cid: (i + base, inp) for cid, (i, inp) in tail.agent_calls.items()})
     head.tool_names.update(tail.tool_names)
     head.agent_ids += [(i + base, agent, call) for i, agent, call in tail.agent_ids]
-    usage = head.usage
-    for key, ((main, tot, _neg), i, u) in tail.usage.items():
-        if type(key) is tuple and len(key) == 2 and key[0] == "line" and type(key[1]) is int:
-            key = ("line", i + base)
-        rank = (main, tot, -(i + base))
-        best = usage.get(key)
-        if best is None or rank > best[0]:
-            usage[key] = (rank, i + base, u)
+    head.usage_lines += [(i + base, side, mid, rid, u) for i, side, mid, rid, u in tail.usage_lines]

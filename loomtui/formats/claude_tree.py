@@ -94,7 +94,7 @@ class Shown:
 
 def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
     """Tokens and the lines without a uuid: computed when first asked for."""
-    for _rank, i, u in sc.usage.values():
+    for i, u in count_usage(sc):
         if not one_sidechain or shown.has(i):
             src._usage[sc.skels[i].id] = pi_usage(u)
     total = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}
@@ -107,6 +107,36 @@ def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bo
     else:
         nearest = "main" if shown.main_set is not None else "any"
     attach_books(src, sc, shown.main, sc.by_id, shown.has, nearest)
+
+
+def count_usage(sc: Scan) -> list[tuple[int, dict[str, Any]]]:
+    """(line index, usage) of each response, counted once: the lines of one (message id,
+    request id) count with their largest usage, a main-chain line before a sidechain copy, the
+    first such line; a line that repeats the previous line's response and usage is skipped."""
+    best: dict[Any, tuple[tuple[bool, int, int], int, dict[str, Any]]] = {}
+    last: Any = None
+    for i, side, mid, rid, u in sc.usage_lines:
+        key = (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
+        if last is not None and key == last[0] and u == last[1] and (not side) <= last[2]:
+            continue  # the next part of a response repeating its usage
+        last = (key, u, not side)
+        rank = (not side, _total(u), -i)
+        seen = best.get(key)
+        if seen is None or rank > seen[0]:
+            best[key] = (rank, i, u)
+    return [(i, u) for _rank, i, u in best.values()]
+
+
+def _total(u: dict[str, Any]) -> int:
+    g = u.get
+    try:
+        tot = ((g("input_tokens") or 0) + (g("output_tokens") or 0) + (g("cache_read_input_tokens") or 0)
+               + (g("cache_creation_input_tokens") or 0))
+        if type(tot) is int:
+            return tot
+    except TypeError:
+        pass
+    return sum(_usage_parts(u))
 
 
 def names_from_books(src: AgentSource, sc: Scan, shown: Shown) -> str | None:
@@ -174,7 +204,7 @@ def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict
     """Side chains of forks that are not rewinds (parallel tool calls, hook lines, local commands,
     a response written twice). At such a fork the children leading to a prompt or to the leaf go
     on; when none does (the end of an abandoned branch), the child written to last goes on. The
-    other children, with everything below them, are stray."""
+    other children, with everything below them, are stray (``hidden`` in their skeleton)."""
     kinds = sc.kinds
     skels = sc.skels
     stray = src.stray
@@ -190,11 +220,15 @@ def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict
         reason = STRAY_REASONS[cls]
         for side in sides:
             for i in side:
-                stray.setdefault(skels[i].id, reason)
+                e = skels[i]
+                if e.id not in stray:
+                    stray[e.id] = reason
+                    e.hidden = "stray"
     for i in sc.progress:
-        eid = skels[i].id
-        if eid not in kids and i != leaf and (main_set is None or i in main_set):
-            stray.setdefault(eid, "hook progress")
+        e = skels[i]
+        if e.id not in kids and e.id not in stray and i != leaf and (main_set is None or i in main_set):
+            stray[e.id] = "hook progress"
+            e.hidden = "stray"
 
 
 def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[int] | None) -> bytearray:
