@@ -213,3 +213,42 @@ def test_a_path_replaced_after_the_split_started_is_read_as_the_new_file(tmp_pat
                           cwd=str(ROOT))
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) > 200
+
+
+class Stop(Exception):
+    pass
+
+
+@needs_fork
+def test_abort_ends_the_child_a_read_would_wait_for_and_the_read_stops_at_its_next_report(tmp_path: Path) -> None:
+    """What the browser does when the user leaves during a big open: ``abort`` (from another
+    thread, here from the first progress report) ends the child; the reader goes on alone and
+    its progress callback stops it."""
+    from loomtui.session.fileio import open_regular
+    from loomtui.session.reader import LineParser, ParseState
+
+    path = adversarial_session(tmp_path / "big.jsonl", copies=600)
+    split = SplitParse.start(str(path), fraction=0.02, min_bytes=0)
+    assert split is not None
+    pid = split._pid
+    reports: list[int] = []
+
+    def progress(at: int) -> None:
+        reports.append(at)
+        if len(reports) == 1:
+            split.abort()  # the child is far from done: it has 98% of the file to parse
+        elif at >= split.at:
+            raise Stop  # past the head: the reader reads the tail itself, and stops here
+
+    fd = open_regular(str(path))
+    entries: list[Entry] = []
+    try:
+        with pytest.raises(Stop):
+            split.read(fd, LineParser(ParseState(), entries.append), entries, progress=progress)
+    finally:
+        os.close(fd)
+    assert reports[-1] >= split.at and len(reports) >= 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped
+    split.abort()  # later calls are no-ops
+    split.cancel()
