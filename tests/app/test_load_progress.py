@@ -169,3 +169,36 @@ async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path
         # written after the paint (threads run: no background child), both usable next time
         assert painted and all(painted) and index.is_file() and flat.is_file()
         assert screen.model.unsaved_flat is None
+
+
+async def test_esc_during_an_open_from_the_picker_goes_back_to_it(tmp_path: Path, gated: Gate,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.app.screens.picker import PickerScreen
+
+    path = big_session(tmp_path / "big.jsonl")
+    (tmp_path / "sessions").mkdir()
+    ends = record_opens(monkeypatch)
+    app = make_app(None, sessions_dirs=[str(tmp_path / "sessions")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            if isinstance(app.screen, PickerScreen):
+                break
+            await pilot.pause(0.02)
+        assert isinstance(app.screen, PickerScreen)
+        app.open_session_file(str(path))
+        for _ in range(500):
+            if gated.held.is_set():
+                break
+            await pilot.pause(0.01)
+        assert gated.held.is_set() and isinstance(app.screen, BrowserScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen) and not app._exit  # back, still running
+        gated.release.set()
+        for _ in range(500):
+            if ends:
+                break
+            await pilot.pause(0.01)
+        await pilot.pause()
+        assert ends == [LoadCancelled.__name__]
+        assert isinstance(app.screen, PickerScreen)  # no error page for a read the user left
