@@ -5,7 +5,7 @@ index present), next to pi's open + first /tree screen, measured interleaved in 
     uv run python benchmarks/bench_app_open.py [--entries 100000] [--runs 3] [--size 160x50]
 
 Each loomtui run is a fresh child process started the way ``loomtui FILE`` starts
-(``commands/app.py``: the tail parser is forked before Textual is imported), driving the real
+(``commands/app.start_split``: the tail parser is forked before Textual is imported), driving the real
 ``LoomApp`` headless (``App.run_test``); its first paint is the moment the tree widget draws its
 first row of the loaded session, measured from the parent's spawn of the child. pi's figure is
 the whole process (wall and CPU time) of ``node shared/oracle/bench_ref.mjs FILE --first-screen-only`` (node's start,
@@ -37,9 +37,8 @@ from benchmarks.common import SHARED, compile_bytecode, pi_available, session_fi
 CHILD = r"""
 import sys, time, json, os, resource
 T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import APP_SPLIT
-from loomtui.session.split import SplitParse
-split = SplitParse.start(sys.argv[1], fraction=APP_SPLIT)
+from loomtui.commands.app import start_split
+split = start_split(sys.argv[1])
 import asyncio
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
