@@ -271,14 +271,15 @@ def _key(fd: int, consumed: int) -> tuple[os.stat_result, bytes, bytes]:
 
 
 def save(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: int,
-         key: tuple[os.stat_result, bytes, bytes] | None = None) -> bool:
+         key: tuple[os.stat_result, bytes, bytes] | None = None, target: str | None = None) -> bool:
     """Store the index of ``path`` (open as ``fd``) as read up to ``consumed``. Returns whether
-    a cache file was written; never raises for a cache problem."""
-    if not enabled() or state.header is None or state.version < 3:
+    a cache file was written; never raises for a cache problem. ``target``: the cache file,
+    decided earlier (a write put off is not redirected by a later change of the environment)."""
+    if (target is None and not enabled()) or state.header is None or state.version < 3:
         return False
     try:
         st, head_h, tail_h = _key(fd, consumed) if key is None else key
-        if st.st_size < min_bytes():
+        if target is None and st.st_size < min_bytes():
             return False
         size = consumed
         mtime = st.st_mtime_ns if size == st.st_size else -1
@@ -290,7 +291,7 @@ def save(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: 
         body = marshal.dumps(payload, 2)
     except (OSError, ValueError, TypeError):
         return False  # something marshal cannot store: simply not cached
-    target = cache_path(path)
+    target = cache_path(path) if target is None else target
     directory = os.path.dirname(target)
     if not _write(target, MAGIC, body):
         return False
@@ -332,7 +333,8 @@ def save_soon(path: str, fd: int, state: ParseState, entries: list[Entry], consu
     if not _at_exit:
         _at_exit.append(True)
         atexit.register(lambda: flush_deferred())
-    _deferred.append(lambda: save(path, -1, snap, rows, consumed, key))
+    target = cache_path(path)
+    _deferred.append(lambda: save(path, -1, snap, rows, consumed, key, target))
 
 
 #: index writes waiting for ``flush_deferred`` (where no background child may be started)

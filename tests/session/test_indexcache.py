@@ -284,3 +284,20 @@ def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(pi_copy: Any,
     assert base.read_bytes() != base_bytes and not delta.exists()
     assert state(SessionManager.open(str(path))) == plain(path, monkeypatch)
     assert hits[-1] is True
+
+
+def test_a_write_put_off_goes_where_the_cache_was_when_it_was_read(big_v3: Path, cache: Path, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The browser (threads running) writes a cold open's index later; a change of the
+    environment meanwhile (a test's monkeypatch undone before the exit flush) moves nothing."""
+    monkeypatch.setattr(indexcache, "can_fork", lambda: False)
+    SessionManager.open(str(big_v3))
+    assert indexcache._deferred and not cache.exists()
+    monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", str(1 << 40))
+    indexcache.flush_deferred()
+    assert not (tmp_path / "elsewhere").exists()
+    assert [p.suffix for p in cache.iterdir()] == [".lti"]
+    monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(cache))
+    monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
+    assert state(SessionManager.open(str(big_v3))) == plain(big_v3, monkeypatch)
