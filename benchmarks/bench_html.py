@@ -2,12 +2,18 @@
 """`loomtui export-html` next to pi's `--export` on generated 10k and 100k-entry sessions.
 
     uv run python benchmarks/bench_html.py [--entries 10000 100000] [--runs 3] [--no-browser]
+                                           [--before DIR] [--no-cache]
 
 Prints, per size, from runs interleaved with pi's in the same process: export wall time, peak
 RSS (of the whole process tree) and page size, each with its ratio to pi's; then, in Debian's
 chromium (playwright), the time from navigation to the first sidebar rows painted on both
 pages, and on loomtui's page the time of each filter switch until the next frame. Goals:
 time ≤ 0.5×, size ≤ 0.3×, RSS ≤ 0.5×, first rows ≤ 0.3× pi's page, filter switch ≤ 100 ms.
+
+``--before DIR`` also runs the loomtui package in DIR (e.g. ``git archive REV loomtui | tar -x
+-C DIR``) in the same interleaved runs, for before/after figures. ``--no-cache`` runs loomtui
+without its persistent index (a session never opened before); by default the index written by
+the first run is used, as when a session was opened before.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import PEER, SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.common import PEER, ROOT, SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
 
 PI_CLI = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "cli.js"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -90,6 +96,18 @@ def filter_switches(browser, page_path: Path) -> list[float]:  # type: ignore[no
         page.close()
 
 
+def loomtui_cmd(package_dir: Path, *args: str) -> list[str]:
+    """``loomtui ARGS`` run from the package in ``package_dir`` (whatever the working directory)."""
+    code = f"import sys; sys.path.insert(0, {str(package_dir)!r}); from loomtui.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", code, *args]
+
+
+def pair_line(what: str, ours: list[float], theirs: list[float]) -> str:
+    pairs = [o / t for o, t in zip(ours, theirs)]
+    return (f"  {what}, ratio of each interleaved pair: {', '.join(f'{x:.2f}' for x in pairs)}"
+            f"   median {statistics.median(pairs):.2f}×  best {min(pairs):.2f}×")
+
+
 def fmt_ratio(ours: float, theirs: float | None) -> str:
     return f"{ours / theirs:.2f}×" if theirs else "—"
 
@@ -99,8 +117,15 @@ def main() -> None:
     ap.add_argument("--entries", type=int, nargs="+", default=[10_000, 100_000])
     ap.add_argument("--runs", type=int, default=3, help="export runs of each (interleaved)")
     ap.add_argument("--no-browser", action="store_true")
+    ap.add_argument("--before", type=Path, metavar="DIR", help="a directory holding an older loomtui package")
+    ap.add_argument("--no-cache", action="store_true", help="loomtui without its persistent index")
     a = ap.parse_args()
     compile_bytecode()
+    env = dict(os.environ, LOOMTUI_NO_CACHE="1") if a.no_cache else None
+    if a.before is not None:
+        import compileall
+
+        compileall.compile_dir(str(a.before / "loomtui"), quiet=1)
     with_pi = pi_available()
     if not with_pi:
         print("pi is not installed (shared/oracle/ensure_peer.sh): loomtui's figures only")
@@ -110,11 +135,16 @@ def main() -> None:
         for n in a.entries:
             path = session_file(n)
             print(f"\nsession: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {n} entries)")
-            ours_t, ours_rss, pi_t, pi_rss = [], [], [], []
+            ours_t, ours_rss, pi_t, pi_rss, before_t = [], [], [], [], []
             ours_out = pi_out = None
             for r in range(a.runs):
+                if a.before is not None:
+                    before_out = out_dir / f"before-{n}-{r}.html"
+                    t, _, _ = run_measured(loomtui_cmd(a.before, "export-html", str(path), "-o", str(before_out)), env)
+                    before_t.append(t)
+                    before_out.unlink()
                 ours_out = out_dir / f"loomtui-{n}-{r}.html"
-                t, rss, _ = run_measured([sys.executable, "-m", "loomtui", "export-html", str(path), "-o", str(ours_out)])
+                t, rss, _ = run_measured(loomtui_cmd(ROOT, "export-html", str(path), "-o", str(ours_out)), env)
                 ours_t.append(t)
                 ours_rss.append(rss)
                 if with_pi:
@@ -136,9 +166,13 @@ def main() -> None:
                   + (f"   pi {pt:6.2f} s (runs {', '.join(f'{x:.2f}' for x in pi_t)})" if pt else "")
                   + f"   ratio {fmt_ratio(ot, pt)}  (goal ≤ 0.5×)")
             if pi_t:
-                pairs = [o / p for o, p in zip(ours_t, pi_t)]
-                print(f"  export time, ratio of each interleaved pair: {', '.join(f'{x:.2f}' for x in pairs)}"
-                      f"   median {statistics.median(pairs):.2f}×  best {min(pairs):.2f}×")
+                print(pair_line("export time", ours_t, pi_t))
+            if before_t:
+                print(f"  before        loomtui {statistics.median(before_t):6.2f} s (runs "
+                      f"{', '.join(f'{x:.2f}' for x in before_t)})")
+                if pi_t:
+                    print(pair_line("before: export time", before_t, pi_t))
+                print(pair_line("after / before", ours_t, before_t))
             print(f"  peak RSS      loomtui {orss:6.0f} MB" + (f"   pi {prss:6.0f} MB" if prss else "")
                   + f"   ratio {fmt_ratio(orss, prss)}  (goal ≤ 0.5×)")
             print(f"  page size     loomtui {osize:6.1f} MB" + (f"   pi {psize:6.1f} MB" if psize else "")
@@ -150,7 +184,7 @@ def main() -> None:
         real = SHARED / "fixtures" / "pi" / "pi-mono-large-session.jsonl"
         if real.exists():
             ours_real = out_dir / "loomtui-real.html"
-            run_measured([sys.executable, "-m", "loomtui", "export-html", str(real), "-o", str(ours_real)])
+            run_measured(loomtui_cmd(ROOT, "export-html", str(real), "-o", str(ours_real)), env)
             pi_real = None
             if with_pi:
                 pi_real = out_dir / "pi-real.html"

@@ -8,7 +8,8 @@ The page holds three kinds of embedded data, each gzip-compressed and base64-enc
   leaf) and where each entry's record lives;
 - the records, in chunks of ``CHUNK`` lines in file order: for each line of the session file
   its raw text (the JSONL download is rebuilt from them, byte for byte) and, for an entry, its
-  HTML pre-rendered here (``export_html_render``). A line and its HTML sit side by side, so
+  HTML pre-rendered here (``export_html_render``; null for a tool result shown with its
+  call, which the page hides). A line and its HTML sit side by side, so
   the compressor finds the text of one in the other; the page inflates a chunk only when an
   entry in it is shown (``DecompressionStream``);
 - for a loom that is not JSONL (OpenLoom, socketteer), the original file.
@@ -50,8 +51,9 @@ T = TypeVar("T")
 
 #: lines per record chunk (a chunk is inflated as a whole when one of its entries is shown)
 CHUNK = 256
-#: zlib level of the records: 3 is 2.7 times faster than 6 for 20% more bytes (measured on generated sessions)
-LEVEL = 3
+#: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
+#: times faster than 6 for 20% more (measured on generated sessions, benchmarks/bench_html.py)
+LEVEL = 2
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
@@ -263,6 +265,10 @@ def page_parts(
                     side["segs"][p] = [side["segs"][p][0], "[system]: ", 3, "(system context left out)"]
                     side["search"][p] = "system"
         search = side.pop("search")
+        segs = side["segs"]
+        for p, text in enumerate(search):
+            if text.isascii() and text == _row_search_text(segs[p]):
+                search[p] = 0  # the page makes it from the row's text (``rowSearchText``)
         return [_blob("d-side", gzip_b64(dumps_bytes(side), 5)), _blob("d-find", gzip_b64(dumps_bytes(search), 5))]
 
     chunks, stats, data = _all_chunks(renderer, records, sidebar)
@@ -302,9 +308,20 @@ def page_parts(
     return out
 
 
+def _row_search_text(segs: list[Any]) -> str:
+    """A row's text as the search text most messages have ("user: hi" → "user hi"), in lower
+    case; page.js ``rowSearchText`` makes the same from the same segments (for ASCII texts,
+    where Python's and JavaScript's lower case agree)."""
+    texts = segs[1::2]
+    first = texts[0] if texts else ""
+    if first.endswith(": "):
+        first = first[:-2] + " "
+    return (first + "".join(texts[1:])).lower()
+
+
 def _page_facts(manager: SessionManager, model: TreeModel, records: _Records, original: bytes | None,
                 name: str, target_id: str | None, no_system_context: bool, n_chunks: int) -> dict[str, Any]:
-    """Where each entry's record is, the tool-call links, the target, the download names."""
+    """Where each entry's record is, the target, the download names."""
     flat_pos = {e.id: p for p, e in enumerate(model.flat.entries)}
     loc = [0] * len(flat_pos)
     for i, e in enumerate(records.entry):
@@ -312,20 +329,11 @@ def _page_facts(manager: SessionManager, model: TreeModel, records: _Records, or
             p = flat_pos.get(e.id)
             if p is not None:
                 loc[p] = i
-    call_of: dict[str, Any] = {}
-    calls_in: dict[str, list[Any]] = {}
-    for p, e in enumerate(model.flat.entries):
-        if e.type == "message" and e.role == "toolResult" and isinstance(e.aux, str):
-            call_of[str(p)] = e.aux
-        if e.tool_calls:
-            calls_in[str(p)] = [c[0] for c in e.tool_calls if isinstance(c[0], str)]
     header = _strip_system(manager.header) if no_system_context else manager.header
     return {
         "loc": loc,
         "chunkSize": CHUNK,
         "chunks": n_chunks,
-        "callOf": call_of,
-        "callsIn": calls_in,
         "target": flat_pos.get(target_id, -1) if target_id is not None else -1,
         "headerLine": js_json(header),
         "fileName": name if original is not None or manager.source_format == "pi" else _stem(name) + ".jsonl",

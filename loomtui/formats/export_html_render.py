@@ -149,6 +149,7 @@ class RawLoader:
     def __init__(self, manager: SessionManager, raw_by_id: dict[int, bytes]) -> None:
         self.manager = manager
         self.index = manager.index
+        self.source = manager.source  # asked once per entry: not through ``__getattr__``
         self.raw_by_id = raw_by_id
         self._recent: dict[int, Any] = {}
 
@@ -156,6 +157,10 @@ class RawLoader:
         return getattr(self.manager, name)  # everything else (the source, the header…) as it is
 
     def load(self, e: Entry) -> Any:
+        return self.load_line(e)[0]
+
+    def load_line(self, e: Entry) -> tuple[Any, bool]:
+        """The entry, and whether it was read from its line (which the page has too)."""
         hit = self._recent.get(id(e))
         if hit is not None:
             return hit
@@ -166,12 +171,11 @@ class RawLoader:
                 obj = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 obj = None
-        if not isinstance(obj, dict):
-            obj = self.manager.load(e)
+        got = (obj, True) if isinstance(obj, dict) else (self.manager.load(e), False)
         if len(self._recent) > 64:
             self._recent.clear()
-        self._recent[id(e)] = obj
-        return obj
+        self._recent[id(e)] = got
+        return got
 
 
 class EntryRenderer:
@@ -188,27 +192,32 @@ class EntryRenderer:
         #: the tool result entry whose output the page fills in (see ``_ToolResult``)
         self._output_from: str | None = None
         self._thinking: tuple[str, list[Any], list[int]] = ("", [], [0])
+        #: the method writing each block type (``_Title`` for ``Title``…)
+        self._by_type: dict[type, Any] = {}
 
-    def render(self, e: Entry, stats: Stats) -> tuple[str, str, list[str]]:
+    def render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
         """The entry's HTML body, its kind and its header texts (see ``_render``)."""
         try:
             return self._render(e, stats)
         except RecursionError:  # a value nested thousands deep: again, with a deep stack
             return deep_call(self._render, e, stats)  # type: ignore[no-any-return]
 
-    def _render(self, e: Entry, stats: Stats) -> tuple[str, str, list[str]]:
+    def _render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
         """The entry's HTML body, its kind (user, assistant, tool, compaction, summary, meta…) and
-        its header texts (title, time, model, usage), which the page writes with textContent."""
+        its header texts (title, time, model, usage), which the page writes with textContent
+        (the time is null where the page reads it from the entry's line).
+        The body is None for a tool result shown with its call (an ancestor): the page hides
+        that entry."""
         kind = kind_of(e)
         if self.no_system_context and e.type == "custom_message" and e.aux == "system":
             return "", kind, ["system context (left out)", _time(e.timestamp), "", ""]
         if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
             # shown with its call (in the assistant turn above); the page hides this stub
-            return "", kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
+            return None, kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
         # the page's entry header needs only the time, model and usage: not the full Header
         # (depth, siblings), which is the costly part of the blocks on a 100k-entry session
         body = B.entry_blocks(self.manager, e, self.tool_calls, header=False)
-        full = self.manager.load(e)
+        full, from_line = self.manager.load_line(e)
         model, usage = _model_usage(full)
         if e.type == "message" and e.role == "assistant":
             stats.add(model, usage)
@@ -216,7 +225,9 @@ class EntryRenderer:
         if body and isinstance(body[0], B.Title):
             title, body = body[0].text, body[1:]
         ts = full.get("timestamp") if isinstance(full, dict) else e.timestamp
-        head = [title or kind, _time(ts), model or "", usage.text if usage is not None else ""]
+        # a time written as it stands in the line: the page reads it there (null here)
+        when = None if from_line and isinstance(ts, str) else _time(ts)
+        head = [title or kind, when, model or "", usage.text if usage is not None else ""]
         self._images = [_image_data(full)]
         # the entry's own thinking blocks, in order: the page fills their text in from the line
         self._thinking = (e.id, _thinking_texts(full), [0])
@@ -236,8 +247,10 @@ class EntryRenderer:
 
     # blocks ------------------------------------------------------------------------------------
     def block(self, b: Any) -> str:
-        fn = getattr(self, "_" + type(b).__name__, None)
-        return fn(b) if fn is not None else ""
+        fn = self._by_type.get(type(b))
+        if fn is None:
+            fn = self._by_type[type(b)] = getattr(self, "_" + type(b).__name__, _nothing)
+        return fn(b)  # type: ignore[no-any-return]
 
     def _Title(self, b: B.Title) -> str:
         return f'<div class="title r-{escape(b.role)}">{escape(b.text)}</div>'
@@ -359,6 +372,10 @@ class EntryRenderer:
 
     def _Header(self, b: B.Header) -> str:
         return ""
+
+
+def _nothing(_b: Any) -> str:
+    return ""
 
 
 def _model_usage(full: Any) -> tuple[str | None, B.Usage | None]:

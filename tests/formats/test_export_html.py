@@ -153,7 +153,9 @@ def test_rendering_markdown_code_thinking_tools_diff_and_images(write_session: A
     assert 'class="tool-out ' in html["a1"] and 'data-state="preview"' in html["a1"]  # 30 lines: preview
     assert 'data-out="r1"' in html["a1"]  # the result, with its call
     assert 'class="gd"' in html["a1"] and 'class="gi"' in html["a1"]  # the diff, through Pygments
-    assert head["r1"][0] == "tool result (shown with its call)" and html["r1"] == ""
+    # shown with its call: no body (null), which the page reads as "hide this entry"
+    assert head["r1"][0] == "tool result (shown with its call)" and html["r1"] is None
+    assert head["a1"][1] is None  # the time as the line has it: the page reads it there
     assert "<em>summary</em>" in html["k1"] and "1,234 tokens before" in html["k1"]
     assert head["m1"][0] == "model change: p/big" and head["t1"][0] == "thinking level: high"
 

@@ -402,6 +402,8 @@ def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
         assert "a custom note" in text
         assert "model change: p/m2" in text and "thinking level: high" in text
         assert "p/m1" in text and "$0.2500" in text  # model and usage in the entry header
+        # the time, read from the entry's own line
+        assert "2026-01-01T00:00:02.000Z" in page.evaluate("document.querySelector('#e-a1 .eh').innerText")
         head = page.evaluate("document.getElementById('head').innerText")
         assert "p/m1" in head and "$0.2500" in head and "cwd /w" in head
         # copy-link gives a link to this view at that entry

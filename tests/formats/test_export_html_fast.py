@@ -11,11 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loomtui.formats.detect import open_any
+from loomtui.formats.export_html import _row_search_text, build_page
 from loomtui.formats.export_html_render import _markdown_renderer, plain_markdown
 from loomtui.formats.export_html_rows import CONNECTOR, FOLDABLE, filter_rows
 from loomtui.view import layout as L
 from loomtui.view.layout import FILTER_MODES
 from loomtui.view.model import TreeModel
+from loomtui.view.text import search_text
+from tests.formats.test_export_html import blobs
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 MD = _markdown_renderer()
@@ -93,3 +96,18 @@ def test_sidebar_rows_reuse_prefixes_only_where_layout_draws_the_same(path: str)
         want = [(FOLDABLE if lay.is_foldable(i) else 0)
                 | (CONNECTOR if lay.connector[i] and not lay.virtual_root_child[i] else 0) for i in range(len(lay))]
         assert rows["flags"] == want, mode
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: Path(p).name)
+def test_search_texts_left_to_the_page_are_the_rows_text(path: str) -> None:
+    """A search text written as 0 is one the page rebuilds from the row's segments, and that
+    gives exactly ``search_text`` (the rule is the same in page.js, checked in the browser)."""
+    data = blobs(build_page(open_any(path)))
+    side, find = data["side"], data["find"]
+    model = TreeModel(open_any(path))
+    want = [search_text(e) for e in model.flat.entries]
+    assert len(find) == len(want)
+    for p, got in enumerate(find):
+        assert (_row_search_text(side["segs"][p]) if got == 0 else got) == want[p]
+    if "pi" in path:
+        assert find.count(0) > len(find) // 10

@@ -39,8 +39,22 @@
   // the search texts come in their own blob, read after the first rows are painted
   let searchLoad = null;
   function searchTexts() {
-    if (!searchLoad) searchLoad = inflate("d-find").then((t) => { D.search = JSON.parse(t); });
+    if (!searchLoad) searchLoad = inflate("d-find").then((t) => {
+      const s = JSON.parse(t);
+      for (let p = 0; p < s.length; p++) if (s[p] === 0) s[p] = rowSearchText(D.segs[p]);
+      D.search = s;
+    });
     return searchLoad;
+  }
+
+  // the search text most messages have, from the row's text ("user: hi" → "user hi"); the
+  // export writes 0 where this gives exactly its search text (export_html._row_search_text)
+  function rowSearchText(seg) {
+    let first = seg.length > 1 ? seg[1] : "";
+    if (first.endsWith(": ")) first = first.slice(0, -2) + " ";
+    let s = first;
+    for (let i = 3; i < seg.length; i += 2) s += seg[i];
+    return s.toLowerCase();
   }
 
   // ---------------------------------------------------------------- sidebar rows
@@ -293,13 +307,13 @@
   }
 
   // the entry's header line: what it is, its label, time, model and usage, a copy-link button
-  function entryHead(p, head) {
+  function entryHead(p, head, time) {
     const h = document.createElement("div");
     h.className = "eh";
     h.appendChild(span("kind", head[0]));
     const lab = D.labels[p];
     if (lab !== undefined) h.appendChild(span("lab", "[" + lab + "]"));
-    if (head[1]) h.appendChild(span("", head[1]));
+    if (time) h.appendChild(span("", time));
     if (head[2]) h.appendChild(span("model", head[2]));
     if (head[3]) h.appendChild(span("usage", head[3]));
     h.appendChild(span("sp", ""));
@@ -318,26 +332,41 @@
     div.className = "entry k-" + (rec[3] || "other");
     div.id = "e-" + D.ids[p];
     div.dataset.pos = p;
-    div.appendChild(entryHead(p, rec[4] || ["", "", "", ""]));
+    const head = rec[4] || ["", "", "", ""];
+    // a null time is the entry's own "timestamp", as its line has it
+    div.appendChild(entryHead(p, head, head[1] === null ? await lineTimestamp(D.ids[p]) : head[1]));
     const body = document.createElement("div");
     body.className = "eb";
-    body.innerHTML = rec[1];
+    body.innerHTML = rec[1] === null ? "" : rec[1];
     div.appendChild(body);
+    // a tool result whose call (an ancestor) shows it: hidden here
+    if (rec[1] === null) div.classList.add("absorbed");
     for (const pre of div.querySelectorAll("pre[data-out]")) pre.textContent = await outputText(pre.dataset.out);
     for (const t of div.querySelectorAll("[data-think]")) t.textContent = await thinkingText(t.dataset.think, Number(t.dataset.k));
     return div;
   }
 
   const parsed = new Map();
-  async function message(id) {
+  async function entryLine(id) {
     let m = parsed.get(id);
     if (m === undefined) {
       const p = BY_ID.get(id);
-      try { m = p === undefined ? null : JSON.parse((await entryRecord(p))[0]).message || null; } catch (e) { m = null; }
+      try { m = p === undefined ? null : JSON.parse((await entryRecord(p))[0]); } catch (e) { m = null; }
+      if (m === null || typeof m !== "object" || Array.isArray(m)) m = null;
       if (parsed.size > 256) parsed.clear();
       parsed.set(id, m);
     }
     return m;
+  }
+
+  async function message(id) {
+    const line = await entryLine(id);
+    return (line && line.message) || null;
+  }
+
+  async function lineTimestamp(id) {
+    const line = await entryLine(id);
+    return line && typeof line.timestamp === "string" ? line.timestamp : "";
   }
 
   async function thinkingText(id, k) {
@@ -361,22 +390,9 @@
     return text || "(no output)";
   }
 
-  function callsOn(list) {
-    const s = new Set();
-    for (const p of list) { const cs = D.callsIn[p]; if (cs) for (const c of cs) s.add(c); }
-    return s;
-  }
-
   async function renderWindow(lo, hi, where) {
-    const calls = callsOn(branch);
     const made = [];
-    for (let i = lo; i < hi; i++) {
-      const p = branch[i];
-      const div = await renderEntry(p);
-      const c = D.callOf[p];
-      if (c !== undefined && calls.has(c)) div.classList.add("absorbed");
-      made.push(div);
-    }
+    for (let i = lo; i < hi; i++) made.push(await renderEntry(branch[i]));
     const box = $("entries");
     if (where === "top") {
       const main = $("main");
