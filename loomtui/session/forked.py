@@ -9,8 +9,13 @@ in it shows as ``None`` here and the caller does the work itself.
 from __future__ import annotations
 
 import os
+import select
 import threading
 from collections.abc import Callable
+
+
+#: how often ``child_output`` calls its ``poll`` while it waits
+POLL_SECONDS = 0.1
 
 
 def can_fork() -> bool:
@@ -44,17 +49,29 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
     return pid, read_fd
 
 
-def child_output(pid: int, read_fd: int) -> bytes | None:
-    """Everything the child wrote, once it has exited (and been reaped); None if it failed."""
+def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None) -> bytes | None:
+    """Everything the child wrote, once it has exited (and been reaped); None if it failed.
+    ``poll`` is called about every 0.1 s while the child has nothing to say yet; whatever it
+    raises ends the child and comes out of here."""
     chunks = []
+    done = False
     try:
         while True:
+            if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
+                poll()
+                continue
             chunk = os.read(read_fd, 1 << 20)
             if not chunk:
                 break
             chunks.append(chunk)
+        done = True
     finally:
         os.close(read_fd)
+        if not done:  # not wanted any more: do not wait for it to finish
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
         _, status = os.waitpid(pid, 0)
     return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 

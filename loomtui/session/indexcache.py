@@ -475,8 +475,8 @@ def read(path: str, fd: int, split: SplitParse | None,
         total = os.fstat(fd).st_size
         report = progress
 
-        def _tick(at: int) -> None:
-            report(at, total, len(pending))
+        def _tick(at: int, more: int = 0) -> None:  # ``more``: entries read by a tail child
+            report(at, total, len(pending) + more)
 
         tick = _tick
     cached = load(path, fd)

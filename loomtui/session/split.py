@@ -16,7 +16,9 @@ the child before Textual starts its threads), two CPUs, a v3 file above ``MIN_BY
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
+import struct
 from typing import Any, Callable
 
 from loomtui.session.errors import LoomError
@@ -36,18 +38,22 @@ MIN_BYTES = 16 << 20
 FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
           "stop_reason", "tool_name", "tool_calls", "content_is_str", "hidden")
 _PAYLOAD_VERSION = 1
+#: what the child has read so far (bytes after ``at``, entries), in memory both processes share
+_COUNTS = struct.Struct("qq")
 
 
 class SplitParse:
     """A child process parsing ``path`` from byte ``at`` to its end."""
 
-    def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int]) -> None:
+    def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int],
+                 counts: mmap.mmap | None = None) -> None:
         self.path = path
         self.at = at
         #: (device, inode) of the file the child reads: the head must come from the same one
         self.file_id = file_id
         self._pid = pid
         self._read_fd: int | None = read_fd
+        self._counts = counts
 
     @classmethod
     def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES) -> SplitParse | None:
@@ -78,28 +84,46 @@ class SplitParse:
             if nl < 0:
                 return None
             at = int(st.st_size * fraction) + nl + 1
-            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header))
+            counts = mmap.mmap(-1, _COUNTS.size)  # shared with the child (MAP_SHARED)
+            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts))
         except OSError:
             return None
         finally:
             os.close(fd)  # the child has its own copy
-        return cls(path, at, pid, read_fd, (st.st_dev, st.st_ino))
+        return cls(path, at, pid, read_fd, (st.st_dev, st.st_ino), counts)
+
+    def child_progress(self) -> tuple[int, int]:
+        """(bytes after ``at``, entries) the child has read so far (at its last chunk)."""
+        if self._counts is None:
+            return 0, 0
+        done, n = _COUNTS.unpack_from(self._counts, 0)
+        return int(done), int(n)
 
     def read(self, fd: int, parser: LineParser, entries: list[Entry],
-             progress: Callable[[int], None] | None = None) -> tuple[int, int, SessionIndex | None]:
+             progress: Callable[..., None] | None = None) -> tuple[int, int, SessionIndex | None]:
         """Parse the head here (``parser`` appends to ``entries``) while the child reads the
         tail; afterwards ``entries`` holds every entry in file order. Returns (consumed offset,
         EOF, an index of the entries or None when they must be indexed as one batch).
 
         The head is indexed while the child is still busy, when every parent in it comes
         before its children (``SessionIndex.build`` says so); the tail is then indexed on top.
+        ``progress(offset, more_entries)``: the bytes read by both processes (as one offset) and
+        the entries the child has read so far, at each chunk and while waiting for the child.
         """
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != self.file_id:  # the path now names another file
             self.cancel()
             return (*parse_from(fd, 0, parser), None)
+        both = None
+        if progress is not None:
+            report = progress
+
+            def both(pos: int) -> None:
+                done, n = self.child_progress()
+                report(pos + done, n)
+
         try:
-            consumed, eof = parse_from(fd, 0, parser, end=self.at, progress=progress)
+            consumed, eof = parse_from(fd, 0, parser, end=self.at, progress=both)
         except BaseException:
             self.cancel()
             raise
@@ -108,7 +132,7 @@ class SplitParse:
             index = SessionIndex()
             if not index.build(entries):
                 index = None
-            tail = self.collect(parser.state)  # reaps the child, whatever it did
+            tail = self.collect(parser.state, None if both is None else lambda: both(self.at))  # reaps the child
         else:  # the file changed under us: read on from here
             self.cancel()
             tail = None
@@ -123,15 +147,16 @@ class SplitParse:
             index.build(rest)
         return consumed, eof, index
 
-    def collect(self, state: ParseState) -> tuple[list[Entry], int, int] | None:
+    def collect(self, state: ParseState, poll: Callable[[], None] | None = None) -> tuple[list[Entry], int, int] | None:
         """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
         ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
-        failed: the caller parses from ``at`` itself."""
+        failed: the caller parses from ``at`` itself. ``poll``: called while waiting (what it
+        raises ends the child and comes out of here)."""
         fd = self._read_fd
         if fd is None:
             return None
         self._read_fd = None
-        data = child_output(self._pid, fd)
+        data = child_output(self._pid, fd, poll)
         if data is None:
             return None
         try:
@@ -182,14 +207,20 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
 v3_header = _v3_header
 
 
-def _parse_tail(fd: int, at: int, header: dict[str, Any]) -> bytes:
-    """In the child: the entries from ``at`` on, as marshal-packed columns."""
+def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None) -> bytes:
+    """In the child: the entries from ``at`` on, as marshal-packed columns; what it has read so
+    far goes to ``counts`` at each chunk (the parent's progress)."""
     import gc
 
     gc.disable()  # a short-lived process that frees nothing
     state = ParseState(header=header, version=3)
     entries: list[Entry] = []
-    consumed, eof = parse_from(fd, at, LineParser(state, entries.append))
+
+    def tick(pos: int) -> None:
+        if counts is not None:
+            _COUNTS.pack_into(counts, 0, pos - at, len(entries))
+
+    consumed, eof = parse_from(fd, at, LineParser(state, entries.append), progress=tick)
     columns = [[getattr(e, f) for e in entries] for f in FIELDS]
     infos = [(i.line, i.offset, i.size, i.kind) for i in state.lines]
     diags = [(d.line, d.reason) for d in state.diagnostics]

@@ -430,7 +430,7 @@ class RecordingSplit:
     # the real sequence: parse the head, take the child's result (none), read the rest here
     read = SplitParse.read
 
-    def collect(self, state: object) -> None:
+    def collect(self, state: object, poll: object = None) -> None:
         self.calls.append("collect")
         self.done = True
         return None

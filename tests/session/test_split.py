@@ -233,7 +233,7 @@ def test_abort_ends_the_child_a_read_would_wait_for_and_the_read_stops_at_its_ne
     pid = split._pid
     reports: list[int] = []
 
-    def progress(at: int) -> None:
+    def progress(at: int, *more: int) -> None:
         reports.append(at)
         if len(reports) == 1:
             split.abort()  # the child is far from done: it has 98% of the file to parse
@@ -252,3 +252,34 @@ def test_abort_ends_the_child_a_read_would_wait_for_and_the_read_stops_at_its_ne
         os.waitpid(pid, os.WNOHANG)  # ended and reaped
     split.abort()  # later calls are no-ops
     split.cancel()
+
+
+@needs_fork
+def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bar moves while the parent waits for the tail: the child's bytes and entries are
+    added to the head's, through memory both processes share."""
+    from loomtui.session import forked, reader
+    from loomtui.session.fileio import open_regular
+    from loomtui.session.reader import LineParser, ParseState
+
+    monkeypatch.setattr(reader, "CHUNK", 64 << 10)
+    monkeypatch.setattr(forked, "POLL_SECONDS", 0.005)
+    path = adversarial_session(tmp_path / "big.jsonl", copies=400)
+    size = path.stat().st_size
+    split = SplitParse.start(str(path), fraction=0.05, min_bytes=0)
+    assert split is not None
+    reports: list[tuple[int, int]] = []
+    fd = open_regular(str(path))
+    entries: list[Entry] = []
+    try:
+        consumed, eof, _index = split.read(fd, LineParser(ParseState(), entries.append), entries,
+                                           progress=lambda at, more=0: reports.append((at, more)))
+    finally:
+        os.close(fd)
+    assert eof == size and size - consumed < 100 and len(entries) > 10_000  # (a torn last line)
+    offsets = [at for at, _ in reports]
+    assert offsets == sorted(offsets) and all(at <= size for at in offsets)
+    # reports past the head: the child's bytes counted (the parent alone stops at ``at``)
+    assert any(at > split.at for at in offsets)
+    assert max(more for _, more in reports) > 0
