@@ -26,6 +26,8 @@ import hashlib
 import os
 import zipfile
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from loomtui.formats import maitento_read, maitento_session, ocp, openloom, socketteer
@@ -94,20 +96,9 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
         return found
-    try:
-        with open_regular_file(path) as f:  # a FIFO or device is refused before a byte is read
-            head = f.read(4)
-            if head[:2] == b"PK":
-                return open_bundle(path, tree_id)
-            if head.startswith(b"Vers"):
-                f.seek(0)
-                if f.read(24) == b"VersionedTapestryWeave__":
-                    raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
-            f.seek(0)
-            first = first_line(f)
-            size = os.fstat(f.fileno()).st_size
-    except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+    first, size = _sniff(path)
+    if first is None:
+        return open_bundle(path, tree_id)
     with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
         first_obj = line_value(first)
     if is_pi_header(first_obj):
@@ -124,6 +115,30 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     if first_obj is not None and len(first) == size:
         # a one-line document: the first line was the whole file, already parsed
         return open_document(first_obj, path, _digest(first_obj, first), tree_id)
+    return _open_json(path, first_obj, tree_id)
+
+
+def _sniff(path: str) -> tuple[bytes | None, int]:
+    """The file's first line and size; ``(None, 0)`` for a ZIP. A FIFO or device is refused
+    before a byte is read, a Tapestry weave by its magic."""
+    try:
+        with open_regular_file(path) as f:
+            head = f.read(4)
+            if head[:2] == b"PK":
+                return None, 0
+            if head.startswith(b"Vers"):
+                f.seek(0)
+                if f.read(24) == b"VersionedTapestryWeave__":
+                    raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
+            f.seek(0)
+            return first_line(f), os.fstat(f.fileno()).st_size
+    except OSError as exc:
+        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+
+
+def _open_json(path: str, first_obj: Any, tree_id: str | None) -> SessionManager:
+    """A file of at most ``MAX_DOCUMENT_BYTES`` read whole: a JSON document, a loom definition
+    file, or JSON lines without a session header (the pi reader says what is wrong)."""
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
     except OSError as exc:
@@ -134,7 +149,6 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if maitento_read.is_definition(data):
             return _loom_config_map(path)
         if isinstance(first_obj, dict):
-            # JSON lines without a session header: let the pi reader say what is wrong
             return SessionManager.open(path)
         raise SessionFormatError(
             f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
@@ -184,6 +198,95 @@ def _loom_config_map(path: str) -> SessionManager:
     return found
 
 
+@dataclass
+class _Opening:
+    """One parsed document being opened, and what its opener needs besides the document."""
+
+    doc: Any
+    path: str | None
+    sha: str | None
+    tree_id: str | None
+    bundle_members: dict[str, int] | None
+    bundle_heads: dict[str, bytes] | None
+    diag: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return self.path or "document"
+
+    def build(self, tree: dict[str, Any], fmt: str, **more: Any) -> SessionManager:
+        return openloom.build_session(tree, fmt, path=self.path, sha=self.sha, bundle_members=self.bundle_members,
+                                      bundle_heads=self.bundle_heads, diagnostics=self.diag, **more)
+
+
+def _open_pi(o: _Opening) -> SessionManager:
+    if o.path is None or o.bundle_members is not None:
+        raise SessionFormatError(f"{o.where}: a pi session header inside a bundle is not supported")
+    return SessionManager.open(o.path)
+
+
+def _open_ocp(o: _Opening) -> SessionManager:
+    if o.bundle_members is not None:
+        raise SessionFormatError(f"{o.where}: an OCP run inside a bundle is not supported")
+    return ocp.build_session(o.doc, o.path, o.sha, view=o.tree_id or "dag", diagnostics=o.diag)
+
+
+def _open_v2(o: _Opening) -> SessionManager:
+    doc = o.doc
+    _check_version(doc, o.where, o.diag)
+    trees = doc.get("trees")
+    if not isinstance(trees, list) or not trees:
+        raise SessionFormatError(f"{o.where}: OpenLoom document without trees")
+    if "format" not in doc:
+        o.diag.append(Diagnostic(0, "document has trees but no format field; read as OpenLoom 2.0"))
+    ids = [t.get("id") if isinstance(t, dict) else None for t in trees]
+    index = _tree_index(o, trees, ids)
+    return o.build(trees[index], OPENLOOM_V2, container=doc, tree_index=index, tree_ids=[str(i) for i in ids])
+
+
+def _tree_index(o: _Opening, trees: list[Any], ids: list[Any]) -> int:
+    """The tree to show: the one ``tree_id`` names, else the first (noted when there are more)."""
+    if o.tree_id is not None:
+        if o.tree_id not in ids:
+            shown = ", ".join(str(i) for i in ids)
+            raise SessionFormatError(f"{o.where}: no tree with id {o.tree_id!r} (trees: {shown})")
+        return ids.index(o.tree_id)
+    index = next((i for i, t in enumerate(trees) if isinstance(t, dict)), -1)
+    if index < 0:
+        raise SessionFormatError(f"{o.where}: none of the document's trees is an object")
+    if len(trees) > 1:
+        o.diag.append(Diagnostic(0, f"document holds {len(trees)} trees; showing the first ({ids[index]}); "
+                                    "open another by its tree id"))
+    return index
+
+
+def _open_v2_tree(o: _Opening) -> SessionManager:
+    if o.tree_id is not None and o.doc.get("id") != o.tree_id:
+        raise SessionFormatError(f"{o.where}: the tree's id is {o.doc.get('id')!r}, not {o.tree_id!r}")
+    return o.build(o.doc, OPENLOOM_V2_TREE)
+
+
+def _open_v1(o: _Opening) -> SessionManager:
+    tree, extras = openloom.v1_to_tree(o.doc, o.diag)
+    return o.build(tree, OPENLOOM_V1, extras=extras)
+
+
+def _open_socketteer(o: _Opening) -> SessionManager:
+    tree, extras = socketteer.to_tree(o.doc, socketteer.title_for(o.path), o.diag)
+    return o.build(tree, SOCKETTEER, extras=extras)
+
+
+#: the opener of each kind ``classify`` names
+OPENERS: dict[str, Callable[[_Opening], SessionManager]] = {
+    PI: _open_pi,
+    ocp.OCP: _open_ocp,
+    OPENLOOM_V2: _open_v2,
+    OPENLOOM_V2_TREE: _open_v2_tree,
+    OPENLOOM_V1: _open_v1,
+    SOCKETTEER: _open_socketteer,
+}
+
+
 @bulk_allocation()  # like SessionManager.open: a load allocates many objects and frees none
 def open_document(
     doc: Any,
@@ -194,58 +297,13 @@ def open_document(
     bundle_heads: dict[str, bytes] | None = None,
 ) -> SessionManager:
     """A parsed loom document as a session (``path`` names it in messages and for saves)."""
-    where = path or "document"
     kind = classify(doc)
-    diag: list[Diagnostic] = []
-    common: dict[str, Any] = {"path": path, "sha": sha, "bundle_members": bundle_members,
-                              "bundle_heads": bundle_heads, "diagnostics": diag}
-    if kind == PI:
-        if path is None or bundle_members is not None:
-            raise SessionFormatError(f"{where}: a pi session header inside a bundle is not supported")
-        return SessionManager.open(path)
-    if kind == ocp.OCP:
-        assert isinstance(doc, dict)
-        if bundle_members is not None:
-            raise SessionFormatError(f"{where}: an OCP run inside a bundle is not supported")
-        return ocp.build_session(doc, path, sha, view=tree_id or "dag", diagnostics=diag)
-    if kind == OPENLOOM_V2:
-        assert isinstance(doc, dict)
-        _check_version(doc, where, diag)
-        trees = doc.get("trees")
-        if not isinstance(trees, list) or not trees:
-            raise SessionFormatError(f"{where}: OpenLoom document without trees")
-        if "format" not in doc:
-            diag.append(Diagnostic(0, "document has trees but no format field; read as OpenLoom 2.0"))
-        ids = [t.get("id") if isinstance(t, dict) else None for t in trees]
-        if tree_id is not None:
-            if tree_id not in ids:
-                shown = ", ".join(str(i) for i in ids)
-                raise SessionFormatError(f"{where}: no tree with id {tree_id!r} (trees: {shown})")
-            index = ids.index(tree_id)
-        else:
-            index = next((i for i, t in enumerate(trees) if isinstance(t, dict)), -1)
-            if index < 0:
-                raise SessionFormatError(f"{where}: none of the document's trees is an object")
-            if len(trees) > 1:
-                diag.append(Diagnostic(0, f"document holds {len(trees)} trees; showing the first ({ids[index]}); "
-                                          "open another by its tree id"))
-        return openloom.build_session(trees[index], OPENLOOM_V2, container=doc, tree_index=index,
-                                      tree_ids=[str(i) for i in ids], **common)
-    if kind == OPENLOOM_V2_TREE:
-        assert isinstance(doc, dict)
-        if tree_id is not None and doc.get("id") != tree_id:
-            raise SessionFormatError(f"{where}: the tree's id is {doc.get('id')!r}, not {tree_id!r}")
-        return openloom.build_session(doc, OPENLOOM_V2_TREE, **common)
-    if kind == OPENLOOM_V1:
-        assert isinstance(doc, dict)
-        tree, extras = openloom.v1_to_tree(doc, diag)
-        return openloom.build_session(tree, OPENLOOM_V1, extras=extras, **common)
-    if kind == SOCKETTEER:
-        tree, extras = socketteer.to_tree(doc, socketteer.title_for(path), diag)
-        return openloom.build_session(tree, SOCKETTEER, extras=extras, **common)
-    raise SessionFormatError(
-        f"{where} is not a pi session, OpenLoom or socketteer loom file: {_unsupported(doc)}"
-    )
+    opener = OPENERS.get(kind) if kind is not None else None
+    if opener is None:
+        raise SessionFormatError(
+            f"{path or 'document'} is not a pi session, OpenLoom or socketteer loom file: {_unsupported(doc)}"
+        )
+    return opener(_Opening(doc, path, sha, tree_id, bundle_members, bundle_heads))
 
 
 def _check_version(doc: dict[str, Any], where: str, diag: list[Diagnostic]) -> None:
@@ -286,38 +344,7 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
     """
     try:
         with open_regular_file(path) as raw, zipfile.ZipFile(raw) as z:
-            infos = [i for i in z.infolist() if not i.is_dir()]
-            unsafe = [i.filename for i in infos if not safe_member_name(i.filename)]
-            infos = [i for i in infos if safe_member_name(i.filename)]
-            names = [i.filename for i in infos]
-            diag_note = None
-            if BUNDLE_MEMBER in names:
-                member = BUNDLE_MEMBER
-            else:
-                candidates = [n for n in names if n.endswith(".openloom") and "/" not in n]
-                if len(candidates) != 1:
-                    raise SessionFormatError(f"{path} is a ZIP without {BUNDLE_MEMBER} at its root, "
-                                             "so not an OpenLoom bundle")
-                member = candidates[0]
-                diag_note = f"bundle has no {BUNDLE_MEMBER}; read {member}"
-            info = z.getinfo(member)
-            if info.file_size > MAX_DOCUMENT_BYTES:
-                raise SessionFormatError(f"{path}: {member} is {info.file_size} bytes, more than loomtui reads")
-            try:
-                data = z.read(info)
-            except ZIP_ERRORS as exc:
-                raise SessionFormatError(f"{path}: {member} {zip_problem(exc)}") from None
-            members = {i.filename: i.file_size for i in infos}
-            heads: dict[str, bytes] = {}
-            notes: list[str] = [f"bundle member {n[:80]!r} has an unsafe name; ignored" for n in unsafe]
-            for i in infos:
-                if i.filename != member:
-                    try:
-                        with z.open(i) as m:
-                            heads[i.filename] = m.read(16)
-                    except ZIP_ERRORS as exc:
-                        del members[i.filename]
-                        notes.append(f"bundle member {i.filename[:80]!r} {zip_problem(exc)}; ignored")
+            b = _read_bundle(path, z)
             raw.seek(0)
             sha = _sha256_file(raw)
     except zipfile.BadZipFile as exc:
@@ -326,18 +353,66 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
         raise SessionFormatError(f"{path}: the ZIP {zip_problem(exc)}") from None
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror or exc}") from None
-    doc = load_json(data, f"{path}:{member}")
+    doc = load_json(b.data, f"{path}:{b.member}")
     kind = classify(doc)
     if kind not in (OPENLOOM_V2, OPENLOOM_V2_TREE, OPENLOOM_V1, SOCKETTEER):
-        raise SessionFormatError(f"{path}: {member} is not an OpenLoom document: {_unsupported(doc)}")
-    sm = open_document(doc, path, sha, tree_id, bundle_members=members, bundle_heads=heads)
-    if diag_note:
-        sm.diagnostics.insert(0, Diagnostic(0, diag_note))
-    sm.diagnostics[:0] = [Diagnostic(0, n) for n in notes]
+        raise SessionFormatError(f"{path}: {b.member} is not an OpenLoom document: {_unsupported(doc)}")
+    sm = open_document(doc, path, sha, tree_id, bundle_members=b.members, bundle_heads=b.heads)
+    sm.diagnostics[:0] = [Diagnostic(0, n) for n in b.notes]
     src = loom_source(sm)
     assert src is not None
-    src.bundle_member = member
+    src.bundle_member = b.member
     return sm
+
+
+@dataclass
+class _Bundle:
+    member: str
+    data: bytes
+    #: the safe members' sizes by name
+    members: dict[str, int]
+    #: the first bytes of each media member (to check its declared type)
+    heads: dict[str, bytes]
+    notes: list[str]
+
+
+def _read_bundle(path: str, z: zipfile.ZipFile) -> _Bundle:
+    infos = [i for i in z.infolist() if not i.is_dir()]
+    unsafe = [i.filename for i in infos if not safe_member_name(i.filename)]
+    infos = [i for i in infos if safe_member_name(i.filename)]
+    member, note = _bundle_member(path, [i.filename for i in infos])
+    info = z.getinfo(member)
+    if info.file_size > MAX_DOCUMENT_BYTES:
+        raise SessionFormatError(f"{path}: {member} is {info.file_size} bytes, more than loomtui reads")
+    try:
+        data = z.read(info)
+    except ZIP_ERRORS as exc:
+        raise SessionFormatError(f"{path}: {member} {zip_problem(exc)}") from None
+    members = {i.filename: i.file_size for i in infos}
+    notes: list[str] = [f"bundle member {n[:80]!r} has an unsafe name; ignored" for n in unsafe]
+    heads: dict[str, bytes] = {}
+    for i in infos:
+        if i.filename == member:
+            continue
+        try:
+            with z.open(i) as m:
+                heads[i.filename] = m.read(16)
+        except ZIP_ERRORS as exc:
+            del members[i.filename]
+            notes.append(f"bundle member {i.filename[:80]!r} {zip_problem(exc)}; ignored")
+    if note:
+        notes.append(note)
+    return _Bundle(member, data, members, heads, notes)
+
+
+def _bundle_member(path: str, names: list[str]) -> tuple[str, str | None]:
+    """The member holding the document (and a note when it is not ``tree.openloom``)."""
+    if BUNDLE_MEMBER in names:
+        return BUNDLE_MEMBER, None
+    candidates = [n for n in names if n.endswith(".openloom") and "/" not in n]
+    if len(candidates) != 1:
+        raise SessionFormatError(f"{path} is a ZIP without {BUNDLE_MEMBER} at its root, so not an OpenLoom bundle")
+    return candidates[0], f"bundle has no {BUNDLE_MEMBER}; read {candidates[0]}"
 
 
 def _sha256_file(f: Any) -> str:

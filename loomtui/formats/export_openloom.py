@@ -24,18 +24,15 @@ from __future__ import annotations
 
 import copy
 import re
-import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from loomtui.formats.common import (
     LoomSource,
     dump_json,
-    iso_ms,
     loom_source,
     new_ulid,
     now_iso,
-    parse_iso,
     unique_id,
 )
 from loomtui.formats.media import (
@@ -47,6 +44,7 @@ from loomtui.formats.media import (
     write_bundle,
     to_data_uri,
 )
+from loomtui.formats.export_openloom_pi import PI_NODE_TYPES, pi_node, tree_from_pi
 from loomtui.formats.openloom import label_of_node, set_node_label
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
@@ -64,7 +62,6 @@ def _version() -> str:
 
 
 GENERATOR = {"name": "loomtui", "version": _version()}
-PI_NODE_TYPES = ("message", "custom_message", "compaction", "branch_summary")
 _STORED = ("png", "jpg", "gif", "webp", "mp3", "ogg", "flac", "m4a", "weba")
 
 
@@ -80,108 +77,6 @@ class ExportResult:
 
 def _is_node(d: dict[str, Any]) -> bool:
     return isinstance(d.get("openloom"), dict) or d.get("type") in PI_NODE_TYPES
-
-
-# pi entries -> nodes ---------------------------------------------------------------------------
-def _blocks(content: Any) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    out: list[dict[str, Any]] = []
-    if not isinstance(content, list):
-        return out
-    for block in content:
-        if not isinstance(block, dict):
-            continue
-        btype = block.get("type")
-        if btype == "text":
-            t = block.get("text")
-            out.append({"type": "text", "text": t if isinstance(t, str) else ""})
-        elif btype == "image":
-            data, mime = block.get("data"), block.get("mimeType")
-            if isinstance(data, str) and not data.startswith("blob:"):
-                out.append({"type": "image", "ref": to_data_uri_b64(data, mime), "mimeType": mime or "image/png"})
-            else:
-                what = f"image {mime}" if isinstance(mime, str) and mime else "image"
-                out.append({"type": "text", "text": f"[{what} not embedded in the session]"})
-        else:
-            out.append(block)  # thinking, toolCall, …: unknown block types, kept verbatim
-    return out
-
-
-def to_data_uri_b64(b64: str, mime: Any) -> str:
-    m = mime if isinstance(mime, str) and mime else "application/octet-stream"
-    return f"data:{m};base64,{b64}"
-
-
-def _pi_node(d: dict[str, Any], agents: dict[str, Any]) -> dict[str, Any] | None:
-    t = d.get("type")
-    ext: dict[str, Any] = {k: v for k, v in d.items() if k not in ("id", "parentId")}
-    meta: dict[str, Any] = {}
-    gen: dict[str, Any] = {}
-    author: dict[str, Any] = {"role": "system"}
-    if t == "message":
-        msg = d.get("message") if isinstance(d.get("message"), dict) else {}
-        ext["message"] = {k: v for k, v in msg.items() if k != "content"}
-        role = msg.get("role")
-        blocks = _blocks(msg.get("content"))
-        if role == "user":
-            author = {"role": "human"}
-        elif role == "assistant":
-            author = {"role": "model"}
-            provider, model = msg.get("provider"), msg.get("model")
-            if isinstance(provider, str):
-                gen["provider"] = provider
-            if isinstance(model, str) and model:
-                gen["model"] = model
-                ref = f"{provider}:{model}" if isinstance(provider, str) and provider else model
-                agents.setdefault(ref, {"name": model, "type": "model", "modelRef": ref})
-                author["agentId"] = ref
-            usage = msg.get("usage")
-            if isinstance(usage, dict):
-                u = {dst: usage[src] for src, dst in (("input", "promptTokens"), ("output", "completionTokens"),
-                                                      ("totalTokens", "totalTokens"))
-                     if isinstance(usage.get(src), (int, float)) and not isinstance(usage.get(src), bool)}
-                if u:
-                    gen["usage"] = u
-        elif role == "bashExecution":
-            cmd = msg.get("command") if isinstance(msg.get("command"), str) else ""
-            output = msg.get("output") if isinstance(msg.get("output"), str) else ""
-            blocks = [{"type": "text", "text": f"$ {cmd}\n{output}" if output else f"$ {cmd}"}]
-            if msg.get("excludeFromContext") is True:
-                meta["excluded"] = True
-        elif role in ("branchSummary", "compactionSummary"):
-            s = msg.get("summary")
-            blocks = [{"type": "text", "text": s if isinstance(s, str) else ""}]
-    elif t == "custom_message":
-        ext.pop("content", None)
-        blocks = _blocks(d.get("content"))
-    elif t in ("compaction", "branch_summary"):
-        s = d.get("summary")
-        ext.pop("summary", None)
-        blocks = [{"type": "text", "text": s if isinstance(s, str) else ""}]
-    else:
-        return None
-    node: dict[str, Any] = {"id": d["id"], "content": blocks, "author": author}
-    created = parse_iso(d.get("timestamp"))
-    if created is not None:
-        node["createdAt"] = iso_ms(created)
-    if meta:
-        node["meta"] = meta
-    if gen:
-        node["generation"] = gen
-    node["extensions"] = {"pi": ext}
-    return node
-
-
-def _system_prompt(entries: list[dict[str, Any]]) -> str | None:
-    for d in entries:
-        if d.get("type") == "session_init":
-            sp = d.get("systemPrompt")
-            if isinstance(sp, list):
-                sp = "\n".join(x for x in sp if isinstance(x, str))
-            if isinstance(sp, str) and sp:
-                return sp
-    return None
 
 
 # helpers -----------------------------------------------------------------------------------
@@ -262,116 +157,20 @@ def _dfs_positions(manager: SessionManager) -> dict[str, int]:
     return pos
 
 
-# the export ----------------------------------------------------------------------------------
-def build_document(
-    manager: SessionManager, leaf_id: str | None = None, no_system_context: bool = False
-) -> tuple[dict[str, Any], list[str]]:
-    """The OpenLoom v2 document for ``manager`` (whole, or the branch ending at ``leaf_id``)."""
-    idx = manager.index
-    src = loom_source(manager)
-    notes: list[str] = []
-    branch = leaf_id is not None
-    if branch:
-        if leaf_id not in idx.by_id:
-            raise LoomError(f"entry {leaf_id} not found")
-        selected = idx.path_to(leaf_id)
-    else:
-        selected = list(idx.entries)
-    loaded = {e.id: manager.load(e) for e in selected}
-    node_entries = [e for e in selected if _is_node(loaded[e.id])]
-    node_ids = {e.id for e in node_entries}
+def _edge_ids(ol: Any) -> list[str]:
+    """The ids of the edges into an imported node."""
+    if not isinstance(ol, dict):
+        return []
+    out = []
+    for rec in ol.get("edges", []):
+        eid = rec["edge"].get("id") if isinstance(rec.get("edge"), dict) else None
+        if isinstance(eid, str):
+            out.append(eid)
+    return out
 
-    def node_parent(e: Entry) -> str | None:
-        p = idx.parent_of(e)
-        while p is not None and p.id not in node_ids:
-            p = idx.parent_of(p)
-        return p.id if p is not None else None
 
-    def sort_key(e: Entry) -> tuple[int, int]:
-        ol = loaded[e.id].get("openloom")
-        if isinstance(ol, dict) and isinstance(ol.get("position"), int):
-            return (0, ol["position"])
-        return (1, e.index)
-
-    node_entries.sort(key=sort_key)
-
-    # nodes
-    pi_agents: dict[str, Any] = {}
-    nodes: dict[str, dict[str, Any]] = {}
-    for e in node_entries:
-        d = loaded[e.id]
-        ol = d.get("openloom")
-        label = idx.label_of(e.id)
-        if isinstance(ol, dict):
-            node = copy.deepcopy(ol["node"])
-            imported = src.labels.get(e.id) if src is not None else label_of_node(ol["node"])
-            if label != imported:
-                set_node_label(node, label)
-        else:
-            made = _pi_node(d, pi_agents)
-            if made is None:
-                continue
-            node = made
-            if label:
-                set_node_label(node, label)
-        nodes[e.id] = node
-
-    # edges
-    taken: set[str] = set(nodes)
-    for e in node_entries:
-        ol = loaded[e.id].get("openloom")
-        if isinstance(ol, dict):
-            for rec in ol.get("edges", []):
-                eid = rec["edge"].get("id") if isinstance(rec.get("edge"), dict) else None
-                if isinstance(eid, str):
-                    taken.add(eid)
-    positions: dict[str, int] | None = None
-    keyed: list[tuple[tuple[int, int], dict[str, Any]]] = []
-    repairs: list[dict[str, Any]] = []
-    parent_of: dict[str, str | None] = {}
-    for e in node_entries:
-        nid = e.id
-        parent = node_parent(e)
-        parent_of[nid] = parent
-        ol = loaded[nid].get("openloom")
-        has_parent_edge = False
-        if isinstance(ol, dict):
-            for rec in ol.get("edges", []):
-                status, edge = rec.get("status"), rec.get("edge")
-                if status == "parent" and parent is not None:
-                    kept = _filter_sources(edge, node_ids)
-                    if kept is not None:
-                        keyed.append(((0, rec["index"]), kept))
-                        has_parent_edge = True
-                elif status == "annotation":
-                    kept = _filter_sources(edge, node_ids)
-                    if kept is not None:
-                        keyed.append(((0, rec["index"]), kept))
-                elif status in ("extra", "cycle", "orphan") and not branch:
-                    repairs.append({"index": rec["index"], "edge": edge, "reason": status})
-        if parent is not None and not has_parent_edge:
-            if positions is None:
-                positions = _dfs_positions(manager)
-            eid = unique_id(f"e-{nid}", taken)
-            taken.add(eid)
-            keyed.append(((1, positions.get(nid, 0)),
-                          {"id": eid, "type": "continuation", "sources": [{"nodeId": parent, "role": "primary"}],
-                           "targetNodeId": nid}))
-    keyed.sort(key=lambda kv: kv[0])
-    edges = [edge for _k, edge in keyed]
-
-    roots = [nid for nid in nodes if parent_of.get(nid) is None]
-    if src is not None and not branch and src.root_ids is not None and sorted(src.root_ids) == sorted(roots):
-        roots = list(src.root_ids)
-
-    leaf = leaf_id if branch else manager.get_leaf_id()
-    current: str | None = None
-    for e in reversed(idx.path_to(leaf)):
-        if e.id in nodes:
-            current = e.id
-            break
-
-    # references: editedFrom, tags, agents
+def _move_dangling_edited_from(nodes: dict[str, dict[str, Any]]) -> None:
+    """An ``editedFrom`` naming a node outside the export moves to ``extensions.loomtui``."""
     for node in nodes.values():
         ef = node.get("editedFrom")
         if ef is not None and ef not in nodes:
@@ -380,62 +179,210 @@ def build_document(
             if isinstance(ext, dict):
                 ext.setdefault("loomtui", {})["editedFrom"] = ef
 
-    if src is not None:
-        tree, container, other_trees = _tree_from_source(src, branch, nodes, edges, roots, current, leaf_id)
-        if repairs or (src.repairs and not branch):
-            ext = tree.setdefault("extensions", {})
-            if isinstance(ext, dict):
-                ext = tree["extensions"] = dict(ext)
-                lt = dict(ext.get("loomtui") or {})
-                lt["repairs"] = sorted(src.repairs + repairs, key=lambda r: r.get("index", 0))
-                ext["loomtui"] = lt
-                notes.append(f"{len(lt['repairs'])} edge(s) the tree could not use are kept in "
-                             "extensions.loomtui.repairs")
-    else:
-        tree = _tree_from_pi(manager, branch, nodes, edges, roots, current, leaf_id, pi_agents,
-                             [loaded[e.id] for e in selected])
-        container, other_trees = None, []
 
-    # every tag and agent referenced resolves
-    used_tags = _tags_used(nodes)
-    defined = {t.get("name") for t in tree.get("tags", []) if isinstance(t, dict)} if isinstance(
-        tree.get("tags"), list) else set()
-    missing_tags = [t for t in used_tags if t not in defined]
-    if missing_tags:
-        tree["tags"] = list(tree.get("tags") or []) + [{"name": t} for t in missing_tags]
+def _define_tags(tree: dict[str, Any], nodes: dict[str, dict[str, Any]]) -> None:
+    """Every tag a node uses is defined in the tree."""
+    tags = tree.get("tags")
+    defined = {t.get("name") for t in tags if isinstance(t, dict)} if isinstance(tags, list) else set()
+    missing = [t for t in _tags_used(nodes) if t not in defined]
+    if missing:
+        tree["tags"] = list(tree.get("tags") or []) + [{"name": t} for t in missing]
+
+
+def _define_agents(tree: dict[str, Any], container: dict[str, Any] | None, nodes: dict[str, dict[str, Any]]) -> None:
+    """Every agent a node names is in the tree's or the container's registry."""
     registry: dict[str, Any] = {}
     for where in (container or {}, tree):
         if isinstance(where.get("agents"), dict):
             registry.update(where["agents"])
-    missing_agents = [a for a in _agents_used(nodes) if a not in registry]
-    if missing_agents:
-        agents = dict(tree.get("agents") or {})
-        for aid in missing_agents:
-            author = next(n["author"] for n in nodes.values()
-                          if isinstance(n.get("author"), dict) and n["author"].get("agentId") == aid)
-            name = author.get("name") if isinstance(author.get("name"), str) else aid
-            agents[aid] = {"name": name, "type": "human" if author.get("role") == "human" else "model"}
-        tree["agents"] = agents
+    missing = [a for a in _agents_used(nodes) if a not in registry]
+    if not missing:
+        return
+    agents = dict(tree.get("agents") or {})
+    for aid in missing:
+        author = next(n["author"] for n in nodes.values()
+                      if isinstance(n.get("author"), dict) and n["author"].get("agentId") == aid)
+        name = author.get("name") if isinstance(author.get("name"), str) else aid
+        agents[aid] = {"name": name, "type": "human" if author.get("role") == "human" else "model"}
+    tree["agents"] = agents
 
+
+# the export ----------------------------------------------------------------------------------
+class _Export:
+    """The nodes, edges and tree of one export; ``leaf_id`` None exports the whole tree."""
+
+    def __init__(self, manager: SessionManager, leaf_id: str | None) -> None:
+        self.manager = manager
+        self.idx = idx = manager.index
+        self.src = loom_source(manager)
+        self.leaf_id = leaf_id
+        self.branch = leaf_id is not None
+        self.notes: list[str] = []
+        if leaf_id is not None:
+            if leaf_id not in idx.by_id:
+                raise LoomError(f"entry {leaf_id} not found")
+            self.selected = idx.path_to(leaf_id)
+        else:
+            self.selected = list(idx.entries)
+        self.loaded = {e.id: manager.load(e) for e in self.selected}
+        self.node_entries = [e for e in self.selected if _is_node(self.loaded[e.id])]
+        self.node_ids = {e.id for e in self.node_entries}
+        self.node_entries.sort(key=self._order)
+        self.nodes: dict[str, dict[str, Any]] = {}
+        self.pi_agents: dict[str, Any] = {}
+        self.parent_of: dict[str, str | None] = {}
+        self.repairs: list[dict[str, Any]] = []
+
+    def _order(self, e: Entry) -> tuple[int, int]:
+        ol = self.loaded[e.id].get("openloom")
+        if isinstance(ol, dict) and isinstance(ol.get("position"), int):
+            return (0, ol["position"])
+        return (1, e.index)
+
+    def node_parent(self, e: Entry) -> str | None:
+        """The nearest ancestor that is a node."""
+        p = self.idx.parent_of(e)
+        while p is not None and p.id not in self.node_ids:
+            p = self.idx.parent_of(p)
+        return p.id if p is not None else None
+
+    # nodes --------------------------------------------------------------------------------------
+    def make_nodes(self) -> None:
+        src = self.src
+        for e in self.node_entries:
+            d = self.loaded[e.id]
+            ol = d.get("openloom")
+            label = self.idx.label_of(e.id)
+            if isinstance(ol, dict):
+                node = copy.deepcopy(ol["node"])
+                imported = src.labels.get(e.id) if src is not None else label_of_node(ol["node"])
+                if label != imported:
+                    set_node_label(node, label)
+            else:
+                made = pi_node(d, self.pi_agents)
+                if made is None:
+                    continue
+                node = made
+                if label:
+                    set_node_label(node, label)
+            self.nodes[e.id] = node
+
+    # edges --------------------------------------------------------------------------------------
+    def make_edges(self) -> list[dict[str, Any]]:
+        """The edges in sibling order: the imported ones (by their index), then new ones."""
+        taken: set[str] = set(self.nodes)
+        for e in self.node_entries:
+            taken.update(_edge_ids(self.loaded[e.id].get("openloom")))
+        positions: dict[str, int] | None = None
+        keyed: list[tuple[tuple[int, int], dict[str, Any]]] = []
+        for e in self.node_entries:
+            nid = e.id
+            parent = self.parent_of[nid] = self.node_parent(e)
+            has_parent_edge = self._imported_edges(nid, parent, keyed)
+            if parent is None or has_parent_edge:
+                continue
+            if positions is None:
+                positions = _dfs_positions(self.manager)
+            eid = unique_id(f"e-{nid}", taken)
+            taken.add(eid)
+            keyed.append(((1, positions.get(nid, 0)),
+                          {"id": eid, "type": "continuation", "sources": [{"nodeId": parent, "role": "primary"}],
+                           "targetNodeId": nid}))
+        keyed.sort(key=lambda kv: kv[0])
+        return [edge for _k, edge in keyed]
+
+    def _imported_edges(self, nid: str, parent: str | None,
+                        keyed: list[tuple[tuple[int, int], dict[str, Any]]]) -> bool:
+        """Adds the imported edges into ``nid`` that the export keeps; True when one is its parent
+        edge. Edges the tree could not use go to ``repairs`` (whole exports only)."""
+        ol = self.loaded[nid].get("openloom")
+        if not isinstance(ol, dict):
+            return False
+        has_parent_edge = False
+        for rec in ol.get("edges", []):
+            status, edge = rec.get("status"), rec.get("edge")
+            if status == "parent" and parent is not None or status == "annotation":
+                kept = _filter_sources(edge, self.node_ids)
+                if kept is not None:
+                    keyed.append(((0, rec["index"]), kept))
+                    has_parent_edge = has_parent_edge or status == "parent"
+            elif status in ("extra", "cycle", "orphan") and not self.branch:
+                self.repairs.append({"index": rec["index"], "edge": edge, "reason": status})
+        return has_parent_edge
+
+    def roots(self) -> list[str]:
+        roots = [nid for nid in self.nodes if self.parent_of.get(nid) is None]
+        src = self.src
+        if src is not None and not self.branch and src.root_ids is not None and sorted(src.root_ids) == sorted(roots):
+            return list(src.root_ids)
+        return roots
+
+    def current(self) -> str | None:
+        """The node nearest the leaf on its path (the tree's ``currentNodeId``)."""
+        leaf = self.leaf_id if self.branch else self.manager.get_leaf_id()
+        for e in reversed(self.idx.path_to(leaf)):
+            if e.id in self.nodes:
+                return e.id
+        return None
+
+    # the tree -----------------------------------------------------------------------------------
+    def tree(self, edges: list[dict[str, Any]], roots: list[str],
+             current: str | None) -> tuple[dict[str, Any], dict[str, Any] | None, list[Any]]:
+        """``(tree, container, the container's other trees)``."""
+        src = self.src
+        if src is None:
+            tree = tree_from_pi(self.manager, self.branch, self.nodes, edges, roots, current, self.leaf_id,
+                                self.pi_agents, [self.loaded[e.id] for e in self.selected])
+            return tree, None, []
+        tree, container, other_trees = _tree_from_source(src, self.branch, self.nodes, edges, roots, current,
+                                                         self.leaf_id)
+        if self.repairs or (src.repairs and not self.branch):
+            self._keep_repairs(tree, src)
+        return tree, container, other_trees
+
+    def _keep_repairs(self, tree: dict[str, Any], src: LoomSource) -> None:
+        ext = tree.setdefault("extensions", {})
+        if not isinstance(ext, dict):
+            return
+        ext = tree["extensions"] = dict(ext)
+        lt = dict(ext.get("loomtui") or {})
+        lt["repairs"] = sorted(src.repairs + self.repairs, key=lambda r: r.get("index", 0))
+        ext["loomtui"] = lt
+        self.notes.append(f"{len(lt['repairs'])} edge(s) the tree could not use are kept in "
+                          "extensions.loomtui.repairs")
+
+
+def build_document(
+    manager: SessionManager, leaf_id: str | None = None, no_system_context: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The OpenLoom v2 document for ``manager`` (whole, or the branch ending at ``leaf_id``)."""
+    ex = _Export(manager, leaf_id)
+    ex.make_nodes()
+    edges = ex.make_edges()
+    roots = ex.roots()
+    current = ex.current()
+    _move_dangling_edited_from(ex.nodes)
+    tree, container, other_trees = ex.tree(edges, roots, current)
+    # every tag and agent referenced resolves
+    _define_tags(tree, ex.nodes)
+    _define_agents(tree, container, ex.nodes)
     if no_system_context:
         tree = _strip_tree(tree)
         other_trees = [_strip_tree(t) for t in other_trees]
         if container is not None and "agents" in container:
             container["agents"] = _strip_system_prompts(container["agents"])
-
     if container is None:
         container = {"format": "open-loom", "version": "2.0", "exportedAt": now_iso(), "generator": dict(GENERATOR),
                      "trees": None}
-    doc = {}
-    for k, v in container.items():
-        doc[k] = v
-    if src is not None and src.container is not None and not branch:
+    doc = dict(container)
+    src = ex.src
+    if src is not None and src.container is not None and not ex.branch:
         trees = list(other_trees)
         trees[src.tree_index] = tree
         doc["trees"] = trees
     else:
         doc["trees"] = [tree]
-    return doc, notes
+    return doc, ex.notes
 
 
 def _tree_from_source(
@@ -447,21 +394,17 @@ def _tree_from_source(
     current: str | None,
     leaf_id: str | None,
 ) -> tuple[dict[str, Any], dict[str, Any] | None, list[Any]]:
+    """The imported tree with its fields in their order and the export's nodes and edges."""
+    replaced = {"nodes": nodes, "edges": edges, "rootNodeIds": roots}
     tree: dict[str, Any] = {}
     for k, v in src.tree.items():
-        if k == "nodes":
-            tree[k] = nodes
-        elif k == "edges":
-            tree[k] = edges
-        elif k == "rootNodeIds":
-            tree[k] = roots
+        if k in replaced:
+            tree[k] = replaced[k]
         elif k == "currentNodeId":
             if current is not None:
                 tree[k] = current
-        elif k == "updatedAt":
-            tree[k] = now_iso()
         else:
-            tree[k] = v
+            tree[k] = now_iso() if k == "updatedAt" else v
     for k, v in (("id", ""), ("title", ""), ("rootNodeIds", roots), ("nodes", nodes), ("edges", edges)):
         tree.setdefault(k, v)
     keep_current = not branch and current == src.leaf and "currentNodeId" not in src.tree
@@ -474,71 +417,36 @@ def _tree_from_source(
         container = dict(src.container)
         other_trees = list(src.container_trees)
     if branch:
-        tree["id"] = new_ulid()
-        if isinstance(tree.get("tags"), list):
-            used = set(_tags_used(nodes))
-            tree["tags"] = [t for t in tree["tags"] if isinstance(t, dict) and t.get("name") in used]
-        used_agents = set(_agents_used(nodes))
-        if isinstance(tree.get("agents"), dict):
-            tree["agents"] = {k: v for k, v in tree["agents"].items() if k in used_agents}
-        ext = dict(tree.get("extensions") or {}) if isinstance(tree.get("extensions"), dict) else {}
-        lt = dict(ext.get("loomtui") or {})
-        lt["source"] = {"treeId": src.tree.get("id"), "nodeId": leaf_id}
-        ext["loomtui"] = lt
-        tree["extensions"] = ext
-        if container is not None:
-            container["exportedAt"] = now_iso()
-            container["generator"] = dict(GENERATOR)
-            if isinstance(container.get("agents"), dict):
-                container["agents"] = {k: v for k, v in container["agents"].items() if k in used_agents}
+        _branch_tree(tree, container, src, nodes, leaf_id)
     return tree, container, other_trees
 
 
-def _tree_from_pi(
-    manager: SessionManager,
-    branch: bool,
-    nodes: dict[str, dict[str, Any]],
-    edges: list[dict[str, Any]],
-    roots: list[str],
-    current: str | None,
-    leaf_id: str | None,
-    agents: dict[str, Any],
-    entries: list[dict[str, Any]],
-) -> dict[str, Any]:
-    header = manager.get_header()
-    sid = header.get("id") if isinstance(header.get("id"), str) and header.get("id") else None
-    name = manager.get_session_name() or (header.get("title") if isinstance(header.get("title"), str) else "")
-    tree: dict[str, Any] = {"id": new_ulid() if branch or sid is None else sid, "title": name or "", "mode": "dialogue"}
-    sp = _system_prompt(entries)
-    if sp:
-        tree["systemContext"] = sp
-    tree["rootNodeIds"] = roots
-    if current is not None:
-        tree["currentNodeId"] = current
-    created = parse_iso(header.get("timestamp"))
-    if created is not None:
-        tree["createdAt"] = iso_ms(created)
-    tree["updatedAt"] = now_iso()
-    tree["nodes"] = nodes
-    tree["edges"] = edges
-    if agents:
-        tree["agents"] = agents
-    ext: dict[str, Any] = {"pi": {"header": header}}
-    if branch:
-        ext["loomtui"] = {"source": {"sessionId": sid, "path": manager.path, "nodeId": leaf_id}}
+def _branch_tree(tree: dict[str, Any], container: dict[str, Any] | None, src: LoomSource,
+                 nodes: dict[str, dict[str, Any]], leaf_id: str | None) -> None:
+    """A branch is a new tree: a fresh id, only the tags and agents it uses, and where it came from."""
+    tree["id"] = new_ulid()
+    if isinstance(tree.get("tags"), list):
+        used = set(_tags_used(nodes))
+        tree["tags"] = [t for t in tree["tags"] if isinstance(t, dict) and t.get("name") in used]
+    used_agents = set(_agents_used(nodes))
+    if isinstance(tree.get("agents"), dict):
+        tree["agents"] = {k: v for k, v in tree["agents"].items() if k in used_agents}
+    ext = dict(tree.get("extensions") or {}) if isinstance(tree.get("extensions"), dict) else {}
+    lt = dict(ext.get("loomtui") or {})
+    lt["source"] = {"treeId": src.tree.get("id"), "nodeId": leaf_id}
+    ext["loomtui"] = lt
     tree["extensions"] = ext
-    return tree
+    if container is not None:
+        container["exportedAt"] = now_iso()
+        container["generator"] = dict(GENERATOR)
+        if isinstance(container.get("agents"), dict):
+            container["agents"] = {k: v for k, v in container["agents"].items() if k in used_agents}
 
 
-def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool,
-           notes: list[str]) -> dict[str, bytes | None]:
-    """Move or inline media so every ref resolves; returns the bundle members to write (None:
-    copied from the source bundle while the export is written, streamed)."""
-    members: dict[str, bytes | None] = {}
-    inline: list[tuple[str, int, dict[str, Any]]] = []
-    total = 0
+# media -------------------------------------------------------------------------------------
+def _media_blocks(doc: dict[str, Any]) -> Any:
+    """``(node id, content list, index, block)`` of every image and audio block."""
     tree_list = doc.get("trees") if isinstance(doc.get("trees"), list) else []
-    from_bundle = src is not None and src.is_bundle and src.path is not None
     for tree in tree_list:
         if not isinstance(tree, dict) or not isinstance(tree.get("nodes"), dict):
             continue
@@ -547,43 +455,77 @@ def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool
             if not isinstance(content, list):
                 continue
             for i, block in enumerate(content):
-                if not isinstance(block, dict) or block.get("type") not in ("image", "audio"):
-                    continue
-                ref = block.get("ref")
-                uri = parse_data_uri(ref)
-                if uri is not None:
-                    total += uri.size
-                    inline.append((nid, i, block))
-                    continue
-                member = bundle_path(ref)
-                if from_bundle and member is not None and src is not None and src.bundle_members is not None \
-                        and member in src.bundle_members and src.path is not None:
-                    if bundle:
-                        members[member] = None
-                    else:
-                        data = read_member(src.path, member)
-                        content[i] = block = dict(block)
-                        block["ref"] = to_data_uri(data, block.get("mimeType"))
-                        total += len(data)
-                else:
-                    notes.append(f"node {nid}: {block.get('type')} ref {str(ref)[:60]!r} does not resolve; kept as is")
-    if bundle and from_bundle and full and src is not None and src.path is not None and src.bundle_members:
-        for name in src.bundle_members:
-            if name != src.bundle_member and name not in members:
-                members[name] = None
-    if bundle and total > BUNDLE_THRESHOLD:
-        taken = set(members) | {"tree.openloom"}
-        for nid, i, block in inline:
-            uri = parse_data_uri(block.get("ref"))
-            assert uri is not None
-            name = unique_id(f"{_safe_name(nid)}-{i}.{extension_for(block.get('mimeType') or uri.mime)}", taken)
-            taken.add(name)
-            members[name] = uri.decode()
-            block["ref"] = name
-    elif not bundle and total > BUNDLE_THRESHOLD:
-        notes.append(f"embedded media is {total / (1 << 20):.1f} MB; an output name ending in .zip writes an "
+                if isinstance(block, dict) and block.get("type") in ("image", "audio"):
+                    yield nid, content, i, block
+
+
+class _Media:
+    """Where each media block of an export will find its bytes."""
+
+    def __init__(self, src: LoomSource | None, bundle: bool, notes: list[str]) -> None:
+        self.src = src
+        self.bundle = bundle
+        self.notes = notes
+        #: the source bundle's members, when the export reads from a bundle
+        self.source_members = src.bundle_members if src is not None and src.is_bundle and src.path is not None else None
+        self.members: dict[str, bytes | None] = {}
+        self.inline: list[tuple[str, int, dict[str, Any]]] = []
+        self.total = 0
+
+    def block(self, nid: str, content: list[Any], i: int, block: dict[str, Any]) -> None:
+        ref = block.get("ref")
+        uri = parse_data_uri(ref)
+        if uri is not None:
+            self.total += uri.size
+            self.inline.append((nid, i, block))
+            return
+        member = bundle_path(ref)
+        if member is None or self.source_members is None or member not in self.source_members:
+            self.notes.append(f"node {nid}: {block.get('type')} ref {str(ref)[:60]!r} does not resolve; kept as is")
+        elif self.bundle:
+            self.members[member] = None
+        else:
+            assert self.src is not None and self.src.path is not None  # source_members is set only then
+            data = read_member(self.src.path, member)
+            content[i] = block = dict(block)
+            block["ref"] = to_data_uri(data, block.get("mimeType"))
+            self.total += len(data)
+
+    def carry_source_members(self) -> None:
+        """A whole export to a bundle carries every member of the source bundle."""
+        assert self.src is not None and self.source_members is not None
+        for name in self.source_members:
+            if name != self.src.bundle_member and name not in self.members:
+                self.members[name] = None
+
+
+def _media(doc: dict[str, Any], src: LoomSource | None, bundle: bool, full: bool,
+           notes: list[str]) -> dict[str, bytes | None]:
+    """Move or inline media so every ref resolves; returns the bundle members to write (None:
+    copied from the source bundle while the export is written, streamed)."""
+    media = _Media(src, bundle, notes)
+    for nid, content, i, block in _media_blocks(doc):
+        media.block(nid, content, i, block)
+    if bundle and full and media.source_members:
+        media.carry_source_members()
+    if bundle and media.total > BUNDLE_THRESHOLD:
+        _move_into_bundle(media.inline, media.members)
+    elif not bundle and media.total > BUNDLE_THRESHOLD:
+        notes.append(f"embedded media is {media.total / (1 << 20):.1f} MB; an output name ending in .zip writes an "
                      "OpenLoom bundle instead")
-    return members
+    return media.members
+
+
+def _move_into_bundle(inline: list[tuple[str, int, dict[str, Any]]], members: dict[str, bytes | None]) -> None:
+    """Embedded media becomes bundle members; the blocks refer to them by name."""
+    taken = set(members) | {"tree.openloom"}
+    for nid, i, block in inline:
+        uri = parse_data_uri(block.get("ref"))
+        assert uri is not None
+        name = unique_id(f"{_safe_name(nid)}-{i}.{extension_for(block.get('mimeType') or uri.mime)}", taken)
+        taken.add(name)
+        members[name] = uri.decode()
+        block["ref"] = name
 
 
 def export_openloom(

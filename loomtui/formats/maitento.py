@@ -11,6 +11,7 @@ effective values, one explained row per field and every finding. Nothing here re
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,6 +172,21 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_list(v: Any) -> bool:
+    return isinstance(v, list)
+
+
+#: the type test of each base type (the part of a kind before ``?``)
+_TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
+    "bool": lambda v: isinstance(v, bool), "int": _is_int, "str": _is_str, "uuid": _is_str, "scope": _is_str,
+    "recall": _is_str, "weave": _is_str, "str[]": _is_list, "uuid[]": _is_list,
+}
+
+
 class _Rules:
     """Applies the rules to one object; ``at`` is the JSON path of the object (``$.loom``)."""
 
@@ -194,35 +210,32 @@ class _Rules:
         if name not in self.obj:
             return
         v = self.obj[name]
-        nullable = kind.endswith("?")
         base = kind.rstrip("?")
         if v is None:
-            if not nullable:
+            if not kind.endswith("?"):
                 self.bad.add(name)
                 self.add(ERROR, "wrong-type", self.path(name), f"{name} is null, but must be {_TYPE_NAMES[base]}")
             return
-        ok = True
-        if base == "bool":
-            ok = isinstance(v, bool)
-        elif base == "int":
-            ok = _is_int(v)
-        elif base in ("str", "uuid", "scope", "recall", "weave"):
-            ok = isinstance(v, str)
-        elif base in ("str[]", "uuid[]"):
-            ok = isinstance(v, list)
-            if ok:
-                for i, item in enumerate(v):
-                    if not isinstance(item, str):
-                        ok = False
-                        self.add(ERROR, "wrong-type", self.path(name, i),
-                                 f"{name}[{i}] is {show(item)}, but must be a string")
-                if not ok:
-                    self.bad.add(name)
-                    return
-        if not ok:
+        if not _TYPE_CHECKS[base](v):
             self.bad.add(name)
             self.add(ERROR, "wrong-type", self.path(name), f"{name} is {show(v)}, but must be {_TYPE_NAMES[base]}")
             return
+        if base in ("str[]", "uuid[]") and not self.check_strings(name, v):
+            self.bad.add(name)
+            return
+        self.check_value(name, base, v)
+
+    def check_strings(self, name: str, items: list[Any]) -> bool:
+        """True when every item of a list field is a string; each other item is an error."""
+        ok = True
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                ok = False
+                self.add(ERROR, "wrong-type", self.path(name, i), f"{name}[{i}] is {show(item)}, but must be a string")
+        return ok
+
+    def check_value(self, name: str, base: str, v: Any) -> None:
+        """A value of the right type: enum values outside the reference, malformed UUIDs."""
         if base in ENUMS:
             enum_name, allowed = ENUMS[base]
             if v not in allowed:
@@ -252,171 +265,203 @@ def _enum_cell(value: str, allowed: tuple[str, ...]) -> str:
     return value if value in allowed else show(value)
 
 
-def explain(obj: dict[str, Any], at: str = "$") -> Explained:
-    """The rules of the reference applied to one configuration object (request or response form)."""
-    r = _Rules(obj, at)
-    form = "response" if any(k in obj for k in RESPONSE_FIELDS) else "request"
-    for name in obj:
-        if name in ALL_FIELDS:
-            continue
-        key = str(name)
-        folded = _FOLDED.get(key.lower())
-        hint = f"; did you mean {folded}?" if folded else ""
-        r.add(WARNING, "unknown-field", r.path(key), f"{show(key)} is not a field of LoomConfiguration{hint}")
-    for name, kind in ALL_FIELDS.items():
-        r.check_type(name, kind)
-    if form == "response":
-        missing = [k for k in ALL_FIELDS if k not in obj]
-        if missing:
-            r.add(WARNING, "missing-in-response", at,
-                  f"a response carries every field; missing: {', '.join(missing)}")
+class _Explainer(_Rules):
+    """The rows of the explained table, one method per field (in the reference's order), with
+    the effective values; each rule's finding is added where its row is made."""
 
-    rows: list[Row] = []
+    def __init__(self, obj: dict[str, Any], at: str) -> None:
+        super().__init__(obj, at)
+        self.rows: list[Row] = []
+        self.effective: dict[str, Any] = {}
 
-    def why_given(name: str, default_text: str) -> str:
-        if name in r.bad:
+    def row(self, name: str, effective: str, why: str) -> None:
+        self.rows.append(Row(name, _given_cell(self.obj, name), effective, why))
+
+    def why_given(self, name: str, default_text: str) -> str:
+        if name in self.bad:
             return f"{name} has the wrong type (see findings), taken as null: {default_text}"
-        if name not in obj:
+        if name not in self.obj:
             return f"not given: {default_text}"
-        if obj[name] is None:
+        if self.obj[name] is None:
             return f"null: {default_text}"
         return "as given"
 
-    enabled = r.value("enabled")
-    if isinstance(enabled, bool):
-        rows.append(Row("enabled", show(enabled), show(enabled), "as given" + ("" if enabled else ": memory is off")))
-    else:
-        rows.append(Row("enabled", _given_cell(obj, "enabled"), "—",
-                        why_given("enabled", "the reference gives no default")))
+    def fields(self) -> str:
+        """Unknown fields and wrong types; returns the form (``request`` or ``response``)."""
+        obj = self.obj
+        form = "response" if any(k in obj for k in RESPONSE_FIELDS) else "request"
+        for name in obj:
+            if name in ALL_FIELDS:
+                continue
+            key = str(name)
+            folded = _FOLDED.get(key.lower())
+            hint = f"; did you mean {folded}?" if folded else ""
+            self.add(WARNING, "unknown-field", self.path(key), f"{show(key)} is not a field of LoomConfiguration{hint}")
+        for name, kind in ALL_FIELDS.items():
+            self.check_type(name, kind)
+        if form == "response":
+            missing = [k for k in ALL_FIELDS if k not in obj]
+            if missing:
+                self.add(WARNING, "missing-in-response", self.at,
+                         f"a response carries every field; missing: {', '.join(missing)}")
+        return form
 
-    scope = r.value("scope")
-    eff_scope = scope if isinstance(scope, str) else "Process"
-    rows.append(Row("scope", _given_cell(obj, "scope"), _enum_cell(eff_scope, SCOPES),
-                    why_given("scope", "Process") if scope is None else
-                    ("as given" if scope in SCOPES else "as given (not in the reference)")))
-
-    scope_input = r.value("scopeInput")
-    if eff_scope == "Input":
-        if not isinstance(scope_input, str) or not scope_input.strip():
-            r.add(ERROR, "scope-input-missing", r.path("scope") if "scope" in obj else at,
-                  "the Input scope needs scopeInput (the run input whose value picks the loom)"
-                  + (", which is blank" if isinstance(scope_input, str) else ""))
-            rows.append(Row("scopeInput", _given_cell(obj, "scopeInput"), "—",
-                            "missing: the Input scope has no run input to pick the loom"))
+    def enabled(self) -> None:
+        enabled = self.value("enabled")
+        if isinstance(enabled, bool):
+            self.rows.append(Row("enabled", show(enabled), show(enabled),
+                                 "as given" + ("" if enabled else ": memory is off")))
         else:
-            rows.append(Row("scopeInput", show(scope_input), show(scope_input), "as given: picks the loom"))
-    else:
-        if scope_input is not None:
-            r.add(WARNING, "scope-input-unused", r.path("scopeInput"),
-                  f"scopeInput is given but the scope is {eff_scope}, not Input: it has no effect")
-        rows.append(Row("scopeInput", _given_cell(obj, "scopeInput"), "—",
-                        f"unused: the scope is {eff_scope}" if scope_input is not None else
-                        why_given("scopeInput", f"unused with the {eff_scope} scope")))
+            self.row("enabled", "—", self.why_given("enabled", "the reference gives no default"))
 
-    shared = r.value("shared")
-    eff_shared = shared is True
-    rows.append(Row("shared", _given_cell(obj, "shared"), show(eff_shared),
-                    why_given("shared", "false") if shared is None else "as given"))
+    def scope(self) -> None:
+        scope = self.value("scope")
+        eff = self.effective["scope"] = scope if isinstance(scope, str) else "Process"
+        self.row("scope", _enum_cell(eff, SCOPES),
+                 self.why_given("scope", "Process") if scope is None else
+                 ("as given" if scope in SCOPES else "as given (not in the reference)"))
 
-    effective: dict[str, Any] = {"scope": eff_scope, "shared": eff_shared}
-    for name, default in (("recall", "Suggest"), ("weave", "Suggest")):
-        v = r.value(name)
-        eff = v if isinstance(v, str) else default
-        allowed = ENUMS[name][1]
-        rows.append(Row(name, _given_cell(obj, name), _enum_cell(eff, allowed),
-                        why_given(name, default) if v is None else
-                        ("as given" if v in allowed else "as given (not in the reference)")))
-        effective[name] = eff
-
-    tokens = r.value("tapestryTokens")
-    base_tokens = tokens if _is_int(tokens) else TAPESTRY_DEFAULT
-    eff_tokens = min(max(base_tokens, TAPESTRY_MIN), TAPESTRY_MAX)
-    if tokens is None:
-        why = why_given("tapestryTokens", f"{TAPESTRY_DEFAULT:,}")
-    elif eff_tokens != tokens:
-        side = "below" if tokens < TAPESTRY_MIN else "above"
-        r.add(WARNING, "tapestry-clamped", r.path("tapestryTokens"),
-              f"tapestryTokens {tokens:,} is {side} the range {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,}: "
-              f"it will be clamped to {eff_tokens:,}")
-        why = f"{tokens:,} is {side} {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,}: clamped to {eff_tokens:,}"
-    else:
-        why = f"as given (within {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,})"
-    rows.append(Row("tapestryTokens", _given_cell(obj, "tapestryTokens"), show(eff_tokens), why))
-    effective["tapestryTokens"] = eff_tokens
-
-    subjects = r.value("subjectInputs")
-    eff_subjects = list(subjects) if isinstance(subjects, list) else []
-    rows.append(Row("subjectInputs", _given_cell(obj, "subjectInputs"), show(eff_subjects),
-                    why_given("subjectInputs", "none") if subjects is None else "as given"))
-    effective["subjectInputs"] = eff_subjects
-
-    for name in ("nightWeaving", "quietMinutes"):
-        v = r.value(name)
-        if v is not None and enabled is False:
-            r.add(WARNING, "memory-disabled", r.path(name),
-                  f"{name} is set while memory is disabled (enabled is false): it has no effect until memory is on")
-        if name == "quietMinutes" and _is_int(v) and v < 0:
-            r.add(WARNING, "negative-minutes", r.path(name), f"quietMinutes is {v}: minutes cannot be negative")
-        if v is None:
-            why = why_given(name, "the reference gives no default")
+    def scope_input(self) -> None:
+        scope_input = self.value("scopeInput")
+        eff_scope = self.effective["scope"]
+        if eff_scope != "Input":
+            if scope_input is not None:
+                self.add(WARNING, "scope-input-unused", self.path("scopeInput"),
+                         f"scopeInput is given but the scope is {eff_scope}, not Input: it has no effect")
+            self.row("scopeInput", "—", f"unused: the scope is {eff_scope}" if scope_input is not None else
+                     self.why_given("scopeInput", f"unused with the {eff_scope} scope"))
+        elif not isinstance(scope_input, str) or not scope_input.strip():
+            self.add(ERROR, "scope-input-missing", self.path("scope") if "scope" in self.obj else self.at,
+                     "the Input scope needs scopeInput (the run input whose value picks the loom)"
+                     + (", which is blank" if isinstance(scope_input, str) else ""))
+            self.row("scopeInput", "—", "missing: the Input scope has no run input to pick the loom")
         else:
-            why = "as given" + (" (memory is off)" if enabled is False else "")
-        rows.append(Row(name, _given_cell(obj, name), show(v) if v is not None else "—", why))
+            self.rows.append(Row("scopeInput", show(scope_input), show(scope_input), "as given: picks the loom"))
 
-    weaver = r.value("weaverModel")
-    rows.append(Row("weaverModel", _given_cell(obj, "weaverModel"),
-                    show(weaver) if weaver is not None else "(the agent's own model)",
-                    why_given("weaverModel", "the agent's own model") if weaver is None else "as given"))
+    def shared(self) -> None:
+        shared = self.value("shared")
+        eff = self.effective["shared"] = shared is True
+        self.row("shared", show(eff), self.why_given("shared", "false") if shared is None else "as given")
 
-    vet = r.value("vetModel")
-    vets = isinstance(vet, str)
-    if vets and not vet.strip():
-        r.add(WARNING, "blank-vet-model", r.path("vetModel"), "vetModel is blank: it names no catalogue model")
-    rows.append(Row("vetModel", _given_cell(obj, "vetModel"), show(vet) if vets else "(nothing is checked)",
-                    why_given("vetModel", "nothing is checked") if vet is None else "as given"))
-    rows.append(Row("vets", _given_cell(obj, "vets"), show(vets),
-                    "a vetModel is set" if vets else "no vetModel is set"))
+    def modes(self) -> None:
+        for name, default in (("recall", "Suggest"), ("weave", "Suggest")):
+            v = self.value(name)
+            eff = v if isinstance(v, str) else default
+            allowed = ENUMS[name][1]
+            self.row(name, _enum_cell(eff, allowed),
+                     self.why_given(name, default) if v is None else
+                     ("as given" if v in allowed else "as given (not in the reference)"))
+            self.effective[name] = eff
 
-    vet_recall = r.value("vetRecall")
-    eff_vet_recall = vet_recall is True and vets
-    if vet_recall is True and not vets:
-        r.add(WARNING, "vet-recall-without-vet-model", r.path("vetRecall"),
-              "vetRecall is true but no vetModel is set: it has no effect")
-        why = "true, but no vetModel is set: false"
-    elif vet_recall is None:
-        why = why_given("vetRecall", "false")
-    else:
-        why = "as given" + (", with a vetModel" if vet_recall else "")
-    rows.append(Row("vetRecall", _given_cell(obj, "vetRecall"), show(eff_vet_recall), why))
-
-    seed = r.value("seedFromLoomId")
-    rows.append(Row("seedFromLoomId", _given_cell(obj, "seedFromLoomId"), show(seed) if seed is not None else "(none)",
-                    why_given("seedFromLoomId", "new looms start empty") if seed is None else
-                    "as given: every loom this interaction creates starts from it"))
-
-    reads = r.value("readFromLoomIds")
-    eff_reads = list(reads) if isinstance(reads, list) else []
-    seen: dict[str, int] = {}
-    for i, item in enumerate(eff_reads):
-        key = item.lower()
-        if key in seen:
-            r.add(WARNING, "duplicate-loom-id", r.path("readFromLoomIds", i),
-                  f"readFromLoomIds[{i}] repeats readFromLoomIds[{seen[key]}] ({show(item)})")
+    def tapestry(self) -> None:
+        tokens = self.value("tapestryTokens")
+        base_tokens = tokens if _is_int(tokens) else TAPESTRY_DEFAULT
+        eff = min(max(base_tokens, TAPESTRY_MIN), TAPESTRY_MAX)
+        if tokens is None:
+            why = self.why_given("tapestryTokens", f"{TAPESTRY_DEFAULT:,}")
+        elif eff != tokens:
+            side = "below" if tokens < TAPESTRY_MIN else "above"
+            self.add(WARNING, "tapestry-clamped", self.path("tapestryTokens"),
+                     f"tapestryTokens {tokens:,} is {side} the range {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,}: "
+                     f"it will be clamped to {eff:,}")
+            why = f"{tokens:,} is {side} {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,}: clamped to {eff:,}"
         else:
-            seen[key] = i
-    if isinstance(seed, str) and seed.lower() in seen:
-        r.add(WARNING, "seed-also-read", r.path("readFromLoomIds", seen[seed.lower()]),
-              "the seed loom is also read-only here: its threads come back twice (inherited and read)")
-    rows.append(Row("readFromLoomIds", _given_cell(obj, "readFromLoomIds"), show(eff_reads),
-                    why_given("readFromLoomIds", "none") if reads is None else "as given"))
-    effective["readFromLoomIds"] = eff_reads
-    effective["vets"] = vets
-    effective["vetRecall"] = eff_vet_recall
-    effective = {k: effective[k] for k in EFFECTIVE_KEYS}
+            why = f"as given (within {TAPESTRY_MIN:,}–{TAPESTRY_MAX:,})"
+        self.row("tapestryTokens", show(eff), why)
+        self.effective["tapestryTokens"] = eff
 
+    def subjects(self) -> None:
+        subjects = self.value("subjectInputs")
+        eff = list(subjects) if isinstance(subjects, list) else []
+        self.row("subjectInputs", show(eff), self.why_given("subjectInputs", "none") if subjects is None else "as given")
+        self.effective["subjectInputs"] = eff
+
+    def weaving(self) -> None:
+        enabled = self.value("enabled")
+        for name in ("nightWeaving", "quietMinutes"):
+            v = self.value(name)
+            if v is not None and enabled is False:
+                self.add(WARNING, "memory-disabled", self.path(name),
+                         f"{name} is set while memory is disabled (enabled is false): it has no effect until "
+                         "memory is on")
+            if name == "quietMinutes" and _is_int(v) and v < 0:
+                self.add(WARNING, "negative-minutes", self.path(name), f"quietMinutes is {v}: minutes cannot be negative")
+            if v is None:
+                why = self.why_given(name, "the reference gives no default")
+            else:
+                why = "as given" + (" (memory is off)" if enabled is False else "")
+            self.row(name, show(v) if v is not None else "—", why)
+
+    def weaver(self) -> None:
+        weaver = self.value("weaverModel")
+        self.row("weaverModel", show(weaver) if weaver is not None else "(the agent's own model)",
+                 self.why_given("weaverModel", "the agent's own model") if weaver is None else "as given")
+
+    def vet(self) -> None:
+        vet = self.value("vetModel")
+        vets = self.effective["vets"] = isinstance(vet, str)
+        if vets and not vet.strip():
+            self.add(WARNING, "blank-vet-model", self.path("vetModel"), "vetModel is blank: it names no catalogue model")
+        self.row("vetModel", show(vet) if vets else "(nothing is checked)",
+                 self.why_given("vetModel", "nothing is checked") if vet is None else "as given")
+        self.row("vets", show(vets), "a vetModel is set" if vets else "no vetModel is set")
+
+    def vet_recall(self) -> None:
+        vet_recall = self.value("vetRecall")
+        vets = self.effective["vets"]
+        eff = self.effective["vetRecall"] = vet_recall is True and vets
+        if vet_recall is True and not vets:
+            self.add(WARNING, "vet-recall-without-vet-model", self.path("vetRecall"),
+                     "vetRecall is true but no vetModel is set: it has no effect")
+            why = "true, but no vetModel is set: false"
+        elif vet_recall is None:
+            why = self.why_given("vetRecall", "false")
+        else:
+            why = "as given" + (", with a vetModel" if vet_recall else "")
+        self.row("vetRecall", show(eff), why)
+
+    def seed(self) -> None:
+        seed = self.value("seedFromLoomId")
+        self.row("seedFromLoomId", show(seed) if seed is not None else "(none)",
+                 self.why_given("seedFromLoomId", "new looms start empty") if seed is None else
+                 "as given: every loom this interaction creates starts from it")
+
+    def reads(self) -> None:
+        reads = self.value("readFromLoomIds")
+        eff = list(reads) if isinstance(reads, list) else []
+        seen: dict[str, int] = {}
+        for i, item in enumerate(eff):
+            key = item.lower()
+            if key in seen:
+                self.add(WARNING, "duplicate-loom-id", self.path("readFromLoomIds", i),
+                         f"readFromLoomIds[{i}] repeats readFromLoomIds[{seen[key]}] ({show(item)})")
+            else:
+                seen[key] = i
+        seed = self.value("seedFromLoomId")
+        if isinstance(seed, str) and seed.lower() in seen:
+            self.add(WARNING, "seed-also-read", self.path("readFromLoomIds", seen[seed.lower()]),
+                     "the seed loom is also read-only here: its threads come back twice (inherited and read)")
+        self.row("readFromLoomIds", show(eff), self.why_given("readFromLoomIds", "none") if reads is None else "as given")
+        self.effective["readFromLoomIds"] = eff
+
+
+#: the explained table's rows, in the reference's field order
+_ROW_STEPS = (_Explainer.enabled, _Explainer.scope, _Explainer.scope_input, _Explainer.shared, _Explainer.modes,
+              _Explainer.tapestry, _Explainer.subjects, _Explainer.weaving, _Explainer.weaver, _Explainer.vet,
+              _Explainer.vet_recall, _Explainer.seed, _Explainer.reads)
+
+
+def explain(obj: dict[str, Any], at: str = "$") -> Explained:
+    """The rules of the reference applied to one configuration object (request or response form)."""
+    x = _Explainer(obj, at)
+    form = x.fields()
+    for step in _ROW_STEPS:
+        step(x)
+    effective = {k: x.effective[k] for k in EFFECTIVE_KEYS}
+    rows = x.rows
     if form == "response":
-        rows = _compare_with_server(r, obj, effective, rows)
-    return Explained(form, obj, effective, rows, r.findings)
+        rows = _compare_with_server(x, obj, effective, rows)
+    return Explained(form, obj, effective, rows, x.findings)
 
 
 def _same(server: Any, rules: Any, kind: str) -> bool:

@@ -55,53 +55,70 @@ def _reads(c: Config) -> list[str]:
     return [x for x in v if isinstance(x, str) and x] if isinstance(v, list) else []
 
 
-def build_map(items: list[Item]) -> LoomMap:
-    nodes: dict[str, LoomNode] = {}
-    unlinked: list[Config] = []
-    problems: list[Problem] = []
-    configs = [i for i in items if isinstance(i, Config)]
+def _first(configs: list[Config]) -> str:
+    """The labels of the first three configurations (``…`` when there are more)."""
+    return ", ".join(c.label for c in configs[:3]) + (" …" if len(configs) > 3 else "")
 
-    def node(loom_id: str) -> LoomNode:
+
+class _Looms(dict[str, LoomNode]):
+    """The loom nodes by lower-cased id (loom ids are UUIDs: case does not matter)."""
+
+    def node(self, loom_id: str) -> LoomNode:
         key = loom_id.lower()
-        if key not in nodes:
-            nodes[key] = LoomNode(loom_id)
-        return nodes[key]
+        found = self.get(key)
+        if found is None:
+            found = self[key] = LoomNode(loom_id)
+        return found
 
-    for item in items:
-        if isinstance(item, Problem):
-            problems.append(item)
-            continue
-        seed, reads = _seed(item), _reads(item)
+    def link(self, c: Config) -> bool:
+        """Adds ``c`` to the looms it seeds from and reads; False when it names none."""
+        seed, reads = _seed(c), _reads(c)
         if seed is None and not reads:
-            unlinked.append(item)
-            continue
+            return False
         if seed is not None:
-            node(seed).seeded_by.append(item)
+            self.node(seed).seeded_by.append(c)
         done: set[str] = set()
         for r in reads:
             if r.lower() not in done:
                 done.add(r.lower())
-                node(r).read_by.append(item)
+                self.node(r).read_by.append(c)
+        return True
+
+
+def _flags(key: str, n: LoomNode, seeded_looms: dict[str, list[Config]]) -> list[str]:
+    """What is odd about one loom: not a UUID, seeding from itself, both read-only and seeded."""
+    flags: list[str] = []
+    if not is_uuid(n.id):
+        flags.append("not a UUID")
+    for c in n.seeded_by:
+        if c.own_id and c.own_id.lower() == key:
+            flags.append(f"seeds from itself: {c.label}")
+    if n.read_by and (n.seeded_by or key in seeded_looms):
+        if n.seeded_by:
+            what = f"seed of {_first(n.seeded_by)}"
+        else:
+            what = "seeded from " + ", ".join(str(_seed(c)) for c in seeded_looms[key][:3])
+        flags.append(f"both read-only and seeded: read by {_first(n.read_by)}; {what}")
+    return flags
+
+
+def build_map(items: list[Item]) -> LoomMap:
+    looms = _Looms()
+    unlinked: list[Config] = []
+    problems: list[Problem] = []
+    for item in items:
+        if isinstance(item, Problem):
+            problems.append(item)
+        elif not looms.link(item):
+            unlinked.append(item)
     # a loom an interaction is known by, and the seed that interaction gives its looms
     seeded_looms: dict[str, list[Config]] = {}
-    for c in configs:
-        if c.own_id and _seed(c):
+    for c in items:
+        if isinstance(c, Config) and c.own_id and _seed(c):
             seeded_looms.setdefault(c.own_id.lower(), []).append(c)
-    for key, n in nodes.items():
-        if not is_uuid(n.id):
-            n.flags.append("not a UUID")
-        for c in n.seeded_by:
-            if c.own_id and c.own_id.lower() == key:
-                n.flags.append(f"seeds from itself: {c.label}")
-        if n.read_by and (n.seeded_by or key in seeded_looms):
-            readers = ", ".join(c.label for c in n.read_by[:3]) + (" …" if len(n.read_by) > 3 else "")
-            if n.seeded_by:
-                seeders = ", ".join(c.label for c in n.seeded_by[:3]) + (" …" if len(n.seeded_by) > 3 else "")
-                what = f"seed of {seeders}"
-            else:
-                what = "seeded from " + ", ".join(str(_seed(c)) for c in seeded_looms[key][:3])
-            n.flags.append(f"both read-only and seeded: read by {readers}; {what}")
-    return LoomMap(list(nodes.values()), unlinked, problems)
+    for key, n in looms.items():
+        n.flags.extend(_flags(key, n, seeded_looms))
+    return LoomMap(list(looms.values()), unlinked, problems)
 
 
 def counts(findings: list[Finding]) -> str:

@@ -17,8 +17,8 @@ from typing import Any
 
 from loomtui.formats.common import synthetic_time, unique_id
 from loomtui.formats.maitento import Finding
-from loomtui.formats.maitento_map import build_map, counts
-from loomtui.formats.maitento_read import Config, Item, read_paths, walk
+from loomtui.formats.maitento_map import LoomNode, build_map, counts
+from loomtui.formats.maitento_read import Config, Item, Problem, read_paths, walk
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
@@ -95,49 +95,66 @@ def open_map(path: str) -> LoomConfigMap | None:
     return sm
 
 
-def map_session(items: list[Item], path: str) -> LoomConfigMap:
-    """``items`` (from ``maitento_read``) as the map's session, named after ``path``."""
-    m = build_map(items)
-    entries: list[dict[str, Any]] = []
-    details: dict[str, str] = {}
+class _Rows:
+    """The map's entries (one line each) and the detail text of each, by entry id."""
 
-    def add(eid: str, parent: str | None, kind: str, row: str, body: str) -> str:
-        eid = unique_id(eid, details)
-        entries.append({"type": "custom_message", "id": eid, "parentId": parent,
-                        "timestamp": synthetic_time(_BASE, len(entries)), "customType": kind,
-                        "content": row, "display": True})
-        details[eid] = body
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+        self.details: dict[str, str] = {}
+
+    def add(self, eid: str, parent: str | None, kind: str, row: str, body: str) -> str:
+        eid = unique_id(eid, self.details)
+        self.entries.append({"type": "custom_message", "id": eid, "parentId": parent,
+                             "timestamp": synthetic_time(_BASE, len(self.entries)), "customType": kind,
+                             "content": row, "display": True})
+        self.details[eid] = body
         return eid
 
-    for n in m.looms:
+    def loom(self, n: LoomNode) -> None:
+        """A loom, with the interactions seeding from it and those reading it below."""
         flags = "".join(f" ! {f}" for f in n.flags)
         body = [f"**loom `{_code(n.id)}`**", "",
                 f"Seed of {len(n.seeded_by)} interaction(s), read by {len(n.read_by)}.", ""]
         body += [f"- **{_md(f)}**" for f in n.flags]
         body += ["", "Seeds from it:" if n.seeded_by else ""] + [f"- {_md(c.label)}" for c in n.seeded_by]
         body += ["", "Reads it:" if n.read_by else ""] + [f"- {_md(c.label)}" for c in n.read_by]
-        lid = add(f"loom:{n.id.lower()}", None, "loom",
-                  f"{n.id} · seed of {len(n.seeded_by)} · read by {len(n.read_by)}{flags}", "\n".join(body))
+        lid = self.add(f"loom:{n.id.lower()}", None, "loom",
+                       f"{n.id} · seed of {len(n.seeded_by)} · read by {len(n.read_by)}{flags}", "\n".join(body))
         for how, tag, group in (("seeds from it", "seed", n.seeded_by), ("reads it", "read", n.read_by)):
             for c in group:
-                add(f"{tag}:{n.id.lower()}:{c.source}#{c.at}", lid, how, f"{c.label} · {counts(c.findings)}",
-                    table_markdown(c))
-    if m.unlinked:
-        gid = add("interactions", None, "interactions", f"{len(m.unlinked)} with no seed or read-only loom",
-                  "Configurations that name no `seedFromLoomId` and no `readFromLoomIds`.")
-        for c in m.unlinked:
-            add(f"config:{c.source}#{c.at}", gid, "interaction", f"{c.label} · {counts(c.findings)}",
-                table_markdown(c))
-    if m.problems:
-        gid = add("problems", None, "not read", f"{len(m.problems)} input(s) with no readable configuration",
-                  "Files or members that hold no readable configuration.")
-        for p in m.problems:
+                self.add(f"{tag}:{n.id.lower()}:{c.source}#{c.at}", lid, how, f"{c.label} · {counts(c.findings)}",
+                         table_markdown(c))
+
+    def unlinked(self, configs: list[Config]) -> None:
+        gid = self.add("interactions", None, "interactions", f"{len(configs)} with no seed or read-only loom",
+                       "Configurations that name no `seedFromLoomId` and no `readFromLoomIds`.")
+        for c in configs:
+            self.add(f"config:{c.source}#{c.at}", gid, "interaction", f"{c.label} · {counts(c.findings)}",
+                     table_markdown(c))
+
+    def problems(self, problems: list[Problem]) -> None:
+        gid = self.add("problems", None, "not read", f"{len(problems)} input(s) with no readable configuration",
+                       "Files or members that hold no readable configuration.")
+        for p in problems:
             first = p.findings[0] if p.findings else None
-            add(f"problem:{p.source}#{first.path if first else ''}", gid, "problem",
-                f"{p.label} · {first.message if first else ''}",
-                f"**{_md(p.label)}**\n\n" + "\n".join(_findings_md(p.findings)))
+            self.add(f"problem:{p.source}#{first.path if first else ''}", gid, "problem",
+                     f"{p.label} · {first.message if first else ''}",
+                     f"**{_md(p.label)}**\n\n" + "\n".join(_findings_md(p.findings)))
+
+
+def map_session(items: list[Item], path: str) -> LoomConfigMap:
+    """``items`` (from ``maitento_read``) as the map's session, named after ``path``."""
+    m = build_map(items)
+    rows = _Rows()
+    for n in m.looms:
+        rows.loom(n)
+    if m.unlinked:
+        rows.unlinked(m.unlinked)
+    if m.problems:
+        rows.problems(m.problems)
+    entries, details = rows.entries, rows.details
     if not entries:
-        add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration in `{path}`.")
+        rows.add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration in `{path}`.")
     # the leaf: the first root's first child, so that the first root's branch (shown first) keeps
     # the map's order
     leaf = next((e["id"] for e in entries if e["parentId"] == entries[0]["id"]), entries[0]["id"])

@@ -40,19 +40,17 @@ from loomtui.formats.common import (
     DEFAULT_LABEL,
     UNIX_EPOCH,
     LoomSource,
-    epoch_ms,
     iso_ms,
     loom_source,
     parse_iso,
     synthetic_time,
 )
-from loomtui.formats.media import describe_ref
+from loomtui.formats.openloom_entry import NodeMapper, node_fields
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
 
-ROLE_TO_PI = {"human": "user", "model": "assistant", "mixed": "assistant"}
 KNOWN_EDGE_TYPES = ("continuation", "annotation")
 
 
@@ -126,95 +124,6 @@ def _describe_edge(i: int, edge: dict[str, Any]) -> str:
     return f"edge #{i} ({eid})" if isinstance(eid, str) and eid else f"edge #{i}"
 
 
-def _placeholder(block: Any, i: int, members: dict[str, int] | None, heads: dict[str, bytes] | None,
-                 nid: str, diag: list[Diagnostic]) -> dict[str, Any]:
-    """A text block standing for a media or unknown block in the tree row."""
-    if not isinstance(block, dict):
-        return {"type": "text", "text": "[invalid block]", "loomPlaceholder": {"blockType": None, "index": i}}
-    btype = block.get("type")
-    info: dict[str, Any] = {"blockType": btype, "index": i}
-    if btype in ("image", "audio"):
-        for k in ("mimeType", "width", "height", "altText", "durationMs", "transcript"):
-            if k in block:
-                info[k] = block[k]
-        media = describe_ref(block, members, heads)
-        info["source"] = media.source
-        if media.size is not None:
-            info["bytes"] = media.size
-        if media.member is not None:
-            info["member"] = media.member
-        ref = block.get("ref")
-        if media.source == "missing":
-            where = "the bundle" if members is not None else "a bundle (this file is not one)"
-            diag.append(Diagnostic(0, f"node {nid}: {btype} ref {ref!r} is not in {where}; shown as a placeholder"))
-        elif media.source == "invalid":
-            diag.append(Diagnostic(0, f"node {nid}: {btype} ref {str(ref)[:60]!r} is neither a data: URI nor a "
-                                      "relative bundle path"))
-        if media.mismatch:
-            info["sniffedType"] = media.mismatch
-            diag.append(Diagnostic(0, f"node {nid}: {btype} declared {block.get('mimeType')!r} but its bytes look "
-                                      f"like {media.mismatch}"))
-        words = block.get("altText") if btype == "image" else block.get("transcript")
-        if isinstance(words, str) and words.strip():
-            text = f"[{btype}: {words.strip()}]"
-        else:
-            mime = block.get("mimeType")
-            text = f"[{btype} {mime}]" if isinstance(mime, str) and mime else f"[{btype}]"
-    else:
-        text = f"[{btype} block]" if isinstance(btype, str) and btype else "[block]"
-    return {"type": "text", "text": text, "loomPlaceholder": info}
-
-
-def _pi_content(node: dict[str, Any], nid: str, members: dict[str, int] | None,
-                heads: dict[str, bytes] | None, diag: list[Diagnostic]) -> list[dict[str, Any]]:
-    content = node.get("content")
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        if content is not None:
-            diag.append(Diagnostic(0, f"node {nid}: content is not a list; shown empty"))
-        return []
-    out: list[dict[str, Any]] = []
-    for i, block in enumerate(content):
-        if isinstance(block, dict) and block.get("type") == "text":
-            t = block.get("text")
-            out.append({"type": "text", "text": t if isinstance(t, str) else ("" if t is None else str(t))})
-        else:
-            out.append(_placeholder(block, i, members, heads, nid, diag))
-    # pi joins text blocks without a separator: keep placeholders apart from their neighbours
-    last = len(out) - 1
-    for i, block in enumerate(out):
-        if "loomPlaceholder" in block:
-            block["text"] = (" " if i > 0 else "") + block["text"] + (" " if i < last else "")
-    return out
-
-
-def _usage(gen: dict[str, Any]) -> dict[str, Any] | None:
-    u = gen.get("usage")
-    if not isinstance(u, dict):
-        return None
-    out: dict[str, Any] = {}
-    for src, dst in (("promptTokens", "input"), ("completionTokens", "output"), ("totalTokens", "totalTokens")):
-        if isinstance(u.get(src), (int, float)) and not isinstance(u.get(src), bool):
-            out[dst] = u[src]
-    return out or None
-
-
-def _model_of(author: dict[str, Any], gen: dict[str, Any], agents: dict[str, Any]) -> tuple[Any, Any]:
-    provider = gen.get("provider")
-    model = gen.get("model")
-    agent = agents.get(author.get("agentId")) if isinstance(author.get("agentId"), str) else None
-    if isinstance(agent, dict) and isinstance(agent.get("modelRef"), str) and (provider is None or model is None):
-        ref = agent["modelRef"]
-        p, sep, m = ref.partition(":")
-        if sep:
-            provider = provider if provider is not None else p
-            model = model if model is not None else m
-        elif model is None:
-            model = ref
-    return provider, model
-
-
 class _TreeReader:
     """Validates and repairs one v2 Tree, then lays it out as entries."""
 
@@ -240,6 +149,11 @@ class _TreeReader:
         self.rec_of: dict[int, dict[str, Any]] = {}
         self.repairs: list[dict[str, Any]] = []
         self.root_ids: list[str] | None = None
+        self.mapper = NodeMapper(fmt, agents, members, heads, diag)
+        #: the per-node link tables an entry's ``openloom`` record carries, under its key
+        self.links: tuple[tuple[str, dict[str, Any]], ...] = (
+            ("otherSources", self.others), ("extraParents", self.extra_parents),
+            ("annotates", self.annotates), ("annotations", self.annotations))
 
     def note(self, reason: str) -> None:
         self.diag.append(Diagnostic(0, reason))
@@ -294,61 +208,68 @@ class _TreeReader:
                 self.note(f"{name} targets unknown node {target!r}; ignored")
                 self.repairs.append({"index": i, "edge": edge, "reason": "unknown target"})
                 continue
-            raw_sources = edge.get("sources")
-            sources: list[tuple[str, Any]] = []
-            if not isinstance(raw_sources, list) or not raw_sources:
-                raw_sources = []
-                self.note(f"{name} into {target} has no sources")
-            for s in raw_sources:
-                if isinstance(s, dict):
-                    sid, role = s.get("nodeId"), s.get("role", "primary")
-                else:
-                    sid, role = s, "primary"
-                if not isinstance(sid, str) or sid not in self.nodes:
-                    self.note(f"{name} into {target} names unknown source node {sid!r}; that source is ignored")
-                    continue
-                sources.append((sid, role))
+            sources = self._sources(name, target, edge.get("sources"))
             rec: dict[str, Any] = {"index": i, "edge": edge, "status": "annotation"}
             self.rec_of[i] = rec
             self.incoming[target].append(rec)
-            etype = edge.get("type")
-            if etype != "continuation":
+            if edge.get("type") != "continuation":
                 # annotation, or an unknown type: preserved, traversed as an annotation (docs/formats.md, "OpenLoom")
-                eid = edge.get("id")
-                for sid, role in sources:
-                    self.annotations[sid].append({"nodeId": target, "type": etype, "edgeId": eid})
-                    self.annotates[target].append({"nodeId": sid, "type": etype, "role": role, "edgeId": eid})
+                self._annotation(edge, target, sources)
+            else:
+                self._continuation(rec, name, target, sources, first_into)
+
+    def _sources(self, name: str, target: str, raw: Any) -> list[tuple[str, Any]]:
+        """An edge's known source nodes as ``(node id, role)``; unknown ones are noted and left out."""
+        if not isinstance(raw, list) or not raw:
+            self.note(f"{name} into {target} has no sources")
+            return []
+        sources: list[tuple[str, Any]] = []
+        for s in raw:
+            if isinstance(s, dict):
+                sid, role = s.get("nodeId"), s.get("role", "primary")
+            else:
+                sid, role = s, "primary"
+            if not isinstance(sid, str) or sid not in self.nodes:
+                self.note(f"{name} into {target} names unknown source node {sid!r}; that source is ignored")
                 continue
-            if not sources:
-                rec["status"] = "orphan"
-                self.note(f"{name} into {target} has no known source; {target} becomes a root")
-                continue
-            primaries = [s for s in sources if s[1] == "primary"]
-            chosen = primaries[0] if primaries else sources[0]
-            if not primaries:
-                self.note(f"{name} into {target} has no primary source; {chosen[0]} is taken as the parent")
-            if chosen[0] == target:
-                rec["status"] = "cycle"
-                self.note(f"{name} makes {target} its own parent; ignored")
-                continue
-            if target in self.parent:
-                rec["status"] = "extra"
-                self.extra_parents[target].append(chosen[0])
-                self.note(f"{name} is a second continuation edge into {target}; the first (edge #{first_into[target]}) "
-                          "is kept, this one is listed as an extra parent")
-                continue
-            rec["status"] = "parent"
-            first_into[target] = i
-            self.parent[target] = (chosen[0], i)
-            skipped = False
-            others = []
-            for sid, role in sources:
-                if not skipped and (sid, role) == chosen:
-                    skipped = True
-                    continue
-                others.append({"nodeId": sid, "role": role})
-            if others:
-                self.others[target] = others
+            sources.append((sid, role))
+        return sources
+
+    def _annotation(self, edge: dict[str, Any], target: str, sources: list[tuple[str, Any]]) -> None:
+        etype, eid = edge.get("type"), edge.get("id")
+        for sid, role in sources:
+            self.annotations[sid].append({"nodeId": target, "type": etype, "edgeId": eid})
+            self.annotates[target].append({"nodeId": sid, "type": etype, "role": role, "edgeId": eid})
+
+    def _continuation(self, rec: dict[str, Any], name: str, target: str, sources: list[tuple[str, Any]],
+                      first_into: dict[str, int]) -> None:
+        """A continuation edge: the parent of ``target`` unless it is unusable or a second one."""
+        if not sources:
+            rec["status"] = "orphan"
+            self.note(f"{name} into {target} has no known source; {target} becomes a root")
+            return
+        primaries = [s for s in sources if s[1] == "primary"]
+        chosen = primaries[0] if primaries else sources[0]
+        if not primaries:
+            self.note(f"{name} into {target} has no primary source; {chosen[0]} is taken as the parent")
+        if chosen[0] == target:
+            rec["status"] = "cycle"
+            self.note(f"{name} makes {target} its own parent; ignored")
+            return
+        if target in self.parent:
+            rec["status"] = "extra"
+            self.extra_parents[target].append(chosen[0])
+            self.note(f"{name} is a second continuation edge into {target}; the first (edge #{first_into[target]}) "
+                      "is kept, this one is listed as an extra parent")
+            return
+        i = rec["index"]
+        rec["status"] = "parent"
+        first_into[target] = i
+        self.parent[target] = (chosen[0], i)
+        if len(sources) > 1:
+            others = list(sources)
+            others.remove(chosen)
+            self.others[target] = [{"nodeId": sid, "role": role} for sid, role in others]
 
     def break_cycles(self) -> None:
         done: set[str] = set()
@@ -469,76 +390,15 @@ class _TreeReader:
     def entry(self, nid: str, ts: str, position: int, hidden: str | None,
               extra: dict[str, Any] | None) -> dict[str, Any]:
         node = self.nodes[nid]
-        author = node.get("author") if isinstance(node.get("author"), dict) else {}
-        role = author.get("role")
-        if not isinstance(node.get("author"), dict):
-            self.note(f"node {nid} has no author; shown as [node]")
-        gen = node.get("generation") if isinstance(node.get("generation"), dict) else {}
-        meta = node.get("meta") if isinstance(node.get("meta"), dict) else {}
-        content = _pi_content(node, nid, self.members, self.heads, self.diag)
-        created = parse_iso(node.get("createdAt"))
         p = self.parent.get(nid)
-        entry: dict[str, Any] = {"type": "message", "id": nid, "parentId": p[0] if p else None, "timestamp": ts}
-        pi_role = ROLE_TO_PI.get(role) if isinstance(role, str) else None
-        if pi_role is not None:
-            msg: dict[str, Any] = {"role": pi_role, "content": content}
-            if pi_role == "assistant":
-                provider, model = _model_of(author, gen, self.agents)
-                if provider is not None:
-                    msg["provider"] = provider
-                if model is not None:
-                    msg["model"] = model
-                usage = _usage(gen)
-                if usage:
-                    msg["usage"] = usage
-                # pi hides text-less assistant rows whose stopReason is stop/missing; a loom
-                # node is never a tool-only step, so an empty one keeps a visible reason
-                msg["stopReason"] = "stop" if content_text(content, None).strip() else "empty"
-                if role == "mixed":
-                    msg["humanEdited"] = True
-            if created is not None:
-                msg["timestamp"] = epoch_ms(created)
-            entry["message"] = msg
-        else:
-            entry["type"] = "custom_message"
-            entry["customType"] = role if isinstance(role, str) and role else "node"
-            entry["content"] = content
-            entry["display"] = True
+        entry, author, meta = self.mapper.entry(node, nid, p[0] if p else None, ts)
         ol: dict[str, Any] = {"format": self.fmt, "node": node, "position": position,
                               "edges": self.incoming.get(nid, []), "parentEdge": p[1] if p else None}
-        if nid in self.others:
-            ol["otherSources"] = self.others[nid]
-        if nid in self.extra_parents:
-            ol["extraParents"] = self.extra_parents[nid]
-        if nid in self.annotates:
-            ol["annotates"] = self.annotates[nid]
-        if nid in self.annotations:
-            ol["annotations"] = self.annotations[nid]
-        shown_author: dict[str, Any] = {"role": role}
-        agent_id = author.get("agentId")
-        if agent_id is not None:
-            shown_author["agentId"] = agent_id
-            agent = self.agents.get(agent_id) if isinstance(agent_id, str) else None
-            if isinstance(agent, dict):
-                shown_author["agent"] = agent
-            else:
-                self.note(f"node {nid}: author agentId {agent_id!r} is not in the agent registry")
-        name = author.get("name")
-        if not isinstance(name, str) and isinstance(shown_author.get("agent"), dict):
-            name = shown_author["agent"].get("name")
-        if isinstance(name, str):
-            shown_author["name"] = name
-        ol["author"] = shown_author
-        for key in ("tags", "rating", "note"):
-            if key in meta:
-                ol[key] = meta[key]
-        for key in ("pruned", "excluded"):
-            if meta.get(key) is True:
-                ol[key] = True
-        if isinstance(node.get("createdAt"), str):
-            ol["createdAt"] = node["createdAt"]
-        if "editedFrom" in node:
-            ol["editedFrom"] = node["editedFrom"]
+        for key, table in self.links:
+            if nid in table:
+                ol[key] = table[nid]
+        ol["author"] = self.mapper.shown_author(nid, author)
+        node_fields(ol, node, meta)
         if extra:
             ol.update(extra)
         entry["openloom"] = ol
@@ -556,6 +416,21 @@ def merged_agents(container: dict[str, Any] | None, tree: dict[str, Any]) -> dic
         if isinstance(reg, dict):
             agents.update(reg)
     return agents
+
+
+def _container_trees(container: dict[str, Any] | None) -> list[Any]:
+    trees = container.get("trees") if container is not None else None
+    return list(trees) if isinstance(trees, list) else []
+
+
+def _file_time(path: str | None) -> datetime:
+    """The file's modification time: the tree's time when it has no ``createdAt``."""
+    if path is not None:
+        try:
+            return datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
+        except OSError:
+            pass
+    return UNIX_EPOCH
 
 
 def build_session(
@@ -576,41 +451,31 @@ def build_session(
     diag = diagnostics if diagnostics is not None else []
     agents = merged_agents(container, tree)
     reader = _TreeReader(tree, fmt, agents, bundle_members, bundle_heads, diag)
-    if path is not None:
-        try:
-            reader.fallback_time = datetime.fromtimestamp(os.stat(path).st_mtime, UTC)
-        except OSError:
-            pass
+    reader.fallback_time = _file_time(path)
     entries, labels, leaf, _dfs = reader.build(extras)
     mode = tree.get("mode") if isinstance(tree.get("mode"), str) else "dialogue"
     tree_id = tree.get("id") if isinstance(tree.get("id"), str) and tree.get("id") else None
     if tree_id is None:
         diag.append(Diagnostic(0, "tree has no id"))
-    created = parse_iso(tree.get("createdAt"))
     title = tree.get("title")
     header: dict[str, Any] = {
         "type": "session",
         "version": 3,
         "id": tree_id or "",
-        "timestamp": iso_ms(created or reader.fallback_time),
+        "timestamp": iso_ms(parse_iso(tree.get("createdAt")) or reader.fallback_time),
         "cwd": "",
         "loom": {"format": fmt, "title": title if isinstance(title, str) else "", "mode": mode,
                  "nodes": len(reader.order), "trees": len(tree_ids or [tree_id]), "treeIndex": tree_index,
                  "bundle": bundle_members is not None},
     }
-    kept_tree = {k: (None if k in ("nodes", "edges") else v) for k, v in tree.items()}
-    kept_container = None
-    if container is not None:
-        kept_container = {k: (None if k == "trees" else v) for k, v in container.items()}
     origin = os.path.abspath(path) if path else None
     loom = LoomSource(
         format=fmt,
         path=origin,
         sha256=sha,
-        tree=kept_tree,
-        container=kept_container,
-        container_trees=list(container["trees"]) if container is not None and isinstance(container.get("trees"), list)
-        else [],
+        tree={k: (None if k in ("nodes", "edges") else v) for k, v in tree.items()},
+        container=None if container is None else {k: (None if k == "trees" else v) for k, v in container.items()},
+        container_trees=_container_trees(container),
         tree_index=tree_index,
         tree_ids=list(tree_ids or ([tree_id] if tree_id else [])),
         mode=mode,

@@ -114,85 +114,127 @@ def socketteer_label(node: dict[str, Any]) -> str | None:
     return text.strip() if isinstance(text, str) and text.strip() else DEFAULT_LABEL
 
 
+class _Context:
+    """What the whole document contributes to each node: the tag registry (and the tags it
+    hides), the model responses generations point to, and the chapters."""
+
+    __slots__ = ("chapter_starts", "chapters", "hiding", "registry", "responses")
+
+    def __init__(self, top: dict[str, Any]) -> None:
+        registry = top.get("tags")
+        self.registry: dict[str, Any] = registry if isinstance(registry, dict) else {}
+        self.hiding = {k for k, v in self.registry.items() if isinstance(v, dict) and v.get("hide") is True}
+        responses = top.get("model_responses")
+        self.responses: dict[str, Any] = responses if isinstance(responses, dict) else {}
+        chapters = top.get("chapters")
+        self.chapters: dict[str, Any] = chapters if isinstance(chapters, dict) else {}
+        self.chapter_starts = {c.get("root_id"): c.get("title") for c in self.chapters.values()
+                               if isinstance(c, dict) and isinstance(c.get("root_id"), (str, int, float, type(None)))}
+
+
+def _meta(n: dict[str, Any], tags: list[str], ctx: _Context) -> dict[str, Any]:
+    """A node's v2 ``meta``: bookmark and its label, pruned (archived or a hiding tag), tags."""
+    meta: dict[str, Any] = {}
+    if "bookmark" in tags:
+        meta["bookmarked"] = True
+        lab = n.get(LABEL_FIELD)
+        if isinstance(lab, str) and lab.strip() and lab.strip() != DEFAULT_LABEL:
+            meta["bookmarkLabel"] = lab.strip()
+    if "archived" in tags or ctx.hiding.intersection(tags):
+        meta["pruned"] = True
+    if tags:
+        meta["tags"] = tags
+    return meta
+
+
+def _generation(n: dict[str, Any], ctx: _Context) -> dict[str, Any]:
+    """``generation {id, index}`` → ``{model?, requestId, completionIndex}`` (empty when none)."""
+    src = n.get("generation")
+    gen: dict[str, Any] = {}
+    if not isinstance(src, dict):
+        return gen
+    rid = src.get("id")
+    if isinstance(rid, str):
+        resp = ctx.responses.get(rid)
+        if isinstance(resp, dict) and isinstance(resp.get("model"), str):
+            gen["model"] = resp["model"]
+        gen["requestId"] = rid
+    idx = src.get("index")
+    if isinstance(idx, int) and not isinstance(idx, bool):
+        gen["completionIndex"] = idx
+    return gen
+
+
+def _node(nid: str, n: dict[str, Any], raw_id: Any, tags: list[str], ctx: _Context) -> dict[str, Any]:
+    """One socketteer node as a v2 node."""
+    text = n.get("text")
+    meta_src = n.get("meta")
+    source = meta_src.get("source") if isinstance(meta_src, dict) else None
+    role = SOURCE_TO_ROLE.get(source, source) if isinstance(source, str) and source else "human"
+    node: dict[str, Any] = {"id": nid, "content": [{"type": "text", "text": text if isinstance(text, str) else ""}],
+                            "author": {"role": role}}
+    meta = _meta(n, tags, ctx)
+    if meta:
+        node["meta"] = meta
+    gen = _generation(n, ctx)
+    if gen:
+        node["generation"] = gen
+    ext = {k: v for k, v in n.items() if k not in ("children", "text", "id")}
+    if raw_id is not None and str(raw_id) != nid:
+        ext["originalId"] = raw_id
+    if ext:
+        node["extensions"] = {EXT: ext}
+    return node
+
+
+def _extra(nid: str, n: dict[str, Any], ctx: _Context) -> dict[str, Any]:
+    """What the detail pane shows beyond the v2 node: chapter, chapter start, visited, media."""
+    extra: dict[str, Any] = {}
+    chapter_id = n.get("chapter_id")
+    chapter = ctx.chapters.get(chapter_id) if isinstance(chapter_id, str) else None
+    if isinstance(chapter, dict) and isinstance(chapter.get("title"), str):
+        extra["chapter"] = chapter["title"]
+    start = ctx.chapter_starts.get(nid)
+    if isinstance(start, str):
+        extra["chapterStart"] = start
+    if "visited" in n:
+        extra["visited"] = n["visited"]
+    media = n.get("multimedia")
+    if isinstance(media, list) and media:
+        extra["multimedia"] = media
+    return extra
+
+
 def to_tree(doc: Any, name: str, diag: list[Diagnostic]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """A socketteer document → (v2 Tree, per-node extras for the entries)."""
     root, shape = root_of(doc)
     top = doc if isinstance(doc, dict) and shape == "root" else {}
-    registry = top.get("tags") if isinstance(top.get("tags"), dict) else {}
-    hiding = {k for k, v in registry.items() if isinstance(v, dict) and v.get("hide") is True}
-    responses = top.get("model_responses") if isinstance(top.get("model_responses"), dict) else {}
-    chapters = top.get("chapters") if isinstance(top.get("chapters"), dict) else {}
-    chapter_starts = {c.get("root_id"): c.get("title") for c in chapters.values()
-                      if isinstance(c, dict) and isinstance(c.get("root_id"), (str, int, float, type(None)))}
-
+    ctx = _Context(top)
     records = walk(doc, diag)
     nodes: dict[str, dict[str, Any]] = {}
     extras: dict[str, dict[str, Any]] = {}
     edges: list[dict[str, Any]] = []
-    used_tags: list[str] = []
+    used_tags: dict[str, None] = {}  # insertion-ordered set
     taken = {r[0] for r in records}
     for nid, n, parent, raw_id in records:
-        text = n.get("text")
-        meta_src = n.get("meta") if isinstance(n.get("meta"), dict) else {}
-        source = meta_src.get("source")
-        role = SOURCE_TO_ROLE.get(source, source) if isinstance(source, str) and source else "human"
-        node: dict[str, Any] = {"id": nid,
-                                "content": [{"type": "text", "text": text if isinstance(text, str) else ""}],
-                                "author": {"role": role}}
         tags = _tags(n)
-        meta: dict[str, Any] = {}
-        if "bookmark" in tags:
-            meta["bookmarked"] = True
-            lab = n.get(LABEL_FIELD)
-            if isinstance(lab, str) and lab.strip() and lab.strip() != DEFAULT_LABEL:
-                meta["bookmarkLabel"] = lab.strip()
-        if "archived" in tags or hiding.intersection(tags):
-            meta["pruned"] = True
-        if tags:
-            meta["tags"] = tags
-            used_tags.extend(t for t in tags if t not in used_tags)
-        if meta:
-            node["meta"] = meta
-        gen_src = n.get("generation")
-        if isinstance(gen_src, dict):
-            gen: dict[str, Any] = {}
-            resp = responses.get(gen_src.get("id")) if isinstance(gen_src.get("id"), str) else None
-            if isinstance(resp, dict) and isinstance(resp.get("model"), str):
-                gen["model"] = resp["model"]
-            if isinstance(gen_src.get("id"), str):
-                gen["requestId"] = gen_src["id"]
-            idx = gen_src.get("index")
-            if isinstance(idx, int) and not isinstance(idx, bool):
-                gen["completionIndex"] = idx
-            if gen:
-                node["generation"] = gen
-        ext = {k: v for k, v in n.items() if k not in ("children", "text", "id")}
-        if raw_id is not None and str(raw_id) != nid:
-            ext["originalId"] = raw_id
-        if ext:
-            node["extensions"] = {EXT: ext}
-        nodes[nid] = node
-
-        extra: dict[str, Any] = {}
-        chapter = chapters.get(n.get("chapter_id")) if isinstance(n.get("chapter_id"), str) else None
-        if isinstance(chapter, dict) and isinstance(chapter.get("title"), str):
-            extra["chapter"] = chapter["title"]
-        if nid in chapter_starts and isinstance(chapter_starts[nid], str):
-            extra["chapterStart"] = chapter_starts[nid]
-        if "visited" in n:
-            extra["visited"] = n["visited"]
-        if isinstance(n.get("multimedia"), list) and n["multimedia"]:
-            extra["multimedia"] = n["multimedia"]
+        used_tags.update(dict.fromkeys(tags))
+        nodes[nid] = _node(nid, n, raw_id, tags, ctx)
+        extra = _extra(nid, n, ctx)
         if extra:
             extras[nid] = {"socketteer": extra}
-
         if parent is not None:
             eid = unique_id(f"e-{nid}", taken)
             taken.add(eid)
             edges.append({"id": eid, "type": "continuation", "sources": [{"nodeId": parent, "role": "primary"}],
                           "targetNodeId": nid})
-
     root_id = records[0][0] if records else None
+    return _tree(top, shape, name, root_id, nodes, edges, list(used_tags), ctx), extras
+
+
+def _tree(top: dict[str, Any], shape: str, name: str, root_id: str | None, nodes: dict[str, dict[str, Any]],
+          edges: list[dict[str, Any]], used_tags: list[str], ctx: _Context) -> dict[str, Any]:
+    """The v2 Tree around the converted nodes: the document's other keys go to its extensions."""
     tree: dict[str, Any] = {"id": socketteer_uuid(f"tree:{root_id}"), "title": name, "mode": "buffer",
                             "rootNodeIds": [root_id] if root_id else []}
     selected = top.get("selected_node_id")
@@ -200,8 +242,8 @@ def to_tree(doc: Any, name: str, diag: list[Diagnostic]) -> tuple[dict[str, Any]
         tree["currentNodeId"] = selected
     tree["nodes"] = nodes
     tree["edges"] = edges
-    tag_defs = [{"name": t} for t in registry if isinstance(t, str)]
-    tag_defs += [{"name": t} for t in used_tags if t not in registry]
+    tag_defs = [{"name": t} for t in ctx.registry if isinstance(t, str)]
+    tag_defs += [{"name": t} for t in used_tags if t not in ctx.registry]
     if tag_defs:
         tree["tags"] = tag_defs
     ext_top = {k: v for k, v in top.items() if k != "root"}
@@ -209,7 +251,7 @@ def to_tree(doc: Any, name: str, diag: list[Diagnostic]) -> tuple[dict[str, Any]
         ext_top["shape"] = shape
     if ext_top:
         tree["extensions"] = {EXT: ext_top}
-    return tree, extras
+    return tree
 
 
 def apply_label(doc: Any, nid: str, label: str | None) -> bool:
