@@ -6,6 +6,7 @@ import io
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,13 @@ from typing import Any
 from rich.console import Console
 from textual import events
 from textual.app import App
+from textual.filter import LineFilter
 from textual.theme import Theme
 
 from loomtui.app import keymap
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
-from loomtui.app.filters import monochrome, safe_filters
+from loomtui.app.filters import SafeFilters, monochrome
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog
@@ -64,9 +66,9 @@ class LoomApp(App[int], inherit_bindings=False):
         self.error_console = Console(file=self._crash_report, markup=False, highlight=False, width=120,
                                      color_system=None)
         # NO_COLOR: Textual's monochrome filter fails on unstyled segments; ours does not
-        self._filters = safe_filters(self._filters)
+        self._safe_filters = SafeFilters()
         #: drawn without colours: the cursor row is shown in reverse video
-        self.monochrome = monochrome(self._filters)
+        self.monochrome = monochrome(super().get_line_filters())
         self.start_path = path
         #: a child already parsing the tail of ``path`` (``session.split``), for its first open
         self._start_split = split
@@ -86,6 +88,11 @@ class LoomApp(App[int], inherit_bindings=False):
         """pi's role colours as CSS variables, for themes that do not set them: the one fallback
         (``themes.tree_colors``, derived from the theme's own colours)."""
         return {variable_name(role): value for role, value in tree_colors(None).items()}
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's enabled line filters with its monochrome filter made safe (``app/filters.py``);
+        every widget reads its filters through this public hook."""
+        return self._safe_filters(super().get_line_filters())
 
     def _register_themes(self) -> None:
         loaded = load_themes()

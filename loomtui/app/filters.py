@@ -2,8 +2,9 @@
 
 Textual's ``Monochrome`` filter (installed when ``NO_COLOR`` is set) reads ``style.color`` of
 every segment and fails on a segment without a style, which rich and Textual both produce
-(blank strips, padding). ``safe_filters`` gives such segments an empty style first, so the app
-runs in monochrome instead of stopping at its first paint.
+(blank strips, padding). ``SafeMonochrome`` gives such segments an empty style first, so the
+app runs in monochrome instead of stopping at its first paint. ``LoomApp.get_line_filters`` (the
+public hook every widget reads its filters from) hands Textual's list through ``SafeFilters``.
 """
 
 from __future__ import annotations
@@ -26,14 +27,26 @@ class SafeMonochrome(Monochrome):
         return super().apply(styled, background)
 
 
-def safe_filters(filters: Sequence[LineFilter]) -> list[LineFilter]:
-    """``filters`` with Textual's monochrome filter replaced by the safe one (same state)."""
-    out: list[LineFilter] = []
-    for f in filters:
-        if type(f) is Monochrome:
-            f = SafeMonochrome(enabled=f.enabled)
-        out.append(f)
-    return out
+class SafeFilters:
+    """Swaps Textual's ``Monochrome`` for a ``SafeMonochrome`` in a list of line filters.
+
+    The swap is made once per filter object: Textual caches filtered strips by filter, so the
+    same replacement must come back on every call.
+    """
+
+    def __init__(self) -> None:
+        self._swaps: dict[int, tuple[LineFilter, SafeMonochrome]] = {}
+
+    def __call__(self, filters: Sequence[LineFilter]) -> list[LineFilter]:
+        out: list[LineFilter] = []
+        for f in filters:
+            if type(f) is Monochrome:
+                swap = self._swaps.get(id(f))
+                if swap is None or swap[0] is not f:
+                    swap = self._swaps[id(f)] = (f, SafeMonochrome(enabled=f.enabled))
+                f = swap[1]
+            out.append(f)
+        return out
 
 
 def monochrome(filters: Sequence[LineFilter]) -> bool:
