@@ -85,9 +85,11 @@ class LoomApp(App[int], inherit_bindings=False):
 
     # themes --------------------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        """pi's role colours as CSS variables, for themes that do not set them: the one fallback
-        (``themes.tree_colors``, derived from the theme's own colours)."""
-        return {variable_name(role): value for role, value in tree_colors(None).items()}
+        """pi's role colours as CSS variables (``$loom-accent`` …), for themes that do not set them:
+        the one fallback, derived from the current theme's own colours (``themes.tree_colors``).
+        Textual asks again on every theme change; the drawn lines take them through their
+        component classes (``widgets/roles.py``)."""
+        return {variable_name(role): value for role, value in tree_colors(self.current_theme).items()}
 
     def get_line_filters(self) -> Sequence[LineFilter]:
         """Textual's enabled line filters with its monochrome filter made safe (``app/filters.py``);

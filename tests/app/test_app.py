@@ -58,7 +58,7 @@ async def test_theme_option_palette_and_bad_user_theme(fixture_copy, config_dir:
         app.set_theme("dusk")
         await pilot.pause()
         assert tree_colors(app.current_theme)["accent"] == "#ff9e64"
-        assert screen.tree._styles["accent"].color.name == "#ff9e64"
+        assert screen.tree.role_style("accent").color.name == "#ff9e64"
     app = make_app(fixture_copy("kinds.jsonl"), theme="no-such-theme")
     async with app.run_test(size=(120, 34)) as pilot:
         await browser(pilot)

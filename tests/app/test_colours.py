@@ -138,3 +138,41 @@ async def test_a_theme_change_recolours_the_detail_pane(fixture_copy) -> None:
             app.theme = name
             await pilot.pause(0.2)
             assert title_colour() == RichColor.parse(tree_colors(app.current_theme)["accent"])
+
+
+async def test_a_theme_change_redraws_in_place_keeping_open_folds(fixture_copy) -> None:
+    """A theme switch draws the detail pane again in the new role colours without building it
+    again: an opened thinking block stays open; the tree's rows take the new colours too.
+    The roles are component classes whose CSS takes the theme's variables, so a theme without
+    a [tree] table gets colours derived from its own (here Textual's builtin ``nord``)."""
+    from app_helpers import select
+    from rich.color import Color as RichColor
+
+    from loomtui.app.themes import tree_colors
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000001")
+        await pilot.pause(0.2)
+        detail, tree = screen.detail, screen.tree
+        assert detail.folds
+        detail.action_toggle_folds()
+        await pilot.pause(0.1)
+        opened = [f.open for f in detail.folds]
+        assert any(opened)
+        pieces = detail.blocks
+
+        def colours(lines: Any, count: int) -> set[Any]:
+            return {seg.style.color for i in range(count) for seg in lines(i) if seg.style and seg.text.strip()}
+
+        for name in ("loom-light", "nord", "loom-dark"):
+            app.theme = name
+            await pilot.pause(0.3)
+            roles = tree_colors(app.current_theme)
+            assert detail.blocks is pieces and [f.open for f in detail.folds] == opened
+            shown = colours(lambda i: detail._source[i], len(detail._source))
+            assert RichColor.parse(roles["muted"]) in shown, name
+            drawn = colours(tree.render_line, tree.scrollable_content_region.height)
+            assert RichColor.parse(roles["accent"]) in drawn and RichColor.parse(roles["dim"]) in drawn, name
+            assert tree.role_style("selectedBg").bgcolor == RichColor.parse(roles["selectedBg"])

@@ -20,7 +20,7 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from loomtui.app import keymap
-from loomtui.app.themes import tree_colors
+from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare import Comparison
 from loomtui.view.compare_layout import CompareLayout, Row, Run, totals_rows
@@ -28,12 +28,29 @@ from loomtui.view.compare_text import safe
 from loomtui.view.text import display_text
 
 
-class CompareView(ScrollView, can_focus=True, inherit_bindings=False):
+#: the compare roles drawn in one of pi's roles: (role, bold, reverse)
+_DERIVED: dict[str, tuple[str, bool, bool]] = {
+    "head": ("text", True, False),
+    "added": ("success", False, False),
+    "removed": ("error", False, False),
+    "added_word": ("success", True, True),
+    "removed_word": ("error", True, True),
+    "mark_same": ("dim", False, False),
+    "mark_changed": ("warning", True, False),
+    "mark_only_a": ("error", True, False),
+    "mark_only_b": ("success", True, False),
+    "side": ("accent", True, False),
+    "sep": ("dim", False, False),
+}
+
+
+class CompareView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False):
     """The aligned blocks of one comparison."""
 
     BINDINGS = keymap.bindings("compare")
+    COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = role_css("CompareView") + """
     CompareView { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; background: $background; }
     """
 
@@ -44,29 +61,14 @@ class CompareView(ScrollView, can_focus=True, inherit_bindings=False):
         self.unfolded: set[int] = set()
         self.expanded: set[int] = set()
         self.layout_: CompareLayout | None = None
-        self._styles: dict[str, Style] = {}
-        self._cursor_bg = Style()
 
-    def on_mount(self) -> None:
-        self._update_styles()
-        self.app.theme_changed_signal.subscribe(self, lambda _t: (self._update_styles(), self.refresh()))
-
-    def _update_styles(self) -> None:
-        c = tree_colors(self.app.current_theme)
-        st = {role: Style(color=v) for role, v in c.items() if role != "selectedBg"}
-        st["head"] = Style(color=c["text"], bold=True)
-        st["added"] = Style(color=c["success"])
-        st["removed"] = Style(color=c["error"])
-        st["added_word"] = Style(color=c["success"], bold=True, reverse=True)
-        st["removed_word"] = Style(color=c["error"], bold=True, reverse=True)
-        st["mark_same"] = Style(color=c["dim"])
-        st["mark_changed"] = Style(color=c["warning"], bold=True)
-        st["mark_only_a"] = Style(color=c["error"], bold=True)
-        st["mark_only_b"] = Style(color=c["success"], bold=True)
-        st["side"] = Style(color=c["accent"], bold=True)
-        st["sep"] = Style(color=c["dim"])
-        self._styles = st
-        self._cursor_bg = Style(bgcolor=c["selectedBg"])
+    def compare_style(self, role: str) -> Style:
+        """A compare role (``added``, ``mark_changed`` …) or one of pi's roles, in the current theme."""
+        derived = _DERIVED.get(role)
+        if derived is None:
+            return self.role_style(role)
+        base, bold, reverse = derived
+        return self.role_style(base) + Style(bold=bold or None, reverse=reverse or None)
 
     def relayout(self) -> None:
         width = self.scrollable_content_region.width
@@ -90,14 +92,14 @@ class CompareView(ScrollView, can_focus=True, inherit_bindings=False):
         row = lay.row(y + int(self.scroll_offset.y))
         if row is None:
             return Strip.blank(width)
-        bg = self._cursor_bg if row.block == self.cursor else None
+        bg = self.role_style("selectedBg") if row.block == self.cursor else None
         return self._strip(row, lay, width, bg)
 
     def _runs(self, runs: list[Run], width: int, bg: Style | None) -> Strip:
         segs = []
         for role, text in runs:
             if text:
-                style = self._styles.get(role, self._styles.get("text", Style()))
+                style = self.compare_style(role)
                 segs.append(Segment(safe(text).replace("\n", " "), style + bg if bg is not None else style))
         strip = Strip(segs)
         if strip.cell_length > width:
@@ -109,7 +111,8 @@ class CompareView(ScrollView, can_focus=True, inherit_bindings=False):
             return self._runs(row.left, width, bg)
         col = lay.col
         left = self._runs(row.left, col, bg)
-        sep = Strip([Segment(" │ ", self._styles["sep"] + bg if bg is not None else self._styles["sep"])])
+        sep_style = self.compare_style("sep")
+        sep = Strip([Segment(" │ ", sep_style + bg if bg is not None else sep_style)])
         right = self._runs(row.right, width - col - 3, bg)
         return Strip.join([left, sep, right])
 

@@ -21,16 +21,17 @@ from textual.strip import Strip
 from textual.widgets import Static
 
 from loomtui.app import keymap
-from loomtui.app.themes import tree_colors
+from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
 from loomtui.view.reader import Transcript
 
 
-class ReaderView(ScrollView, can_focus=True, inherit_bindings=False):
+class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False):
     BINDINGS = keymap.bindings("reader")
+    COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = role_css("ReaderView") + """
     ReaderView { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; background: $background;
                  padding: 0 1; }
     """
@@ -42,13 +43,6 @@ class ReaderView(ScrollView, can_focus=True, inherit_bindings=False):
         self.start = start
         self.on_entry = on_entry
         self.current = -1
-        self._styles: dict[str, Style] = {}
-        self._current_bg = Style()
-
-    def on_mount(self) -> None:
-        c = tree_colors(self.app.current_theme)
-        self._styles = {role: Style(color=v) for role, v in c.items() if role != "selectedBg"}
-        self._current_bg = Style(bgcolor=c["selectedBg"])
 
     def on_resize(self, event: events.Resize) -> None:
         keep = self.current
@@ -71,10 +65,10 @@ class ReaderView(ScrollView, can_focus=True, inherit_bindings=False):
         if i >= len(lines):
             return Strip.blank(width)
         line = lines[i]
-        style = self._styles.get(line.style, self._styles.get("text", Style()))
+        style = self.role_style(line.style)
         if line.text.startswith("── "):
             style = style + Style(bold=True)
-        bg = self._current_bg if line.item == self.current and line.text.startswith("── ") else None
+        bg = self.role_style("selectedBg") if line.item == self.current and line.text.startswith("── ") else None
         text = safe(line.text)
         strip = Strip([Segment(text, style + bg if bg is not None else style)])
         return strip.crop(0, width).adjust_cell_length(width, bg)

@@ -28,18 +28,19 @@ from textual.strip import Strip
 
 from loomtui.view.printable import printable
 from loomtui.app import keymap, ui_state
-from loomtui.app.themes import tree_colors
 from loomtui.app.widgets.detail_lines import (
     Concat,
     Fold,
     Indent,
     Lines,
     LongText,
+    MarkdownPiece,
     Piece,
     RenderPiece,
     clean,
     walk,
 )
+from loomtui.app.widgets.roles import ROLE_CLASS, ROLE_CLASSES, RoleStyles, role_css
 from loomtui.app.widgets.tree_view import LineScrollView, set_virtual_size
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
@@ -54,13 +55,17 @@ MARKDOWN_LIMIT = 12_000
 MIN_PANE = 30
 
 
-class DetailPane(LineScrollView, can_focus=True):
+class DetailPane(RoleStyles, LineScrollView, can_focus=True):
     """The selected entry in full, drawn with the Line API: one widget, no re-layout of the
-    screen when the selection changes; only the visible lines become strips."""
+    screen when the selection changes; only the visible lines become strips.
+
+    Pieces take pi's role colours (component classes, ``widgets/roles.py``) when they are drawn:
+    a theme change draws them again, keeping open folds and expanded texts."""
 
     BINDINGS = keymap.bindings("detail")
+    COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = role_css("DetailPane") + """
     DetailPane {
         padding: 0 1;
         background: $surface;
@@ -81,7 +86,8 @@ class DetailPane(LineScrollView, can_focus=True):
         self._toggles: list[Piece] = []
         self._source: Lines = Concat([])
         self._width = 0
-        self._roles: dict[str, Style] = {}
+        #: the role styles and code palette the pieces were last drawn in
+        self._drawn_in: tuple[object, ...] = ()
         #: the width the user chose (None: the layout's proportions)
         self._wanted_width: int | None = None
         self._dragging = False
@@ -99,16 +105,14 @@ class DetailPane(LineScrollView, can_focus=True):
         self.entry_id = new_id
         self._shown = shown
         self._shown_model = model
-        self._roles = {}
         if manager is None or entry is None:
-            pieces: list[Piece] = [RenderPiece(Text("No entry selected.", style=self.role_style("muted")))]
+            pieces: list[Piece] = [self._note("No entry selected.")]
         else:
             try:
                 tool_calls = model.flat.tool_calls if model is not None else None
                 pieces = self.pieces(B.entry_blocks(manager, entry, tool_calls))
             except Exception as exc:  # a malformed entry: say so, never crash
-                pieces = [RenderPiece(Text(clean(f"Cannot show entry {entry.id}: {exc}"),
-                                           style=self.role_style("error")))]
+                pieces = [self._note(f"Cannot show entry {entry.id}: {exc}", "error")]
         self.blocks = pieces
         self._toggles = []
         for b in walk(pieces):
@@ -145,14 +149,23 @@ class DetailPane(LineScrollView, can_focus=True):
         self._relayout(invalidate=True)
 
     # drawing ---------------------------------------------------------------------------------
-    def role_style(self, role: str) -> Style:
-        if not self._roles:
-            try:
-                colors = tree_colors(self.app.current_theme)
-            except Exception:
-                colors = {}
-            self._roles = {k: Style(color=v) for k, v in colors.items() if k != "selectedBg"}
-        return self._roles.get(role, Style())
+    def code_theme(self) -> str:
+        """The Pygments palette of code blocks: the theme's light or dark one."""
+        return "monokai" if self.app.current_theme.dark else "friendly"
+
+    def _palette(self) -> tuple[object, ...]:
+        return (*(self.role_style(role) for role in ROLE_CLASS), self.code_theme())
+
+    def notify_style_update(self) -> None:
+        """Textual restyled the pane (a theme change, focus): once the new styles are in place,
+        the pieces are drawn again if their colours changed."""
+        super().notify_style_update()
+        if self.is_mounted:
+            self.call_next(self._restyle)
+
+    def _restyle(self) -> None:
+        if self._palette() != self._drawn_in:
+            self._relayout(invalidate=True)
 
     def render_renderable(self, renderable: RenderableType, width: int) -> list[Strip]:
         console = self.app.console
@@ -170,6 +183,7 @@ class DetailPane(LineScrollView, can_focus=True):
             for b in walk(self.blocks):
                 b.invalidate()
         self._width = width
+        self._drawn_in = self._palette()
         self._source = Concat([b.lines(self, width) for b in self.blocks])
         set_virtual_size(self, Size(width, len(self._source)))
         self.refresh()
@@ -198,7 +212,6 @@ class DetailPane(LineScrollView, can_focus=True):
             self._relayout(invalidate=False)
 
     def on_mount(self) -> None:
-        self.app.theme_changed_signal.subscribe(self, self._theme_changed)
         stored = ui_state.load().get("detail_width")
         if isinstance(stored, int) and not isinstance(stored, bool):
             self.set_width(stored, save=False)
@@ -239,16 +252,6 @@ class DetailPane(LineScrollView, can_focus=True):
             ui_state.save(detail_width=self.outer_size.width)
             event.stop()
 
-    def _theme_changed(self, _theme: object = None) -> None:
-        """Pieces hold the styles they were built with: build them again in the new theme's
-        colours (the scroll position is kept; folds and "show all" start closed again)."""
-        self._roles = {}
-        manager, entry = self._shown
-        if self.blocks and entry is not None:
-            y = self.scroll_offset.y
-            self.show(manager, self._shown_model, entry, force=True)
-            self.scroll_to(y=y, animate=False, immediate=True)
-
     # blocks -> pieces ------------------------------------------------------------------------
     def pieces(self, blocks: list[B.Block] | tuple[B.Block, ...]) -> list[Piece]:
         out: list[Piece] = []
@@ -260,9 +263,13 @@ class DetailPane(LineScrollView, can_focus=True):
         return self.role_style(role) + Style(bold=bold or None, italic=italic or None)
 
     def _note(self, text: str, role: str = "muted", *, bold: bool = False) -> Piece:
-        return RenderPiece(Text(clean(text), style=self._styled(role, bold=bold)))
+        shown = clean(text)
+        return RenderPiece(lambda pane: Text(shown, style=pane._styled(role, bold=bold)))
 
     def _header(self, h: B.Header) -> list[Piece]:
+        return [RenderPiece(lambda pane: pane._header_text(h))]
+
+    def _header_text(self, h: B.Header) -> Text:
         t = Text(style=self.role_style("muted"))
         t.append(clean(f"id {h.entry_id}"), style=Style(bold=True))
         t.append(clean(f"  parent {h.parent_id or '—'}"))
@@ -283,26 +290,22 @@ class DetailPane(LineScrollView, can_focus=True):
             t.append(clean(f"[{h.label}]"), style=self._styled("warning", bold=True))
             if h.label_time:
                 t.append(clean(f" labelled {h.label_time}"))
-        return [RenderPiece(t)]
+        return t
 
     def _title(self, b: B.Title) -> list[Piece]:
-        return [RenderPiece(Text(clean(b.text), style=self._styled(b.role, bold=True)), top=1)]
+        text, role = clean(b.text), b.role
+        return [RenderPiece(lambda pane: Text(text, style=pane._styled(role, bold=True)), top=1)]
 
     def _markdown(self, b: B.Markdown) -> list[Piece]:
         text = clean(b.text)
         if len(text) > MARKDOWN_LIMIT:
             return [LongText(b.text)]
-        from rich.markdown import (
-            Markdown,  # markdown-it loads on the first detail, after first paint
-        )
-
-        theme = self.app.current_theme
-        code_theme = "monokai" if theme is None or theme.dark else "friendly"
-        return [RenderPiece(Markdown(text, code_theme=code_theme, hyperlinks=False))]
+        return [MarkdownPiece(text)]
 
     def _plain(self, b: B.Plain) -> list[Piece]:
-        style = {"command": Style(bold=True), "error": Style(color="red")}.get(b.kind)
-        return [LongText(b.text, style=style)]
+        if b.kind == "error":
+            return [LongText(b.text, role="error")]
+        return [LongText(b.text, style=Style(bold=True) if b.kind == "command" else None)]
 
     def _thinking(self, b: B.Thinking) -> list[Piece]:
         if b.redacted:
@@ -314,10 +317,9 @@ class DetailPane(LineScrollView, can_focus=True):
         for th in b.thinking:
             body.extend(self._thinking(th))
         if b.found:
-            title = Text()
-            title.append(clean(b.summary), style=Style(bold=True))
-            title.append(clean(f"  call {b.call_id}"), style=self.role_style("muted"))
-            body.append(RenderPiece(title))
+            summary, call = clean(b.summary), clean(f"  call {b.call_id}")
+            body.append(RenderPiece(lambda pane: Text.assemble((summary, Style(bold=True)),
+                                                                (call, pane.role_style("muted")))))
             body.extend(self.pieces(b.args))
         else:
             body.append(self._note(f"call {b.call_id} not found in this session"))
@@ -331,12 +333,15 @@ class DetailPane(LineScrollView, can_focus=True):
     def _tool_result(self, r: B.ToolResult) -> list[Piece]:
         if r.malformed:
             return [self._note("result entry is malformed", "error")]
+        return [RenderPiece(lambda pane: pane._result_head(r)), *self.pieces(r.body)]
+
+    def _result_head(self, r: B.ToolResult) -> Text:
         head = Text(style=self.role_style("muted"))
         head.append("result", style=self._styled("text", bold=True))
         head.append(clean(f"  (entry {r.entry_id})"))
         if r.is_error:
             head.append("  error", style=self._styled("error", bold=True))
-        return [RenderPiece(head), *self.pieces(r.body)]
+        return head
 
     def _diff(self, b: B.Diff) -> list[Piece]:
         if b.kind == "edit":  # an edit call's arguments: the call's title says what it is
@@ -344,8 +349,8 @@ class DetailPane(LineScrollView, can_focus=True):
         return [self._note("diff", "text", bold=True), LongText(b.text)]
 
     def _files(self, b: B.Files) -> list[Piece]:
-        text = f"{b.title}:\n" + "\n".join(f"  {f}" for f in b.paths)
-        return [RenderPiece(Text(clean(text), style=self.role_style("muted")), top=1)]
+        text = clean(f"{b.title}:\n" + "\n".join(f"  {f}" for f in b.paths))
+        return [RenderPiece(lambda pane: Text(text, style=pane.role_style("muted")), top=1)]
 
     def _compaction(self, b: B.Compaction) -> list[Piece]:
         head = "compaction"

@@ -8,6 +8,7 @@ when on screen, folds (thinking) and indents (a tool call with its result) nest 
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from rich.console import RenderableType
@@ -112,27 +113,49 @@ class Piece:
         return []
 
 
-class RenderPiece(Piece):
-    """A Rich renderable (Text, Markdown), wrapped to the pane."""
+#: a renderable made when the piece is drawn, in the pane's current theme (role styles)
+Make = Callable[["DetailPane"], RenderableType]
 
-    def __init__(self, renderable: RenderableType, *, top: int = 0) -> None:
+
+class RenderPiece(Piece):
+    """A Rich renderable (Text, Markdown), wrapped to the pane; given as a function of the pane
+    when it is styled in pi's roles, so a theme change only draws it again."""
+
+    def __init__(self, renderable: RenderableType | Make, *, top: int = 0) -> None:
         super().__init__()
         self.renderable = renderable
         self.top = top
 
     def render(self, pane: DetailPane, width: int) -> Lines:
         strips = [Strip.blank(0)] * self.top
-        return strips + pane.render_renderable(self.renderable, width)
+        made = self.renderable(pane) if callable(self.renderable) else self.renderable
+        return strips + pane.render_renderable(made, width)
+
+
+class MarkdownPiece(Piece):
+    """Markdown, parsed once; its code blocks take the theme's light or dark palette when drawn."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        from rich.markdown import Markdown  # markdown-it loads on the first detail, after first paint
+
+        self.markdown = Markdown(text, hyperlinks=False)
+
+    def render(self, pane: DetailPane, width: int) -> Lines:
+        self.markdown.code_theme = self.markdown.inline_code_theme = pane.code_theme()
+        return pane.render_renderable(self.markdown, width)
 
 
 class LongText(Piece):
     """Text that shows its head and a line to show all of it (cheap at any size); made
     printable when drawn."""
 
-    def __init__(self, text: str, *, style: Style | None = None) -> None:
+    def __init__(self, text: str, *, style: Style | None = None, role: str | None = None) -> None:
         super().__init__()
         self.full = text
-        self.style = style or Style()
+        self.base_style = style or Style()
+        #: the role of pi's theme the text is drawn in (None: the pane's text colour)
+        self.role = role
         self.expanded = False
         self.lines_count = text.count("\n") + 1
         head = text if len(text) <= HEAD_CHARS else text[:HEAD_CHARS]
@@ -149,9 +172,13 @@ class LongText(Piece):
             self.expanded = True
             self.invalidate()
 
+    def style(self, pane: DetailPane) -> Style:
+        return pane.role_style(self.role) + self.base_style if self.role else self.base_style
+
     def render(self, pane: DetailPane, width: int) -> Lines:
+        style = self.style(pane)
         if not self.expanded:
-            strips = pane.render_renderable(Text(clean(self.head), style=self.style), width)
+            strips = pane.render_renderable(Text(clean(self.head), style=style), width)
             if self.cut:
                 hidden = len(self.full) - len(self.head)
                 size = human_size(len(self.full.encode("utf-8", "replace")))
@@ -161,8 +188,8 @@ class LongText(Piece):
                 strips += [s.apply_style(meta) for s in pane.render_renderable(label, width)]
             return strips
         if len(self.full) <= STATIC_LIMIT:
-            return pane.render_renderable(Text(clean(self.full), style=self.style), width)
-        return RawLines(clean(self.full).split("\n"), self.style, width)
+            return pane.render_renderable(Text(clean(self.full), style=style), width)
+        return RawLines(clean(self.full).split("\n"), style, width)
 
 
 class Fold(Piece):

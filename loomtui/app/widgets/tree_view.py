@@ -30,7 +30,7 @@ from textual.reactive import Reactive
 from loomtui.view.printable import printable
 from loomtui.app import keymap
 from loomtui.app.messages import HelpRequested, TreeMoved
-from loomtui.app.themes import tree_colors
+from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:
@@ -73,12 +73,13 @@ def set_virtual_size(widget: LineScrollView, size: Size, *, repaint: bool = True
     if repaint:
         widget.refresh()
     return True
-class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
+class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=False):
     """pi's /tree rows for one ``TreeModel``; printable keys type into the model's search."""
 
     BINDINGS = keymap.bindings("tree")
+    COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = """
+    DEFAULT_CSS = role_css("TreeView") + """
     TreeView {
         overflow-x: hidden;
         overflow-y: scroll;
@@ -94,37 +95,32 @@ class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
     HelpRequested = HelpRequested
 
     def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.model = model
         #: (row segments, selected, width) -> strip: rows that did not change keep their strip
         self._cache: LRUCache[tuple[Any, bool, int], Strip] = LRUCache(1024)
         self._generation = 0
         #: viewport line -> the strip last handed to Textual for it
         self._drawn: dict[int, Strip] = {}
-        self._styles: dict[str, Style] = {}
-        self._selected_bg = Style()
+        super().__init__(id=id)
+        self.model = model
         self._last_selected = -1
 
     # setup ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
-        self._update_styles()
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._theme_changed())
         self.model_changed(center=True)
 
-    def _theme_changed(self) -> None:
-        self._update_styles()
+    def notify_style_update(self) -> None:
+        """Textual restyled the widget (a theme change): rows are drawn again in the new roles."""
+        super().notify_style_update()
         self._generation += 1
         self._cache.clear()
         self._drawn.clear()
-        self.refresh()
 
-    def _update_styles(self) -> None:
-        colors = tree_colors(self.app.current_theme)
-        self._styles = {role: Style(color=value) for role, value in colors.items() if role != "selectedBg"}
+    def _selected_style(self) -> Style:
         # without colours (NO_COLOR) a background would turn grey or vanish: reverse video
         # keeps the cursor row visible in any terminal
-        self._selected_bg = (Style(reverse=True) if cast("LoomApp", self.app).monochrome
-                             else Style(bgcolor=colors["selectedBg"]))
+        if cast("LoomApp", self.app).monochrome:
+            return Style(reverse=True)
+        return self.role_style("selectedBg")
 
     def set_model(self, model: TreeModel) -> None:
         self.model = model
@@ -314,7 +310,7 @@ class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
         row = y + int(self.scroll_offset.y)
         if model is not None and not len(model) and row == 0 and width > 0:
             empty = "  No entries found" if (model.query or len(model.index.entries)) else "  No entries in this session"
-            return Strip([Segment(empty, self._styles.get("muted"))]).adjust_cell_length(width)
+            return Strip([Segment(empty, self.role_style("muted"))]).adjust_cell_length(width)
         if model is None or row >= len(model) or width <= 0:
             return Strip.blank(max(0, width))
         selected = row == model.selected
@@ -326,7 +322,7 @@ class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
                 strip = self._render_segments(segs, width, selected)
                 self._cache[key] = strip
         except Exception as exc:  # a broken entry must not take the app down
-            strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self._styles.get("error"))])
+            strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self.role_style("error"))])
             strip = strip.adjust_cell_length(width)
         return strip
 
@@ -346,14 +342,13 @@ class TreeView(LineScrollView, can_focus=True, inherit_bindings=False):
                 limit = max(4, min(limit, width - 6 - min(60, width // 2)))
             if len(prefix) > limit:
                 segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
-        styles = self._styles
-        base = styles.get("text", Style())
-        bg = self._selected_bg if selected else None
+        role_style = self.role_style  # unknown roles are drawn as text
+        bg = self._selected_style() if selected else None
         out: list[Segment] = []
         for role, text in segs:
             if not text:
                 continue
-            style = styles.get(role, base)
+            style = role_style(role)
             if bg is not None:
                 style = style + bg
                 if role == "text":
