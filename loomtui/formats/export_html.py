@@ -27,6 +27,7 @@ import html
 import os
 import secrets
 import zlib
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Callable
@@ -71,19 +72,45 @@ class HtmlExport:
 
 @dataclass
 class _Records:
-    """One record per line of a pi file, then one per entry that lives only in memory
-    (parallel lists). Lines stay bytes until their chunk is written: ``orjson`` parses them as
-    they are, and the decoding is shared by the processes that write the chunks."""
+    """One record per line of a pi file, then one per entry that lives only in memory.
 
-    raw: list[bytes] = field(default_factory=list)
+    The file stays one ``bytes`` object with its line starts: a chunk's lines are cut from it
+    by the process that writes the chunk (a forked child touches no per-line object of its
+    parent, so the memory stays shared), and ``orjson`` parses an entry's line as it is."""
+
+    data: bytes = b""
+    #: where each of the file's lines starts, then ``len(data) + 1``
+    starts: list[int] = field(default_factory=lambda: [0])
     entry: list[Entry | None] = field(default_factory=list)
-    #: the first ``in_file`` records are the file's lines
-    in_file: int = 0
-    #: an in-file entry's line, by the ``Entry`` object's ``id()`` (what the renderer loads)
-    line_of: dict[int, bytes] = field(default_factory=dict)
+    #: records that are not the file's line as it is: lines without system context, and the
+    #: entries that live only in memory (from ``in_file`` on)
+    replaced: dict[int, bytes] = field(default_factory=dict)
+
+    @property
+    def in_file(self) -> int:
+        return len(self.starts) - 1
 
     def __len__(self) -> int:
-        return len(self.raw)
+        return len(self.entry)
+
+    def lines(self, lo: int, hi: int) -> list[bytes]:
+        """Records ``lo`` … ``hi - 1``."""
+        top = min(hi, self.in_file)
+        out = self.data[self.starts[lo] : self.starts[top] - 1].split(b"\n") if lo < top else []
+        out += [self.replaced[i] for i in range(max(lo, top), hi)]
+        for i, line in self.replaced.items():
+            if lo <= i < top:
+                out[i - lo] = line
+        return out
+
+    def line_of(self, e: Entry) -> bytes | None:
+        """The record of an entry that has a line in the file, else None."""
+        starts = self.starts
+        i = bisect_left(starts, e.offset, 0, len(starts) - 1) if e.offset >= 0 else -1
+        if i < 0 or i >= len(starts) - 1 or starts[i] != e.offset or self.entry[i] is not e:
+            return None
+        line = self.replaced.get(i)
+        return line if line is not None else self.data[starts[i] : starts[i + 1] - 1]
 
 
 def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
@@ -105,24 +132,18 @@ def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records
     path = manager.path if manager.source_format == "pi" else None
     if path is not None:
         with open(path, "rb") as f:
-            data = f.read()
-        recs.raw = lines = data.split(b"\n")
-        del data
+            recs.data = data = f.read()
+        starts = recs.starts
+        find = data.find
+        pos = find(b"\n")
+        while pos >= 0:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        starts.append(len(data) + 1)
         by_offset = {e.offset: e for e in entries if e.offset >= 0 and e.data is None}
-        ents: list[Entry | None] = [None] * len(lines)
-        line_of = recs.line_of
-        offset = 0
-        get = by_offset.get
-        for i, line in enumerate(lines):
-            e = get(offset)
-            offset += len(line) + 1
-            if e is not None:
-                ents[i] = e
-                line_of[id(e)] = line
-        recs.entry = ents
+        recs.entry = list(map(by_offset.get, starts[:-1]))
         if no_system_context:
             _strip_lines(manager, recs)
-        recs.in_file = len(lines)
     else:
         src = manager.source_path
         if src and not no_system_context:
@@ -131,11 +152,12 @@ def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records
                     original = f.read()
             except OSError:
                 original = None
-    if len(recs.line_of) < len(entries):
+    placed = {id(e) for e in recs.entry if e is not None}
+    if len(placed) < len(entries):
         for e in entries:
-            if id(e) not in recs.line_of:
+            if id(e) not in placed:
                 full = manager.load(e)
-                recs.raw.append(js_json(_strip_system(full) if no_system_context else full).encode("utf-8"))
+                recs.replaced[len(recs.entry)] = js_json(_strip_system(full) if no_system_context else full).encode("utf-8")
                 recs.entry.append(e)
     return recs, original
 
@@ -144,9 +166,9 @@ def _strip_lines(manager: SessionManager, recs: _Records) -> None:
     """The lines that carry system context rewritten without it (and the header line, first)."""
     for i, e in enumerate(recs.entry):
         if e is not None and _has_system_context(e):
-            recs.raw[i] = recs.line_of[id(e)] = js_json(_strip_system(manager.load(e))).encode("utf-8")
-    if recs.raw and recs.entry[0] is None and recs.raw[0]:
-        recs.raw[0] = js_json(_strip_system(manager.header)).encode("utf-8")
+            recs.replaced[i] = js_json(_strip_system(manager.load(e))).encode("utf-8")
+    if recs.entry and recs.entry[0] is None and recs.starts[1] > 1:  # a header line, not empty
+        recs.replaced[0] = js_json(_strip_system(manager.header)).encode("utf-8")
 
 
 def _has_system_context(e: Entry) -> bool:
@@ -172,8 +194,9 @@ def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop:
     for k in range(start, stop):
         rows = []
         lo = k * CHUNK
-        for i in range(lo, min(lo + CHUNK, len(records))):
-            raw = records.raw[i].decode("utf-8", errors="replace")
+        hi = min(lo + CHUNK, len(records))
+        for i, line in zip(range(lo, hi), records.lines(lo, hi)):
+            raw = line.decode("utf-8", errors="replace")
             e = records.entry[i]
             if e is None:
                 rows.append((raw, "", 1 if i < in_file else 0, "", None))
@@ -248,7 +271,7 @@ def page_parts(
     if tool_calls is None:  # a call id repeats: the tree's order decides which call is meant
         model = TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
         tool_calls = model.flat.tool_calls
-    renderer = EntryRenderer(manager, tool_calls, no_system_context=no_system_context, raw_by_id=records.line_of)
+    renderer = EntryRenderer(manager, tool_calls, no_system_context=no_system_context, line_of=records.line_of)
 
     name = source_name or os.path.basename(manager.source_path or manager.path or "session")
     n_chunks = (len(records) + CHUNK - 1) // CHUNK

@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from html import escape
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -143,14 +144,14 @@ def kind_of(e: Entry) -> str:
 
 class RawLoader:
     """``SessionManager.load`` from the lines the export already holds (no file read per entry;
-    ``raw_by_id`` is keyed by the ``Entry`` object's ``id()``);
-    what the blocks ask of a manager: ``index`` and ``load``."""
+    ``line_of`` gives an entry's line, or None); what the blocks ask of a manager: ``index``
+    and ``load``."""
 
-    def __init__(self, manager: SessionManager, raw_by_id: dict[int, bytes]) -> None:
+    def __init__(self, manager: SessionManager, line_of: Callable[[Entry], bytes | None]) -> None:
         self.manager = manager
         self.index = manager.index
         self.source = manager.source  # asked once per entry: not through ``__getattr__``
-        self.raw_by_id = raw_by_id
+        self.line_of = line_of
         self._recent: dict[int, Any] = {}
 
     def __getattr__(self, name: str) -> Any:
@@ -164,7 +165,7 @@ class RawLoader:
         hit = self._recent.get(id(e))
         if hit is not None:
             return hit
-        raw = self.raw_by_id.get(id(e))
+        raw = self.line_of(e)
         obj: Any = None
         if raw is not None and e.data is None:
             try:
@@ -182,8 +183,8 @@ class EntryRenderer:
     """Turns entries into HTML records (one renderer per export; markdown-it loaded once)."""
 
     def __init__(self, manager: SessionManager, tool_calls: Any, *, no_system_context: bool = False,
-                 raw_by_id: dict[int, bytes] | None = None) -> None:
-        self.manager: Any = RawLoader(manager, raw_by_id or {})
+                 line_of: Callable[[Entry], bytes | None] | None = None) -> None:
+        self.manager: Any = RawLoader(manager, line_of or _no_line)
         self.tool_calls = tool_calls
         self.no_system_context = no_system_context
         self._md: Any = None  # markdown-it, loaded on the first text that needs it
@@ -372,6 +373,10 @@ class EntryRenderer:
 
     def _Header(self, b: B.Header) -> str:
         return ""
+
+
+def _no_line(_e: Entry) -> None:
+    return None
 
 
 def _nothing(_b: Any) -> str:
