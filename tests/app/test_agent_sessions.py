@@ -66,3 +66,29 @@ async def test_label_goes_to_the_store_and_the_file_is_untouched(claude_copy: Pa
         assert any("the session file is not touched" in n for n in notices(app))
     assert hashlib.sha256(claude_copy.read_bytes()).hexdigest() == before
     assert open_any(str(claude_copy)).index.label_of(target) == "the plan"
+
+
+async def test_the_browser_takes_over_the_tail_child_started_before_it(claude_copy: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``loomtui FILE`` starts the child for a big Claude file before Textual's threads; the
+    browser's read (in a worker thread, where no fork is allowed) uses its scan."""
+    from loomtui.formats import claude_split
+
+    merged: list[bool] = []
+    real = claude_split.merge
+
+    def merge(head: Any, tail: Any) -> bool:
+        merged.append(real(head, tail))
+        return merged[-1]
+
+    monkeypatch.setattr(claude_split, "merge", merge)
+    whole = open_any(str(claude_copy))
+    claude_split.prestart(str(claude_copy), 0.35, min_bytes=0)
+    app = make_app(claude_copy)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await browser(pilot)
+        assert merged == [True]
+        assert screen.manager is not None
+        assert [(e.id, e.parent_id, e.hidden) for e in screen.manager.index.entries] == [
+            (e.id, e.parent_id, e.hidden) for e in whole.index.entries]
+    assert claude_split.take(str(claude_copy)) is None
