@@ -113,7 +113,7 @@ print("ok", n)
 
 
 def test_big_trees_are_formatted_on_two_cpus_with_identical_output(tmp_path: Path) -> None:
-    """`loomtui tree` forks to format the second half of a big tree; the bytes are the same."""
+    """``write_lines`` asked to fork formats the second half in a child; the bytes are the same."""
     import os
     import subprocess
     import sys
