@@ -138,8 +138,11 @@ def test_no_memo_without_the_cache_for_old_or_small_files(cache: Path, session: 
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     plain(capsys, monkeypatch, str(session))
     assert not memo_file(session).exists()
-    v1 = tmp_path / "v1.jsonl"
-    v1.write_bytes((pi_dir / "pi-mono-large-session.jsonl").read_bytes())
+    v1 = tmp_path / "v1.jsonl"  # version 1: no version key, entries without ids
+    v1.write_text("".join(json.dumps(x) + "\n" for x in [
+        {"type": "session", "id": "v1-session", "timestamp": "2025-11-20T23:33:50.805Z", "cwd": "/srv/demo"},
+        *({"type": "message", "timestamp": "2025-11-20T23:34:00.000Z",
+           "message": {"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"}} for i in range(50))]))
     tree(capsys, str(v1))
     assert not memo_file(v1).exists()  # ids made while reading: nothing stable to keep
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", str(10 << 20))
