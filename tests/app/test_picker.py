@@ -188,6 +188,20 @@ async def test_rows_show_name_times_and_counts(sessions: dict[str, Path], tmp_pa
         assert header.split() == ["session", "created", "modified", "msgs", "branches"]
 
 
+async def test_a_huge_session_shows_its_estimated_counts(env: Path, tmp_path: Path) -> None:
+    from tests.session.test_catalog_window import write_hole_session
+
+    store = tmp_path / "huge" / "--home-user-webapp--"
+    store.mkdir(parents=True)
+    write_hole_session(store / "2026-02-01T10-00-00-000Z_hole.jsonl")  # 64 MB, read in two windows
+    app = HostApp([str(tmp_path / "huge")], only=True)
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        assert rows(picker) == [(PROJECT, 1, "/home/user/webapp"), (SESSION, 0, "screenshots of the dialog")]
+        *_, msgs, branches = line(picker, 1).split()
+        assert msgs.startswith("≈") and int(msgs[1:]) >= 3 and branches == "?"
+
+
 def test_format_when_is_short_for_recent_times() -> None:
     now = 1772442845.0  # 2026-03-02 09:14:05 UTC
     assert format_when(now - 3600, now) == "08:14"
