@@ -11,7 +11,8 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Iterator
+from typing import Any, BinaryIO, Callable
 
 from loomtui.session import indexcache, store, verify
 from loomtui.session.context import SessionContext, build_session_context
@@ -57,6 +58,8 @@ def branch_file_name(timestamp: str, session_id: str) -> str:
     return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
+#: a branch export writes its copy in pieces of about this many bytes
+WRITE_PIECE = 8 << 20
 #: most full entries ``SessionManager.load`` keeps decoded, and most bytes of their lines
 LOAD_CACHE_ENTRIES = 512
 LOAD_CACHE_BYTES = 32 << 20
@@ -422,17 +425,31 @@ class SessionManager:
         if out is None:
             base = dir or (os.path.dirname(source) if source else os.getcwd())
             out = os.path.join(base, branch_file_name(ts, sid))
-        lines = [js_json(header).encode()]
-        copied = self._verified_lines(kept)
-        digest = verify.digest(copied)
-        lines += copied
-        lines += [js_json(lab).encode() for lab in labels]
-        store.write_new_file(out, b"\n".join(lines) + b"\n")
+        copied: list[bytes] = []  # the digest of the copied spans, once written
+
+        def write_branch(f: BinaryIO) -> None:
+            # a piece at a time: the branch of a session of inline images may be gigabytes
+            fd = f.fileno()
+            buf = bytearray(js_json(header).encode() + b"\n")
+
+            def written() -> Iterator[bytes]:
+                for line in self._verified_line_iter(kept):
+                    buf.extend(line + b"\n")
+                    if len(buf) >= WRITE_PIECE:
+                        store.write_fully(fd, bytes(buf))
+                        buf.clear()
+                    yield line
+
+            copied.append(verify.digest(written()))
+            buf.extend(b"".join(js_json(lab).encode() + b"\n" for lab in labels))
+            store.write_fully(fd, bytes(buf))
+
+        store.write_new_file_with(out, write_branch)
         if self.path is not None and self._mark is not None:
             # the copy was checked; the source must still hold the same bytes (size, tail, and a
             # hash of every copied span) now that the new file exists, or the new file goes
             try:
-                if verify.digest(self._verified_lines(kept)) != digest:
+                if verify.digest(self._verified_line_iter(kept)) != copied[0]:
                     raise WriteConflict(f"{self.path} changed while the branch was exported; nothing was written")
             except LoomError:
                 os.unlink(out)
@@ -447,9 +464,13 @@ class SessionManager:
     def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
         """The lines of ``entries`` as they are in the file now, checked against what was read
         (``verify.lines``); serialised for entries that live in memory."""
+        return list(self._verified_line_iter(entries))
+
+    def _verified_line_iter(self, entries: list[Entry]) -> Iterator[bytes]:
+        """``_verified_lines`` one at a time."""
         if self.path is None or self._mark is None:
-            return [self.raw_line(e) for e in entries]
-        return verify.lines(self.path, self._mark, self.state.lines, self.header, entries, self.raw_line)
+            return (self.raw_line(e) for e in entries)
+        return verify.iter_lines(self.path, self._mark, self.state.lines, self.header, entries, self.raw_line)
 
     # live follow --------------------------------------------------------------------------
     def refresh(self) -> list[Entry]:

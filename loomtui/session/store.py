@@ -151,7 +151,13 @@ def _temp_sibling(directory: str) -> tuple[int, str]:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd`` and fsync; OSError (ENOSPC…) when that fails.
+    """Write all of ``data`` to ``fd`` and fsync; OSError (ENOSPC…) when that fails."""
+    write_fully(fd, data)
+    os.fsync(fd)
+
+
+def write_fully(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd``; OSError (ENOSPC…) when that fails.
 
     ``os.write`` rather than a buffered file: a short write is seen, and it is what the fault
     tests can make fail."""
@@ -161,7 +167,6 @@ def _write_all(fd: int, data: bytes) -> None:
         if n <= 0:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         view = view[n:]
-    os.fsync(fd)
 
 
 def _unlink_quietly(path: str) -> None:

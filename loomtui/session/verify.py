@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from loomtui.session import store
@@ -51,14 +51,20 @@ def lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_heade
     was indexed, or when a span no longer holds the entry the index has there — the same id,
     parent and type — so a copy never takes a torn line or another session's entry.
     """
+    return list(iter_lines(path, mark, infos, expected_header, entries, raw_line))
+
+
+def iter_lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_header: dict[str, Any],
+               entries: list[Entry], raw_line: Callable[[Entry], bytes]) -> Iterator[bytes]:
+    """``lines`` one at a time (a copy of a huge branch never sits in memory whole); the file's
+    tail and header are checked before the first line, each line as it is read."""
     store.check_unchanged_prefix(path, mark)
     header(path, infos, expected_header)
     fd = open_regular(path)
     try:
-        out = []
         for e in entries:
             if e.data is not None or e.offset < 0:
-                out.append(raw_line(e))
+                yield raw_line(e)
                 continue
             raw = os.pread(fd, e.size, e.offset)
             if not holds(raw, e):
@@ -66,13 +72,12 @@ def lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_heade
                     f"{path} was rewritten by another program (line {e.line} no longer holds entry "
                     f"{e.id}); reopen it; nothing was written"
                 )
-            out.append(raw.rstrip(b"\r\n\t "))
-        return out
+            yield raw.rstrip(b"\r\n\t ")
     finally:
         os.close(fd)
 
 
-def digest(spans: list[bytes]) -> bytes:
+def digest(spans: Iterable[bytes]) -> bytes:
     """A hash of copied spans (each with its length, so boundaries count)."""
     h = hashlib.blake2b(digest_size=16)
     for span in spans:

@@ -111,13 +111,13 @@ def test_export_branch_cli_on_a_file_swapped_between_read_and_write(pi_copy, tmp
     replaced = _other_session_same_size(path)
     from loomtui.session import store
 
-    real = store.write_new_file
+    real = store.write_new_file_with
 
-    def swap_then_write(out, data, mode=None):
+    def swap_then_write(out, fill, mode=None):
         _rewrite_same_size_same_mtime(path, replaced)
-        return real(out, data, mode)
+        return real(out, fill, mode)
 
-    monkeypatch.setattr(store, "write_new_file", swap_then_write)
+    monkeypatch.setattr(store, "write_new_file_with", swap_then_write)
     code, out, err = run_cli(capsys, "export-branch", str(path), "--leaf", leaf, "--dir", str(tmp_path))
     assert (code, out) == (2, "") and "rewritten" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
@@ -137,13 +137,13 @@ def test_export_branch_refuses_a_copied_span_whose_text_changed_while_writing(pi
     changed = original[:at] + bytes([original[at] ^ 0x01]) + original[at + 1:]
     from loomtui.session import store
 
-    real = store.write_new_file
+    real = store.write_new_file_with
 
-    def edit_then_write(out, data, mode=None):
-        real(out, data, mode)
+    def edit_then_write(out, fill, mode=None):
+        real(out, fill, mode)
         _rewrite_same_size_same_mtime(path, changed)
 
-    monkeypatch.setattr(store, "write_new_file", edit_then_write)
+    monkeypatch.setattr(store, "write_new_file_with", edit_then_write)
     out = tmp_path / "branch.jsonl"
     with pytest.raises(WriteConflict):
         sm.create_branched_session(leaf, out=str(out))

@@ -197,3 +197,28 @@ def test_the_persistent_index_of_an_image_session_holds_no_image_data(
     assert all(p[1000:1064].encode() not in stored for p in payloads)
     warm = SessionManager.open(str(path))
     assert [_slot_values(e) for e in warm.index.entries] == [_slot_values(e) for e in cold.index.entries]
+
+
+def test_a_branch_export_is_written_a_piece_at_a_time(image_session: tuple[Path, list[str]], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.session import store
+
+    path, _ = image_session
+    sm = SessionManager.open(str(path))
+    leaf = sm.index.entries[-1]
+    pieces: list[int] = []
+    real = store.write_fully
+
+    def write_fully(fd: int, data: bytes) -> None:
+        pieces.append(len(data))
+        real(fd, data)
+
+    monkeypatch.setattr(store, "write_fully", write_fully)
+    monkeypatch.setattr(manager_mod, "WRITE_PIECE", 200_000)
+    out = sm.create_branched_session(leaf.id, out=str(tmp_path / "branch.jsonl"))
+    longest = max(e.size for e in sm.index.entries)
+    assert len(pieces) > 5 and max(pieces) < 200_000 + longest + 2
+    written = Path(out).read_bytes().split(b"\n")
+    assert json.loads(written[0])["parentSession"] == str(path)
+    source = path.read_bytes()
+    assert written[1:-1] == [source[e.offset:e.offset + e.size] for e in sm.index.path_to(leaf.id)]
