@@ -261,59 +261,54 @@ class SessionIndex:
 
     def _break_cycles(self) -> None:
         """Entries not reachable from a root sit on (or below) a parentId cycle."""
-        reached = 0
-        stack = list(self.roots)
-        children = self._children
-        while stack:
-            e = stack.pop()
-            reached += 1
-            kids = children.get(e.id)
-            if kids:
-                stack.extend(kids)
-        if reached == len(self.entries):
-            return
         seen: set[str] = set()
-        stack = list(self.roots)
-        while stack:
-            e = stack.pop()
-            seen.add(e.id)
-            kids = children.get(e.id)
-            if kids:
-                stack.extend(kids)
+        self._mark_reachable(list(self.roots), seen)
+        if len(seen) == len(self.entries):
+            return
         for e in self.entries:
             if e.id in seen:
                 continue
-            # walk up until a repeat: that repeat starts the cycle
-            path: list[Entry] = []
-            on_path: set[str] = set()
-            cur: Entry | None = e
-            while cur is not None and cur.id not in seen and cur.id not in on_path:
-                path.append(cur)
-                on_path.add(cur.id)
-                cur = self.by_id.get(cur.parent_id) if cur.parent_id is not None else None
-            if cur is not None and cur.id in on_path:
-                cycle = path[path.index(cur):]
-                for c in cycle:
-                    parent = c.parent_id
-                    kids = children.get(parent) if parent is not None else None
-                    if kids is not None:
-                        kids[:] = [k for k in kids if k is not c]
-                    self.roots.append(c)
-                    self._root_set.add(c.id)
-                    self.diagnostics.append(
-                        Diagnostic(c.line, f"entry {c.id!r} is on a parentId cycle; shown as a root")
-                    )
-                self.roots.sort(key=lambda r: r.index)
-            # mark everything reachable from the new roots
-            stack = [c for c in path]
-            while stack:
-                x = stack.pop()
-                if x.id in seen:
-                    continue
-                seen.add(x.id)
-                kids = children.get(x.id)
-                if kids:
-                    stack.extend(kids)
+            path, cur = self._walk_up(e, seen)
+            if cur is not None and cur.id not in seen:
+                # the repeat starts the cycle: each entry on it becomes a root
+                self._make_roots(path[path.index(cur):])
+            self._mark_reachable(list(path), seen)
+
+    def _mark_reachable(self, stack: list[Entry], seen: set[str]) -> None:
+        """Add to ``seen`` every entry under ``stack``'s entries (not crossing ``seen`` ones)."""
+        children = self._children
+        while stack:
+            x = stack.pop()
+            if x.id in seen:
+                continue
+            seen.add(x.id)
+            kids = children.get(x.id)
+            if kids:
+                stack.extend(kids)
+
+    def _walk_up(self, e: Entry, seen: set[str]) -> tuple[list[Entry], Entry | None]:
+        """Parents from ``e`` up to a reached entry, a missing parent or a repeat on the path (the
+        one returned with the path: a repeat is neither None nor in ``seen``)."""
+        path: list[Entry] = []
+        on_path: set[str] = set()
+        cur: Entry | None = e
+        while cur is not None and cur.id not in seen and cur.id not in on_path:
+            path.append(cur)
+            on_path.add(cur.id)
+            cur = self.by_id.get(cur.parent_id) if cur.parent_id is not None else None
+        return path, cur
+
+    def _make_roots(self, cycle: list[Entry]) -> None:
+        children = self._children
+        for c in cycle:
+            parent = c.parent_id
+            kids = children.get(parent) if parent is not None else None
+            if kids is not None:
+                kids[:] = [k for k in kids if k is not c]
+            self.roots.append(c)
+            self._root_set.add(c.id)
+            self.diagnostics.append(Diagnostic(c.line, f"entry {c.id!r} is on a parentId cycle; shown as a root"))
+        self.roots.sort(key=lambda r: r.index)
 
     # queries ------------------------------------------------------------------------------
     def parent_of(self, e: Entry) -> Entry | None:

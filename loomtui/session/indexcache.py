@@ -184,44 +184,55 @@ def load(path: str, fd: int) -> Cached | None:
     reap(block=True)  # an index this process is still writing is worth the wait
     name = cache_path(path)
     try:
-        st = os.fstat(fd)
         got = _read_checked(name, MAGIC)
-        if got is None:
-            return None
-        base_sum, payload = got
-        (fmt, fields, apath, dev, ino, size, mtime_ns, consumed, head_h, tail_h, header, title, version, line_no,
-         parsed, infos, diags, columns) = payload
-        if fmt != FORMAT or tuple(fields) != FIELDS or apath != os.path.abspath(path):
-            return None
-        if (st.st_dev, st.st_ino) != (dev, ino) or st.st_size < size or not (0 <= consumed <= size):
-            return None
-        if _edge_hashes(fd, size) != (head_h, tail_h):
-            return None  # rewritten in place (same inode, different bytes)
-        if not isinstance(header, dict) or version < 3 or len(columns) != len(FIELDS):
-            return None
-        unchanged = st.st_size == size and st.st_mtime_ns == mtime_ns
-        base_count = len(columns[0])
-        more: Any = None
-        delta = _read_checked(name[: -len(SUFFIX)] + DELTA_SUFFIX, DELTA_MAGIC)
-        if delta is not None:
-            (dfmt, dsum, dsize, dmtime, dconsumed, dtail, dtitle, dline_no, dparsed, dinfos, ddiags,
-             dcolumns) = delta[1]
-            if (dfmt == FORMAT and dsum == base_sum and size <= dconsumed == dsize <= st.st_size
-                    and len(dcolumns) == len(FIELDS) and _edge_hashes(fd, dsize)[1] == dtail):
-                consumed, title, line_no, parsed, infos, diags = dconsumed, dtitle, dline_no, dparsed, dinfos, ddiags
-                unchanged = st.st_size == dsize and st.st_mtime_ns == dmtime
-                more = dcolumns
-        state = _state(header, title, version, line_no, parsed, infos, diags)
-        entries = _entries_from_columns(columns, 0)
-        if more is not None:
-            entries += _entries_from_columns(more, 0)
+        cached = None if got is None else _restore(path, fd, name, *got)
     except (EOFError, ValueError, TypeError, OSError):
+        return None
+    if cached is None:
         return None
     try:
         os.utime(name)  # recently used (the LRU order)
     except OSError:
         pass
-    return Cached(state, entries, consumed, unchanged, base_sum, base_count)
+    return cached
+
+
+def _restore(path: str, fd: int, name: str, base_sum: bytes, payload: Any) -> Cached | None:
+    """The index a verified cache file holds (plus its delta file when that verifies too), or
+    None when the file it describes is no longer the file open as ``fd``."""
+    st = os.fstat(fd)
+    (fmt, fields, apath, dev, ino, size, mtime_ns, consumed, head_h, tail_h, header, title, version, line_no,
+     parsed, infos, diags, columns) = payload
+    if fmt != FORMAT or tuple(fields) != FIELDS or apath != os.path.abspath(path):
+        return None
+    if (st.st_dev, st.st_ino) != (dev, ino) or st.st_size < size or not (0 <= consumed <= size):
+        return None
+    if _edge_hashes(fd, size) != (head_h, tail_h):
+        return None  # rewritten in place (same inode, different bytes)
+    if not isinstance(header, dict) or version < 3 or len(columns) != len(FIELDS):
+        return None
+    unchanged = st.st_size == size and st.st_mtime_ns == mtime_ns
+    entries = _entries_from_columns(columns, 0)
+    delta = _read_delta(name, fd, st, base_sum, size)
+    if delta is not None:
+        consumed, title, line_no, parsed, infos, diags, more, unchanged = delta
+        entries += _entries_from_columns(more, 0)
+    state = _state(header, title, version, line_no, parsed, infos, diags)
+    return Cached(state, entries, consumed, unchanged, base_sum, len(columns[0]))
+
+
+def _read_delta(name: str, fd: int, st: os.stat_result, base_sum: bytes, size: int) -> tuple[Any, ...] | None:
+    """(consumed, title, line_no, parsed, infos, diags, columns, unchanged) from the delta file
+    of the base cache ``base_sum`` (``size`` bytes indexed), None when there is none that fits."""
+    delta = _read_checked(name[: -len(SUFFIX)] + DELTA_SUFFIX, DELTA_MAGIC)
+    if delta is None:
+        return None
+    (dfmt, dsum, dsize, dmtime, dconsumed, dtail, dtitle, dline_no, dparsed, dinfos, ddiags, dcolumns) = delta[1]
+    if not (dfmt == FORMAT and dsum == base_sum and size <= dconsumed == dsize <= st.st_size
+            and len(dcolumns) == len(FIELDS) and _edge_hashes(fd, dsize)[1] == dtail):
+        return None
+    unchanged = st.st_size == dsize and st.st_mtime_ns == dmtime
+    return dconsumed, dtitle, dline_no, dparsed, dinfos, ddiags, dcolumns, unchanged
 
 
 def save_delta(path: str, fd: int, state: ParseState, entries: list[Entry], consumed: int, base: Cached) -> bool:

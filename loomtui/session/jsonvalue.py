@@ -100,73 +100,88 @@ _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 def iterative_loads(text: str, parse_int: Any = int, parse_float: Any = float) -> Any:
     """A JSON parser without recursion: any depth in memory proportional to the document
     (the C codec recurses, ~200 bytes of stack a level). Same values as ``json.loads``."""
-    ws = _ws_end
-    number = _NUMBER.match
-    n = len(text)
-    idx = ws(text, 0)
+    idx = _ws_end(text, 0)
     stack: list[list[Any]] = []  # [container, pending key]
     while True:
         c = text[idx : idx + 1]
-        if c == "{":
-            idx = ws(text, idx + 1)
-            if text[idx : idx + 1] == "}":
-                value: Any = {}
-                idx += 1
-            else:
-                key, idx = _key(text, idx)
-                stack.append([{}, key])
-                idx = ws(text, idx)
+        if c == "{" or c == "[":
+            value, idx = _open(text, idx, c, stack)
+            if value is _OPENED:
                 continue
-        elif c == "[":
-            idx = ws(text, idx + 1)
-            if text[idx : idx + 1] == "]":
-                value = []
-                idx += 1
-            else:
-                stack.append([[], None])
-                continue
-        elif c == '"':
-            value, idx = scanstring(text, idx + 1, True)
-        elif c == "n" and text.startswith("null", idx):
-            value, idx = None, idx + 4
-        elif c == "t" and text.startswith("true", idx):
-            value, idx = True, idx + 4
-        elif c == "f" and text.startswith("false", idx):
-            value, idx = False, idx + 5
         else:
-            m = number(text, idx)
-            if m is None or not c:
-                raise ValueError(f"not JSON at character {idx}")
-            i, frac, exp = m.groups()
-            value = parse_float(m.group()) if frac or exp else parse_int(i)
-            idx = m.end()
+            value, idx = _scalar(text, idx, c, parse_int, parse_float)
         # a value is complete: hand it to the open containers, closing those that end here
-        while True:
-            if not stack:
-                idx = ws(text, idx)
-                if idx != n:
-                    raise ValueError(f"extra data at character {idx}")
-                return value
-            top = stack[-1]
-            container = top[0]
-            if type(container) is dict:
-                container[top[1]] = value
-            else:
-                container.append(value)
-            idx = ws(text, idx)
-            ch = text[idx : idx + 1]
-            if ch == ",":
-                idx = ws(text, idx + 1)
-                if type(container) is dict:
-                    top[1], idx = _key(text, idx)
-                    idx = ws(text, idx)
-                break
-            if ch == ("}" if type(container) is dict else "]"):
-                idx += 1
-                stack.pop()
-                value = container
-                continue
+        done, value, idx = _close(text, idx, value, stack)
+        if done:
+            return value
+
+
+#: what ``_open`` returns when a container stays open (its first element or key follows)
+_OPENED = object()
+
+
+def _open(text: str, idx: int, c: str, stack: list[list[Any]]) -> tuple[Any, int]:
+    """At ``{`` or ``[``: an empty container (complete), or push a new one and return ``_OPENED``."""
+    idx = _ws_end(text, idx + 1)
+    if c == "{":
+        if text[idx : idx + 1] == "}":
+            return {}, idx + 1
+        key, idx = _key(text, idx)
+        stack.append([{}, key])
+        return _OPENED, _ws_end(text, idx)
+    if text[idx : idx + 1] == "]":
+        return [], idx + 1
+    stack.append([[], None])
+    return _OPENED, idx
+
+
+def _scalar(text: str, idx: int, c: str, parse_int: Any, parse_float: Any) -> tuple[Any, int]:
+    """A string, literal or number starting at ``idx`` (``c`` is its first character)."""
+    if c == '"':
+        return scanstring(text, idx + 1, True)
+    for word, literal in _LITERALS:
+        if c == word[0] and text.startswith(word, idx):
+            return literal, idx + len(word)
+    m = _NUMBER.match(text, idx)
+    if m is None or not c:
+        raise ValueError(f"not JSON at character {idx}")
+    i, frac, exp = m.groups()
+    return (parse_float(m.group()) if frac or exp else parse_int(i)), m.end()
+
+
+_LITERALS = (("null", None), ("true", True), ("false", False))
+
+
+def _close(text: str, idx: int, value: Any, stack: list[list[Any]]) -> tuple[bool, Any, int]:
+    """Put a complete ``value`` into the open containers, closing those that end here.
+
+    (True, the document, end) when the outermost value is complete; else (False, _, index of
+    the next value)."""
+    while stack:
+        top = stack[-1]
+        container = top[0]
+        is_dict = type(container) is dict
+        if is_dict:
+            container[top[1]] = value
+        else:
+            container.append(value)
+        idx = _ws_end(text, idx)
+        ch = text[idx : idx + 1]
+        if ch == ",":
+            idx = _ws_end(text, idx + 1)
+            if is_dict:
+                top[1], idx = _key(text, idx)
+                idx = _ws_end(text, idx)
+            return False, None, idx
+        if ch != ("}" if is_dict else "]"):
             raise ValueError(f"expected , or a closing bracket at character {idx}")
+        idx += 1
+        stack.pop()
+        value = container
+    idx = _ws_end(text, idx)
+    if idx != len(text):
+        raise ValueError(f"extra data at character {idx}")
+    return True, value, idx
 
 
 def _key(text: str, idx: int) -> tuple[str, int]:

@@ -6,7 +6,7 @@ alignment key (``user``, ``assistant``, ``tool:read``, …) and the entry's tran
 Identical items are matched first (a sequence match on content signatures), the gaps between
 them are paired by order and key, so a user message faces a user message and a ``read`` result a
 ``read`` result. Word-level changes are computed only for the pairs a screen shows
-(``word_diff``), which keeps the first screen of two 5k-entry branches fast.
+(``compare_words.word_diff``), which keeps the first screen of two 5k-entry branches fast.
 
 Nothing here depends on the source kind: everything is read through the session model
 (``SessionManager.index`` and the decoded entries), which every adapter fills.
@@ -17,10 +17,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from bisect import bisect_left
-from difflib import SequenceMatcher
 from typing import Any, NamedTuple
 
 from loomtui.session.entries import Entry, content_text
@@ -279,88 +278,124 @@ def _item(e: Entry, obj: dict[str, Any], home: str, t: Totals, files: dict[str, 
     et = e.type
     if et in SKIPPED_TYPES:
         return None
-    error = False
     if et == "message":
         msg = obj.get("message")
         msg = msg if isinstance(msg, dict) else {}
         r = msg.get("role")
         role: str = r if isinstance(r, str) else "message"
-        content = msg.get("content")
-        if role == "user":
-            t.user_messages += 1
-            key = head = "user"
-            text = content_text(content, None)
-        elif role == "assistant":
-            t.turns += 1
-            tokens, cost = _usage(msg)
-            t.tokens += tokens
-            t.cost += cost
-            key = head = "assistant"
-            parts = [content_text(content, None)] if content else []
-            for block in content if isinstance(content, list) else ():
-                if isinstance(block, dict) and block.get("type") == "toolCall":
-                    name = block.get("name")
-                    args = block.get("arguments")
-                    t.tool_calls += 1
-                    if isinstance(name, str) and name.lower() in EDIT_TOOLS:
-                        for f in _files_of_call(name, args):
-                            files.setdefault(f, None)
-                    parts.append("→ " + format_tool_call(name, args, home))
-            err = msg.get("errorMessage")
-            if msg.get("stopReason") == "error" or (isinstance(err, str) and err):
-                error = True
-                parts.append(f"error: {err}" if isinstance(err, str) and err else "error")
-            elif msg.get("stopReason") == "aborted":
-                parts.append("(aborted)")
-            text = "\n".join(p for p in parts if p) or "(no content)"
-        elif role == "toolResult":
-            name = msg.get("toolName")
-            name = name if isinstance(name, str) and name else "tool"
-            key = f"tool:{name}"
-            head = f"{name} result"
-            error = msg.get("isError") is True
-            text = content_text(content, None)
-        elif role == "bashExecution":
-            key = head = "bash"
-            cmd = msg.get("command")
-            out = msg.get("output")
-            code = msg.get("exitCode")
-            error = isinstance(code, int) and not isinstance(code, bool) and code != 0
-            text = f"$ {cmd if isinstance(cmd, str) else ''}"
-            if isinstance(out, str) and out:
-                text += "\n" + out
-            if error:
-                text += f"\n(exit code {code})"
-        else:
-            key = head = role
-            text = content_text(content, None) if content else ""
-    elif et == "custom_message":
-        ct = obj.get("customType")
-        key = head = f"[{ct}]" if isinstance(ct, str) else "[custom]"
-        text = content_text(obj.get("content"), None)
-    elif et == "compaction":
-        key = head = "compaction"
-        tb = obj.get("tokensBefore")
-        summary = obj.get("summary")
-        text = (f"[{int(_num(tb) / 1000 + 0.5)}k tokens before]\n" if tb is not None else "") + (
-            summary if isinstance(summary, str) else "")
-    elif et == "branch_summary":
-        key = head = "branch summary"
-        s = obj.get("summary")
-        text = s if isinstance(s, str) else ""
-    elif et == "model_change":
-        key = head = "model"
-        model = obj.get("modelId", obj.get("model"))
-        text = f"{obj.get('provider')}/{model}" if obj.get("provider") else str(model)
-    elif et == "thinking_level_change":
-        key = head = "thinking"
-        text = str(obj.get("thinkingLevel"))
+        build = _MESSAGE_ITEMS.get(role)
+        key, head, text, error = build(msg, home, t, files) if build is not None else _other_message(role, msg)
     else:
-        key = head = et or "entry"
-        text = ""
+        entry_item = _ENTRY_ITEMS.get(et)
+        key, head, text, error = entry_item(obj) if entry_item is not None else (et or "entry", et or "entry", "", False)
     if error:
         t.errors += 1
     return Item(e, key, head, _cap(text), error, hash((key, text, error)))
+
+
+#: (alignment key, column heading, text, is an error) of one entry
+_ItemParts = tuple[str, str, str, bool]
+
+
+def _user_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
+    t.user_messages += 1
+    return "user", "user", content_text(msg.get("content"), None), False
+
+
+def _assistant_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
+    t.turns += 1
+    tokens, cost = _usage(msg)
+    t.tokens += tokens
+    t.cost += cost
+    content = msg.get("content")
+    parts = [content_text(content, None)] if content else []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "toolCall":
+            parts.append(_tool_call_line(block, home, t, files))
+    err = msg.get("errorMessage")
+    error = False
+    if msg.get("stopReason") == "error" or (isinstance(err, str) and err):
+        error = True
+        parts.append(f"error: {err}" if isinstance(err, str) and err else "error")
+    elif msg.get("stopReason") == "aborted":
+        parts.append("(aborted)")
+    return "assistant", "assistant", "\n".join(p for p in parts if p) or "(no content)", error
+
+
+def _tool_call_line(block: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> str:
+    """``→ [edit: x.py]``, counting the call and the files an edit tool touches."""
+    name = block.get("name")
+    args = block.get("arguments")
+    t.tool_calls += 1
+    if isinstance(name, str) and name.lower() in EDIT_TOOLS:
+        for f in _files_of_call(name, args):
+            files.setdefault(f, None)
+    return "→ " + format_tool_call(name, args, home)
+
+
+def _tool_result_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
+    name = msg.get("toolName")
+    name = name if isinstance(name, str) and name else "tool"
+    return f"tool:{name}", f"{name} result", content_text(msg.get("content"), None), msg.get("isError") is True
+
+
+def _bash_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
+    cmd = msg.get("command")
+    out = msg.get("output")
+    code = msg.get("exitCode")
+    error = isinstance(code, int) and not isinstance(code, bool) and code != 0
+    text = f"$ {cmd if isinstance(cmd, str) else ''}"
+    if isinstance(out, str) and out:
+        text += "\n" + out
+    if error:
+        text += f"\n(exit code {code})"
+    return "bash", "bash", text, error
+
+
+def _other_message(role: str, msg: dict[str, Any]) -> _ItemParts:
+    content = msg.get("content")
+    return role, role, content_text(content, None) if content else "", False
+
+
+_MESSAGE_ITEMS: dict[str, Callable[[dict[str, Any], str, Totals, dict[str, None]], _ItemParts]] = {
+    "user": _user_item,
+    "assistant": _assistant_item,
+    "toolResult": _tool_result_item,
+    "bashExecution": _bash_item,
+}
+
+
+def _custom_item(obj: dict[str, Any]) -> _ItemParts:
+    ct = obj.get("customType")
+    key = f"[{ct}]" if isinstance(ct, str) else "[custom]"
+    return key, key, content_text(obj.get("content"), None), False
+
+
+def _compaction_item(obj: dict[str, Any]) -> _ItemParts:
+    tb = obj.get("tokensBefore")
+    summary = obj.get("summary")
+    text = (f"[{int(_num(tb) / 1000 + 0.5)}k tokens before]\n" if tb is not None else "") + (
+        summary if isinstance(summary, str) else "")
+    return "compaction", "compaction", text, False
+
+
+def _branch_summary_item(obj: dict[str, Any]) -> _ItemParts:
+    s = obj.get("summary")
+    return "branch summary", "branch summary", s if isinstance(s, str) else "", False
+
+
+def _model_item(obj: dict[str, Any]) -> _ItemParts:
+    model = obj.get("modelId", obj.get("model"))
+    return "model", "model", f"{obj.get('provider')}/{model}" if obj.get("provider") else str(model), False
+
+
+_ENTRY_ITEMS: dict[str, Callable[[dict[str, Any]], _ItemParts]] = {
+    "custom_message": _custom_item,
+    "compaction": _compaction_item,
+    "branch_summary": _branch_summary_item,
+    "model_change": _model_item,
+    "thinking_level_change": lambda obj: ("thinking", "thinking", str(obj.get("thinkingLevel")), False),
+}
 
 
 # aligning -------------------------------------------------------------------------------
@@ -407,40 +442,52 @@ def _anchor(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int
         bhi -= 1
         tail.append((ahi, bhi))
     if alo < ahi and blo < bhi and depth < 100:  # deeper gaps are left to the gap aligner
-        count: dict[int, list[int]] = {}
-        for i in range(alo, ahi):
-            c = count.get(sa[i])
-            if c is None:
-                count[sa[i]] = [1, 0, i, -1]
-            else:
-                c[0] += 1
-        for j in range(blo, bhi):
-            c = count.get(sb[j])
-            if c is not None:
-                c[1] += 1
-                c[3] = j
-        anchors = sorted((c[2], c[3]) for c in count.values() if c[0] == 1 and c[1] == 1)
-        chain = _longest_increasing(anchors)
-        i, j = alo, blo
-        for ai, bj in chain:
-            if ai < i or bj < j:
-                continue  # swallowed by the extension of the previous anchor
-            # extend the anchor backwards over equal neighbours, then recurse into the gap before it
-            s, t = ai, bj
-            while s > i and t > j and sa[s - 1] == sb[t - 1]:
-                s -= 1
-                t -= 1
-            if (s, t) != (i, j):
-                _anchor(sa, sb, i, s, j, t, out, depth + 1)
-            out.extend(zip(range(s, ai + 1), range(t, bj + 1)))
-            i, j = ai + 1, bj + 1
-            while i < ahi and j < bhi and sa[i] == sb[j]:
-                out.append((i, j))
-                i += 1
-                j += 1
-        if chain and (i < ahi and j < bhi):
-            _anchor(sa, sb, i, ahi, j, bhi, out, depth + 1)
+        _match_between_anchors(sa, sb, alo, ahi, blo, bhi, out, depth)
     out.extend(reversed(tail))
+
+
+def _unique_anchors(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+    """(i, j) of the signatures found exactly once in ``sa[alo:ahi]`` and once in
+    ``sb[blo:bhi]``, sorted by i."""
+    count: dict[int, list[int]] = {}
+    for i in range(alo, ahi):
+        c = count.get(sa[i])
+        if c is None:
+            count[sa[i]] = [1, 0, i, -1]
+        else:
+            c[0] += 1
+    for j in range(blo, bhi):
+        c = count.get(sb[j])
+        if c is not None:
+            c[1] += 1
+            c[3] = j
+    return sorted((c[2], c[3]) for c in count.values() if c[0] == 1 and c[1] == 1)
+
+
+def _match_between_anchors(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int,
+                           out: list[tuple[int, int]], depth: int) -> None:
+    """The patience step of ``_anchor``: keep the longest increasing run of unique anchors,
+    extend each over equal neighbours, recurse into the gaps between them."""
+    chain = _longest_increasing(_unique_anchors(sa, sb, alo, ahi, blo, bhi))
+    i, j = alo, blo
+    for ai, bj in chain:
+        if ai < i or bj < j:
+            continue  # swallowed by the extension of the previous anchor
+        # extend the anchor backwards over equal neighbours, then recurse into the gap before it
+        s, t = ai, bj
+        while s > i and t > j and sa[s - 1] == sb[t - 1]:
+            s -= 1
+            t -= 1
+        if (s, t) != (i, j):
+            _anchor(sa, sb, i, s, j, t, out, depth + 1)
+        out.extend(zip(range(s, ai + 1), range(t, bj + 1)))
+        i, j = ai + 1, bj + 1
+        while i < ahi and j < bhi and sa[i] == sb[j]:
+            out.append((i, j))
+            i += 1
+            j += 1
+    if chain and (i < ahi and j < bhi):
+        _anchor(sa, sb, i, ahi, j, bhi, out, depth + 1)
 
 
 def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -519,65 +566,3 @@ def fold_pairs(pairs: Sequence[Pair], context: int = 2, unfolded: set[int] | Non
             out.extend(range(i, j))
         i = j
     return out
-
-
-# word changes ---------------------------------------------------------------------------
-_WORD = re.compile(r"\w+\s*|[^\w\s]\s*|\s+")
-#: longest token lists diffed word by word; past it, the rest is marked changed as a whole
-WORD_LIMIT = 3000
-
-Span = tuple[bool, str]  # (changed, text)
-
-
-def word_diff(a: str, b: str) -> tuple[list[Span], list[Span]]:
-    """``a`` and ``b`` as spans, the words that differ marked changed."""
-    if a == b:
-        return [(False, a)], [(False, b)]
-    ta = _WORD.findall(a)
-    tb = _WORD.findall(b)
-    rest_a = "".join(ta[WORD_LIMIT:])
-    rest_b = "".join(tb[WORD_LIMIT:])
-    ta, tb = ta[:WORD_LIMIT], tb[:WORD_LIMIT]
-    sa: list[Span] = []
-    sb: list[Span] = []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, ta, tb).get_opcodes():
-        if tag == "equal":
-            sa.append((False, "".join(ta[i1:i2])))
-            sb.append((False, "".join(tb[j1:j2])))
-        else:
-            if i2 > i1:
-                sa.append((True, "".join(ta[i1:i2])))
-            if j2 > j1:
-                sb.append((True, "".join(tb[j1:j2])))
-    if rest_a or rest_b:
-        same = rest_a == rest_b
-        if rest_a:
-            sa.append((not same, rest_a))
-        if rest_b:
-            sb.append((not same, rest_b))
-    return _merge(sa), _merge(sb)
-
-
-def _merge(spans: list[Span]) -> list[Span]:
-    out: list[Span] = []
-    for changed, text in spans:
-        if not text:
-            continue
-        if out and out[-1][0] == changed:
-            out[-1] = (changed, out[-1][1] + text)
-        else:
-            out.append((changed, text))
-    return out
-
-
-def span_lines(spans: list[Span]) -> list[list[Span]]:
-    """Spans cut at newlines: one list of spans per text line."""
-    lines: list[list[Span]] = [[]]
-    for changed, text in spans:
-        parts = text.split("\n")
-        for k, part in enumerate(parts):
-            if k:
-                lines.append([])
-            if part:
-                lines[-1].append((changed, part))
-    return lines

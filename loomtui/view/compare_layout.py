@@ -11,7 +11,8 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, SAME, Comparison, Fold, Item, Span, word_diff
+from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, SAME, Comparison, Fold, Item
+from loomtui.view.compare_words import Span, word_diff
 from loomtui.view.width import char_width
 
 #: below this width the two columns stack

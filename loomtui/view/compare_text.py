@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
-from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Span, Totals, span_lines, word_diff
+from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Totals
+from loomtui.view.compare_words import Span, span_lines, word_diff
 from loomtui.view.printable import printable
 from loomtui.view.text import normalize
 
@@ -42,8 +43,6 @@ def item_lines(item: Item) -> list[str]:
 
 def diff_lines(cmp: Comparison) -> list[Line]:
     """Every transcript line of both branches, tagged as a unified diff tags it."""
-    from difflib import SequenceMatcher
-
     out: list[Line] = []
     for p in cmp.pairs:
         aid = p.a.entry.id if p.a is not None else None
@@ -53,18 +52,26 @@ def diff_lines(cmp: Comparison) -> list[Line]:
         elif p.status == ONLY_B and p.b is not None:
             out += [Line("+", [(False, x)], None, bid) for x in item_lines(p.b)]
         elif p.status == CHANGED and p.a is not None and p.b is not None:
-            la, lb = item_lines(p.a), item_lines(p.b)
-            for tag, i1, i2, j1, j2 in SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
-                if tag == "equal":
-                    out += [Line(" ", [(False, x)], aid, bid) for x in la[i1:i2]]
-                    continue
-                sa, sb = word_diff("\n".join(la[i1:i2]), "\n".join(lb[j1:j2]))
-                if i2 > i1:
-                    out += [Line("-", spans, aid, None) for spans in span_lines(sa)[: i2 - i1]]
-                if j2 > j1:
-                    out += [Line("+", spans, None, bid) for spans in span_lines(sb)[: j2 - j1]]
+            out += _changed_lines(item_lines(p.a), item_lines(p.b), aid, bid)
         elif p.a is not None:
             out += [Line(" ", [(False, x)], aid, bid) for x in item_lines(p.a)]
+    return out
+
+
+def _changed_lines(la: list[str], lb: list[str], aid: str | None, bid: str | None) -> list[Line]:
+    """The lines of a changed pair: equal runs as context, the others word-diffed."""
+    from difflib import SequenceMatcher
+
+    out: list[Line] = []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, la, lb, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out += [Line(" ", [(False, x)], aid, bid) for x in la[i1:i2]]
+            continue
+        sa, sb = word_diff("\n".join(la[i1:i2]), "\n".join(lb[j1:j2]))
+        if i2 > i1:
+            out += [Line("-", spans, aid, None) for spans in span_lines(sa)[: i2 - i1]]
+        if j2 > j1:
+            out += [Line("+", spans, None, bid) for spans in span_lines(sb)[: j2 - j1]]
     return out
 
 

@@ -400,6 +400,8 @@ class TreeModel(LoomState):
             self._remember()
 
     def _insert(self, e: Entry, leaf_id: str | None) -> bool:
+        """Place one appended entry into the flat order and the rows in place; False when the
+        caller must lay the tree out again."""
         if e.type == "label" and self.mode == "labeled-only":
             return False
         if self.rows.flat is self.flat:
@@ -416,29 +418,39 @@ class TreeModel(LoomState):
             self._refilter()  # the insertion point moved: rows were encoded around the old one
             return True
         if old_shown and old_at is not None and self.flat.classes[old_at] == L.HIDDEN:
-            # the old leaf was a tool-only assistant: its row goes away
-            was_selected = self.selected == self.rows.split - 1
-            if self.rows.find_row(old_at) != self.rows.split - 1 or not self.rows.drop_last_head_row():
+            if not self._drop_old_leaf_row(old_at):
                 self._refilter()
                 return True
-            if self.selected >= self.rows.split and self.selected > 0:
-                self.selected -= 1
-            elif was_selected:
-                self.selected = max(0, self.rows.split - 1)
+        self._show_inserted(at)
+        return True
+
+    def _drop_old_leaf_row(self, old_at: int) -> bool:
+        """The old leaf was a tool-only assistant, hidden now: its row (the last of the head
+        part) goes away. False when it was not there (the caller refilters)."""
+        was_selected = self.selected == self.rows.split - 1
+        if self.rows.find_row(old_at) != self.rows.split - 1 or not self.rows.drop_last_head_row():
+            return False
+        if self.selected >= self.rows.split and self.selected > 0:
+            self.selected -= 1
+        elif was_selected:
+            self.selected = max(0, self.rows.split - 1)
+        return True
+
+    def _show_inserted(self, at: int) -> None:
+        """A row for the entry inserted at flat position ``at`` when the filter shows it."""
         if self.mode == "labeled-only" or self.flat.classes[at] not in L.MODE_CLASSES[self.mode]:
             self._remember()
             # not shown: rows after it are stored relative to the end and shift by themselves
             if self.rows.flat is not self.flat:
                 self._refilter()
-            return True
+            return
         row = self.rows.add_only_child(at) if self.rows.flat is self.flat else None
         if row is None:
             self._refilter()
-            return True
+            return
         if self.selected >= row and len(self.rows) > 1:
             self.selected += 1
         self._remember()
-        return True
 
     # internals ----------------------------------------------------------------------------
     def _flatten(self, freeze: bool = False) -> L.Flat:
@@ -546,49 +558,50 @@ class TreeModel(LoomState):
         """Build the searchable text of every entry now (the app does this after first paint)."""
         self._texts_in_display_order()
 
-    # radon rates this D: kept in one piece on purpose. It runs once per entry searched over a whole
-    # session (100k entries); a helper call per branch adds measurable time there
-    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def _search_positions(self, tokens: tuple[str, ...]) -> list[int]:
         """Rows whose searchable text (label included) holds every token (pi's AND search).
 
         When the query only grew, the previous matches are the only candidates.
         """
-        key = (self.mode, self.leaf_id, self.index.version)
-        prev = self._matches
-        candidates: list[int] | None = None
-        to_test = tokens
-        if prev is not None and prev[0][:3] == key:
-            old_tokens = prev[0][3]
-            if all(any(o in t for t in tokens) for o in old_tokens):
-                candidates = prev[1]
-                # every candidate already holds the old tokens: test only the new ones
-                to_test = tuple(t for t in tokens if t not in old_tokens)
-        if candidates is None:
-            candidates = self._visible()
+        candidates, to_test = self._search_candidates(tokens)
         texts = self._texts_in_display_order()
         out = candidates
         for t in to_test:
             # C-level loop: positions whose text contains t
             out = list(compress(out, map(contains, map(texts.__getitem__, out), repeat(t))))
-        labels = self.index.labels
-        if labels:
-            extra = []
-            for target, (label, _ts) in labels.items():
-                p = self.flat.position(target)
-                if p is None:
-                    continue
-                j = bisect_left(out, p)
-                if j < len(out) and out[j] == p:
-                    continue
-                i = bisect_left(candidates, p)
-                if i == len(candidates) or candidates[i] != p:
-                    continue
-                lab = js_string(label).lower()
-                s = texts[p]
-                if all(t in s or t in lab for t in tokens):
-                    extra.append(p)
+        if self.index.labels:
+            extra = self._label_matches(tokens, candidates, out, texts)
             if extra:
                 out = sorted(set(out).union(extra))
         self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
         return out
+
+    def _search_candidates(self, tokens: tuple[str, ...]) -> tuple[list[int], tuple[str, ...]]:
+        """(positions to test, tokens to test them for): when the query only grew, the previous
+        matches and only the new tokens; else every visible position and every token."""
+        prev = self._matches
+        if prev is not None and prev[0][:3] == (self.mode, self.leaf_id, self.index.version):
+            old_tokens = prev[0][3]
+            if all(any(o in t for t in tokens) for o in old_tokens):
+                # every candidate already holds the old tokens: test only the new ones
+                return prev[1], tuple(t for t in tokens if t not in old_tokens)
+        return self._visible(), tokens
+
+    def _label_matches(self, tokens: tuple[str, ...], candidates: list[int], out: list[int],
+                       texts: list[str]) -> list[int]:
+        """Candidate positions not in ``out`` that match once their label counts as text."""
+        extra = []
+        for target, (label, _ts) in self.index.labels.items():
+            p = self.flat.position(target)
+            if p is None or _holds(out, p) or not _holds(candidates, p):
+                continue
+            lab = js_string(label).lower()
+            s = texts[p]
+            if all(t in s or t in lab for t in tokens):
+                extra.append(p)
+        return extra
+
+
+def _holds(sorted_positions: list[int], p: int) -> bool:
+    i = bisect_left(sorted_positions, p)
+    return i < len(sorted_positions) and sorted_positions[i] == p

@@ -11,6 +11,7 @@ import math
 import os
 import re
 from datetime import datetime
+from collections.abc import Callable
 from typing import Any
 
 from loomtui.session.entries import Entry
@@ -103,45 +104,59 @@ def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
         home = home_dir()
     if args is None:
         args = {}
-    get = args.get if isinstance(args, dict) else _no_get
-    if name == "read":
-        display = _path_arg(get, _PATH_KEYS, "", home)
-        has_offset = isinstance(args, dict) and "offset" in args
-        has_limit = isinstance(args, dict) and "limit" in args
-        if has_offset or has_limit:
-            offset = args.get("offset")
-            start: Any = offset if offset is not None else 1
-            end: Any = ""
-            if has_limit:
-                total = _js_add(start, args.get("limit"))
-                end = _num_or_int(_to_number(total) - 1)
-            start_text = js_string(_num_or_int(start) if isinstance(start, float) else start)
-            end_text = ""
-            if js_truthy(end):
-                end_text = "-" + (js_number(end) if isinstance(end, (int, float)) else js_string(end))
-            display += f":{start_text}{end_text}"
-        return f"[read: {display}]"
-    if name == "write":
-        return f"[write: {_path_arg(get, _PATH_KEYS, '', home)}]"
-    if name == "edit":
-        return f"[edit: {_path_arg(get, _PATH_KEYS, '', home)}]"
-    if name == "bash":
-        cmd = get("command")
-        raw = js_string(cmd) if js_truthy(cmd) else ""
-        flat = _NL_TAB.sub(" ", raw) if ("\n" in raw or "\t" in raw) else raw
-        short = utf16_slice(js_trim(flat), 50)
-        return f"[bash: {short}{'...' if utf16_len(raw) > 50 else ''}]"
-    if name == "grep":
-        pattern = get("pattern")
-        return f"[grep: /{js_string(pattern) if js_truthy(pattern) else ''}/ in {_path_arg(get, _DIR_KEYS, '.', home)}]"
-    if name == "find":
-        pattern = get("pattern")
-        return f"[find: {js_string(pattern) if js_truthy(pattern) else ''} in {_path_arg(get, _DIR_KEYS, '.', home)}]"
-    if name == "ls":
-        return f"[ls: {_path_arg(get, _DIR_KEYS, '.', home)}]"
+    fmt = _TOOL_FORMATS.get(name) if isinstance(name, str) else None
+    if fmt is not None:
+        return fmt(args, args.get if isinstance(args, dict) else _no_get, home)
     text = js_json(args)
     more = "..." if utf16_len(text) > 40 else ""
     return f"[{_tmpl(name)}: {utf16_slice(text, 40)}{more}]"
+
+
+def _read_call(args: Any, get: Callable[[str], Any], home: str) -> str:
+    display = _path_arg(get, _PATH_KEYS, "", home)
+    if isinstance(args, dict) and ("offset" in args or "limit" in args):
+        display += _read_range(args)
+    return f"[read: {display}]"
+
+
+def _read_range(args: dict[str, Any]) -> str:
+    """``:start`` or ``:start-end`` of a read call with an offset or a limit (JS arithmetic)."""
+    offset = args.get("offset")
+    start: Any = offset if offset is not None else 1
+    end: Any = ""
+    if "limit" in args:
+        total = _js_add(start, args.get("limit"))
+        end = _num_or_int(_to_number(total) - 1)
+    start_text = js_string(_num_or_int(start) if isinstance(start, float) else start)
+    end_text = ""
+    if js_truthy(end):
+        end_text = "-" + (js_number(end) if isinstance(end, (int, float)) else js_string(end))
+    return f":{start_text}{end_text}"
+
+
+def _bash_call(args: Any, get: Callable[[str], Any], home: str) -> str:
+    cmd = get("command")
+    raw = js_string(cmd) if js_truthy(cmd) else ""
+    flat = _NL_TAB.sub(" ", raw) if ("\n" in raw or "\t" in raw) else raw
+    short = utf16_slice(js_trim(flat), 50)
+    return f"[bash: {short}{'...' if utf16_len(raw) > 50 else ''}]"
+
+
+def _pattern(get: Callable[[str], Any]) -> str:
+    pattern = get("pattern")
+    return js_string(pattern) if js_truthy(pattern) else ""
+
+
+#: pi's per-tool call texts; any other tool shows its arguments as JSON
+_TOOL_FORMATS: dict[str, Callable[[Any, Callable[[str], Any], str], str]] = {
+    "read": _read_call,
+    "write": lambda args, get, home: f"[write: {_path_arg(get, _PATH_KEYS, '', home)}]",
+    "edit": lambda args, get, home: f"[edit: {_path_arg(get, _PATH_KEYS, '', home)}]",
+    "bash": _bash_call,
+    "grep": lambda args, get, home: f"[grep: /{_pattern(get)}/ in {_path_arg(get, _DIR_KEYS, '.', home)}]",
+    "find": lambda args, get, home: f"[find: {_pattern(get)} in {_path_arg(get, _DIR_KEYS, '.', home)}]",
+    "ls": lambda args, get, home: f"[ls: {_path_arg(get, _DIR_KEYS, '.', home)}]",
+}
 
 
 ToolCallMap = dict[Any, tuple[Any, Any]]

@@ -11,8 +11,9 @@ import pytest
 
 from loomtui.session.manager import SessionManager
 from loomtui.view.compare import (
-    CHANGED, ONLY_A, ONLY_B, SAME, Fold, compare, fold_pairs, span_lines, split_paths, word_diff,
+    CHANGED, ONLY_A, ONLY_B, SAME, Fold, compare, fold_pairs, split_paths,
 )
+from loomtui.view.compare_words import span_lines, word_diff
 from tests.view.helpers import assistant, session, ts, user
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
