@@ -56,11 +56,7 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    stop = argv.index("--") if "--" in argv else len(argv)
-    if "--no-cache" in argv[:stop]:  # any command: no persistent index (session/indexcache.py)
-        argv = [a for a in argv[:stop] if a != "--no-cache"] + argv[stop:]
-        os.environ["LOOMTUI_NO_CACHE"] = "1"
+    argv = _global_options(list(sys.argv[1:] if argv is None else argv))
     if argv and argv[0] == "app":
         argv = argv[1:]
     elif argv and argv[0] in ("-h", "--help"):
@@ -78,20 +74,34 @@ def main(argv: list[str] | None = None) -> int:
         code = int(module.run(args) or 0)
         sys.stdout.flush()  # a full disk or /dev/full shows here, not as a traceback at exit
         return code
-    except LoomError as exc:
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (docs/style.md)
+        return _failure(exc)
+
+
+def _global_options(argv: list[str]) -> list[str]:
+    """Take the options every command accepts out of ``argv`` (before a ``--``)."""
+    stop = argv.index("--") if "--" in argv else len(argv)
+    if "--no-cache" in argv[:stop]:  # any command: no persistent index (session/indexcache.py)
+        argv = [a for a in argv[:stop] if a != "--no-cache"] + argv[stop:]
+        os.environ["LOOMTUI_NO_CACHE"] = "1"
+    return argv
+
+
+def _failure(exc: Exception) -> int:
+    """The exit code and the one line on stderr for a command that raised ``exc``."""
+    if isinstance(exc, LoomError):
         return fail(str(exc))
-    except BrokenPipeError:
+    if isinstance(exc, BrokenPipeError):
         _quiet_stdout()
         return 0
-    except OSError as exc:
+    if isinstance(exc, OSError):
         _quiet_stdout()
         return fail(f"{exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
-    except RecursionError:
+    if isinstance(exc, RecursionError):
         return fail("the input is nested too deeply to process")
-    except MemoryError:
+    if isinstance(exc, MemoryError):
         return fail("out of memory")
-    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (docs/style.md)
-        return fail(f"unexpected error ({type(exc).__name__}: {str(exc)[:200]}); please report it")
+    return fail(f"unexpected error ({type(exc).__name__}: {str(exc)[:200]}); please report it")
 
 
 def fail(message: str) -> int:

@@ -115,18 +115,38 @@ def theme_from_data(data: dict[str, Any], where: str, ignored: list[str] | None 
     if not isinstance(tree, dict):
         raise ThemeError(f"{where}: [tree] must be a table")
     tree = dict(tree)
+    notes = _drop_unknown(data, tree, where)
+    if ignored is not None:
+        ignored += notes
+    _check_fields(data, where)
+    variables = data.pop("variables", {}) or {}
+    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
+        raise ThemeError(f"{where}: [variables] must map names to strings")
+    variables = dict(variables)
+    for role, value in tree.items():
+        variables[variable_name(role)] = _check_color(where, f"tree.{role}", value)
+    return Theme(**data, variables=variables)
+
+
+def _drop_unknown(data: dict[str, Any], tree: dict[str, Any], where: str) -> list[str]:
+    """Remove unknown keys and [tree] roles; one line naming each kind that was dropped."""
     unknown = sorted(set(data) - _THEME_FIELDS - {"variables"})
     unknown_roles = sorted(set(tree) - set(TREE_ROLES))
     for key in unknown:
         del data[key]
     for role in unknown_roles:
         del tree[role]
-    if ignored is not None:
-        if unknown:
-            ignored.append(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored")
-        if unknown_roles:
-            ignored.append(f"{where}: unknown [tree] role{'s' if len(unknown_roles) > 1 else ''} "
-                           f"{', '.join(unknown_roles)} ignored (known: {', '.join(TREE_ROLES)})")
+    notes = []
+    if unknown:
+        notes.append(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored")
+    if unknown_roles:
+        notes.append(f"{where}: unknown [tree] role{'s' if len(unknown_roles) > 1 else ''} "
+                     f"{', '.join(unknown_roles)} ignored (known: {', '.join(TREE_ROLES)})")
+    return notes
+
+
+def _check_fields(data: dict[str, Any], where: str) -> None:
+    """ThemeError for a missing name or primary colour, or a known key of the wrong kind."""
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ThemeError(f"{where}: name must be a non-empty string")
@@ -140,13 +160,6 @@ def theme_from_data(data: dict[str, Any], where: str, ignored: list[str] | None 
     for key in ("luminosity_spread", "text_alpha"):
         if key in data and not isinstance(data[key], (int, float)):
             raise ThemeError(f"{where}: {key} must be a number")
-    variables = data.pop("variables", {}) or {}
-    if not isinstance(variables, dict) or not all(isinstance(v, str) for v in variables.values()):
-        raise ThemeError(f"{where}: [variables] must map names to strings")
-    variables = dict(variables)
-    for role, value in tree.items():
-        variables[variable_name(role)] = _check_color(where, f"tree.{role}", value)
-    return Theme(**data, variables=variables)
 
 
 def load_theme_file(path: Path, ignored: list[str] | None = None) -> Theme:

@@ -103,55 +103,16 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
     entries = idx.entries
     by_type: Counter[str] = Counter(e.type for e in entries)
     by_role: Counter[str] = Counter(e.role or "?" for e in entries if e.type == "message")
-
-    leaves: list[str] = []
-    branch_points: list[dict[str, Any]] = []
-    for e in entries:
-        n = len(idx.children_in_file_order(e.id))
-        if n == 0:
-            leaves.append(e.id)
-        elif n > 1:
-            branch_points.append({"id": e.id, "children": n})
-
-    models: dict[tuple[str, str], dict[str, Any]] = {}
-    usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS}
-    cost: dict[str, Any] = {k: 0.0 for k in COST_KEYS}
-    replies_with_usage = 0
+    leaves, branch_points = _shape(sm)
+    totals = _Totals()
     wanted = [e for e in entries if e.type == "model_change" or (e.type == "message" and e.role == "assistant")]
     for e, obj in _full_entries(sm, wanted):
-        if e.type == "model_change":
-            if "modelId" in obj or "provider" in obj:
-                key = (obj.get("provider"), obj.get("modelId"))
-            else:  # omp: model = "provider/modelId"
-                provider, _, model = str(obj.get("model", "")).partition("/")
-                key = (provider, model) if model else (None, provider or None)
-            _model(models, key)["modelChanges"] += 1
-            continue
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            continue
-        _model(models, (msg.get("provider"), msg.get("model")))["assistantMessages"] += 1
-        u = msg.get("usage")
-        if not isinstance(u, dict):
-            continue
-        replies_with_usage += 1
-        for k in USAGE_KEYS[:4]:
-            usage[k] += _number(u.get(k))
-        # older files lack totalTokens: count the parts then
-        usage["totalTokens"] += _number(u["totalTokens"]) if "totalTokens" in u else sum(
-            _number(u.get(k)) for k in USAGE_KEYS[:4]
-        )
-        c = u.get("cost")
-        if isinstance(c, dict):
-            for k in COST_KEYS:
-                cost[k] += _number(c.get(k))
-
-    header = sm.get_header()
+        totals.add(e, obj)
     summary = {
         "file": sm.source.path,
         "format": sm.source.kind,
         "version": sm.version,
-        "header": header,
+        "header": sm.get_header(),
         "title": (sm.title or {}).get("title") if sm.title else None,
         "sessionName": sm.get_session_name(),
         "entryCount": len(entries),
@@ -162,8 +123,8 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "leaves": leaves,
         "branchPoints": branch_points,
         "labels": [{"id": k, "label": v[0], "timestamp": v[1]} for k, v in idx.labels.items()],
-        "models": list(models.values()),
-        "usage": {**usage, "cost": cost, "assistantMessagesWithUsage": replies_with_usage},
+        "models": list(totals.models.values()),
+        "usage": {**totals.usage, "cost": totals.cost, "assistantMessagesWithUsage": totals.replies_with_usage},
         "diagnostics": [{"line": d.line, "reason": d.reason} for d in sorted(sm.diagnostics, key=lambda d: d.line)],
     }
     if isinstance(sm, AgentSession):
@@ -175,6 +136,62 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
 
         summary["ocp"] = run_summary(run)
     return summary
+
+
+def _shape(sm: SessionManager) -> tuple[list[str], list[dict[str, Any]]]:
+    """(leaf ids, branch points with their child counts), in file order."""
+    leaves: list[str] = []
+    branch_points: list[dict[str, Any]] = []
+    for e in sm.index.entries:
+        n = len(sm.index.children_in_file_order(e.id))
+        if n == 0:
+            leaves.append(e.id)
+        elif n > 1:
+            branch_points.append({"id": e.id, "children": n})
+    return leaves, branch_points
+
+
+class _Totals:
+    """Models, token usage and cost summed over every assistant message and model change."""
+
+    def __init__(self) -> None:
+        self.models: dict[tuple[str, str], dict[str, Any]] = {}
+        self.usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS}
+        self.cost: dict[str, Any] = {k: 0.0 for k in COST_KEYS}
+        self.replies_with_usage = 0
+
+    def add(self, e: Entry, obj: dict[str, Any]) -> None:
+        if e.type == "model_change":
+            _model(self.models, _model_change_key(obj))["modelChanges"] += 1
+            return
+        msg = obj.get("message")
+        if not isinstance(msg, dict):
+            return
+        _model(self.models, (msg.get("provider"), msg.get("model")))["assistantMessages"] += 1
+        u = msg.get("usage")
+        if isinstance(u, dict):
+            self._add_usage(u)
+
+    def _add_usage(self, u: dict[str, Any]) -> None:
+        self.replies_with_usage += 1
+        for k in USAGE_KEYS[:4]:
+            self.usage[k] += _number(u.get(k))
+        # older files lack totalTokens: count the parts then
+        self.usage["totalTokens"] += _number(u["totalTokens"]) if "totalTokens" in u else sum(
+            _number(u.get(k)) for k in USAGE_KEYS[:4]
+        )
+        c = u.get("cost")
+        if isinstance(c, dict):
+            for k in COST_KEYS:
+                self.cost[k] += _number(c.get(k))
+
+
+def _model_change_key(obj: dict[str, Any]) -> tuple[Any, Any]:
+    """(provider, model id) of a model_change entry (omp writes ``model = "provider/modelId"``)."""
+    if "modelId" in obj or "provider" in obj:
+        return obj.get("provider"), obj.get("modelId")
+    provider, _, model = str(obj.get("model", "")).partition("/")
+    return (provider, model) if model else (None, provider or None)
 
 
 def _text(v: Any) -> str:
@@ -198,94 +215,120 @@ def _fmt_int(v: float | int) -> str:
     return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
 
 
+class _Lines(list[str]):
+    """The plain-text report: ``row`` writes a key column and a value."""
+
+    def row(self, key: str, value: Any) -> None:
+        self.append(f"{key:<14}{_text(value)}")
+
+
 def render_text(s: dict[str, Any]) -> str:
-    out: list[str] = []
+    out = _Lines()
+    for section in (_header_rows, _entry_rows, _shape_rows, _label_rows, _model_rows, _usage_rows, _ocp_rows,
+                    _diagnostic_rows):
+        section(s, out)
+    return "\n".join(printable(line) for line in out) + "\n"
 
-    def row(key: str, value: Any) -> None:
-        out.append(f"{key:<14}{_text(value)}")
 
-    h = s["header"] or {}
-    row("file", s["file"] or "(in memory)")
+def _format_text(s: dict[str, Any]) -> str:
     fmt = f"{s['format']} session, version {s['version']}" if s["format"] == "pi" else f"{s['format']} loom"
     if s.get("source"):
         fmt = f"{s['source']['tool']} session (read-only: loomtui never writes it)"
     if s["format"] == "pi" and s["version"] < 3:
         fmt += " (migrated in memory; run `loomtui migrate FILE` before writing to it)"
-    row("format", fmt)
-    row("session", h.get("id"))
-    row("created", h.get("timestamp"))
-    row("cwd", h.get("cwd"))
-    if h.get("parentSession") is not None:
-        row("parent", h.get("parentSession"))
-    if h.get("branchedFrom") is not None:
-        row("branched from", h.get("branchedFrom"))
-    if s["title"]:
-        row("title", s["title"])
-    row("name", s["sessionName"] if s["sessionName"] is not None else "(none)")
+    return fmt
 
-    row("entries", s["entryCount"])
+
+def _header_rows(s: dict[str, Any], out: _Lines) -> None:
+    h = s["header"] or {}
+    out.row("file", s["file"] or "(in memory)")
+    out.row("format", _format_text(s))
+    out.row("session", h.get("id"))
+    out.row("created", h.get("timestamp"))
+    out.row("cwd", h.get("cwd"))
+    if h.get("parentSession") is not None:
+        out.row("parent", h.get("parentSession"))
+    if h.get("branchedFrom") is not None:
+        out.row("branched from", h.get("branchedFrom"))
+    if s["title"]:
+        out.row("title", s["title"])
+    out.row("name", s["sessionName"] if s["sessionName"] is not None else "(none)")
+
+
+def _entry_rows(s: dict[str, Any], out: _Lines) -> None:
+    out.row("entries", s["entryCount"])
     for t, n in s["entriesByType"].items():
         line = f"  {t or '(no type)':<22}{n:>8}"
         if t == "message" and s["messagesByRole"]:
             line += "  (" + ", ".join(f"{r} {c}" for r, c in s["messagesByRole"].items()) + ")"
         out.append(line)
 
-    row("roots", f"{len(s['roots'])}: {_ids(s['roots'])}" if s["roots"] else "0")
+
+def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
+    out.row("roots", f"{len(s['roots'])}: {_ids(s['roots'])}" if s["roots"] else "0")
     leaf = s["leafId"]
     rule = "the format's leaf rule" if s.get("source") else "last entry in the file"
-    row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
-    row("leaves", f"{len(s['leaves'])}: {_ids(s['leaves'])}" if s["leaves"] else "0")
+    out.row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
+    out.row("leaves", f"{len(s['leaves'])}: {_ids(s['leaves'])}" if s["leaves"] else "0")
     bps = s["branchPoints"]
-    if bps:
-        shown = ", ".join(f"{b['id']} ({b['children']} children)" for b in bps[:LIST_CAP])
-        more = f", … ({len(bps) - LIST_CAP} more)" if len(bps) > LIST_CAP else ""
-        row("branch points", f"{len(bps)}: {shown}{more}")
-    else:
-        row("branch points", "0")
+    if not bps:
+        out.row("branch points", "0")
+        return
+    shown = ", ".join(f"{b['id']} ({b['children']} children)" for b in bps[:LIST_CAP])
+    more = f", … ({len(bps) - LIST_CAP} more)" if len(bps) > LIST_CAP else ""
+    out.row("branch points", f"{len(bps)}: {shown}{more}")
 
-    row("labels", len(s["labels"]))
+
+def _label_rows(s: dict[str, Any], out: _Lines) -> None:
+    out.row("labels", len(s["labels"]))
     for lab in s["labels"]:
         out.append(f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else ""))
 
-    if s["models"]:
-        first = True
-        for m in s["models"]:
-            name = "/".join(_text(x) for x in (m["provider"], m["model"]) if x is not None) or "(unknown)"
-            parts = []
-            if m["assistantMessages"]:
-                parts.append(_plural(m["assistantMessages"], "assistant message"))
-            if m["modelChanges"]:
-                parts.append(_plural(m["modelChanges"], "model change"))
-            row("models" if first else "", f"{name} ({', '.join(parts)})")
-            first = False
-    else:
-        row("models", "(none)")
 
+def _model_rows(s: dict[str, Any], out: _Lines) -> None:
+    if not s["models"]:
+        out.row("models", "(none)")
+        return
+    for k, m in enumerate(s["models"]):
+        name = "/".join(_text(x) for x in (m["provider"], m["model"]) if x is not None) or "(unknown)"
+        parts = []
+        if m["assistantMessages"]:
+            parts.append(_plural(m["assistantMessages"], "assistant message"))
+        if m["modelChanges"]:
+            parts.append(_plural(m["modelChanges"], "model change"))
+        out.row("" if k else "models", f"{name} ({', '.join(parts)})")
+
+
+def _usage_rows(s: dict[str, Any], out: _Lines) -> None:
     u = s["usage"]
-    row(
+    out.row(
         "tokens",
         f"input {_fmt_int(u['input'])}, output {_fmt_int(u['output'])}, cache read {_fmt_int(u['cacheRead'])}, "
         f"cache write {_fmt_int(u['cacheWrite'])}, total {_fmt_int(u['totalTokens'])}",
     )
     c = u["cost"]
     if s.get("source"):
-        row("cost", "not in the file, and loomtui ships no price table for it")
+        out.row("cost", "not in the file, and loomtui ships no price table for it")
         out.append(f"{'':<14}{_plural(u['assistantMessagesWithUsage'], 'API response')} on all branches, "
                    "each counted once")
-    else:
-        row(
-            "cost",
-            f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
-            f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
-        )
-        out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
+        return
+    out.row(
+        "cost",
+        f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
+        f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
+    )
+    out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
 
+
+def _ocp_rows(s: dict[str, Any], out: _Lines) -> None:
     if s.get("ocp"):
         from loomtui.formats.ocp_detail import summary_lines
 
         for key, value in summary_lines(s["ocp"]):
-            row(key, value)
-    row("diagnostics", len(s["diagnostics"]))
+            out.row(key, value)
+
+
+def _diagnostic_rows(s: dict[str, Any], out: _Lines) -> None:
+    out.row("diagnostics", len(s["diagnostics"]))
     for d in s["diagnostics"]:
         out.append(f"  line {d['line']}: {d['reason']}" if d["line"] else f"  {d['reason']}")
-    return "\n".join(printable(line) for line in out) + "\n"
