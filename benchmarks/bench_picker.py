@@ -125,7 +125,8 @@ def main() -> None:
     total = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data) for f in fs)
     print(f"data: {data} ({total / 1e6:.1f} MB)")
 
-    from loomtui.session.catalog import SummaryCache, group_sessions, list_sessions
+    from loomtui.session.catalog import SummaryCache, list_sessions
+    from loomtui.session.lineage import group_sessions
 
     with tempfile.TemporaryDirectory() as cache_dir:
         cache_file = os.path.join(cache_dir, "sessions.json")

@@ -123,7 +123,7 @@ def _refuse_early(path: str) -> str | None:
 
 
 def _holds_sessions(path: str) -> bool:
-    from loomtui.session.catalog import discover
+    from loomtui.session.locations import discover
 
     try:
         return bool(discover([path]))

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 
 from loomtui.formats import ocp_text as T
 from loomtui.formats.common import load_json, parse_iso
-from loomtui.session.catalog import SessionSummary, SummaryCache, cache_path, default_session_dirs, list_sessions
+from loomtui.session.catalog import SessionSummary, SummaryCache, cache_path, list_sessions
+from loomtui.session.locations import default_session_dirs
 from loomtui.session.errors import SessionFormatError
 
 #: a larger file must name its ``ocp`` version near the top to be read as a run

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 if TYPE_CHECKING:
-    from loomtui.session.catalog import SearchHit, SessionSummary
+    from loomtui.session.catalog import SessionSummary
+    from loomtui.session.fulltext import SearchHit
 
 CLAUDE = "claude-code"
 CODEX = "codex"
@@ -250,7 +251,8 @@ def search_text(obj: dict[str, Any]) -> tuple[str, str, str | None]:
 
 def summary(path: str, buf: bytes, mtime: float) -> "SessionSummary | None":
     """A Claude Code or Codex file's summary (``agent_catalog``), None for anything else."""
-    from loomtui.session.catalog import NO_MESSAGES, SessionSummary, _seconds, one_line
+    from loomtui.session.catalog import SessionSummary
+    from loomtui.session.scan import NO_MESSAGES, one_line, seconds as _seconds
 
     f = summary_fields(buf)
     if f is None or not f.get("id"):
@@ -270,7 +272,8 @@ def summary(path: str, buf: bytes, mtime: float) -> "SessionSummary | None":
 
 def search_file(path: str, buf: bytes, tokens: list[str], probe: bytes | None, cap: int) -> Iterator["SearchHit"]:
     """Full-text search of a Claude Code or Codex file (entry ids as loomtui's readers give them)."""
-    from loomtui.session.catalog import SearchHit, _loads, _snippet
+    from loomtui.session.fulltext import SearchHit, _snippet
+    from loomtui.session.scan import loads as _loads
 
     tool = sniff(buf)
     if tool is None:

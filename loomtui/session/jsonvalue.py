@@ -138,7 +138,8 @@ def _open(text: str, idx: int, c: str, stack: list[list[Any]]) -> tuple[Any, int
 def _scalar(text: str, idx: int, c: str, parse_int: Any, parse_float: Any) -> tuple[Any, int]:
     """A string, literal or number starting at ``idx`` (``c`` is its first character)."""
     if c == '"':
-        return scanstring(text, idx + 1, True)
+        string, end = scanstring(text, idx + 1, True)
+        return string, end
     for word, literal in _LITERALS:
         if c == word[0] and text.startswith(word, idx):
             return literal, idx + len(word)

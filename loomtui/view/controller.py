@@ -19,7 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from loomtui.session.catalog import export_dir, find_session_file, parent_reference
+from loomtui.session.catalog import parent_reference
+from loomtui.session.lineage import find_session_file
+from loomtui.session.locations import export_dir
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager

@@ -13,7 +13,7 @@ from typing import Any
 from app_helpers import browser, make_app, notices
 
 from loomtui.app.screens.browser import BrowserScreen
-from loomtui.session.catalog import sample_dir
+from loomtui.session.locations import sample_dir
 
 
 def js(obj: object) -> str:

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from loomtui.app.screens.picker import PickerScreen
 from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, SessionList, format_when
-from loomtui.session.catalog import sample_dir
+from loomtui.session.locations import sample_dir
 
 
 def js(obj: object) -> str:

@@ -369,7 +369,7 @@ async def test_the_tree_draws_the_goldens_of_real_pi_sessions(pi_dir: Path, gold
 
 async def test_ctrl_e_on_a_bundled_sample_never_writes_into_the_install(tmp_path: Path) -> None:
     """A bundled sample's export goes to pi's session directory for the sample's cwd."""
-    from loomtui.session.catalog import pi_session_dir, sample_dir
+    from loomtui.session.locations import pi_session_dir, sample_dir
 
     sample = sorted(Path(sample_dir()).glob("*.jsonl"))[1]
     listing = sorted(p.name for p in Path(sample_dir()).iterdir())
@@ -393,7 +393,7 @@ async def test_ctrl_e_on_a_bundled_sample_never_writes_into_the_install(tmp_path
 
 
 def test_the_export_directory_is_next_to_a_writable_source_else_pi_s(tmp_path: Path, monkeypatch) -> None:
-    from loomtui.session.catalog import export_dir, pi_session_dir
+    from loomtui.session.locations import export_dir, pi_session_dir
 
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
     src = tmp_path / "proj" / "s.jsonl"

@@ -14,7 +14,7 @@ import pytest
 
 from loomtui.commands.info import summarize
 from loomtui.formats.detect import open_any
-from loomtui.session.catalog import search_sessions
+from loomtui.session.fulltext import search_sessions
 from loomtui.session.catalog import summarize as catalog_summary
 from loomtui.session.errors import LoomError
 from loomtui.view.blocks import entry_blocks

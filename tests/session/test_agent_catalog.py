@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loomtui.session.catalog import SearchHit, group_sessions, list_sessions, search_sessions
+from loomtui.session.catalog import list_sessions
+from loomtui.session.fulltext import SearchHit, search_sessions
+from loomtui.session.lineage import group_sessions
 
 EF95 = "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1"
 AGTRACE = "agtrace__codex_session.jsonl"
@@ -82,7 +84,7 @@ def test_full_text_search_covers_them(homes: Path) -> None:
 
 
 def test_a_codex_fork_finds_its_parent_file_in_another_day(homes: Path) -> None:
-    from loomtui.session.catalog import find_session_file
+    from loomtui.session.lineage import find_session_file
 
     sessions = list_sessions(cache=False)
     fork = next(s for s in sessions if s.id == "fork-0001")
@@ -98,7 +100,7 @@ def test_a_codex_fork_finds_its_parent_file_in_another_day(homes: Path) -> None:
 def test_a_claude_branch_file_is_threaded_under_its_source(homes: Path) -> None:
     """/branch writes a new file whose lines carry forkedFrom {sessionId, messageUuid}."""
     from loomtui.formats.detect import open_any
-    from loomtui.session.catalog import find_session_file
+    from loomtui.session.lineage import find_session_file
 
     project = homes / "claude" / "projects" / "-experiments-worktrees"
     source = project / "03eb5929.jsonl"

@@ -10,23 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from loomtui.session import catalog
-from loomtui.session.catalog import (
-    NO_MESSAGES,
-    SearchHit,
-    SearchProgress,
-    SessionSummary,
-    SummaryCache,
-    default_session_dirs,
-    discover,
-    group_sessions,
-    list_sessions,
-    matches_filter,
-    parent_path,
-    sample_dir,
-    search_sessions,
-    summarize,
-)
+from loomtui.session import catalog, lineage
+from loomtui.session.catalog import SessionSummary, SummaryCache, list_sessions, summarize
+from loomtui.session.fulltext import SearchHit, SearchProgress, search_sessions
+from loomtui.session.lineage import group_sessions, matches_filter, parent_path
+from loomtui.session.locations import default_session_dirs, discover, sample_dir
+from loomtui.session.scan import NO_MESSAGES
 from loomtui.session.manager import SessionManager
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
@@ -389,11 +378,11 @@ def test_find_session_file_for_a_parent_reference(home: Path, tmp_path: Path) ->
     parent = write_session(bucket / "2026-01-01T10-00-00-000Z_P.jsonl", "P", "/p", chat("parent"))
     child = write_session(tmp_path / "moved/child.jsonl", "C", "/p", chat("child"),
                           parent="/old/machine/2026-01-01T10-00-00-000Z_P.jsonl")
-    assert catalog.find_session_file(str(parent)) == str(parent)  # the path itself
-    assert catalog.find_session_file("/old/machine/2026-01-01T10-00-00-000Z_P.jsonl", near=str(child)) == str(parent)
-    assert catalog.find_session_file("P", near=str(child)) == str(parent)  # omp: the parent's id
-    assert catalog.find_session_file("child.jsonl", near=str(child)) == str(child)  # relative to the file
-    assert catalog.find_session_file("/nowhere/x.jsonl", near=str(child)) is None
+    assert lineage.find_session_file(str(parent)) == str(parent)  # the path itself
+    assert lineage.find_session_file("/old/machine/2026-01-01T10-00-00-000Z_P.jsonl", near=str(child)) == str(parent)
+    assert lineage.find_session_file("P", near=str(child)) == str(parent)  # omp: the parent's id
+    assert lineage.find_session_file("child.jsonl", near=str(child)) == str(child)  # relative to the file
+    assert lineage.find_session_file("/nowhere/x.jsonl", near=str(child)) is None
 
 
 def test_list_sessions_reports_progress_for_files_it_reads(tmp_path: Path) -> None:

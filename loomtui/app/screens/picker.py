@@ -24,20 +24,10 @@ from textual.worker import get_current_worker
 
 from loomtui.app import keymap
 from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, PickerRow, SessionList, column_header, short_path
-from loomtui.session.catalog import (
-    SEARCH_LIMIT,
-    ProjectGroup,
-    SearchHit,
-    SearchProgress,
-    SessionSummary,
-    default_session_dirs,
-    group_sessions,
-    list_sessions,
-    matches_filter,
-    parent_path,
-    sample_dir,
-    search_sessions,
-)
+from loomtui.session.catalog import SessionSummary, list_sessions
+from loomtui.session.fulltext import SEARCH_LIMIT, SearchHit, SearchProgress, search_sessions
+from loomtui.session.lineage import ProjectGroup, group_sessions, matches_filter, parent_path
+from loomtui.session.locations import default_session_dirs, sample_dir
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp

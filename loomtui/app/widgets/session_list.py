@@ -22,7 +22,8 @@ from textual.strip import Strip
 
 from loomtui.app.messages import SessionActivated
 from loomtui.view.printable import printable
-from loomtui.session.catalog import SearchHit, SessionSummary
+from loomtui.session.catalog import SessionSummary
+from loomtui.session.fulltext import SearchHit
 
 PROJECT = "project"
 SESSION = "session"
