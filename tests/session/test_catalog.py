@@ -213,6 +213,28 @@ def test_other_key_orders_give_the_same_summary(tmp_path: Path) -> None:
         a.message_count, a.branch_count, a.entry_count, a.modified, a.first_message)
 
 
+def test_indented_and_mixed_lines_are_counted_as_the_index_reads_them(tmp_path: Path) -> None:
+    """Lines with leading spaces (JSON.parse trims them) count like any other: they were once
+    read as 'no entries'. Every layout goes through the one scanner, and agrees with the index."""
+    entries = chat("build it", "built", "now test", "tested")
+    entries.append({"type": "custom", "customType": "x", "id": "c1", "parentId": "e0000001",
+                    "timestamp": "2026-01-01T10:09:00.000Z", "data": {}})
+    header = {"type": "session", "version": 3, "id": "A", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"}
+    indented = tmp_path / "indented.jsonl"
+    indented.write_text("\n".join("  " + js(o) for o in [header, *entries]) + "\n")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text("\n".join([js(header), *(("\t" if k % 2 else "") + js(o) for k, o in enumerate(entries))]))
+    for path in (indented, mixed):
+        s = summarize(str(path))
+        index = SessionManager.open(str(path)).index
+        assert s is not None
+        assert s.entry_count == len(index.entries) == 5
+        assert s.message_count == 4
+        assert s.branch_count == 1  # e0000001 has two children
+        assert s.first_message == "build it"
+        assert s.modified == 1767261603.0  # the last message (10:00:03), not the custom entry (10:09)
+
+
 def test_non_sessions_are_not_listed(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "garbage.jsonl").write_text("hello\n")
@@ -369,7 +391,8 @@ def test_search_stops_at_the_limit_and_handles_no_tokens() -> None:
 
 
 def test_catalog_does_not_import_textual() -> None:
-    code = "import sys, loomtui.session.catalog; sys.exit('textual' in sys.modules)"
+    code = ("import sys, loomtui.session.catalog, loomtui.session.lineage, loomtui.session.fulltext; "
+            "sys.exit('textual' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
