@@ -46,7 +46,7 @@ from benchmarks.gen_image_session import generate, parse_size  # noqa: E402
 CHILD = r"""
 import json, resource, sys, time
 t = time.perf_counter()
-from loomtui.session import catalog, catalog_window
+from loomtui.session import catalog, catalog_window, lineage
 if sys.argv[2] == "whole":
     catalog_window.WINDOW_LIMIT = 1 << 62
 def rchar():
@@ -54,7 +54,7 @@ def rchar():
         return int(next(l for l in f if l.startswith("rchar")).split()[1])
 r0 = rchar()
 sessions = catalog.list_sessions([sys.argv[1]], cache=False)
-groups = catalog.group_sessions(sessions)
+groups = lineage.group_sessions(sessions)
 print("RESULT " + json.dumps({"wall": time.perf_counter() - t, "read": rchar() - r0, "sessions": len(sessions),
       "partial": sum(1 for s in sessions if s.partial), "projects": len(groups),
       "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

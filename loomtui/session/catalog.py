@@ -66,10 +66,6 @@ class SessionSummary:
 _FIELDS = tuple(f.name for f in fields(SessionSummary))
 
 
-#: the header of a file from its first bytes (session/catalog_window.py reads a window)
-header_of = _header
-
-
 def summarize_bytes(path: str, buf: bytes, mtime: float) -> SessionSummary | None:
     """The summary of a session file whose bytes are ``buf`` (None when it is not a session)."""
     scan = SessionScan.of(buf)

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any, BinaryIO
 
+from loomtui.session.scan import SessionScan, one_line
+
 #: files up to this size are read whole (their counts exact)
 WINDOW_LIMIT = 16 << 20
 #: bytes read from the start and, at first, from the end
@@ -131,10 +133,10 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
     from loomtui.session import catalog  # it imports this module lazily
 
     head = read_at(f, 0, HEAD)
-    parsed = catalog.header_of(head)
+    parsed = SessionScan.of(head)
     if parsed is None:
         return None
-    _header, _title, body = parsed
+    body = parsed.body
     last_nl = head.rfind(b"\n")
     complete = head[: last_nl + 1]
     tail = tail_window(f, size, len(complete))
@@ -145,7 +147,7 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
     cut = head[last_nl + 1:]  # the line running past the head window
     first = _USER_ROLE.search(head, body)
     if first is not None and first.start() > last_nl:
-        text = catalog.one_line(_partial_user_text(cut))
+        text = one_line(_partial_user_text(cut))
         if text:
             summary = replace(summary, first_message=text)
     exact = indexed_counts(path, f, size)

@@ -1,6 +1,6 @@
 """'Open parent session' in the browser (issue 5): a key (Ctrl+G) and a palette command that open
 the session a fork was made from (``parentSession``, or a v1 file's ``branchedFrom``), found with
-``catalog.find_session_file``; Esc comes back. No parent, or one not on this machine: a notice."""
+``lineage.find_session_file``; Esc comes back. No parent, or one not on this machine: a notice."""
 
 from __future__ import annotations
 

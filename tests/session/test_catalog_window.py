@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from loomtui.session import catalog, catalog_window
+from loomtui.session import catalog, catalog_window, scan
 from tests.session.test_image_sessions import write_image_session
 
 HOLE = 64 << 20
@@ -106,8 +106,8 @@ def test_a_huge_session_is_listed_from_its_windows_never_its_middle(tmp_path: Pa
     assert reads[str(path)] <= WINDOWS
     assert (s.id, s.cwd, s.first_message, s.name, s.size, s.partial) == (
         "hole-1", "/home/user/webapp", "the dialog is cut off", "screenshots of the dialog", size, True)
-    assert s.modified == catalog._seconds("2026-02-01T11:30:00.000Z")
-    assert s.created == catalog._seconds("2026-02-01T10:00:00.000Z")
+    assert s.modified == scan.seconds("2026-02-01T11:30:00.000Z")
+    assert s.created == scan.seconds("2026-02-01T10:00:00.000Z")
     assert s.entry_count >= 3  # a, u1, n1 seen; u2 runs through the hole
 
 
@@ -139,7 +139,7 @@ def test_the_tail_window_grows_back_to_the_start_of_the_last_message(tmp_path: P
                        "message": {"role": "toolResult", "toolCallId": "x", "toolName": "read", "content": [
                            {"type": "image", "mimeType": "image/png", "data": "QUFB" * (30 << 10)}]}}))
     s = catalog.summarize(str(path))
-    assert s is not None and s.modified == catalog._seconds("2026-02-01T23:59:00.000Z")
+    assert s is not None and s.modified == scan.seconds("2026-02-01T23:59:00.000Z")
     assert WINDOWS < reads[str(path)] <= BOUND
 
 

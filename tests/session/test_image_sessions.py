@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from loomtui.session import catalog, indexcache, manager as manager_mod
+from loomtui.session import fulltext, indexcache, manager as manager_mod
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
@@ -175,10 +175,10 @@ def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, 
     model.set_query("sidebar overlaps")
     assert len(model) == 6
     # the picker's full-text search: text and tool names match, image data never does
-    hits = [h for probe in probes[:IMAGES] for h in catalog.search_sessions([str(path)], probe)
-            if isinstance(h, catalog.SearchHit)]
+    hits = [h for probe in probes[:IMAGES] for h in fulltext.search_sessions([str(path)], probe)
+            if isinstance(h, fulltext.SearchHit)]
     assert hits == []
-    found = [h for h in catalog.search_sessions([str(path)], "grid column") if isinstance(h, catalog.SearchHit)]
+    found = [h for h in fulltext.search_sessions([str(path)], "grid column") if isinstance(h, fulltext.SearchHit)]
     assert len(found) == 6
 
 
