@@ -7,7 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from loomtui.formats.ocp import ocp_run
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 
 if TYPE_CHECKING:
     from loomtui.session.split import SplitParse

@@ -17,7 +17,7 @@ from loomtui.commands._output import write_lines
 from loomtui.session import indexcache
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view import flatcache
 from loomtui.view.model import TreeModel
 from loomtui.view.text import Segment

@@ -45,7 +45,7 @@ from loomtui.session.forked import can_fork, child_output, start_child
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
 from loomtui.session.store import write_new_file_with
-from loomtui.view import layout as L
+from loomtui.view import flat as F
 from loomtui.view.model import TreeModel
 
 T = TypeVar("T")
@@ -266,7 +266,7 @@ def page_parts(
         if eid is not None and eid not in manager.index.by_id:
             raise LoomError(f"no entry {eid!r} ({what}) in {source_name or manager.path}")
     records, original = _records(manager, no_system_context)
-    tool_calls = L.tool_call_map(manager.index.entries)
+    tool_calls = F.tool_call_map(manager.index.entries)
     model: TreeModel | None = None
     if tool_calls is None:  # a call id repeats: the tree's order decides which call is meant
         model = TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)

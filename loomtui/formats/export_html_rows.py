@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from loomtui.session.jsstr import js_string
+from loomtui.view import flat as F
 from loomtui.view import layout as L
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_segments, search_text
@@ -110,7 +111,7 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
             labels[str(p)] = js_string(label)
     prefixes: dict[str, int] = {}
     keep = (model.mode, model.query, set(model.folded))
-    filters = {mode: filter_rows(model, mode, prefixes) for mode in L.FILTER_MODES}
+    filters = {mode: filter_rows(model, mode, prefixes) for mode in F.FILTER_MODES}
     model.set_filter(keep[0])
     if keep[1]:
         model.set_query(keep[1])
@@ -127,6 +128,6 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
         "leaf": leaf,
         "prefixes": list(prefixes),
         "filters": filters,
-        "modes": list(L.FILTER_MODES),
-        "tags": [L.FILTER_TAGS[m] for m in L.FILTER_MODES],
+        "modes": list(F.FILTER_MODES),
+        "tags": [F.FILTER_TAGS[m] for m in F.FILTER_MODES],
     }

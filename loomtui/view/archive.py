@@ -22,7 +22,7 @@ from typing import Any
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
 from loomtui.session.manager import SessionManager
-from loomtui.view.layout import Flat
+from loomtui.view.flat import Flat
 
 ARCHIVE_TYPE = "loomtui.archive"
 

@@ -1,4 +1,4 @@
-"""The flattened tree of a big session (``layout.flatten`` for its leaf), kept beside its index.
+"""The flattened tree of a big session (``flat.flatten`` for its leaf), kept beside its index.
 
 Flattening is a pure function of the entries and the leaf, and the costliest step of building
 the view model after a reopen from the persistent index (``session/indexcache.py``). So the
@@ -25,8 +25,8 @@ from loomtui.session.fileio import open_regular
 from loomtui.session.forked import can_fork
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
-from loomtui.view import layout as L
-from loomtui.view.layout import HIDDEN, OTHER, Flat
+from loomtui.view import flat as F
+from loomtui.view.flat import HIDDEN, OTHER, Flat
 
 SUFFIX = ".ltf"
 MAGIC = b"LOOMTUI-FLAT\x00"
@@ -56,7 +56,7 @@ def _key(manager: SessionManager) -> tuple[Any, ...] | None:
 
 def load(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
          tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
-    """``layout.flatten(manager.index, leaf_id, classes_by_index, tool_calls)`` from the side
+    """``flat.flatten(manager.index, leaf_id, classes_by_index, tool_calls)`` from the side
     file, or None."""
     key = _key(manager)
     if key is None:
@@ -122,7 +122,7 @@ def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: byte
     flat = load(manager, leaf_id, classes_by_index, tool_calls)
     if flat is not None:
         return flat, None
-    flat = L.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
+    flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
     if can_fork() and not indexcache.writes_held():
         save(manager, flat)
         return flat, None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from loomtui.view import layout as L
+from loomtui.view import flat as F
 from loomtui.view.archive import ArchiveState
 
 #: drawn in the row of the entry marked for a comparison (one column wide in every terminal)
@@ -26,7 +26,7 @@ class LoomState:
     show_archived: bool
     archive: ArchiveState
     marked_id: str | None
-    flat: L.Flat
+    flat: F.Flat
     selected: int
 
     if TYPE_CHECKING:

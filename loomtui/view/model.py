@@ -19,6 +19,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
+from loomtui.view import flat as F
 from loomtui.view import flatcache
 from loomtui.view import layout as L
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
@@ -49,7 +50,7 @@ class TreeModel(LoomState):
         #: filter modes the source adds (an OCP run: failed, gates, …): mode -> (tag, ids function)
         self.extra_filters: dict[str, tuple[str, Any]] = dict(manager.source.filters or {})
         self._extra_ids: dict[str, frozenset[str]] = {}
-        self.modes: tuple[str, ...] = L.FILTER_MODES + tuple(self.extra_filters)
+        self.modes: tuple[str, ...] = F.FILTER_MODES + tuple(self.extra_filters)
         self.mode = filter_mode if filter_mode in self.modes else "default"
         self.query = ""
         self.folded: set[str] = set()
@@ -61,10 +62,10 @@ class TreeModel(LoomState):
         self.selected = 0
         self._last_selected_id: str | None = None
         self._search: list[str | None] = []
-        self._flat_texts: tuple[L.Flat, list[str]] | None = None
+        self._flat_texts: tuple[F.Flat, list[str]] | None = None
         self._layouts: OrderedDict[tuple[Any, ...], L.Layout] = OrderedDict()
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
-        self._classes = L.base_classes(self.index.entries)
+        self._classes = F.base_classes(self.index.entries)
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
         #: loom tools: the hoisted entry (only its subtree shows), archived subtrees (hidden
         #: unless ``show_archived``) and the entry marked for a comparison
@@ -105,7 +106,7 @@ class TreeModel(LoomState):
         return self.index.label_of(entry_id)
 
     def footer(self) -> str:
-        tag = L.FILTER_TAGS[self.mode] if self.mode in L.FILTER_TAGS else self.extra_filters[self.mode][0]
+        tag = F.FILTER_TAGS[self.mode] if self.mode in F.FILTER_TAGS else self.extra_filters[self.mode][0]
         tags = tag + (" [+label time]" if self.show_label_times else "")
         if self.hoist_id is not None:
             tags += " [hoisted]"
@@ -375,7 +376,7 @@ class TreeModel(LoomState):
                 keep = target_leaf
         have = len(self._classes)
         if have < len(self.index.entries):
-            self._classes += L.base_classes(self.index.entries, have)
+            self._classes += F.base_classes(self.index.entries, have)
         incremental = (len(new) <= 64 and not self.query and not self.folded and self.hoist_id is None
                        and not any(is_record(e) for e in new))
         if incremental:
@@ -409,15 +410,15 @@ class TreeModel(LoomState):
         head_before = self.flat.head
         old_leaf = self.flat.leaf_id
         old_at = self.flat.position(old_leaf) if old_leaf is not None else None
-        old_shown = old_at is not None and self.flat.classes[old_at] in L.MODE_CLASSES.get(self.mode, ())
-        at = L.insert_new_child(self.flat, self.index, e, leaf_id, self._classes[e.index])
+        old_shown = old_at is not None and self.flat.classes[old_at] in F.MODE_CLASSES.get(self.mode, ())
+        at = F.insert_new_child(self.flat, self.index, e, leaf_id, self._classes[e.index])
         if at is None:
             return False
         self.leaf_id = leaf_id
         if at != head_before:
             self._refilter()  # the insertion point moved: rows were encoded around the old one
             return True
-        if old_shown and old_at is not None and self.flat.classes[old_at] == L.HIDDEN:
+        if old_shown and old_at is not None and self.flat.classes[old_at] == F.HIDDEN:
             if not self._drop_old_leaf_row(old_at):
                 self._refilter()
                 return True
@@ -438,7 +439,7 @@ class TreeModel(LoomState):
 
     def _show_inserted(self, at: int) -> None:
         """A row for the entry inserted at flat position ``at`` when the filter shows it."""
-        if self.mode == "labeled-only" or self.flat.classes[at] not in L.MODE_CLASSES[self.mode]:
+        if self.mode == "labeled-only" or self.flat.classes[at] not in F.MODE_CLASSES[self.mode]:
             self._remember()
             # not shown: rows after it are stored relative to the end and shift by themselves
             if self.rows.flat is not self.flat:
@@ -453,19 +454,19 @@ class TreeModel(LoomState):
         self._remember()
 
     # internals ----------------------------------------------------------------------------
-    def _flatten(self, freeze: bool = False) -> L.Flat:
+    def _flatten(self, freeze: bool = False) -> F.Flat:
         have = len(self._classes)
         if have < len(self.index.entries):
-            self._classes += L.base_classes(self.index.entries, have)
+            self._classes += F.base_classes(self.index.entries, have)
         version = self.index.version
         if self._tool_calls is None or self._tool_calls[0] != version:
             # the same for every leaf: built once per change of the session, not per leaf move
-            self._tool_calls = (version, L.tool_call_map(self.index.entries))
+            self._tool_calls = (version, F.tool_call_map(self.index.entries))
         # paused; frozen only while the session loads: a leaf move in the app must not freeze
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
             if not freeze:
-                return L.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
+                return F.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
             # loading: a big session reopened as it was is flattened already (view/flatcache.py)
             flat, self.unsaved_flat = flatcache.flatten(self.manager, self.leaf_id, self._classes, self._tool_calls[1])
             return flat
@@ -521,7 +522,7 @@ class TreeModel(LoomState):
         if self.hoist_id is not None:
             positions = self._inside_hoist(positions)
         if self.folded:
-            positions = L.drop_folded(self.flat, positions, self.folded)
+            positions = F.drop_folded(self.flat, positions, self.folded)
         self.rows = L.layout(self.flat, positions)
         if not self.folded:
             # recent layouts come back on Backspace or a filter toggle at no cost
@@ -531,8 +532,8 @@ class TreeModel(LoomState):
 
     def _visible(self) -> list[int]:
         """Flat positions the filter mode shows (a source's own modes list their entry ids)."""
-        if self.mode in L.FILTER_TAGS:
-            return L.visible_positions(self.flat, self.mode, self.index.labels)
+        if self.mode in F.FILTER_TAGS:
+            return F.visible_positions(self.flat, self.mode, self.index.labels)
         ids = self._extra_ids.get(self.mode)
         if ids is None:
             ids = self._extra_ids[self.mode] = frozenset(self.extra_filters[self.mode][1]())

@@ -30,7 +30,7 @@ from loomtui.formats.detect import open_any
 from loomtui.session.errors import LoomError
 from loomtui.session.jsonvalue import loads
 from loomtui.session.manager import SessionManager
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"

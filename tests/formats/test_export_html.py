@@ -15,7 +15,7 @@ from loomtui.cli import main
 from loomtui.commands.export_html import default_output
 from loomtui.formats.detect import open_any
 from loomtui.formats.export_html import CHUNK, build_page, export_html
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

@@ -21,7 +21,7 @@ import pytest
 from loomtui.cli import main
 from loomtui.formats.detect import open_any
 from loomtui.formats.export_html import export_html
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"

@@ -15,7 +15,7 @@ from loomtui.formats.export_html import _row_search_text, build_page
 from loomtui.formats.export_html_render import _markdown_renderer, plain_markdown
 from loomtui.formats.export_html_rows import CONNECTOR, FOLDABLE, filter_rows
 from loomtui.view import layout as L
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.text import search_text
 from tests.formats.test_export_html import blobs

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loomtui.session.manager import SessionManager
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.width import truncate_to_width
 

@@ -13,7 +13,7 @@ from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrated_bytes
 from loomtui.view import flatcache
-from loomtui.view import layout as L
+from loomtui.view import flat as F
 from loomtui.view.model import TreeModel
 
 
@@ -28,15 +28,15 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def flattens(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
-    """Leaves ``layout.flatten`` ran for (a cache hit runs none)."""
+    """Leaves ``flat.flatten`` ran for (a cache hit runs none)."""
     seen: list[str | None] = []
-    real = L.flatten
+    real = F.flatten
 
     def flatten(index, leaf_id, *a, **kw):  # type: ignore[no-untyped-def]
         seen.append(leaf_id)
         return real(index, leaf_id, *a, **kw)
 
-    monkeypatch.setattr(L, "flatten", flatten)
+    monkeypatch.setattr(F, "flatten", flatten)
     return seen
 
 

@@ -122,17 +122,17 @@ def _tool_session(same_id: bool):  # type: ignore[no-untyped-def]
 
 
 def test_tool_call_map_is_shared_by_every_leaf_unless_call_ids_repeat() -> None:
-    from loomtui.view import layout as L
+    from loomtui.view import flat as F
 
     for same_id in (False, True):
         sm = _tool_session(same_id)
         model = TreeModel(sm, filter_mode="all")
-        shared = L.tool_call_map(sm.index.entries)
+        shared = F.tool_call_map(sm.index.entries)
         assert (shared is None) == same_id
         for leaf in ("r1", "r2", "u", "a1"):
             model.set_leaf(leaf)
             # what pi builds while flattening for this leaf (the last call in the order wins)
-            assert model.flat.tool_calls == L.flatten(sm.index, leaf).tool_calls
+            assert model.flat.tool_calls == F.flatten(sm.index, leaf).tool_calls
             rows = [model.row_text(i, cursor=False) for i in range(len(model))]
             fresh = TreeModel(sm, leaf_id=leaf, use_manager_leaf=False, filter_mode="all")
             assert rows == [fresh.row_text(i, cursor=False) for i in range(len(fresh))]

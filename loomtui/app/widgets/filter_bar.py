@@ -11,7 +11,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from loomtui.app.widgets.tree_view import printable
-from loomtui.view.layout import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES
 from loomtui.view.width import fit_parts
 
 #: how each mode is named in the bar (pi's HTML export buttons)

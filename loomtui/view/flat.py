@@ -1,0 +1,338 @@
+"""pi's /tree flattening and filtering (docs/formats.md §9.2–§9.3), as flat arrays.
+
+``flatten`` orders the whole tree once per leaf (DFS pre-order, the branch holding the leaf
+first) and classifies each entry for the filter modes; ``visible_positions`` and ``drop_folded``
+pick the positions a mode and the folds show. ``view/layout.py`` lays those positions out.
+Linear, a few lists, not an object per row, so 100k-entry sessions refilter in milliseconds.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, compress
+from operator import add, attrgetter
+from typing import Any
+
+from loomtui.session.entries import MESSAGE, Entry
+from loomtui.session.index import SessionIndex
+
+FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
+FILTER_TAGS = {"default": "", "no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]",
+               "all": " [all]"}
+
+# visibility classes of a flattened entry
+HIDDEN, SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY = range(6)
+SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+MODE_CLASSES = {
+    "default": {TOOL_RESULT, USER, OTHER},
+    "no-tools": {USER, OTHER},
+    "user-only": {USER},
+    "all": {SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY},
+    "labeled-only": {SETTINGS, TOOL_RESULT, USER, OTHER},
+}
+_MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in MODE_CLASSES.items()}
+
+
+
+def visibility_class(e: Entry, leaf_id: str | None) -> int:
+    """Which filter modes may show ``e`` (rule 1 of docs/formats.md §9.3 first: tool-only assistants)."""
+    t = e.type
+    if e.hidden:
+        return ALL_ONLY
+    if t == MESSAGE:
+        role = e.role
+        if role == "user":
+            return USER
+        if role == "toolResult":
+            return TOOL_RESULT
+        if role == "assistant" and e.id != leaf_id and e.is_tool_only_assistant:
+            return HIDDEN
+        return OTHER
+    if t in SETTINGS_TYPES:
+        return SETTINGS
+    return OTHER
+
+
+_entry_id = attrgetter("id")
+
+
+class Flat:
+    """The whole tree in display order for one leaf.
+
+    Positions are list indices into ``entries``. A live append lands right after the leaf,
+    i.e. at ``head``; so positions and subtree ends from ``head`` on are stored relative to the
+    end of the list (``p - len - 1``, always ≤ -2) and an insertion at ``head`` shifts them
+    without touching them. ``position``/``end`` decode.
+    """
+
+    __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end",
+                 "_end_abs")
+
+    def __init__(
+        self,
+        leaf_id: str | None,
+        entries: list[Entry],
+        pos: dict[str, int] | None,
+        end: list[int],
+        classes: bytearray,
+        tool_calls: dict[Any, tuple[Any, Any]],
+        active: set[Entry],
+        version: int,
+        head: int,
+    ) -> None:
+        self.leaf_id = leaf_id
+        self.entries = entries
+        self.classes = classes
+        self.tool_calls = tool_calls
+        self.active = active
+        self.version = version
+        self.head = head
+        n1 = len(entries) + 1
+        if pos is None:
+            # positions before ``head`` as they are, the rest relative to the end
+            encoded = chain(range(head), range(head - n1, len(entries) - n1))
+            self._pos: dict[str, int] = dict(zip(map(_entry_id, entries), encoded))
+        else:
+            self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
+        self._end = [x if x < head else x - n1 for x in end]
+        self._end_abs: list[int] | None = end  # decoded ends, rebuilt lazily after an insert
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, entry_id: object) -> bool:
+        return entry_id in self._pos
+
+    def position(self, entry_id: str) -> int | None:
+        x = self._pos.get(entry_id)
+        if x is None or x >= 0:
+            return x
+        return x + len(self.entries) + 1
+
+    def end(self, p: int) -> int:
+        """One past the last position of the subtree at ``p``."""
+        x = self._end[p]
+        return x if x >= 0 else x + len(self.entries) + 1
+
+    def ends(self, positions: list[int]) -> list[int]:
+        absolute = self._end_abs
+        if absolute is None:
+            n1 = len(self.entries) + 1
+            vals = self._end
+            absolute = self._end_abs = list(map(add, vals, map(n1.__mul__, map((0).__gt__, vals))))
+        return list(map(absolute.__getitem__, positions))
+
+    def move_head(self, head: int) -> None:
+        """Re-encode around a new insertion point (linear; only when appends move elsewhere)."""
+        n1 = len(self.entries) + 1
+        pos = {e.id: i for i, e in enumerate(self.entries)}
+        ends = [self.end(p) for p in range(len(self.entries))]
+        self.head = head
+        self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
+        self._end = [x if x < head else x - n1 for x in ends]
+        self._end_abs = ends
+
+    def insert_at_head(self, e: Entry, cls: int) -> int:
+        """Insert a new childless entry at ``head``; every stored value stays valid."""
+        h = self.head
+        n = len(self.entries)
+        self.entries.insert(h, e)
+        self.classes.insert(h, cls)
+        self._end.insert(h, h - n - 1)  # end = h + 1 = new head: stored relative to the new length
+        self._pos[e.id] = h
+        self.head = h + 1
+        self._end_abs = None
+        return h
+
+
+def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
+    """Visibility class of every entry, as if none were the leaf (see ``flatten``).
+
+    ``visibility_class(e, None)`` for each entry, inlined: this runs over every entry when a
+    session opens.
+    """
+    out: list[int] = []
+    add = out.append
+    settings = SETTINGS_TYPES
+    for e in entries[start:] if start else entries:
+        if e.hidden:
+            add(ALL_ONLY)
+            continue
+        t = e.type
+        if t == MESSAGE:
+            role = e.role
+            if role == "user":
+                add(USER)
+            elif role == "toolResult":
+                add(TOOL_RESULT)
+            elif role == "assistant" and not e.has_text and (
+                not (sr := e.stop_reason) or sr == "stop" or sr == "toolUse"
+            ):
+                add(HIDDEN)  # the tool-only assistant rule, as ``Entry.is_tool_only_assistant``
+            else:
+                add(OTHER)
+        elif t in settings:
+            add(SETTINGS)
+        else:
+            add(OTHER)
+    return bytearray(out)
+
+
+def tool_call_map(entries: list[Entry]) -> dict[Any, tuple[Any, Any]] | None:
+    """Tool call id → (name, arguments) over all entries; None when an id repeats (then the
+    flattened order decides which call wins, as in pi, and ``flatten`` builds the map itself)."""
+    out: dict[Any, tuple[Any, Any]] = {}
+    for e in entries:
+        if e.tool_calls is not None:
+            for call_id, name, args in e.tool_calls:
+                if call_id in out:
+                    return None
+                out[call_id] = (name, args)
+    return out
+
+
+# radon rates this E: kept in one piece on purpose. It runs once per entry over a whole
+# session (100k entries); a helper call per branch adds measurable time there
+# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
+def flatten(
+    index: SessionIndex,
+    leaf_id: str | None,
+    classes_by_index: bytearray | None = None,
+    tool_calls: dict[Any, tuple[Any, Any]] | None = None,
+) -> Flat:
+    """DFS pre-order; at every level the child holding the leaf goes first (pi's flattenTree).
+
+    ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens;
+    ``tool_calls`` is a ``tool_call_map`` of the same entries, which no leaf can change.
+    """
+    # the entries on the path root → leaf (a set of objects: hashed by identity, no id lookups)
+    active: set[Entry] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
+    roots = index.roots
+    if active and len(roots) > 1:
+        roots = [r for r in roots if r in active] + [r for r in roots if r not in active]
+    out: list[Entry] = []
+    parent_pos: list[int] = []
+    append = out.append
+    append_parent = parent_pos.append
+    collect_calls = tool_calls is None
+    if tool_calls is None:
+        tool_calls = {}
+    kids_of = index.child_lists()
+    sorted_children = index.children
+    stack: list[tuple[Entry, int]] = [(r, -1) for r in reversed(roots)]
+    pop = stack.pop
+    get_kids = kids_of.get
+    while stack:
+        e, pp = pop()
+        while True:  # walk single-child chains without touching the stack
+            me = len(out)
+            append(e)
+            append_parent(pp)
+            if collect_calls and e.tool_calls is not None:
+                for call_id, name, args in e.tool_calls:
+                    tool_calls[call_id] = (name, args)  # the last one in this order wins
+            kids = get_kids(e.id)
+            if not kids:
+                break
+            if len(kids) == 1:
+                e = kids[0]
+                pp = me
+                continue
+            ordered = sorted_children(e.id)
+            if active:
+                ordered = [k for k in ordered if k in active] + [k for k in ordered if k not in active]
+            stack.extend([(k, me) for k in reversed(ordered)])
+            break
+    n = len(out)
+    end = list(range(1, n + 1))
+    for i in range(n - 1, 0, -1):
+        j = parent_pos[i]
+        if j >= 0 and end[i] > end[j]:
+            end[j] = end[i]
+    if classes_by_index is None or len(classes_by_index) < len(index.entries):
+        classes_by_index = base_classes(index.entries)
+    cls = classes_by_index
+    classes = bytearray([cls[e.index] for e in out])
+    leaf_at = -1
+    if leaf_id is not None and leaf_id in index.by_id:
+        leaf_entry = index.by_id[leaf_id]
+        # the leaf's position: its chain of ancestors was laid out first
+        leaf_at = len(active) - 1
+        if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
+            leaf_at = out.index(leaf_entry)
+        if cls[leaf_entry.index] == HIDDEN:
+            classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
+    head = end[leaf_at] if leaf_at >= 0 else n
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+
+
+def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:
+    """Put a freshly appended entry into ``flat`` in place, when the order allows it.
+
+    Applies when ``e``'s parent had no children before (the usual live append: a child of the
+    leaf) and the leaf either stays or moves to ``e`` along the same path; then ``e`` goes
+    right after its parent and nothing else moves. Returns ``e``'s position, or None when a
+    full ``flatten`` is needed.
+    """
+    parent = index.parent_of(e)
+    kids = index.child_lists()
+    if parent is None or e.id in flat or len(kids.get(parent.id, ())) != 1 or kids.get(e.id):
+        return None
+    at_parent = flat.position(parent.id)
+    if at_parent is None:
+        return None
+    old_leaf = flat.leaf_id
+    if leaf_id == e.id:
+        if old_leaf is not None and old_leaf != parent.id:
+            return None
+    elif leaf_id != old_leaf:
+        return None
+    if flat.head != at_parent + 1:
+        flat.move_head(at_parent + 1)
+    cls = OTHER if (leaf_id == e.id and base_class == HIDDEN) else base_class
+    at = flat.insert_at_head(e, cls)
+    if old_leaf is not None and leaf_id != old_leaf:
+        p_old = flat.position(old_leaf)
+        if p_old is not None:
+            # a tool-only assistant was shown only while it was the leaf (docs/formats.md §9.3)
+            flat.classes[p_old] = visibility_class(index.by_id[old_leaf], leaf_id)
+    if e.tool_calls is not None:
+        for call_id, name, args in e.tool_calls:
+            flat.tool_calls[call_id] = (name, args)
+    if leaf_id == e.id:
+        flat.active.add(e)
+    flat.leaf_id = leaf_id
+    flat.version = index.version
+    return at
+
+
+def visible_positions(flat: Flat, mode: str, labels: dict[str, Any]) -> list[int]:
+    """Flat positions passing the tool-only rule and the filter mode."""
+    if mode == "labeled-only":
+        allowed = MODE_CLASSES["labeled-only"]
+        hits = [flat.position(t) for t in labels if t in flat]
+        return sorted(p for p in hits if p is not None and flat.classes[p] in allowed)
+    table = _MODE_TABLES.get(mode, _MODE_TABLES["default"])
+    return list(compress(range(len(flat.entries)), flat.classes.translate(table)))
+
+
+def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]:
+    """Hide every row below a folded entry (descendants in the full tree)."""
+    at = [flat.position(f) for f in folded if f in flat]
+    ranges = sorted((p + 1, flat.end(p)) for p in at if p is not None)
+    if not ranges:
+        return positions
+    out = []
+    k = 0
+    for p in positions:
+        while k < len(ranges) and ranges[k][1] <= p:
+            k += 1
+        inside = False
+        j = k
+        while j < len(ranges) and ranges[j][0] <= p:
+            if p < ranges[j][1]:
+                inside = True
+                break
+            j += 1
+        if not inside:
+            out.append(p)
+    return out
