@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 from loomtui.session.catalog import parent_reference
@@ -31,85 +30,13 @@ from loomtui.session.store import backup_name
 from loomtui.view.archive import set_archived
 from loomtui.view.blocks import copy_text
 from loomtui.view.model import TreeModel
+from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
 
 T = TypeVar("T")
 
 #: opens a path as a session (``formats.opening.open_session``: the formats layer knows them all)
 Opener = Callable[..., SessionManager]
-
-
-@dataclass(frozen=True, slots=True)
-class Notice:
-    """A message for the user. ``severity``: information, warning or error."""
-
-    text: str
-    title: str = ""
-    severity: str = "information"
-    timeout: float = 5
-
-
-@dataclass(slots=True)
-class Question:
-    """Ask before doing it: ``title``/``body``/``button`` for a confirm dialog; ``on_yes`` (and
-    ``on_no``) carry the intent on."""
-
-    title: str
-    body: str
-    button: str
-    on_yes: Callable[[], Outcome]
-    on_no: Callable[[], Outcome] | None = None
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What an intent did. ``rows``: the tree's rows, labels or leaf changed (redraw, keep the
-    screen row); ``leaf``: the leaf moved; ``detail``: redraw the detail pane even for the same
-    entry; ``replaced``: the session was re-read (new manager and model); ``path``: a file
-    written (export) or to open (parent session); ``error``: an unexpected failure, for the log."""
-
-    notices: list[Notice] = field(default_factory=list)
-    rows: bool = False
-    leaf: bool = False
-    detail: bool = False
-    replaced: bool = False
-    ask: Question | None = None
-    path: str | None = None
-    error: BaseException | None = None
-    #: a session to open on top (a row that is a session of its own: a subagent)
-    session: SessionManager | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.rows or self.leaf or self.replaced or self.path is not None
-
-    def note(self, text: str, title: str = "", severity: str = "information", timeout: float = 5) -> Outcome:
-        self.notices.append(Notice(text, title, severity, timeout))
-        return self
-
-
-@dataclass(frozen=True, slots=True)
-class LabelPrompt:
-    """What the label dialog shows: the entry's row, its current label, where a label goes
-    (``note``) or why it cannot be saved (``refusal``: a read-only source)."""
-
-    entry_id: str
-    row: str
-    current: str | None
-    note: str = ""
-    refusal: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ExportPlan:
-    """What the export dialog shows: the entry's row, how many entries and labels the new
-    file gets, and where it goes by default."""
-
-    entry_id: str
-    row: str
-    entries: int
-    labels: int
-    default_dir: str
 
 
 class SessionController:

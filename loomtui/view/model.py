@@ -30,7 +30,6 @@ from loomtui.view.printable import printable
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
 
-
 class TreeModel(LoomState):
     """What the tree view shows for one session, and how keys change it."""
 

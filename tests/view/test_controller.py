@@ -12,7 +12,8 @@ import pytest
 
 from loomtui.formats.opening import open_session
 from loomtui.session.manager import SessionManager
-from loomtui.view.controller import ExportPlan, LabelPrompt, Outcome, SessionController
+from loomtui.view.controller import SessionController
+from loomtui.view.outcomes import ExportPlan, LabelPrompt, Outcome
 
 KINDS = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "kinds.jsonl"
 V1 = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "v1.jsonl"

@@ -35,7 +35,8 @@ from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
 from loomtui.view import flatcache
-from loomtui.view.controller import Outcome, SessionController
+from loomtui.view.controller import SessionController
+from loomtui.view.outcomes import Outcome
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
 

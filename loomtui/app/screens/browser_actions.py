@@ -13,7 +13,7 @@ from textual import work
 
 from loomtui.app.ocp import open_attempt_session
 from loomtui.app.screens.dialogs import ExportDialog, LabelDialog
-from loomtui.view.controller import ExportPlan, Outcome
+from loomtui.view.outcomes import ExportPlan, Outcome
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static
 
 from loomtui.session.errors import Diagnostic
-from loomtui.view.controller import Outcome
+from loomtui.view.outcomes import Outcome
 from loomtui.view.printable import printable
 
 T = TypeVar("T")
