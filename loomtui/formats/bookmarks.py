@@ -142,8 +142,7 @@ def save_bookmarks(manager: SessionManager, path: str | None = None) -> SaveResu
             src.labels[nid] = label
         else:
             src.labels.pop(nid, None)
-        e = manager.index.by_id.get(nid)
-        d = manager.load(e) if e is not None else None
+        d = manager.get_entry(nid)
         ol = d.get("openloom") if isinstance(d, dict) else None
         if isinstance(ol, dict) and isinstance(ol.get("node"), dict):
             openloom.set_node_label(ol["node"], label)

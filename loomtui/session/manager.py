@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Callable
@@ -22,7 +21,7 @@ from loomtui.session.fileio import open_regular
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
 from loomtui.session.memory import bulk_allocation
-from loomtui.session.reader import LineInfo, LineParser, ParseState, decode_line, parse_from
+from loomtui.session.reader import LineParser, ParseState, decode_line, parse_from
 from loomtui.session.source import Source
 from loomtui.session.split import SplitParse
 
@@ -63,16 +62,6 @@ WRITE_PIECE = 8 << 20
 #: most full entries ``SessionManager.load`` keeps decoded, and most bytes of their lines
 LOAD_CACHE_ENTRIES = 512
 LOAD_CACHE_BYTES = 32 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class TreeNode:
-    """One node of ``get_tree`` (pi's SessionTreeNode)."""
-
-    entry: dict[str, Any]
-    children: list["TreeNode"]
-    label: Any = None
-    label_timestamp: Any = None
 
 
 class SessionManager:
@@ -233,41 +222,9 @@ class SessionManager:
     def get_leaf_id(self) -> str | None:
         return self._leaf
 
-    def get_leaf_entry(self) -> dict[str, Any] | None:
-        return self.get_entry(self._leaf) if self._leaf else None
-
     def get_entry(self, entry_id: str) -> dict[str, Any] | None:
         e = self.index.by_id.get(entry_id)
         return self.load(e) if e is not None else None
-
-    def get_entries(self) -> list[dict[str, Any]]:
-        return [self.load(e) for e in self.index.entries]
-
-    def get_children(self, parent_id: str) -> list[dict[str, Any]]:
-        """Direct children in file order (pi's getChildren)."""
-        return [self.load(e) for e in self.index.children_in_file_order(parent_id)]
-
-    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]:
-        """Root → ``from_id`` (default: the leaf)."""
-        start = from_id if from_id is not None else self._leaf
-        return [self.load(e) for e in self.index.path_to(start)]
-
-    def get_tree(self) -> list[TreeNode]:
-        """pi's getTree: roots in file order, children by timestamp, labels resolved."""
-        idx = self.index
-
-        def node(e: Entry) -> TreeNode:
-            return TreeNode(self.load(e), [], idx.label_of(e.id), idx.label_timestamp(e.id))
-
-        roots = [node(r) for r in idx.roots]
-        stack = [(r, n) for r, n in zip(idx.roots, roots)]
-        while stack:
-            e, n = stack.pop()
-            for child in idx.children(e.id):
-                cn = node(child)
-                n.children.append(cn)
-                stack.append((child, cn))
-        return roots
 
     def get_label(self, entry_id: str) -> Any:
         return self.index.label_of(entry_id)
@@ -303,38 +260,9 @@ class SessionManager:
         return self._leaf_moved
 
     # pi's API: appending ------------------------------------------------------------------
-    def append_message(self, message: dict[str, Any]) -> str:
-        return self._append({"type": "message", **self._base(), "message": message})
-
-    def append_thinking_level_change(self, thinking_level: str) -> str:
-        return self._append({"type": "thinking_level_change", **self._base(), "thinkingLevel": thinking_level})
-
-    def append_model_change(self, provider: str, model_id: str) -> str:
-        return self._append({"type": "model_change", **self._base(), "provider": provider, "modelId": model_id})
-
-    def append_compaction(
-        self,
-        summary: str,
-        first_kept_entry_id: str,
-        tokens_before: int,
-        details: Any = None,
-        from_hook: bool | None = None,
-    ) -> str:
-        entry = {"type": "compaction", **self._base(), "summary": summary, "firstKeptEntryId": first_kept_entry_id,
-                 "tokensBefore": tokens_before, "details": details, "fromHook": from_hook}
-        return self._append(_omit_none(entry, ("details", "fromHook")))
-
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         entry = {"type": "custom", "customType": custom_type, "data": data, **self._base()}
         return self._append(_omit_none(entry, ("data",)))
-
-    def append_session_info(self, name: str) -> str:
-        return self._append({"type": "session_info", **self._base(), "name": name.strip()})
-
-    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str:
-        entry = {"type": "custom_message", "customType": custom_type, "content": content, "display": display,
-                 "details": details, **self._base()}
-        return self._append(_omit_none(entry, ("details",)))
 
     def append_label_change(self, target_id: str, label: str | None) -> str:
         """Set (or, with None/empty, clear) a label; the label entry becomes the leaf."""
@@ -361,17 +289,6 @@ class SessionManager:
         if moved:
             self._leaf, self._leaf_moved = leaf, True
         return new_id
-
-    def branch_with_summary(
-        self, from_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
-    ) -> str:
-        if from_id is not None and from_id not in self.index.by_id:
-            raise LoomError(f"entry {from_id} not found")
-        self._leaf = from_id
-        entry = {"type": "branch_summary", "id": self._new_id(), "parentId": from_id, "timestamp": now_iso(),
-                 "fromId": from_id if from_id is not None else "root", "summary": summary, "details": details,
-                 "fromHook": from_hook}
-        return self._append(_omit_none(entry, ("details", "fromHook")))
 
     def fork_point_candidates(self) -> list[str]:
         """Where a fork left its parent: pi copies the parent's path (same ids) into the new
@@ -456,11 +373,6 @@ class SessionManager:
                 raise
         return os.path.abspath(out)
 
-    def _verify_header(self) -> None:
-        """Raise WriteConflict when the header line no longer says what it said when read."""
-        if self.path is not None:
-            verify.header(self.path, self.state.lines, self.header)
-
     def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
         """The lines of ``entries`` as they are in the file now, checked against what was read
         (``verify.lines``); serialised for entries that live in memory."""
@@ -528,10 +440,6 @@ class SessionManager:
             os.close(fd)
         return raw.rstrip(b"\r\n\t ")
 
-    def other_lines(self) -> list[LineInfo]:
-        """Header, title and opaque lines with their positions (what a rewrite must keep)."""
-        return self.state.lines
-
     def _base(self) -> dict[str, Any]:
         return {"id": self._new_id(), "parentId": self._leaf, "timestamp": now_iso()}
 
@@ -571,7 +479,7 @@ class SessionManager:
         assert self._mark is not None
         if on_file_leaf:
             obj["parentId"] = self.index.leaf_id  # another writer's lines may have come first
-        elif obj["type"] != "branch_summary":
+        else:
             obj["parentId"] = self._leaf  # the leaf may have followed another writer's lines
         line = js_json(obj).encode() + b"\n"
         # the header and the line parented on must still be what was read (a rewrite in place

@@ -237,7 +237,7 @@ class SessionController:
         e = self.entry(leaf)
         if e is None:
             return Outcome()
-        label = manager.index.label_of(leaf)
+        label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
         body = (f"Append one label entry parented on {leaf}\n  {self.row_text(e)[:100]}\n{what}, so that pi resumes "
                 "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
@@ -260,7 +260,7 @@ class SessionController:
         e = self.entry(entry_id)
         if e is None:
             return None
-        current = self.manager.index.label_of(e.id)
+        current = self.manager.get_label(e.id)
         refusal = self.manager.append_refusal()
         if self.source.label_store is not None:
             note = f"Kept in loomtui's label store ({self.source.label_store}); the session file is never written."
@@ -286,7 +286,7 @@ class SessionController:
         refusal = self.manager.append_refusal()
         if refusal:
             raise WriteRefused(refusal)
-        current = self.manager.index.label_of(e.id)
+        current = self.manager.get_label(e.id)
         label = (value or "").strip() or None
         if label == (None if current is None else str(current)):
             return Outcome().note("Label unchanged; nothing written.", timeout=3)
@@ -404,8 +404,8 @@ class SessionController:
 
     def copy_text(self, entry_id: str) -> str:
         """What Ctrl+Y copies (pi's copy action)."""
-        e = self.entry(entry_id)
-        return copy_text(self.manager.load(e)) if e is not None else ""
+        full = self.manager.get_entry(entry_id)
+        return copy_text(full) if full is not None else ""
 
     # the parent session --------------------------------------------------------------------------
     def parent_ref(self) -> str | None:

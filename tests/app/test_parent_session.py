@@ -12,6 +12,8 @@ from typing import Any
 
 from app_helpers import browser, make_app, notices
 
+from tests.agent_writer import AgentWriter
+
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.session.locations import sample_dir
 
@@ -163,7 +165,7 @@ async def test_ctrl_g_opens_the_parent_at_the_fork_point(tmp_path: Path) -> None
     sm = SessionManager.open(str(parent))
     sm.append_label_change("par10001", "good parser")  # labels are re-created, not shared
     child_path = sm.create_branched_session("par10001", dir=str(tmp_path / "s"))
-    kid = SessionManager.open(child_path)
+    kid = AgentWriter(child_path)  # pi continues the fork
     kid.append_message({"role": "user", "content": "Try another way", "timestamp": 1})
     kid.append_message({"role": "assistant", "content": [{"type": "text", "text": "Done"}], "stopReason": "stop"})
     app = make_app(child_path)

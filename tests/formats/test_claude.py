@@ -285,7 +285,7 @@ def test_label_survives_a_restart_and_the_file_stays_byte_identical(claude_dir: 
     assert open_any(str(f)).index.label_of(target) is None
     assert sha(f) == before
     with pytest.raises(Exception):
-        again.append_message({"role": "user", "content": "x"})
+        again.append_custom_entry("loomtui/test")
     assert sha(f) == before
 
 

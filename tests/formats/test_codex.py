@@ -77,7 +77,7 @@ def test_prompts_context_and_turns(codex_dir: Path) -> None:
 def test_unfinished_turn_ends_on_the_call(codex_dir: Path) -> None:
     sm = open_any(str(codex_dir / CODEX_FILES[2]))
     assert sm.get_leaf_id() == "L18"
-    leaf = sm.get_leaf_entry()
+    leaf = sm.get_entry(sm.get_leaf_id() or '')
     assert leaf is not None and leaf["message"]["content"][0]["type"] == "toolCall"
 
 

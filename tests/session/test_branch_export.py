@@ -85,7 +85,7 @@ def test_reopened_branch_file_keeps_pi_parent_ids_even_when_a_label_was_dropped(
     last = read_lines(out)[-1]["id"]
     assert branch.get_leaf_id() == last
     assert [r.id for r in branch.index.roots] == ["a", "c", "d"]
-    assert [e["id"] for e in branch.get_branch()] == ["d", read_lines(out)[-2]["id"], last]
+    assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())]] == ["d", read_lines(out)[-2]["id"], last]
     assert branch.get_label("c") == "see-c-again" and branch.get_label("a") == "start"
     assert branch.get_label("b") is None and branch.get_label("x") is None
     assert branch.diagnostics == []
@@ -98,7 +98,7 @@ def test_reopened_branch_of_plain_path_has_same_context(write_session):
     out = sm.create_branched_session("c")
     branch = SessionManager.open(out)
     sm.branch("c")
-    assert [e["id"] for e in branch.get_branch() if e["type"] != "label"] == ["a", "b", "c"]
+    assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())] if e["type"] != "label"] == ["a", "b", "c"]
     assert branch.build_session_context() == sm.build_session_context()
     assert branch.get_label("b") == "mark"
 

@@ -23,6 +23,17 @@ def roots(sm: SessionManager) -> list[str]:
     return [e.id for e in sm.index.roots]
 
 
+def tree_ids(sm: SessionManager) -> list[str]:
+    """Every entry reached from the roots through their children (pi's getTree walk)."""
+    seen: list[str] = []
+    stack = list(sm.index.roots)
+    while stack:
+        e = stack.pop()
+        seen.append(e.id)
+        stack.extend(sm.index.children(e.id))
+    return seen
+
+
 def test_children_are_ordered_by_timestamp_with_ties_in_file_order(write_session):
     path = write_session([
         msg("r", None, ts="2026-03-01T09:00:00.000Z"),
@@ -35,7 +46,7 @@ def test_children_are_ordered_by_timestamp_with_ties_in_file_order(write_session
     sm = open_(path)
     assert kids(sm, "r") == ["c0", "c1", "t2", "t1", "c3"]
     # pi's getChildren is file order
-    assert [e["id"] for e in sm.get_children("r")] == ["c3", "c1", "t2", "t1", "c0"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.children_in_file_order("r")]] == ["c3", "c1", "t2", "t1", "c0"]
 
 
 def test_unparseable_timestamps_keep_file_order_relative_to_each_other(write_session):
@@ -57,8 +68,8 @@ def test_roots_null_self_and_missing_parent_in_file_order(write_session):
     ])
     sm = open_(path)
     assert roots(sm) == ["a", "b", "c", "e"]
-    assert sm.get_branch("b") == [sm.get_entry("b")]
-    assert [e["id"] for e in sm.get_branch("c")] == ["c"]
+    assert [sm.load(e) for e in sm.index.path_to("b")] == [sm.get_entry("b")]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("c")]] == ["c"]
     assert sm.diagnostics == []
 
 
@@ -75,7 +86,7 @@ def test_out_of_order_lines_are_linked_like_pi(write_session):
     assert sm.index.children_in_file_order("a") == [sm.index.by_id["b2"], sm.index.by_id["b"]]
     assert kids(sm, "b") == ["c"]
     assert sm.get_leaf_id() == "b"
-    assert [e["id"] for e in sm.get_branch("c")] == ["a", "b", "c"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("c")]] == ["a", "b", "c"]
     assert sm.diagnostics == []
 
 
@@ -87,7 +98,7 @@ def test_leaf_is_the_last_entry_in_the_file_whatever_its_type(write_session):
     ])
     sm = open_(path)
     assert sm.get_leaf_id() == "z"
-    assert sm.get_leaf_entry()["type"] == "custom"
+    assert sm.get_entry(sm.get_leaf_id() or '')["type"] == "custom"
     path2 = write_session([msg("a", None), label("l1", "a", "a", "x")])
     assert open_(path2).get_leaf_id() == "l1"
 
@@ -119,7 +130,7 @@ def test_labels_on_other_branches_apply(write_session):
     path = write_session([msg("a", None), msg("b", "a"), msg("c", "a"), label("l", "c", "b", "off-branch")])
     sm = open_(path)
     assert sm.get_label("b") == "off-branch"
-    assert [n.label for n in sm.get_tree()[0].children] == ["off-branch", None]
+    assert [sm.get_label(c.id) for c in sm.index.children("a")] == ["off-branch", None]
 
 
 def test_session_name_is_latest_session_info_and_empty_clears(write_session):
@@ -135,14 +146,13 @@ def test_cycle_of_two_never_hangs_and_becomes_roots_with_diagnostics(write_sessi
     sm = open_(path)
     assert roots(sm) == ["r", "x", "y"]
     assert kids(sm, "y") == ["z"]
-    assert [e["id"] for e in sm.get_branch("z")] == ["y", "z"]
-    assert [e["id"] for e in sm.get_branch("x")] == ["x"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("z")]] == ["y", "z"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("x")]] == ["x"]
     assert [(d.line, d.reason) for d in sm.diagnostics] == [
         (3, "entry 'x' is on a parentId cycle; shown as a root"),
         (4, "entry 'y' is on a parentId cycle; shown as a root"),
     ]
-    tree = sm.get_tree()
-    assert [n.entry["id"] for n in tree] == ["r", "x", "y"]
+    assert [r.id for r in sm.index.roots] == ["r", "x", "y"]
 
 
 def test_long_cycle_with_tail_terminates(write_session):
@@ -152,9 +162,9 @@ def test_long_cycle_with_tail_terminates(write_session):
     done = threading.Event()
 
     def walk() -> None:
-        sm.get_tree()
+        tree_ids(sm)
         for e in sm.index.entries:
-            sm.get_branch(e.id)
+            [sm.load(e) for e in sm.index.path_to(e.id)]
         sm.build_session_context("tail")
         done.set()
 
@@ -173,8 +183,8 @@ def test_cycle_created_by_live_appends_is_broken_too(write_session):
         f.write(json.dumps(msg("y", "x")) + "\n")
     sm.refresh()
     assert roots(sm) == ["r", "x", "y"]
-    assert [e["id"] for e in sm.get_branch("x")] == ["x"]
-    assert [e["id"] for e in sm.get_branch("y")] == ["y"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("x")]] == ["x"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("y")]] == ["y"]
     assert [(d.line, d.reason) for d in sm.diagnostics] == [
         (3, "entry 'x' is on a parentId cycle; shown as a root"),
         (4, "entry 'y' is on a parentId cycle; shown as a root"),
@@ -194,17 +204,11 @@ def test_duplicate_ids_first_wins_with_diagnostic(write_session):
 
 def test_tree_nodes_carry_labels_and_sorted_children(pi_dir):
     sm = open_(pi_dir / "dnouri-browse-session.jsonl")
-    tree = sm.get_tree()
-    assert [n.entry["id"] for n in tree] == ["aa000001"]
-    assert tree[0].label == "restored"
-    assert tree[0].label_timestamp == "2026-03-01T09:20:20.000Z"
+    assert [r.id for r in sm.index.roots] == ["aa000001"]
+    assert sm.index.label_of("aa000001") == "restored"
+    assert sm.index.label_timestamp("aa000001") == "2026-03-01T09:20:20.000Z"
     # every entry appears exactly once
-    seen: list[str] = []
-    stack = list(tree)
-    while stack:
-        node = stack.pop()
-        seen.append(node.entry["id"])
-        stack.extend(node.children)
+    seen = tree_ids(sm)
     assert sorted(seen) == sorted(e.id for e in sm.index.entries)
 
 
@@ -214,13 +218,13 @@ def test_index_matches_pi_goldens(name, pi_dir, goldens_dir, parity_file):
     sm = open_(parity_file(pi_dir / f"{name}.jsonl"))
     assert len(sm.index.entries) == golden["entryCount"]
     assert len(sm.index.roots) == len(golden["roots"])
-    assert len(sm.get_branch()) == len(golden["branch"])
+    assert len([sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]) == len(golden["branch"])
     if name in RANDOM_ID_GOLDENS:
         assert golden["labels"] == {} and sm.index.labels == {}
         return
     assert sm.get_leaf_id() == golden["leafId"]
     assert roots(sm) == golden["roots"]
-    assert [e["id"] for e in sm.get_branch()] == golden["branch"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]] == golden["branch"]
     labels = {e.id: sm.get_label(e.id) for e in sm.index.entries if sm.get_label(e.id)}
     assert list(labels.items()) == list(golden["labels"].items())
 

@@ -49,7 +49,7 @@ def state(sm: SessionManager) -> dict[str, Any]:
         "name": ix.session_name,
         "leaf": ix.leaf_id,
         "diagnostics": [(d.line, d.reason) for d in sm.diagnostics],
-        "lines": [(i.line, i.offset, i.size, i.kind) for i in sm.other_lines()],
+        "lines": [(i.line, i.offset, i.size, i.kind) for i in sm.state.lines],
         "line_no": sm.state.line_no,
         "parsed": sm.state.parsed_count,
         "indexed_to": sm._indexed_to,

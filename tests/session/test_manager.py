@@ -10,6 +10,7 @@ from loomtui.session.errors import LoomError
 from loomtui.session.source import Source
 from loomtui.session.manager import SessionManager
 from session_helpers import label, msg
+from tests.agent_writer import AgentWriter
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -34,21 +35,20 @@ def last_line(sm: SessionManager) -> str:
 
 def test_reading_api(sm):
     assert sm.get_leaf_id() == "d"
-    assert sm.get_leaf_entry()["id"] == "d"
+    assert sm.get_entry(sm.get_leaf_id() or '')["id"] == "d"
     assert sm.get_entry("b")["message"]["model"] == "claude-x"
     assert sm.get_entry("nope") is None
-    assert [e["id"] for e in sm.get_children("a")] == ["b", "d"]
-    assert sm.get_children("d") == []
-    assert [e["id"] for e in sm.get_branch()] == ["a", "d"]
-    assert [e["id"] for e in sm.get_branch("c")] == ["a", "b", "c"]
-    assert sm.get_branch("nope") == []
-    tree = sm.get_tree()
-    assert [n.entry["id"] for n in tree] == ["a"]
-    assert [n.entry["id"] for n in tree[0].children] == ["b", "d"]
-    assert [n.entry["id"] for n in tree[0].children[0].children] == ["c"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.children_in_file_order("a")]] == ["b", "d"]
+    assert [sm.load(e) for e in sm.index.children_in_file_order("d")] == []
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]] == ["a", "d"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to("c")]] == ["a", "b", "c"]
+    assert [sm.load(e) for e in sm.index.path_to("nope")] == []
+    assert [e.id for e in sm.index.roots] == ["a"]
+    assert [e.id for e in sm.index.children("a")] == ["b", "d"]
+    assert [e.id for e in sm.index.children("b")] == ["c"]
     assert sm.get_label("a") is None
     assert sm.get_session_name() is None
-    assert [e["id"] for e in sm.get_entries()] == ["a", "b", "c", "d"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.entries]] == ["a", "b", "c", "d"]
     assert sm.get_header()["id"] == "sess-0001"
 
 
@@ -56,7 +56,7 @@ def test_branch_moves_the_leaf_in_memory_only(sm):
     before = open(sm.path, "rb").read()
     sm.branch("c")
     assert sm.get_leaf_id() == "c"
-    assert [e["id"] for e in sm.get_branch()] == ["a", "b", "c"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]] == ["a", "b", "c"]
     assert sm.leaf_moved
     assert open(sm.path, "rb").read() == before
     with pytest.raises(LoomError, match="entry nope not found"):
@@ -67,65 +67,48 @@ def test_branch_moves_the_leaf_in_memory_only(sm):
 def test_reset_leaf_makes_the_next_append_a_new_root(sm):
     sm.reset_leaf()
     assert sm.get_leaf_id() is None
-    assert sm.get_leaf_entry() is None
+    assert sm.get_entry(sm.get_leaf_id() or '') is None
     assert sm.build_session_context().messages == []
-    new = sm.append_message({"role": "user", "content": "fresh start", "timestamp": 1})
+    new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] is None
     assert [r.id for r in sm.index.roots] == ["a", new]
     assert sm.get_leaf_id() == new
 
 
-def test_append_message_is_child_of_leaf_and_becomes_leaf(sm):
+def test_an_append_is_child_of_leaf_and_becomes_leaf(sm):
     sm.branch("c")
-    message = {"role": "assistant", "content": [{"type": "text", "text": "ok"}], "provider": "p", "model": "m"}
-    new = sm.append_message(message)
+    new = sm.append_custom_entry("loomtui/test", {"k": 1})
     assert HEX8.match(new)
     line = last_line(sm)
-    assert line.startswith(f'{{"type":"message","id":"{new}","parentId":"c","timestamp":"')
+    assert line.startswith('{"type":"custom","customType":"loomtui/test","data":{"k":1},"id":"' + new + '","parentId":"c"')
     entry = sm.get_entry(new)
-    assert list(entry) == ["type", "id", "parentId", "timestamp", "message"]
     assert ISO.match(entry["timestamp"])
-    assert entry["message"] == message
     assert sm.get_leaf_id() == new
     assert not sm.leaf_moved
     assert [c.id for c in sm.index.children("c")] == [new]
 
 
 def test_every_append_kind_writes_pi_key_order(sm):
+    """What loomtui appends: archive records (custom entries) and labels, in pi's key order,
+    each the child of the previous one."""
     ids = [
-        sm.append_thinking_level_change("high"),
-        sm.append_model_change("anthropic", "claude-y"),
-        sm.append_compaction("summary", "b", 1234),
-        sm.append_compaction("summary2", "d", 99, details={"readFiles": []}, from_hook=True),
         sm.append_custom_entry("ext/state", {"k": 1}),
         sm.append_custom_entry("ext/none"),
-        sm.append_session_info("  My name  "),
-        sm.append_custom_message_entry("ext/msg", "hello", True),
-        sm.append_custom_message_entry("ext/msg", [{"type": "text", "text": "x"}], False, details={"d": 1}),
+        sm.append_label_change("a", "x"),
+        sm.append_label_change("a", None),
     ]
     entries = [sm.get_entry(i) for i in ids]
     assert [list(e) for e in entries] == [
-        ["type", "id", "parentId", "timestamp", "thinkingLevel"],
-        ["type", "id", "parentId", "timestamp", "provider", "modelId"],
-        ["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"],
-        ["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore", "details", "fromHook"],
         ["type", "customType", "data", "id", "parentId", "timestamp"],
         ["type", "customType", "id", "parentId", "timestamp"],
-        ["type", "id", "parentId", "timestamp", "name"],
-        ["type", "customType", "content", "display", "id", "parentId", "timestamp"],
-        ["type", "customType", "content", "display", "details", "id", "parentId", "timestamp"],
+        ["type", "id", "parentId", "timestamp", "targetId", "label"],
+        ["type", "id", "parentId", "timestamp", "targetId"],
     ]
-    # a chain: each append is the child of the previous one
     assert [e["parentId"] for e in entries] == ["d", *ids[:-1]]
     assert sm.get_leaf_id() == ids[-1]
-    assert entries[6]["name"] == "My name"
-    assert sm.get_session_name() == "My name"
-    ctx = sm.build_session_context()
-    assert ctx.thinking_level == "high"
-    assert ctx.model == {"provider": "anthropic", "modelId": "claude-y"}
-    # the last compaction on the path wins; it keeps from "d" on; custom entries are not context
-    assert [m["role"] for m in ctx.messages] == ["compactionSummary", "user", "custom", "custom"]
-    assert ctx.messages[0]["summary"] == "summary2" and ctx.messages[0]["tokensBefore"] == 99
+    assert sm.get_label("a") is None
+    # custom entries and labels are not context
+    assert [m["role"] for m in sm.build_session_context().messages] == ["user", "user"]
 
 
 def test_append_label_change_sets_and_clears_and_becomes_leaf(sm):
@@ -136,7 +119,7 @@ def test_append_label_change_sets_and_clears_and_becomes_leaf(sm):
     assert sm.get_label("b") == "checkpoint"
     assert sm.get_leaf_id() == set_id
     # the label entry hangs off the old leaf: the conversation path is unchanged
-    assert [e["id"] for e in sm.get_branch()] == ["a", "d", set_id]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]] == ["a", "d", set_id]
 
     clear_id = sm.append_label_change("b", None)
     cleared = sm.get_entry(clear_id)
@@ -159,7 +142,7 @@ def test_a_label_keeping_resume_hangs_off_the_file_leaf_and_keeps_the_moved_leaf
     assert sm.index.leaf_id == second and sm.get_leaf_id() == "b"
     # a reopened file resumes on the same conversation
     again = SessionManager.open(sm.path)
-    assert [e["id"] for e in again.get_branch()] == ["a", "d", first, second]
+    assert [e["id"] for e in [again.load(e) for e in again.index.path_to(again.get_leaf_id())]] == ["a", "d", first, second]
     # not moved: the label becomes the leaf, as in pi
     sm.branch(second)
     third = sm.append_label_keeping_resume("a", "x")
@@ -192,26 +175,6 @@ def test_append_label_change_on_unknown_entry_writes_nothing(sm):
     assert open(sm.path, "rb").read() == before
 
 
-def test_branch_with_summary_moves_leaf_and_appends_summary(sm):
-    new = sm.branch_with_summary("b", "what happened on the other branch", details={"readFiles": ["x"]})
-    entry = sm.get_entry(new)
-    assert list(entry) == ["type", "id", "parentId", "timestamp", "fromId", "summary", "details"]
-    assert entry["parentId"] == "b" and entry["fromId"] == "b"
-    assert sm.get_leaf_id() == new
-    assert [m["role"] for m in sm.build_session_context().messages] == ["user", "assistant", "branchSummary"]
-
-
-def test_branch_with_summary_none_creates_a_root(sm):
-    new = sm.branch_with_summary(None, "start over")
-    entry = sm.get_entry(new)
-    assert entry["parentId"] is None
-    assert entry["fromId"] == "root"
-    assert [r.id for r in sm.index.roots] == ["a", new]
-    assert sm.get_leaf_id() == new
-    with pytest.raises(LoomError, match="entry nope not found"):
-        sm.branch_with_summary("nope", "x")
-
-
 def test_build_session_context_at_unknown_leaf_falls_back_to_last_entry(sm):
     assert [m["content"] for m in sm.build_session_context("nope").messages] == [
         [{"type": "text", "text": "hi"}],
@@ -221,18 +184,18 @@ def test_build_session_context_at_unknown_leaf_falls_back_to_last_entry(sm):
 
 def test_reopened_file_sees_appends_in_order(sm):
     a = sm.append_label_change("a", "root")
-    b = sm.append_message({"role": "user", "content": "more"})
+    b = AgentWriter(sm.path).append_message({"role": "user", "content": "more"})
     again = SessionManager.open(sm.path)
     assert again.get_leaf_id() == b
     assert again.get_label("a") == "root"
-    assert [e["id"] for e in again.get_branch()] == ["a", "d", a, b]
+    assert [e["id"] for e in [again.load(e) for e in again.index.path_to(again.get_leaf_id())]] == ["a", "d", a, b]
 
 
 def test_in_memory_session_appends_stay_in_memory():
     sm = SessionManager.from_entries({"type": "session", "version": 3, "id": "m", "timestamp": "t", "cwd": "/"},
                                      [msg("a", None), label("l", "a", "a", "x")])
     assert sm.get_label("a") == "x"
-    new = sm.append_message({"role": "user", "content": "y"})
+    new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] == "l"
     assert sm.get_leaf_id() == new
 

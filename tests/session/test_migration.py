@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,11 @@ from session_helpers import dumps
 
 V1_HEADER = {"type": "session", "id": "v1-sess", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w",
              "provider": "anthropic", "modelId": "claude", "thinkingLevel": "off"}
+
+
+def _entries(sm: SessionManager) -> list[dict[str, Any]]:
+    """Every entry as decoded, in file order."""
+    return [sm.load(e) for e in sm.index.entries]
 
 
 def v1_msg(role: str, text: str, ts: str = "2025-12-01T10:00:01.000Z") -> dict:
@@ -64,7 +70,7 @@ def test_v1_ids_depend_on_session_id_and_position_only(write_session):
 def test_v1_entry_keys_follow_pi_order_with_id_and_parent_appended(write_session):
     path = write_session(v1_parts(), header=V1_HEADER)
     sm = SessionManager.open(str(path))
-    first = sm.get_entries()[0]
+    first = [sm.load(e) for e in sm.index.entries][0]
     assert list(first) == ["type", "timestamp", "message", "id", "parentId"]
     assert first["parentId"] is None
 
@@ -72,7 +78,7 @@ def test_v1_entry_keys_follow_pi_order_with_id_and_parent_appended(write_session
 def test_first_kept_entry_index_becomes_first_kept_entry_id(write_session):
     path = write_session(v1_parts(), header=V1_HEADER)
     sm = SessionManager.open(str(path))
-    entries = sm.get_entries()
+    entries = [sm.load(e) for e in sm.index.entries]
     compaction = entries[4]
     assert list(compaction) == ["type", "timestamp", "summary", "tokensBefore", "id", "parentId", "firstKeptEntryId"]
     assert compaction["firstKeptEntryId"] == entries[3]["id"]  # pi's index 4 = the 4th entry
@@ -84,7 +90,7 @@ def test_first_kept_entry_index_pointing_at_header_or_later_entry_is_dropped(wri
     parts.append({"type": "compaction", "timestamp": "2025-12-01T10:00:08.000Z", "summary": "T",
                   "firstKeptEntryIndex": 99, "tokensBefore": 5})
     path = write_session(parts, header=V1_HEADER)
-    entries = SessionManager.open(str(path)).get_entries()
+    entries = _entries(SessionManager.open(str(path)))
     assert "firstKeptEntryId" not in entries[4] and "firstKeptEntryIndex" not in entries[4]
     assert "firstKeptEntryId" not in entries[7] and "firstKeptEntryIndex" not in entries[7]
 
@@ -93,7 +99,7 @@ def test_first_kept_entry_index_that_is_not_a_number_stays_like_pi(write_session
     parts = v1_parts()
     parts[4] = {**parts[4], "firstKeptEntryIndex": "4"}
     path = write_session(parts, header=V1_HEADER)
-    compaction = SessionManager.open(str(path)).get_entries()[4]
+    compaction = _entries(SessionManager.open(str(path)))[4]
     assert compaction["firstKeptEntryIndex"] == "4"
     assert "firstKeptEntryId" not in compaction
 
@@ -101,7 +107,7 @@ def test_first_kept_entry_index_that_is_not_a_number_stays_like_pi(write_session
 def test_hook_message_role_becomes_custom_in_v1_and_v2(write_session):
     path = write_session(v1_parts(), header=V1_HEADER)
     sm = SessionManager.open(str(path))
-    assert sm.get_entries()[5]["message"]["role"] == "custom"
+    assert [sm.load(e) for e in sm.index.entries][5]["message"]["role"] == "custom"
     assert sm.index.entries[5].role == "custom"
 
     v2 = {"type": "session", "version": 2, "id": "v2-sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
@@ -117,7 +123,7 @@ def test_v1_file_is_never_rewritten_by_opening(write_session):
     path = write_session(v1_parts(), header=V1_HEADER)
     before = path.read_bytes()
     sm = SessionManager.open(str(path))
-    sm.get_entries()
+    [sm.load(e) for e in sm.index.entries]
     sm.build_session_context()
     assert path.read_bytes() == before
 
@@ -125,7 +131,7 @@ def test_v1_file_is_never_rewritten_by_opening(write_session):
 def test_real_v1_file_migrates_like_pi(pi_dir):
     sm = SessionManager.open(str(pi_dir / "pi-mono-before-compaction.jsonl"))
     assert sm.version == 1
-    entries = sm.get_entries()
+    entries = [sm.load(e) for e in sm.index.entries]
     assert len(entries) == 1002
     assert [e["parentId"] for e in entries] == [None] + [e["id"] for e in entries[:-1]]
     compactions = [e for e in entries if e["type"] == "compaction"]
@@ -150,13 +156,13 @@ def test_migrate_rewrites_v1_as_v3_and_keeps_the_original_as_bak(write_session):
     assert after.version == 3
     assert after.header == {**V1_HEADER, "version": 3}
     assert [e.id for e in after.index.entries] == [e.id for e in before.index.entries]
-    assert after.get_entries() == before.get_entries()
+    assert [after.load(e) for e in after.index.entries] == [before.load(e) for e in before.index.entries]
     assert after.diagnostics == []
 
 
 def test_migrated_file_is_what_pi_writes(write_session):
     path = write_session(v1_parts(), header=V1_HEADER)
-    before = SessionManager.open(str(path)).get_entries()
+    before = _entries(SessionManager.open(str(path)))
     migrate_file(str(path))
     lines = path.read_text().split("\n")
     assert lines[-1] == ""
@@ -173,7 +179,7 @@ def test_migrate_keeps_opaque_title_and_torn_lines_in_place(write_session):
     before = SessionManager.open(str(path))
     migrate_file(str(path))
     lines = path.read_bytes().split(b"\n")
-    e1, e2 = before.get_entries()
+    e1, e2 = [before.load(e) for e in before.index.entries]
     assert lines == [
         title.encode(),
         dumps({**V1_HEADER, "version": 3}).encode(),
@@ -236,7 +242,7 @@ def test_migrate_real_v1_file_gives_ids_seen_before(pi_copy):
     after = SessionManager.open(str(path))
     assert after.version == 3
     assert [e.id for e in after.index.entries] == [e.id for e in before.index.entries]
-    assert after.get_branch() == before.get_branch()
+    assert [after.load(e) for e in after.index.path_to(after.get_leaf_id())] == [before.load(e) for e in before.index.path_to(before.get_leaf_id())]
     assert [m["role"] for m in after.build_session_context().messages] == [
         m["role"] for m in before.build_session_context().messages
     ]

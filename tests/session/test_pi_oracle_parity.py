@@ -51,7 +51,7 @@ def ours(path: Path) -> dict[str, Any]:
         "leafId": sm.get_leaf_id(),
         "entryCount": len(sm.index.entries),
         "roots": [r.id for r in sm.index.roots],
-        "branch": [e["id"] for e in sm.get_branch()],
+        "branch": [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]],
         "labels": {e.id: sm.get_label(e.id) for e in sm.index.entries if sm.get_label(e.id)},
         "context": {"roles": [m["role"] for m in ctx.messages], "thinkingLevel": ctx.thinking_level,
                     "model": ctx.model},

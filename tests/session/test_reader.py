@@ -42,8 +42,8 @@ def test_blank_and_whitespace_lines_are_skipped_without_diagnostic(write_session
     sm = SessionManager.open(str(path))
     assert ids(sm) == ["a1", "a2"]
     assert sm.diagnostics == []
-    assert sm.other_lines()[0].kind == "header"
-    assert len(sm.other_lines()) == 1
+    assert sm.state.lines[0].kind == "header"
+    assert len(sm.state.lines) == 1
 
 
 def test_torn_last_line_without_newline_is_kept_unread_with_diagnostic(write_session):
@@ -66,10 +66,10 @@ def test_non_json_lines_become_opaque_lines_with_line_numbers(write_session):
     sm = SessionManager.open(str(path))
     assert ids(sm) == ["a1", "a2"]
     assert [(d.line, d.reason.split(" (")[0]) for d in sm.diagnostics] == [(3, "not valid JSON"), (4, "not valid JSON")]
-    assert [(li.line, li.kind) for li in sm.other_lines()] == [(1, "header"), (3, "opaque"), (4, "opaque")]
+    assert [(li.line, li.kind) for li in sm.state.lines] == [(1, "header"), (3, "opaque"), (4, "opaque")]
     # the opaque line's span is exactly its bytes
     raw = path.read_bytes()
-    li = sm.other_lines()[1]
+    li = sm.state.lines[1]
     assert raw[li.offset : li.offset + li.size] == b"this is not json"
     assert sm.get_entry("a2")["parentId"] == "a1"
 
@@ -85,7 +85,7 @@ def test_json_lines_that_are_not_objects_are_opaque(write_session):
         (6, "not a JSON object (NoneType)"),
         (7, "not a JSON object (bool)"),
     ]
-    assert [li.line for li in sm.other_lines() if li.kind == "opaque"] == [3, 4, 5, 6, 7]
+    assert [li.line for li in sm.state.lines if li.kind == "opaque"] == [3, 4, 5, 6, 7]
 
 
 def test_entry_without_string_id_is_opaque_with_diagnostic(write_session):
@@ -113,7 +113,7 @@ def test_omp_title_slot_line_before_header_is_folded(write_session):
     assert sm.title is not None and sm.title["title"] == "Fix the build"
     assert sm.header["id"] == "sess-0001"
     assert ids(sm) == ["a1"]
-    assert [(li.line, li.kind) for li in sm.other_lines()] == [(1, "title"), (2, "header")]
+    assert [(li.line, li.kind) for li in sm.state.lines] == [(1, "title"), (2, "header")]
     assert sm.diagnostics == []
 
 
@@ -157,7 +157,7 @@ def test_second_session_header_is_ignored_as_entry(write_session):
     assert sm.header["id"] == "sess-0001"
     assert ids(sm) == ["a1", "a2"]
     assert diags(sm) == [(3, "second session header ignored")]
-    assert [(li.line, li.kind) for li in sm.other_lines()] == [(1, "header"), (3, "opaque")]
+    assert [(li.line, li.kind) for li in sm.state.lines] == [(1, "header"), (3, "opaque")]
 
 
 def test_garbage_before_the_header_is_kept_as_opaque(write_session):

@@ -75,7 +75,7 @@ def state(sm):
         "labels": {k: repr(v) for k, v in ix.labels.items()},
         "leaf": ix.leaf_id,
         "diagnostics": [(d.line, d.reason) for d in sm.diagnostics],
-        "lines": [(i.line, i.offset, i.size, i.kind) for i in sm.other_lines()],
+        "lines": [(i.line, i.offset, i.size, i.kind) for i in sm.state.lines],
         "line_no": sm.state.line_no,
         "parsed": sm.state.parsed_count,
         "indexed_to": sm._indexed_to,

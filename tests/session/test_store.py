@@ -44,7 +44,7 @@ def test_append_uses_a_single_write_on_an_append_descriptor(write_session, monke
 
     monkeypatch.setattr(os, "open", spy_open)
     monkeypatch.setattr(os, "write", spy_write)
-    sm.append_session_info("name")
+    sm.append_custom_entry("loomtui/test", {"n": 1})
     assert len(calls) == 1 and calls[0][1].endswith(b"\n")
     assert flags and all(f & os.O_APPEND for f in flags)
 
@@ -82,7 +82,7 @@ def test_bytes_appended_by_another_writer_are_indexed_first(write_session):
     new = sm.append_label_change("b", "x")
     assert "c" in sm.index.by_id
     assert sm.get_entry(new)["parentId"] == "c"
-    assert [e["id"] for e in sm.get_branch()] == ["a", "b", "c", new]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.path_to(sm.get_leaf_id())]] == ["a", "b", "c", new]
 
 
 def test_other_writer_does_not_move_a_leaf_the_user_moved(write_session):
@@ -91,7 +91,7 @@ def test_other_writer_does_not_move_a_leaf_the_user_moved(write_session):
     sm.branch("a")
     with open(path, "a") as f:
         f.write(dumps(msg("c", "b")) + "\n")
-    new = sm.append_message({"role": "user", "content": "edit"})
+    new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] == "a"
 
 
@@ -156,7 +156,7 @@ def test_every_original_byte_survives_many_writes(pi_copy):
     original = path.read_bytes()
     sm = SessionManager.open(str(path))
     sm.append_label_change("aa000002", "one")
-    sm.append_session_info("renamed")
+    sm.append_custom_entry("loomtui/test", {"n": 0})
     sm.branch("aa000008")
     sm.append_custom_entry("loomtui/test", {"n": 1})
     sm.append_label_change("aa000002", None)

@@ -38,7 +38,11 @@ def session(entries: list[dict[str, Any]]) -> SessionManager:
 
 def branched() -> SessionManager:
     """The worked example of pi-session-spec §9.2 (leaf = 'assistant: ok' on branch A)."""
-    return session([
+    return session(branched_entries())
+
+
+def branched_entries() -> list[dict[str, Any]]:
+    return [
         user("u1", None, "fix the build", 1),
         assistant("a1", "u1", "looking", 2),
         user("u2", "a1", "two ideas", 3),
@@ -49,4 +53,4 @@ def branched() -> SessionManager:
         assistant("ab", "ub", "B done", 8),
         user("ub2", "ab", "more B", 9),
         assistant("ok", "ua2", "ok", 10),
-    ])
+    ]

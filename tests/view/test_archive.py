@@ -86,8 +86,9 @@ def test_moved_leaf_is_kept_and_pi_resumes_where_it_did(browse: Path) -> None:
     assert sm.get_leaf_id() == "aa00001e"  # the in-memory leaf stays
     reopened = SessionManager.open(str(browse))
     assert reopened.get_leaf_id() == new_id
-    assert [e["id"] for e in reopened.get_branch()][:-1] == [e["id"] for e in SessionManager.open(
-        str(BROWSE)).get_branch()]
+    original = SessionManager.open(str(BROWSE))
+    assert [e.id for e in reopened.index.path_to(reopened.get_leaf_id())][:-1] == [
+        e.id for e in original.index.path_to(original.get_leaf_id())]
 
 
 def test_omp_archive_records_are_honoured(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from loomtui.view.model import TreeModel
-from tests.view.helpers import assistant, branched, label, session, user
+from tests.agent_writer import AgentWriter
+from tests.view.helpers import HEADER, assistant, branched, branched_entries, label, session, user
 
 
 def test_initial_selection_is_the_leaf() -> None:
@@ -165,11 +166,18 @@ def test_label_timestamps_toggle() -> None:
     assert "user: q" in model.row_text(0, cursor=False)
 
 
-def test_entries_changed_picks_up_appends() -> None:
-    sm = branched()
+def test_entries_changed_picks_up_appends(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from loomtui.session.manager import SessionManager
+
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(o) + "\n" for o in [HEADER, *branched_entries()]))
+    sm = SessionManager.open(str(path))
     model = TreeModel(sm)
-    new = sm.append_message({"role": "user", "content": "again", "timestamp": 11})
-    model.entries_changed([sm.index.by_id[new]], leaf_id=new)
+    new = AgentWriter(path).append_message({"role": "user", "content": "again", "timestamp": 11})
+    model.entries_changed(sm.refresh(), leaf_id=sm.get_leaf_id())
+    assert sm.get_leaf_id() == new
     assert model.selected_id == new  # the cursor was on the followed leaf: it follows
     assert model.row_of(new) == 7
     assert model.row_text(7, cursor=False) == "│     • user: again"
@@ -190,17 +198,17 @@ def test_incremental_appends_match_a_fresh_model(tmp_path) -> None:  # type: ign
 
     for mode in ("default", "no-tools", "all", "user-only"):
         sm = SessionManager.open(str(path))
+        agent = AgentWriter(path)
         live = TreeModel(sm, filter_mode=mode, home="/home/user")
         live.select_row(2)
         for k in range(4):
-            before = len(sm.index.entries)
             if k == 1:
-                sm.append_model_change("openai", "gpt-5")
+                agent.append_model_change("openai", "gpt-5")
             elif k == 2:
-                sm.append_message({"role": "assistant", "content": [], "stopReason": "toolUse"})
+                agent.append_message({"role": "assistant", "content": [], "stopReason": "toolUse"})
             else:
-                sm.append_message({"role": "user", "content": f"step {k}", "timestamp": k})
-            new = sm.index.entries[before:]
+                agent.append_message({"role": "user", "content": f"step {k}", "timestamp": k})
+            new = sm.refresh()
             selected = live.selected_id
             live.entries_changed(new, leaf_id=sm.get_leaf_id())
             fresh = TreeModel(sm, filter_mode=mode, home="/home/user")
@@ -214,11 +222,11 @@ def test_tool_result_after_tool_only_leaf_updates_in_place_like_a_fresh_model(tm
 
     path = tmp_path / "live.jsonl"
     path.write_text('{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/p"}\n')
-    writer = SessionManager.open(str(path))
+    writer = AgentWriter(path)
     writer.append_message({"role": "user", "content": "go", "timestamp": 1})
     writer.append_message({"role": "assistant", "content": [{"type": "text", "text": "ok"}], "stopReason": "stop"})
     writer.append_message({"role": "user", "content": "branch", "timestamp": 2})
-    writer.branch(writer.index.entries[1].id)
+    writer.branch(writer.ids[1])
     writer.append_message({"role": "user", "content": "other", "timestamp": 3})
     for mode in ("default", "no-tools", "all"):
         reader = SessionManager.open(str(path))
