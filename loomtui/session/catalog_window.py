@@ -5,7 +5,7 @@ reading those whole to list them is what makes pi's ``/resume`` stall. Above ``W
 the summary comes from the first ``HEAD`` bytes (header, omp title slot, first user message)
 and the last ``TAIL`` bytes, read further back (up to ``BACK_LIMIT``) until they hold the start
 of the last message line (its timestamp is the session's ``modified``). The complete lines of
-both windows go through the ordinary scanners (``catalog.summarize_bytes``); a first user
+both windows go through the session scanner (``catalog.summarize_bytes``); a first user
 message whose line runs past the head window (text before megabytes of image data) is read
 from the part that is there. Counts are then estimates: message and entry counts scaled from
 the lines seen to the whole file, branch points those seen, and a session name only when a
@@ -179,14 +179,12 @@ def search_in_pieces(f: BinaryIO, search: Callable[[bytes, int], Iterable[Any]],
     a session's bytes (the header line first) for at most ``cap`` hits with 1-based line
     numbers; each piece is searched behind the header and its hits renumbered. None when the
     file is not above ``WINDOW_LIMIT`` or not a pi session (the caller reads it whole)."""
-    from loomtui.session import catalog
-
     if os.fstat(f.fileno()).st_size <= WINDOW_LIMIT:
         return None
-    parsed = catalog.header_of(read_at(f, 0, HEAD))
+    parsed = SessionScan.of(read_at(f, 0, HEAD))
     if parsed is None:
         return None
-    body = parsed[2]
+    body = parsed.body
     header = read_at(f, 0, body)
     header_lines = header.count(b"\n")
     lines_before = header_lines

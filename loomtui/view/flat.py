@@ -8,12 +8,14 @@ Linear, a few lists, not an object per row, so 100k-entry sessions refilter in m
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from itertools import chain, compress
 from operator import add, attrgetter
 from typing import Any
 
 from loomtui.session.entries import MESSAGE, Entry
 from loomtui.session.index import SessionIndex
+from loomtui.session.jsstr import js_string
 
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
 FILTER_TAGS = {"default": "", "no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]",
@@ -336,3 +338,24 @@ def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]
         if not inside:
             out.append(p)
     return out
+
+
+def label_matches(flat: Flat, labels: dict[str, Any], tokens: tuple[str, ...], candidates: list[int],
+                  out: list[int], texts: list[str]) -> list[int]:
+    """Search: positions of ``candidates`` not in ``out`` (both sorted) whose text holds every
+    token once their label counts as text (pi searches the label too)."""
+    extra = []
+    for target, (label, _ts) in labels.items():
+        p = flat.position(target)
+        if p is None or _holds(out, p) or not _holds(candidates, p):
+            continue
+        lab = js_string(label).lower()
+        s = texts[p]
+        if all(t in s or t in lab for t in tokens):
+            extra.append(p)
+    return extra
+
+
+def _holds(sorted_positions: list[int], p: int) -> bool:
+    i = bisect_left(sorted_positions, p)
+    return i < len(sorted_positions) and sorted_positions[i] == p

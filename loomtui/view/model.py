@@ -8,7 +8,6 @@ as flat arrays (``layout.Layout``) and turned into text only when drawn.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from itertools import compress, repeat
@@ -73,7 +72,7 @@ class TreeModel(LoomState):
         self.archive = ArchiveState(manager)
         self.marked_id: str | None = None
         #: flattened while loading and not stored yet: ``flatcache.save`` it once painted
-        self.unsaved_flat: L.Flat | None = None
+        self.unsaved_flat: F.Flat | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
@@ -570,7 +569,7 @@ class TreeModel(LoomState):
             # C-level loop: positions whose text contains t
             out = list(compress(out, map(contains, map(texts.__getitem__, out), repeat(t))))
         if self.index.labels:
-            extra = self._label_matches(tokens, candidates, out, texts)
+            extra = F.label_matches(self.flat, self.index.labels, tokens, candidates, out, texts)
             if extra:
                 out = sorted(set(out).union(extra))
         self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
@@ -586,22 +585,3 @@ class TreeModel(LoomState):
                 # every candidate already holds the old tokens: test only the new ones
                 return prev[1], tuple(t for t in tokens if t not in old_tokens)
         return self._visible(), tokens
-
-    def _label_matches(self, tokens: tuple[str, ...], candidates: list[int], out: list[int],
-                       texts: list[str]) -> list[int]:
-        """Candidate positions not in ``out`` that match once their label counts as text."""
-        extra = []
-        for target, (label, _ts) in self.index.labels.items():
-            p = self.flat.position(target)
-            if p is None or _holds(out, p) or not _holds(candidates, p):
-                continue
-            lab = js_string(label).lower()
-            s = texts[p]
-            if all(t in s or t in lab for t in tokens):
-                extra.append(p)
-        return extra
-
-
-def _holds(sorted_positions: list[int], p: int) -> bool:
-    i = bisect_left(sorted_positions, p)
-    return i < len(sorted_positions) and sorted_positions[i] == p

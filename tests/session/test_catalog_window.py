@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 import pytest
 
-from loomtui.session import catalog, catalog_window, scan
+from loomtui.session import catalog, catalog_window, fulltext, scan
 from tests.session.test_image_sessions import write_image_session
 
 HOLE = 64 << 20
@@ -56,6 +56,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return CountingFile(real(path), os.path.abspath(path), counted)
 
     monkeypatch.setattr(catalog, "open_regular_file", opener)
+    monkeypatch.setattr(fulltext, "open_regular_file", opener)
     monkeypatch.setattr(catalog_window, "WINDOW_LIMIT", 256 << 10)
     monkeypatch.setattr(catalog_window, "HEAD", 32 << 10)
     monkeypatch.setattr(catalog_window, "TAIL", 32 << 10)
@@ -267,8 +268,8 @@ def test_full_text_search_reads_a_huge_file_a_piece_at_a_time_and_finds_the_same
     monkeypatch.setattr(CountingFile, "read", read)
     monkeypatch.setattr(catalog_window, "SEARCH_PIECE", 64 << 10)
 
-    def search(query: str) -> list[catalog.SearchHit]:
-        return [h for h in catalog.search_sessions([str(path)], query) if isinstance(h, catalog.SearchHit)]
+    def search(query: str) -> list[fulltext.SearchHit]:
+        return [h for h in fulltext.search_sessions([str(path)], query) if isinstance(h, fulltext.SearchHit)]
 
     pieces = search("grid column")
     assert max(sizes) <= 64 << 10 and sum(sizes) < 2 * path.stat().st_size
