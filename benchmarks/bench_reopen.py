@@ -69,9 +69,9 @@ def main() -> None:
     for n in range(a.runs):  # interleaved, so all see the same machine load
         shutil.rmtree(cache, ignore_errors=True)
         cold.append(measured(ours_cmd, env))
-        deadline = time.time() + 30  # the index is written by a background child of the cold run
-        while time.time() < deadline and not (os.path.isdir(cache) and any(
-                f.endswith(".lti") for f in os.listdir(cache))):
+        deadline = time.time() + 30  # index, flat and memo: written by a background child of the cold run
+        while time.time() < deadline and not (os.path.isdir(cache) and {".lti", ".ltr"} <= {
+                f[-4:] for f in os.listdir(cache)}):
             time.sleep(0.05)
         time.sleep(0.2)
         warm.append(measured(ours_cmd, env))

@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
                                 newline="\n")
         code, model = _print(args, text)
         text.flush()
-        data = text.buffer.getvalue()  # type: ignore[attr-defined]
+        data = text.buffer.getbuffer()  # type: ignore[attr-defined]  # no copy of the output
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()

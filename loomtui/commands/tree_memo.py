@@ -101,12 +101,12 @@ class TreeMemo:
         except zlib.error:
             return None
 
-    def put(self, output: bytes) -> None:
+    def put(self, output: bytes | memoryview) -> None:
         """Store ``output`` for these options (in a background child: the caller has printed
         it already and need not wait for it to be packed and written)."""
         indexcache.in_background(lambda: self.store(output))
 
-    def store(self, output: bytes) -> None:
+    def store(self, output: bytes | memoryview) -> None:
         """``put``, here (for ``indexcache.write_held``)."""
         packed = zlib.compress(output, 1)
         variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
