@@ -296,7 +296,34 @@ class SessionScan:
                 start, end = line_at(buf, i)
             else:
                 start, end = line_at(buf, pos)
+            if probe is not None and end - start > LONG_LINE and not probe_outside_images(low, start, i, end, probe):
+                pos = end + 1  # only in the base64 of screenshots: nothing to decode
+                continue
             newlines += buf.count(b"\n", counted_to, start)
             counted_to = start
             pos = end + 1
             yield start, end, newlines + 1
+
+
+#: lines longer than this are checked for a probe that occurs only inside image data
+LONG_LINE = 64 << 10
+#: an image block as pi writes it (docs/formats.md §5), lower-cased: its base64 follows
+_IMAGE_DATA = b'"type":"image","data":"'
+
+
+def probe_outside_images(low: bytes, start: int, at: int, end: int, probe: bytes) -> bool:
+    """Whether ``probe`` occurs in the lower-cased line ``low[start:end]`` (first at ``at``)
+    anywhere but inside the base64 ``data`` of an image block: a search then never decodes a
+    line of screenshots only because their base64 happens to hold the query's bytes (search
+    texts hold no image data, so such a line cannot match)."""
+    i = at
+    while i >= 0:
+        d = low.rfind(_IMAGE_DATA, start, i)
+        if d < 0:
+            return True
+        s = d + len(_IMAGE_DATA)
+        q = low.find(b'"', s, end)  # base64 holds no quote: the string ends here (or earlier: decode)
+        if q < 0 or i + len(probe) > q:
+            return True
+        i = low.find(probe, q, end)
+    return False

@@ -163,7 +163,8 @@ def test_full_entries_read_for_display_are_bounded_by_bytes(image_session: tuple
     assert sm.load(last) is sm.load(last)
 
 
-def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, list[str]]) -> None:
+def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, list[str]],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     path, payloads = image_session
     sm = SessionManager.open(str(path))
     model = TreeModel(sm)
@@ -174,10 +175,23 @@ def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, 
         assert len(model) == 0, probe
     model.set_query("sidebar overlaps")
     assert len(model) == 6
-    # the picker's full-text search: text and tool names match, image data never does
+    # the picker's full-text search: text and tool names match, image data never does, and a
+    # line is not even decoded when the query's bytes occur only in an image's base64
+    decoded: list[bytes] = []
+    real_loads = fulltext.loads
+
+    def loads(raw: bytes) -> Any:
+        decoded.append(raw)
+        return real_loads(raw)
+
+    monkeypatch.setattr(fulltext, "loads", loads)
     hits = [h for probe in probes[:IMAGES] for h in fulltext.search_sessions([str(path)], probe)
             if isinstance(h, fulltext.SearchHit)]
-    assert hits == []
+    assert hits == [] and decoded == []
+    upload = probes[IMAGES]  # a tool argument's base64 is text a search reads
+    assert [h.entry_id for h in fulltext.search_sessions([str(path)], upload)
+            if isinstance(h, fulltext.SearchHit)] == ["e0000002"]
+    assert len(decoded) == 1
     found = [h for h in fulltext.search_sessions([str(path)], "grid column") if isinstance(h, fulltext.SearchHit)]
     assert len(found) == 6
 
