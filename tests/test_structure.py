@@ -83,3 +83,18 @@ def test_each_reserved_hot_loop_says_why_it_stays_whole() -> None:
         at = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"def {short}("))
         comment = " ".join(line.strip() for line in lines[max(0, at - 6):at] if line.strip().startswith("#"))
         assert "kept in one piece" in comment, f"{module}:{name} has no comment saying why it stays whole"
+
+
+def test_every_public_session_manager_method_has_a_caller_in_loomtui() -> None:
+    """pi's API is kept where loomtui uses it: a method only the tests call is dead weight
+    (tests assert through what loomtui really calls)."""
+    import ast
+    import re
+
+    manager = PACKAGE / "session" / "manager.py"
+    tree = ast.parse(manager.read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "SessionManager")
+    names = [n.name for n in cls.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
+    others = "\n".join(p.read_text(encoding="utf-8") for p in _modules() if p != manager)
+    unused = [n for n in names if not re.search(r"\." + n + r"\b", others)]
+    assert not unused, f"SessionManager methods no module of loomtui calls: {unused}"
