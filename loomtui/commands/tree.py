@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                                 newline="\n")
-        code, model = _print(args, text)
+        code, model = _print(args, text, texts=not color)
         text.flush()
         data = text.buffer.getbuffer()  # type: ignore[attr-defined]  # no copy of the output
         sys.stdout.flush()
@@ -130,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
         job = flatcache.store_job(model.manager, flat) if model is not None and flat is not None else None
         if job is not None:
             jobs.append(job)
+        if model is not None and not color and model.row_texts is None:
+            job = flatcache.texts_job(model.manager, model.flat, model.home)
+            if job is not None:
+                jobs.append(job)
         if code == 0:
             keep = memo
             jobs.append(lambda: keep.store(data))
@@ -138,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _print(args: argparse.Namespace, stdout: TextIO) -> tuple[int, TreeModel | None]:
+def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tuple[int, TreeModel | None]:
+    """Print the rows; ``texts``: take the entries' row texts kept from an earlier run."""
     # a big session is read on two CPUs: a child parses the second half meanwhile
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
@@ -152,6 +157,8 @@ def _print(args: argparse.Namespace, stdout: TextIO) -> tuple[int, TreeModel | N
         raise LoomError(f"no entry {args.leaf!r} in {args.file}")
     model = TreeModel(manager, leaf_id=args.leaf, use_manager_leaf=args.leaf is None, filter_mode=args.filter)
     model.compact = args.compact
+    if texts:
+        model.row_texts = flatcache.load_texts(manager, model.flat, model.home)
     if model.mode != args.filter:
         raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
     model.set_show_archived(args.show_archived)

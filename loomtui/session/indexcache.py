@@ -52,7 +52,7 @@ DELTA_MAGIC = b"LOOMTUI-DELTA\x00"
 #: other files kept per session file beside the index (``commands/tree_memo.py``: printed rows;
 #: ``view/flatcache.py``: the flattened tree),
 #: counted in the LRU bound and removed with the index
-SIDE_SUFFIXES = (".ltr", ".ltf")
+SIDE_SUFFIXES = (".ltr", ".ltf", ".ltx")
 DEFAULT_MAX = 1 << 30
 DEFAULT_MIN = 1 << 20
 _SUM = 16

@@ -27,10 +27,14 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
 from loomtui.view import flat as F
 from loomtui.view.flat import HIDDEN, OTHER, Flat
+from loomtui.view.text import display_segments
 
 SUFFIX = ".ltf"
 MAGIC = b"LOOMTUI-FLAT\x00"
 FORMAT = 1
+#: the one-line text of every entry (``display_segments`` joined) for one leaf and HOME
+TEXTS_SUFFIX = ".ltx"
+TEXTS_MAGIC = b"LOOMTUI-TEXTS\x00"
 
 
 def _key(manager: SessionManager) -> tuple[Any, ...] | None:
@@ -150,5 +154,38 @@ def store_job(manager: SessionManager, flat: Flat) -> Callable[[], None] | None:
         except OverflowError:
             return
         indexcache.write_side(key[0], SUFFIX, MAGIC, (FORMAT, key, flat.leaf_id, len(flat), order, end))
+
+    return store
+
+
+def load_texts(manager: SessionManager, flat: Flat, home: str) -> list[str] | None:
+    """The row text of every entry (by file index) as ``display_segments`` joins it for
+    ``flat`` (its tool-call map) and ``home``, kept by ``texts_job`` for the unchanged file."""
+    key = _key(manager)
+    if key is None:
+        return None
+    n = len(manager.index.entries)
+    payload = indexcache.read_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC)
+    try:
+        fmt, skey, leaf, count, shome, texts = payload
+    except (TypeError, ValueError):
+        return None
+    if (fmt != FORMAT or skey != key or leaf != flat.leaf_id or count != n or shome != home
+            or not isinstance(texts, list) or len(texts) != n):
+        return None
+    return texts
+
+
+def texts_job(manager: SessionManager, flat: Flat, home: str) -> Callable[[], None] | None:
+    """Computing and storing what ``load_texts`` reads (for ``indexcache.write_held``)."""
+    key = _key(manager)
+    if key is None:
+        return None
+    entries = manager.index.entries
+    tool_calls = flat.tool_calls
+
+    def store() -> None:
+        texts = ["".join([t for _s, t in display_segments(e, tool_calls, home)]) for e in entries]
+        indexcache.write_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC, (FORMAT, key, flat.leaf_id, len(entries), home, texts))
 
     return store

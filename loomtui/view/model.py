@@ -73,6 +73,8 @@ class TreeModel(LoomState):
         self.marked_id: str | None = None
         #: flattened while loading and not stored yet: ``flatcache.save`` it once painted
         self.unsaved_flat: F.Flat | None = None
+        #: each entry's row text by file index, for this flat and ``home`` (view/flatcache.py)
+        self.row_texts: list[str] | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
@@ -170,6 +172,7 @@ class TreeModel(LoomState):
         active = flat.active
         tool_calls = flat.tool_calls
         home = self.home
+        texts = self.row_texts
         folded = self.folded
         labels = self.index.labels
         label_times = self.show_label_times
@@ -207,7 +210,8 @@ class TreeModel(LoomState):
                 body = f"[{js_string(hit[0])}] "
                 if label_times and hit[1]:
                     body += format_label_time(hit[1]) + " "
-            body += "".join([t for _s, t in display_segments(e, tool_calls, home)])
+            text = texts[e.index] if texts is not None and e.index < len(texts) else None
+            body += text if text is not None else "".join([t for _s, t in display_segments(e, tool_calls, home)])
             if width > 3 and body.isascii() and body.isprintable():
                 # one column per code point: truncate_to_width's fast path, inline
                 line = head + body

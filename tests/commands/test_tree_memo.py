@@ -159,3 +159,28 @@ def test_the_lru_bound_counts_the_memo_and_removes_it_with_its_index(cache: Path
     os.utime(index, ns=(1, 1))  # the least recently used
     indexcache.prune(str(cache), limit=memo_file(session).stat().st_size)
     assert not index.exists() and not memo_file(session).exists()
+
+
+def test_new_options_take_each_entrys_row_text_from_an_earlier_run(
+        cache: Path, session: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo misses (other width, filter): the rows are laid out anew, but each entry's text
+    comes from the side file the first run left (view/flatcache.py), and prints the same."""
+    from loomtui.view import model as model_module
+
+    tree(capsys, str(session), "--width", "90")
+    made: list[str] = []
+    real = model_module.display_segments
+
+    def counted(e, *a, **kw):  # type: ignore[no-untyped-def]
+        made.append(e.id)
+        return real(e, *a, **kw)
+
+    monkeypatch.setattr(model_module, "display_segments", counted)
+    for args in (("--width", "70", "--filter", "all"), ("--width", "120", "--search", "tree")):
+        out = tree(capsys, str(session), *args)
+        assert made == []  # every row's text from the side file
+        assert out == plain(capsys, monkeypatch, str(session), *args)
+        made.clear()
+    monkeypatch.setenv("HOME", "/srv")  # paths are shortened to ~: other texts
+    out = tree(capsys, str(session), "--width", "71")
+    assert made and out == plain(capsys, monkeypatch, str(session), "--width", "71")

@@ -149,3 +149,23 @@ def test_where_no_child_may_start_the_caller_stores_it_later(cache: Path, pi_cop
     again = model(path)
     assert flattens == [] and again.unsaved_flat is None
     assert view(again) == plain(path, monkeypatch)
+
+
+def test_row_texts_are_kept_for_one_leaf_and_home(cache: Path, pi_copy, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from loomtui.view.text import display_segments
+
+    path = Path(pi_copy("dnouri-browse-session"))
+    m = model(path)
+    assert flatcache.load_texts(m.manager, m.flat, "/home/user") is None
+    job = flatcache.texts_job(m.manager, m.flat, "/home/user")
+    assert job is not None
+    job()
+    texts = flatcache.load_texts(m.manager, m.flat, "/home/user")
+    assert texts == ["".join(t for _s, t in display_segments(e, m.flat.tool_calls, "/home/user"))
+                     for e in m.manager.index.entries]
+    assert flatcache.load_texts(m.manager, m.flat, "/root") is None
+    other = model(path, leaf_id="aa000002", use_manager_leaf=False)
+    assert flatcache.load_texts(other.manager, other.flat, "/home/user") is None
+    with open(path, "a") as f:
+        f.write("\n")  # the file is not what was read any more
+    assert flatcache.load_texts(m.manager, m.flat, "/home/user") is None
