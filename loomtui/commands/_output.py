@@ -75,6 +75,16 @@ def _write_text(out: TextIO, lines: Iterable[str]) -> None:
         out.write("\n".join(block))
 
 
+def write_text(text: str) -> None:
+    """``print_line`` without the newline: a long result written in pieces."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        sys.stdout.flush()
+        buffer.write(text.encode("utf-8", "surrogateescape"))
+    else:
+        sys.stdout.write(text)
+
+
 def print_line(text: str) -> None:
     """Print one line of the command's result and flush it (file names with undecodable
     bytes are written as those bytes, not as an encoding error)."""

@@ -9,9 +9,10 @@ per message (role, then its text); ``--json`` prints pi's message objects.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from typing import Any
 
-from loomtui.commands._output import print_line
+from loomtui.commands._output import print_line, write_text
 from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
@@ -47,14 +48,17 @@ def run(args: argparse.Namespace) -> int:
     sm = open_session(args.file)
     if args.leaf is not None and args.leaf not in sm.index.by_id:
         raise LoomError(f"entry {args.leaf} is not in {args.file}")
-    ctx = sm.build_session_context(args.leaf)
+    # one message decoded at a time: the path of a session of screenshots may be gigabytes
+    plan = sm.session_context_plan(args.leaf)
+    messages = (m for m in (item.message() for item in plan.items) if m is not None)
     if args.json:
-        print_line(js_json({"thinkingLevel": ctx.thinking_level, "model": ctx.model, "messages": ctx.messages}))
+        _print_json(plan.thinking_level, plan.model, messages)
         return 0
-    model = ctx.model or {}
+    model = plan.model or {}
     name = "/".join(str(model[k]) for k in ("provider", "modelId") if model.get(k)) or "(none)"
-    print_line(printable(f"{len(ctx.messages)} messages; model {name}; thinking {ctx.thinking_level}"))
-    for m in ctx.messages:
+    count = sum(1 for item in plan.items if item.certain or item.message() is not None)
+    print_line(printable(f"{count} messages; model {name}; thinking {plan.thinking_level}"))
+    for m in messages:
         role = str(m.get("role"))
         if m.get("customType"):
             role += f" [{m.get('customType')}]"
@@ -66,3 +70,12 @@ def run(args: argparse.Namespace) -> int:
         if text:
             print_line(printable(text, keep_lines=True))
     return 0
+
+
+def _print_json(thinking_level: str, model: Any, messages: Iterable[Any]) -> None:
+    """``js_json`` of the whole context, written a message at a time."""
+    head = js_json({"thinkingLevel": thinking_level, "model": model, "messages": []})
+    write_text(head[:-2])  # up to the messages' "["
+    for i, m in enumerate(messages):
+        write_text(("," if i else "") + js_json(m))
+    print_line("]}")

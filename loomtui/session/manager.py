@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Callable
 
 from loomtui.session import indexcache, store, verify
-from loomtui.session.context import SessionContext, build_session_context
+from loomtui.session.context import ContextPlan, SessionContext, build_session_context, context_plan
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.fileio import open_regular
@@ -233,14 +233,19 @@ class SessionManager:
         return self.index.session_name
 
     def build_session_context(self, leaf_id: str | None = None) -> SessionContext:
+        return build_session_context(self._context_path(leaf_id), self.load)
+
+    def session_context_plan(self, leaf_id: str | None = None) -> ContextPlan:
+        """``build_session_context`` whose messages are decoded one at a time, when asked."""
+        return context_plan(self._context_path(leaf_id), self.load)
+
+    def _context_path(self, leaf_id: str | None) -> list[Entry]:
         leaf = leaf_id if leaf_id is not None else self._leaf
-        if leaf is None:
-            return SessionContext([], "off", None)
+        if leaf is None or not self.index.entries:
+            return []
         if leaf not in self.index.by_id:
-            if not self.index.entries:
-                return SessionContext([], "off", None)
             leaf = self.index.entries[-1].id
-        return build_session_context(self.index.path_to(leaf), self.load)
+        return self.index.path_to(leaf)
 
     # pi's API: moving the leaf ----------------------------------------------------------
     def branch(self, entry_id: str) -> None:

@@ -40,3 +40,36 @@ def test_text_output_and_an_earlier_leaf(capsys: Any) -> None:
     assert "compactionSummary" not in out
     code, _, err = run(capsys, "context", str(KINDS), "--leaf", "nope")
     assert code == 2 and "nope" in err
+
+
+def test_json_is_written_a_message_at_a_time_and_equals_the_whole(capsys: Any, tmp_path: Path,
+                                                                   monkeypatch: Any) -> None:
+    from loomtui.session import manager as manager_mod
+    from loomtui.session.jsstr import js_json
+    from tests.session.test_image_sessions import write_image_session
+
+    path = tmp_path / "images.jsonl"
+    write_image_session(path)
+    for f in (KINDS, path):
+        ctx = SessionManager.open(str(f)).build_session_context()
+        whole = js_json({"thinkingLevel": ctx.thinking_level, "model": ctx.model, "messages": ctx.messages})
+        code, out, _ = run(capsys, "context", "--json", str(f))
+        assert code == 0 and out == whole + "\n"
+    # the plan decodes what gives the model (assistant messages) and nothing else until asked
+    sm = SessionManager.open(str(path))
+    loaded: list[str] = []
+    real = manager_mod.SessionManager.load
+
+    def load(self: Any, e: Any) -> Any:
+        loaded.append(e.role)
+        return real(self, e)
+
+    monkeypatch.setattr(manager_mod.SessionManager, "load", load)
+    plan = sm.session_context_plan()
+    assert set(loaded) == {"assistant"} and len(plan.items) == 30
+    loaded.clear()
+    first = plan.items[0].message()
+    assert loaded == ["user"] and first["content"][0]["text"] == "the sidebar overlaps, turn 0"
+    code, out, _ = run(capsys, "context", str(path))
+    assert code == 0 and out.splitlines()[0] == "30 messages; model (none); thinking off"
+    assert out.count("[image image/png]") == 15
