@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from bisect import bisect_left
 from typing import Any, NamedTuple
@@ -177,16 +177,17 @@ def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = No
     """Compare the branch ending at ``a_id`` with the one ending at ``b_id``."""
     ancestor, ea, eb = split_paths(manager, a_id, b_id)
     home = home_dir() if home is None else home
-    objs = load_entries(manager, ea + eb)
     start = timestamp_ms(ancestor.timestamp) if ancestor is not None else math.nan
-    a_items, ta = _items(ea, objs[: len(ea)], home, start)
-    b_items, tb = _items(eb, objs[len(ea):], home, start)
+    # entries decoded one at a time: only the items' texts stay (a branch of screenshots may be
+    # gigabytes of JSON)
+    a_items, ta = _items(ea, iter_loaded(manager, ea), home, start)
+    b_items, tb = _items(eb, iter_loaded(manager, eb), home, start)
     return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
 
 
 def branch_items(manager: SessionManager, entries: Sequence[Entry], home: str | None = None) -> list[Item]:
     """The transcript items of ``entries`` (reader mode shows a branch with them)."""
-    items, _totals = _items(list(entries), load_entries(manager, entries), home_dir() if home is None else home,
+    items, _totals = _items(list(entries), iter_loaded(manager, entries), home_dir() if home is None else home,
                             math.nan)
     return items
 
@@ -194,7 +195,11 @@ def branch_items(manager: SessionManager, entries: Sequence[Entry], home: str | 
 def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict[str, Any]]:
     """The decoded entries, read through one descriptor (``manager.load`` opens the file per
     entry and keeps a small cache: right for the detail pane, slow for thousands)."""
-    out: list[dict[str, Any]] = []
+    return list(iter_loaded(manager, entries))
+
+
+def iter_loaded(manager: SessionManager, entries: Sequence[Entry]) -> Iterator[dict[str, Any]]:
+    """``load_entries`` one at a time."""
     path = manager.path
     fd = -1
     try:
@@ -209,11 +214,10 @@ def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict
                     obj = decode_line(raw)
                 except ValueError:
                     obj = None
-            out.append(obj if isinstance(obj, dict) else {})
+            yield obj if isinstance(obj, dict) else {}
     finally:
         if fd >= 0:
             os.close(fd)
-    return out
 
 
 def _num(v: Any) -> float:
@@ -256,7 +260,7 @@ def _cap(text: str) -> str:
     return text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters)"
 
 
-def _items(entries: list[Entry], objs: list[dict[str, Any]], home: str, start: float) -> tuple[list[Item], Totals]:
+def _items(entries: list[Entry], objs: Iterable[dict[str, Any]], home: str, start: float) -> tuple[list[Item], Totals]:
     items: list[Item] = []
     t = Totals(entries=len(entries))
     files: dict[str, None] = {}

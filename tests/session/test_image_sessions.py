@@ -236,3 +236,38 @@ def test_a_branch_export_is_written_a_piece_at_a_time(image_session: tuple[Path,
     assert json.loads(written[0])["parentSession"] == str(path)
     source = path.read_bytes()
     assert written[1:-1] == [source[e.offset:e.offset + e.size] for e in sm.index.path_to(leaf.id)]
+
+
+def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(image_session: tuple[Path, list[str]],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import weakref
+
+    from loomtui.view import compare
+    from loomtui.view.reader import Transcript
+
+    class Decoded(dict):  # type: ignore[type-arg]
+        """A decoded entry that can be watched for being freed."""
+
+    alive: list[weakref.ref[Decoded]] = []
+    most = [0]
+    real = compare.decode_line
+
+    def decode_line(raw: bytes) -> Any:
+        obj = Decoded(real(raw))
+        alive.append(weakref.ref(obj))
+        most[0] = max(most[0], sum(1 for r in alive if r() is not None))
+        return obj
+
+    monkeypatch.setattr(compare, "decode_line", decode_line)
+    path, payloads = image_session
+    sm = SessionManager.open(str(path))
+    leaf = sm.index.entries[-1].id
+    transcript = Transcript(sm, leaf)
+    assert len(alive) == 30 and most[0] <= 3
+    assert all(p[:100] not in it.text for it in transcript.items for p in payloads)
+    alive.clear()
+    most[0] = 0
+    other = sm.index.entries[14].id  # an earlier point of the same branch
+    result = compare.compare(sm, leaf, other)
+    assert len(alive) == 15 and most[0] <= 3
+    assert len(result.a_items) > 0
