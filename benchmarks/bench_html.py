@@ -183,12 +183,17 @@ def main() -> None:
         # pi's page fails on deep generated trees: also the largest real fixture, where it works
         real = SHARED / "fixtures" / "pi" / "pi-mono-large-session.jsonl"
         if real.exists():
+            # a copy: pi's --export opens the session for writing (the fixtures are read-only)
+            real = Path(shutil.copy(real, out_dir / real.name))
             ours_real = out_dir / "loomtui-real.html"
             run_measured(loomtui_cmd(ROOT, "export-html", str(real), "-o", str(ours_real)), env)
             pi_real = None
             if with_pi:
                 pi_real = out_dir / "pi-real.html"
                 run_measured(["node", str(PI_CLI), "--export", str(real), str(pi_real)])
+                if not pi_real.exists():
+                    print(f"\npi --export failed on {real.name}: its page is left out")
+                    pi_real = None
             pages[real.name] = (ours_real, pi_real)
         if not os.path.exists(CHROMIUM):
             print("\nno chromium: browser figures skipped")
