@@ -82,9 +82,10 @@ class _Records:
     #: where each of the file's lines starts, then ``len(data) + 1``
     starts: list[int] = field(default_factory=lambda: [0])
     entry: list[Entry | None] = field(default_factory=list)
-    #: records that are not the file's line as it is: lines without system context, and the
-    #: entries that live only in memory (from ``in_file`` on)
+    #: file lines written otherwise (without system context), by record
     replaced: dict[int, bytes] = field(default_factory=dict)
+    #: the records of the entries that live only in memory (records ``in_file`` on)
+    memory: list[bytes] = field(default_factory=list)
 
     @property
     def in_file(self) -> int:
@@ -95,12 +96,16 @@ class _Records:
 
     def lines(self, lo: int, hi: int) -> list[bytes]:
         """Records ``lo`` … ``hi - 1``."""
-        top = min(hi, self.in_file)
+        n = self.in_file
+        top = min(hi, n)
         out = self.data[self.starts[lo] : self.starts[top] - 1].split(b"\n") if lo < top else []
-        out += [self.replaced[i] for i in range(max(lo, top), hi)]
-        for i, line in self.replaced.items():
-            if lo <= i < top:
-                out[i - lo] = line
+        out += self.memory[max(lo, n) - n : hi - n]
+        if self.replaced:
+            get = self.replaced.get
+            for i in range(lo, top):
+                line = get(i)
+                if line is not None:
+                    out[i - lo] = line
         return out
 
     def line_of(self, e: Entry) -> bytes | None:
@@ -157,7 +162,7 @@ def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records
         for e in entries:
             if id(e) not in placed:
                 full = manager.load(e)
-                recs.replaced[len(recs.entry)] = js_json(_strip_system(full) if no_system_context else full).encode("utf-8")
+                recs.memory.append(js_json(_strip_system(full) if no_system_context else full).encode("utf-8"))
                 recs.entry.append(e)
     return recs, original
 
