@@ -319,20 +319,33 @@ def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None,
                progress: Callable[[int], None] | None = None) -> tuple[int, int]:
     """Parse complete lines from ``start`` (to ``end``, a line boundary, or the end of the
     file); returns (offset after the last consumed byte, where reading stopped).
-    ``progress`` is called with the file offset reached after each chunk."""
+    ``progress`` is called with the file offset reached after each chunk.
+
+    A line longer than a chunk (an inline image of hundreds of MB) is gathered chunk by chunk
+    and joined once its end is read: never copied again for every chunk it spans."""
     carry = b""
     carry_at = start
     eof = start
+    longer: list[bytes] = []  # the chunks of a line that runs on past ``carry``
     for chunk, at, last in read_chunks(fd, start, end):
         if progress is not None and not last:
             progress(at)
         if last:
+            if longer:
+                carry = b"".join([carry, *longer])
             eof = carry_at + len(carry)
             if carry:
                 used = parser.feed(carry, carry_at, final=True)
                 return carry_at + used, eof
             return carry_at, eof
-        buf = carry + chunk if carry else chunk
+        if carry and b"\n" not in chunk:
+            longer.append(chunk)  # the carried line goes on
+            continue
+        if longer:
+            buf = b"".join([carry, *longer, chunk])
+            longer = []
+        else:
+            buf = carry + chunk if carry else chunk
         if not carry:
             carry_at = at
         used = parser.feed(buf, carry_at, final=False)

@@ -271,3 +271,27 @@ def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(image_session:
     result = compare.compare(sm, leaf, other)
     assert len(alive) == 15 and most[0] <= 3
     assert len(result.a_items) > 0
+
+
+def test_a_line_longer_than_many_chunks_is_gathered_once(image_session: tuple[Path, list[str]],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.session import reader
+
+    path, _ = image_session
+    plain = SessionManager.open(str(path))
+    feeds: list[int] = []
+    real_feed = reader.LineParser.feed
+
+    def feed(self: Any, buf: bytes, base: int, final: bool) -> int:
+        feeds.append(len(buf))
+        return real_feed(self, buf, base, final)
+
+    monkeypatch.setattr(reader.LineParser, "feed", feed)
+    monkeypatch.setattr(reader, "CHUNK", 4096)  # an image line spans ~30 chunks
+    monkeypatch.setenv("LOOMTUI_NO_CACHE", "1")
+    chunked = SessionManager.open(str(path))
+    assert [_slot_values(e) for e in chunked.index.entries] == [_slot_values(e) for e in plain.index.entries]
+    chunks = -(-path.stat().st_size // 4096)
+    lines = path.read_bytes().count(b"\n")
+    # fed once per chunk that ends a line, not once per chunk: each long line is copied once
+    assert len(feeds) <= lines + 1 < chunks / 10
