@@ -32,6 +32,8 @@ async def test_no_color_runs_in_monochrome_with_a_visible_cursor(fixture_copy, m
         screen = await browser(pilot)
         assert app.monochrome
         assert any(isinstance(f, SafeMonochrome) for f in app.get_line_filters())
+        # the same filter objects on every call: Textual caches filtered strips per filter
+        assert all(a is b for a, b in zip(app.get_line_filters(), app.get_line_filters(), strict=True))
         for key in ("down", "down", "tab", "pagedown", "tab", "f1"):
             await pilot.press(key)
             await pilot.pause(0.05)
