@@ -113,6 +113,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--nodes", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--only", default="", help="time only the phases whose name contains this (e.g. 'v2 open')")
     args = ap.parse_args()
     v2 = openloom_doc(args.nodes)
     st = socketteer_doc(args.nodes)
@@ -124,14 +125,18 @@ def main() -> None:
         ("socketteer open (to_tree + read)", lambda: open_document(st, None)),
     ]
     results: dict[str, Any] = {}
-    for name, fn in phases:
-        *figures, results[name] = timed(fn, args.runs)
-        _print(name, figures)
-    v2_sm = results[phases[0][0]]
-    st_sm = results[phases[2][0]]
-    for name, sm in (("OpenLoom v2 export (build_document)", v2_sm), ("socketteer export (build_document)", st_sm)):
-        *figures, _doc = timed(lambda: build_document(sm), args.runs)
-        _print(name, figures)
+    for name, fn in phases:  # every open runs (the exports need them); only the chosen are repeated
+        chosen = args.only in name
+        *figures, results[name] = timed(fn, args.runs if chosen else 1)
+        if chosen:
+            _print(name, figures)
+    exports = (("OpenLoom v2 export (build_document)", phases[0][0]),
+               ("socketteer export (build_document)", phases[2][0]))
+    for name, opened in exports:
+        if args.only in name:
+            sm = results[opened]
+            *figures, _doc = timed(lambda: build_document(sm), args.runs)
+            _print(name, figures)
 
 
 def _print(name: str, figures: list[float]) -> None:

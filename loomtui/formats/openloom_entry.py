@@ -63,19 +63,15 @@ class NodeMapper:
             entry["content"] = content
             entry["display"] = True
         else:
-            entry["message"] = self.message(node, author, pi_role, content)
+            msg: dict[str, Any] = {"role": pi_role, "content": content}
+            if pi_role == "assistant":
+                gen = node.get("generation")
+                self.assistant_fields(msg, author, gen if isinstance(gen, dict) else {}, content)
+            created = parse_iso(node.get("createdAt"))
+            if created is not None:
+                msg["timestamp"] = epoch_ms(created)
+            entry["message"] = msg
         return entry, author, meta
-
-    def message(self, node: dict[str, Any], author: dict[str, Any], pi_role: str,
-                content: list[dict[str, Any]]) -> dict[str, Any]:
-        msg: dict[str, Any] = {"role": pi_role, "content": content}
-        if pi_role == "assistant":
-            gen = node.get("generation")
-            self.assistant_fields(msg, author, gen if isinstance(gen, dict) else {}, content)
-        created = parse_iso(node.get("createdAt"))
-        if created is not None:
-            msg["timestamp"] = epoch_ms(created)
-        return msg
 
     def assistant_fields(self, msg: dict[str, Any], author: dict[str, Any], gen: dict[str, Any],
                          content: list[dict[str, Any]]) -> None:
