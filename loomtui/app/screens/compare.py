@@ -62,6 +62,10 @@ class CompareView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False
         self.expanded: set[int] = set()
         self.layout_: CompareLayout | None = None
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.forget_role_styles()
+
     def compare_style(self, role: str) -> Style:
         """A compare role (``added``, ``mark_changed`` …) or one of pi's roles, in the current theme."""
         derived = _DERIVED.get(role)

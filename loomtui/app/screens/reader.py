@@ -44,6 +44,10 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.on_entry = on_entry
         self.current = -1
 
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.forget_role_styles()
+
     def on_resize(self, event: events.Resize) -> None:
         keep = self.current
         self.transcript.layout(self.scrollable_content_region.width)

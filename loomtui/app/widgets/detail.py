@@ -160,6 +160,7 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         """Textual restyled the pane (a theme change, focus): once the new styles are in place,
         the pieces are drawn again if their colours changed."""
         super().notify_style_update()
+        self.forget_role_styles()
         if self.is_mounted:
             self.call_next(self._restyle)
 

@@ -36,11 +36,36 @@ def role_css(widget: str) -> str:
 ROLE_CLASSES = set(ROLE_CLASS.values())
 
 
+#: returned by Textual when the component styles are not there yet (never memoised)
+_MISSING = Style()
+
+
 class RoleStyles:
-    """For a Widget that draws in pi's roles: it sets ``COMPONENT_CLASSES = ROLE_CLASSES`` and
-    adds ``role_css("Name")`` to its DEFAULT_CSS (a mixin, so Textual's CSS bases stay the widget's)."""
+    """For a Widget that draws in pi's roles: it sets ``COMPONENT_CLASSES = ROLE_CLASSES``, adds
+    ``role_css("Name")`` to its DEFAULT_CSS and calls ``forget_role_styles`` from its
+    ``notify_style_update`` (a mixin, so Textual's CSS bases stay the widget's).
+
+    The role styles are memoised until Textual restyles the widget: Textual's own cache of
+    component styles is emptied by every ``refresh()`` (each cursor move, each detail), and
+    building them again costs more than drawing a row. ``notify_style_update`` runs in the same
+    step as the component styles are replaced, before anything is drawn, so the memo never
+    outlives them."""
+
+    _role_memo: dict[str, Style] | None = None
 
     def role_style(self, role: str) -> Style:
         """The style of ``role`` in the current theme (only the colour; unknown roles: text)."""
-        cls = ROLE_CLASS.get(role, ROLE_CLASS["text"])
-        return cast(Widget, self).get_component_rich_style(cls, partial=True, default=Style())
+        memo = self._role_memo
+        if memo is None:
+            memo = self._role_memo = {}
+        style = memo.get(role)
+        if style is None:
+            cls = ROLE_CLASS.get(role, ROLE_CLASS["text"])
+            style = cast(Widget, self).get_component_rich_style(cls, partial=True, default=_MISSING)
+            if style is _MISSING:
+                return Style()
+            memo[role] = style
+        return style
+
+    def forget_role_styles(self) -> None:
+        self._role_memo = None

@@ -111,6 +111,7 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
     def notify_style_update(self) -> None:
         """Textual restyled the widget (a theme change): rows are drawn again in the new roles."""
         super().notify_style_update()
+        self.forget_role_styles()
         self._generation += 1
         self._cache.clear()
         self._drawn.clear()
