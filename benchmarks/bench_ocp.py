@@ -49,10 +49,10 @@ def render_line(self, y):
 TreeView.render_line = render_line
 import loomtui.app.screens.browser as browser_module
 orig_open = browser_module.open_session
-def timed_open(path, split=None):
+def timed_open(path, *args, **kwargs):
     t = time.perf_counter()
     try:
-        return orig_open(path, split)
+        return orig_open(path, *args, **kwargs)
     finally:
         marks["open_s"] = time.perf_counter() - t
 browser_module.open_session = timed_open
@@ -61,6 +61,8 @@ async def main():
     app = LoomApp(sys.argv[1], watch=False)
     async with app.run_test(size=(160, 50)) as pilot:
         while "tree" not in marks:
+            if type(app.screen).__name__ == "ErrorScreen":
+                raise SystemExit("the app could not open the file (see loomtui's errors.log)")
             await asyncio.sleep(0.005)
         screen = app.screen
         out = {"first_paint_s": marks["tree"] - T_SPAWN, "open_s": marks.get("open_s"),
@@ -70,17 +72,26 @@ asyncio.run(main())
 """
 
 
-def app_first_paint(path: str, env: dict[str, str], root: str | None = None) -> dict[str, float]:
-    """``root``: a directory holding another ``loomtui`` package (an older commit) to time instead."""
+def app_first_paint(path: str, env: dict[str, str], root: str | None = None) -> dict[str, float] | None:
+    """``root``: a directory holding another ``loomtui`` package (an older commit) to time
+    instead. None when the app did not paint within ``CHILD_TIMEOUT`` (the pair is left out)."""
     t = time.time()
     if root is not None:
         env = {**env, "PYTHONPATH": root}
-    out = subprocess.run([sys.executable, "-c", CHILD, path, repr(t)], capture_output=True, text=True, env=env,
-                         cwd=root)
+    try:
+        out = subprocess.run([sys.executable, "-c", CHILD, path, repr(t)], capture_output=True, text=True, env=env,
+                             cwd=root, timeout=CHILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        print(f"(an app child did not paint within {CHILD_TIMEOUT} s; that round is left out)")
+        return None
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])  # type: ignore[no-any-return]
     raise SystemExit(f"app child failed:\n{out.stderr[-3000:]}")
+
+
+#: seconds an app child may take to paint (a hung child would stop the whole run)
+CHILD_TIMEOUT = 180
 
 
 def tree_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -130,12 +141,15 @@ def main() -> None:
     paints, cpus, opens, cold, cold_cpu, warm, warm_cpu = [], [], [], [], [], [], []
     before: list[float] = []
     for _ in range(a.runs):  # interleaved, so all of them see the same machine load
-        if a.before:
-            before.append(app_first_paint(str(run_path), env, a.before)["first_paint_s"])
+        old = app_first_paint(str(run_path), env, a.before) if a.before else None
         w, c = tree_run(tree_cmd, cold_env)
+        r = app_first_paint(str(run_path), env)
+        if r is None or (a.before and old is None):
+            continue
+        if old is not None:
+            before.append(old["first_paint_s"])
         cold.append(w)
         cold_cpu.append(c)
-        r = app_first_paint(str(run_path), env)
         paints.append(r["first_paint_s"])
         cpus.append(r["cpu_s"])
         opens.append(r["open_s"])
