@@ -99,7 +99,7 @@ def _mutated_session(draw: st.DrawFn) -> bytes:
                 if not isinstance(msg, dict) or not msg:
                     continue
                 key = draw(st.sampled_from(sorted(msg)))
-                msg_raw = _dump_with(msg, key, draw(RAW_VALUES)).decode()
+                msg_raw = _dump_with(msg, key, draw(RAW_VALUES)).decode("utf-8", "surrogatepass")
                 lines[i] = _dump_with(obj, "message", msg_raw)
                 data = b"\n".join(lines)
                 continue
