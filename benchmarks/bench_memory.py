@@ -110,7 +110,8 @@ def _bomb_bundle(path: Path, _size: int) -> None:
 
 def _measure(argv: list[str]) -> tuple[float, int]:
     """(wall seconds, peak RSS in KB) of one process."""
-    r = subprocess.run(["/usr/bin/time", "-f", "%e %M", *argv], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(["/usr/bin/time", "-f", "%e %M", *argv], capture_output=True, text=True, cwd=ROOT,
+                       env={**os.environ, "LOOMTUI_NO_CACHE": "1"})  # a plain read, never the user's cache
     if r.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {r.stderr.strip()[-400:]}")
     wall, kb = r.stderr.strip().splitlines()[-1].split()

@@ -79,6 +79,7 @@ def timed_process(cmd: list[str], env: dict[str, str] | None = None) -> tuple[fl
 
 
 def main() -> int:
+    os.environ["LOOMTUI_NO_CACHE"] = "1"  # plain reads (the persistent index: bench_reopen.py), no ~/.cache
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000,100000", help="entry counts, comma-separated")
     ap.add_argument("--repeat", type=int, default=3, help="fresh processes per size (best and median shown)")
@@ -126,7 +127,7 @@ def main() -> int:
     if py_open:
         print(f"  loomtui: python -c SessionManager.open      {py_open[0]:6.2f} s {py_open[1]:7.0f} MB")
     tree = timed_process([sys.executable, "-m", "loomtui", "tree", str(largest), "--width", "200", "--color", "never"],
-                         env={**os.environ, "NO_COLOR": "1"})
+                         env={**os.environ, "NO_COLOR": "1", "LOOMTUI_NO_CACHE": "1"})  # a plain read
     if tree:
         print(f"  loomtui tree FILE (whole tree printed)      {tree[0]:6.2f} s {tree[1]:7.0f} MB")
     if pi and py_open:

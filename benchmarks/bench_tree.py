@@ -26,6 +26,7 @@ from benchmarks.common import SHARED, compile_bytecode, ms, pi_available, run_me
 
 
 def main() -> None:
+    os.environ["LOOMTUI_NO_CACHE"] = "1"  # also this process's own opens: plain reads, no ~/.cache
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5, help="runs of each (interleaved)")
@@ -33,7 +34,8 @@ def main() -> None:
     path = session_file(a.entries)
     print(f"session: {path} ({path.stat().st_size / 1e6:.0f} MB, {a.entries} entries)")
 
-    env = {**os.environ, "NO_COLOR": "1"}
+    # a plain read every run (the persistent index and its row memo: benchmarks/bench_reopen.py)
+    env = {**os.environ, "NO_COLOR": "1", "LOOMTUI_NO_CACHE": "1"}
     compile_bytecode()
     ours_cmd = [sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"]
     pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"]
