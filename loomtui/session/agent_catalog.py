@@ -133,49 +133,75 @@ def summary_fields(buf: bytes) -> dict[str, Any] | None:
 
 
 def _claude_fields(buf: bytes) -> dict[str, Any]:
-    sid = cwd = first = name = parent = None
-    first_ts = last_ts = None
-    messages = entries = 0
-    prompts_under: dict[Any, int] = {}
+    acc = _ClaudeSummary()
     for _n, o in _lines(buf):
         t = o.get("type")
-        if sid is None and isinstance(o.get("sessionId"), str):
-            sid = o["sessionId"]
+        if acc.sid is None and isinstance(o.get("sessionId"), str):
+            acc.sid = o["sessionId"]
         if t in ("summary", "custom-title", "agent-name"):
-            text = o.get("summary") or o.get("customTitle") or o.get("agentName")
-            if isinstance(text, str) and (name is None or t != "summary"):
-                name = text
-            continue
-        if not isinstance(o.get("uuid"), str) or o.get("isSidechain"):
-            continue
-        entries += 1
+            acc.title_line(t, o)
+        elif isinstance(o.get("uuid"), str) and not o.get("isSidechain"):
+            acc.entry(t, o)
+    return acc.fields()
+
+
+class _ClaudeSummary:
+    """What ``_claude_fields`` gathers from a Claude Code file's lines, one line at a time."""
+
+    def __init__(self) -> None:
+        self.sid: Any = None
+        self.cwd: Any = None
+        self.first: str | None = None
+        self.name: str | None = None
+        self.parent: Any = None
+        self.first_ts: Any = None
+        self.last_ts: Any = None
+        self.messages = 0
+        self.entries = 0
+        self.prompts_under: dict[Any, int] = {}
+
+    def title_line(self, t: Any, o: dict[str, Any]) -> None:
+        """A summary line names the session unless a title or agent name already did."""
+        text = o.get("summary") or o.get("customTitle") or o.get("agentName")
+        if isinstance(text, str) and (self.name is None or t != "summary"):
+            self.name = text
+
+    def entry(self, t: Any, o: dict[str, Any]) -> None:
+        self.entries += 1
         fork = o.get("forkedFrom")  # written by /branch (older builds): the source session
-        if parent is None and isinstance(fork, dict) and isinstance(fork.get("sessionId"), str):
-            parent = fork["sessionId"] if fork["sessionId"] != sid else None
-        if cwd is None and isinstance(o.get("cwd"), str):
-            cwd = o["cwd"]
+        if self.parent is None and isinstance(fork, dict) and isinstance(fork.get("sessionId"), str):
+            self.parent = fork["sessionId"] if fork["sessionId"] != self.sid else None
+        if self.cwd is None and isinstance(o.get("cwd"), str):
+            self.cwd = o["cwd"]
         ts = o.get("timestamp")
-        first_ts = first_ts or ts
+        self.first_ts = self.first_ts or ts
         if t in ("user", "assistant"):
-            messages += 1
-            last_ts = ts or last_ts
+            self.messages += 1
+            self.last_ts = ts or self.last_ts
         if t == "user" and not o.get("isMeta") and not o.get("isCompactSummary"):
-            m = o.get("message")
-            content = m.get("content") if isinstance(m, dict) else None
-            if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
-                continue
-            text = _text(content)
-            if text.lstrip().startswith(CMD_PREFIXES):
-                continue
-            if first is None and text.strip():
-                first = text
-            p = o.get("parentUuid")
-            if isinstance(p, str):
-                prompts_under[p] = prompts_under.get(p, 0) + 1
-    branches = sum(1 for k in prompts_under.values() if k > 1)
-    return {"tool": CLAUDE, "id": sid, "cwd": cwd, "name": name, "first_message": first, "created": first_ts,
-            "modified": last_ts, "message_count": messages, "branch_count": branches, "parent": parent,
-            "entry_count": entries}
+            self._prompt(o)
+
+    def _prompt(self, o: dict[str, Any]) -> None:
+        """A user line: the first prompt's text, and prompts counted under their parent (two or
+        more under one parent is a branch point). Tool results and slash commands are not prompts."""
+        m = o.get("message")
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+            return
+        text = _text(content)
+        if text.lstrip().startswith(CMD_PREFIXES):
+            return
+        if self.first is None and text.strip():
+            self.first = text
+        p = o.get("parentUuid")
+        if isinstance(p, str):
+            self.prompts_under[p] = self.prompts_under.get(p, 0) + 1
+
+    def fields(self) -> dict[str, Any]:
+        branches = sum(1 for k in self.prompts_under.values() if k > 1)
+        return {"tool": CLAUDE, "id": self.sid, "cwd": self.cwd, "name": self.name, "first_message": self.first,
+                "created": self.first_ts, "modified": self.last_ts, "message_count": self.messages,
+                "branch_count": branches, "parent": self.parent, "entry_count": self.entries}
 
 
 def _codex_fields(buf: bytes) -> dict[str, Any]:
@@ -207,46 +233,54 @@ def _codex_fields(buf: bytes) -> dict[str, Any]:
 def search_text(obj: dict[str, Any]) -> tuple[str, str, str | None]:
     """(kind, searchable text, entry id) of one Claude Code or Codex line ('' when none)."""
     if isinstance(obj.get("payload"), dict):  # Codex
-        p = obj["payload"]
-        if obj.get("type") == "response_item":
-            pt = p.get("type")
-            if pt == "message":
-                return str(p.get("role")), _text(p.get("content")), None
-            if pt == "reasoning":
-                return "thinking", " ".join(s.get("text", "") for s in p.get("summary") or [] if isinstance(s, dict)), None
-            for key in ("arguments", "input", "output"):
-                if isinstance(p.get(key), str):
-                    return ("toolResult" if key == "output" else "tool"), p[key], None
-        return "", "", None
+        kind, text = _codex_search_text(obj["payload"]) if obj.get("type") == "response_item" else ("", "")
+        return kind, text, None
     uid = obj.get("uuid")
     eid = uid if isinstance(uid, str) else None
     msg = obj.get("message")
     if not isinstance(msg, dict):
         content = obj.get("content")
         return str(obj.get("type") or ""), content if isinstance(content, str) else "", eid
-    parts: list[str] = []
-    content = msg.get("content")
     role = str(msg.get("role") or obj.get("type"))
+    content = msg.get("content")
     if isinstance(content, str):
-        parts.append(content)
-    elif isinstance(content, list):
-        for b in content:
-            if not isinstance(b, dict):
-                continue
-            bt = b.get("type")
-            if bt == "text" and isinstance(b.get("text"), str):
-                parts.append(b["text"])
-            elif bt == "thinking" and isinstance(b.get("thinking"), str):
-                parts.append(b["thinking"])
-            elif bt == "tool_use":
-                parts.append(str(b.get("name")))
-                inp = b.get("input")
-                if isinstance(inp, dict):
-                    parts += [v if isinstance(v, str) else orjson.dumps(v).decode() for v in inp.values()]
-            elif bt == "tool_result":
+        return role, content, eid
+    parts: list[str] = []
+    for b in content if isinstance(content, list) else ():
+        if isinstance(b, dict):
+            if b.get("type") == "tool_result":
                 role = "toolResult"
-                parts.append(_text(b.get("content")))
+            parts += _claude_block_texts(b)
     return role, "\n".join(parts), eid
+
+
+def _codex_search_text(p: dict[str, Any]) -> tuple[str, str]:
+    """(kind, text) of a Codex response item's payload."""
+    pt = p.get("type")
+    if pt == "message":
+        return str(p.get("role")), _text(p.get("content"))
+    if pt == "reasoning":
+        return "thinking", " ".join(s.get("text", "") for s in p.get("summary") or [] if isinstance(s, dict))
+    for key in ("arguments", "input", "output"):
+        if isinstance(p.get(key), str):
+            return ("toolResult" if key == "output" else "tool"), p[key]
+    return "", ""
+
+
+def _claude_block_texts(b: dict[str, Any]) -> list[str]:
+    """The searchable texts of one content block of a Claude Code message."""
+    bt = b.get("type")
+    if bt == "text" and isinstance(b.get("text"), str):
+        return [b["text"]]
+    if bt == "thinking" and isinstance(b.get("thinking"), str):
+        return [b["thinking"]]
+    if bt == "tool_use":
+        inp = b.get("input")
+        values = [v if isinstance(v, str) else orjson.dumps(v).decode() for v in inp.values()] if isinstance(inp, dict) else []
+        return [str(b.get("name")), *values]
+    if bt == "tool_result":
+        return [_text(b.get("content"))]
+    return []
 
 
 def summary(path: str, buf: bytes, mtime: float) -> "SessionSummary | None":

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Callable
 
 from loomtui.session import indexcache, store, verify
-from loomtui.session.context import ContextPlan, SessionContext, build_session_context, context_plan
+from loomtui.session.context import ContextPlan, context_plan
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.fileio import open_regular
@@ -232,11 +232,9 @@ class SessionManager:
     def get_session_name(self) -> str | None:
         return self.index.session_name
 
-    def build_session_context(self, leaf_id: str | None = None) -> SessionContext:
-        return build_session_context(self._context_path(leaf_id), self.load)
-
     def session_context_plan(self, leaf_id: str | None = None) -> ContextPlan:
-        """``build_session_context`` whose messages are decoded one at a time, when asked."""
+        """pi's ``buildSessionContext`` at ``leaf_id`` (default: the leaf; an unknown one: the
+        file's last entry), its messages decoded one at a time, when asked."""
         return context_plan(self._context_path(leaf_id), self.load)
 
     def _context_path(self, leaf_id: str | None) -> list[Entry]:

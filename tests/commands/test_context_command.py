@@ -8,6 +8,7 @@ from typing import Any
 
 from loomtui.cli import main
 from loomtui.session.manager import SessionManager
+from tests.context_helpers import built_context
 
 KINDS = Path(__file__).resolve().parents[1] / "app" / "fixtures" / "kinds.jsonl"
 
@@ -22,7 +23,7 @@ def test_json_is_build_session_context_at_the_leaf(capsys: Any) -> None:
     code, out, _ = run(capsys, "context", "--json", str(KINDS))
     assert code == 0
     got = json.loads(out)
-    ctx = SessionManager.open(str(KINDS)).build_session_context()
+    ctx = built_context(SessionManager.open(str(KINDS)))
     assert got == json.loads(json.dumps({"thinkingLevel": ctx.thinking_level, "model": ctx.model,
                                          "messages": ctx.messages}))
     # the leaf is after the compaction: its summary comes first, then the kept entries
@@ -51,7 +52,7 @@ def test_json_is_written_a_message_at_a_time_and_equals_the_whole(capsys: Any, t
     path = tmp_path / "images.jsonl"
     write_image_session(path)
     for f in (KINDS, path):
-        ctx = SessionManager.open(str(f)).build_session_context()
+        ctx = built_context(SessionManager.open(str(f)))
         whole = js_json({"thinkingLevel": ctx.thinking_level, "model": ctx.model, "messages": ctx.messages})
         code, out, _ = run(capsys, "context", "--json", str(f))
         assert code == 0 and out == whole + "\n"

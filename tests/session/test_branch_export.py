@@ -12,6 +12,7 @@ import pytest
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.manager import SessionManager
 from session_helpers import dumps, label, msg
+from tests.context_helpers import built_context
 
 NAME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)_([0-9a-f-]{36})\.jsonl$")
 
@@ -99,7 +100,7 @@ def test_reopened_branch_of_plain_path_has_same_context(write_session):
     branch = SessionManager.open(out)
     sm.branch("c")
     assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())] if e["type"] != "label"] == ["a", "b", "c"]
-    assert branch.build_session_context() == sm.build_session_context()
+    assert built_context(branch) == built_context(sm)
     assert branch.get_label("b") == "mark"
 
 

@@ -8,12 +8,13 @@ import pytest
 
 from loomtui.session.manager import SessionManager
 from session_helpers import PI_FIXTURES, msg
+from tests.context_helpers import built_context
 
 
 @pytest.mark.parametrize("name", PI_FIXTURES)
 def test_context_matches_pi_goldens(name, pi_dir, goldens_dir):
     golden = json.loads((goldens_dir / f"{name}.json").read_text())["context"]
-    ctx = SessionManager.open(str(pi_dir / f"{name}.jsonl")).build_session_context()
+    ctx = built_context(SessionManager.open(str(pi_dir / f"{name}.jsonl")))
     assert [m["role"] for m in ctx.messages] == golden["roles"]
     assert ctx.thinking_level == golden["thinkingLevel"]
     assert ctx.model == golden["model"]
@@ -28,7 +29,7 @@ def test_compaction_keeps_from_first_kept_entry_and_everything_after(write_sessi
          "summary": "S", "firstKeptEntryId": "u2", "tokensBefore": 42},
         msg("u3", "c1", text="three"),
     ])
-    ctx = SessionManager.open(str(path)).build_session_context()
+    ctx = built_context(SessionManager.open(str(path)))
     assert [(m["role"], m.get("summary") or m["content"][0]["text"]) for m in ctx.messages] == [
         ("compactionSummary", "S"), ("user", "two"), ("user", "three"),
     ]
@@ -43,7 +44,7 @@ def test_compaction_with_first_kept_id_off_the_path_keeps_nothing_before_it(writ
         {"type": "compaction", "id": "c1", "parentId": "u1", "timestamp": "2026-03-01T09:00:05.000Z",
          "summary": "S", "firstKeptEntryId": "elsewhere", "tokensBefore": 1},
     ])
-    assert [m["role"] for m in SessionManager.open(str(path)).build_session_context().messages] == ["compactionSummary"]
+    assert [m["role"] for m in built_context(SessionManager.open(str(path))).messages] == ["compactionSummary"]
 
 
 def test_custom_messages_branch_summaries_and_settings(write_session):
@@ -63,7 +64,7 @@ def test_custom_messages_branch_summaries_and_settings(write_session):
         {"type": "label", "id": "l", "parentId": "cu", "timestamp": "2026-03-01T09:00:05.000Z", "targetId": "t",
          "label": "x"},
     ])
-    ctx = SessionManager.open(str(path)).build_session_context()
+    ctx = built_context(SessionManager.open(str(path)))
     assert ctx.messages == [
         {"role": "custom", "customType": "ext", "content": "note", "display": True, "timestamp": 1772355601000},
         {"role": "branchSummary", "summary": "came back", "fromId": "bs0", "timestamp": 1772355603000},
@@ -74,9 +75,9 @@ def test_custom_messages_branch_summaries_and_settings(write_session):
 
 def test_context_for_other_leaf_and_null_leaf(pi_dir):
     sm = SessionManager.open(str(pi_dir / "pi-brain-branch-summary.jsonl"))
-    assert [m["role"] for m in sm.build_session_context("00000004").messages] == [
+    assert [m["role"] for m in built_context(sm, "00000004").messages] == [
         "user", "assistant", "user", "assistant",
     ]
     sm.reset_leaf()
-    ctx = sm.build_session_context()
+    ctx = built_context(sm)
     assert (ctx.messages, ctx.thinking_level, ctx.model) == ([], "off", None)

@@ -9,6 +9,7 @@ import pytest
 
 from loomtui.session.manager import SessionManager
 from session_helpers import PI_FIXTURES, RANDOM_ID_GOLDENS, label, msg
+from tests.context_helpers import built_context
 
 
 def open_(path) -> SessionManager:
@@ -165,7 +166,7 @@ def test_long_cycle_with_tail_terminates(write_session):
         tree_ids(sm)
         for e in sm.index.entries:
             [sm.load(e) for e in sm.index.path_to(e.id)]
-        sm.build_session_context("tail")
+        built_context(sm, "tail")
         done.set()
 
     t = threading.Thread(target=walk, daemon=True)

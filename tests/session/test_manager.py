@@ -11,6 +11,7 @@ from loomtui.session.source import Source
 from loomtui.session.manager import SessionManager
 from session_helpers import label, msg
 from tests.agent_writer import AgentWriter
+from tests.context_helpers import built_context
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 HEX8 = re.compile(r"^[0-9a-f]{8}$")
@@ -68,7 +69,7 @@ def test_reset_leaf_makes_the_next_append_a_new_root(sm):
     sm.reset_leaf()
     assert sm.get_leaf_id() is None
     assert sm.get_entry(sm.get_leaf_id() or '') is None
-    assert sm.build_session_context().messages == []
+    assert built_context(sm).messages == []
     new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] is None
     assert [r.id for r in sm.index.roots] == ["a", new]
@@ -108,7 +109,7 @@ def test_every_append_kind_writes_pi_key_order(sm):
     assert sm.get_leaf_id() == ids[-1]
     assert sm.get_label("a") is None
     # custom entries and labels are not context
-    assert [m["role"] for m in sm.build_session_context().messages] == ["user", "user"]
+    assert [m["role"] for m in built_context(sm).messages] == ["user", "user"]
 
 
 def test_append_label_change_sets_and_clears_and_becomes_leaf(sm):
@@ -175,8 +176,9 @@ def test_append_label_change_on_unknown_entry_writes_nothing(sm):
     assert open(sm.path, "rb").read() == before
 
 
-def test_build_session_context_at_unknown_leaf_falls_back_to_last_entry(sm):
-    assert [m["content"] for m in sm.build_session_context("nope").messages] == [
+def test_session_context_at_unknown_leaf_falls_back_to_last_entry(sm):
+    plan = sm.session_context_plan("nope")
+    assert [m["content"] for m in (item.message() for item in plan.items) if m is not None] == [
         [{"type": "text", "text": "hi"}],
         [{"type": "text", "text": "edited question"}],
     ]

@@ -13,6 +13,7 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrate_file, migrated_bytes
 from loomtui.session.reader import migrated_id
 from session_helpers import dumps
+from tests.context_helpers import built_context
 
 V1_HEADER = {"type": "session", "id": "v1-sess", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w",
              "provider": "anthropic", "modelId": "claude", "thinkingLevel": "off"}
@@ -124,7 +125,7 @@ def test_v1_file_is_never_rewritten_by_opening(write_session):
     before = path.read_bytes()
     sm = SessionManager.open(str(path))
     [sm.load(e) for e in sm.index.entries]
-    sm.build_session_context()
+    built_context(sm)
     assert path.read_bytes() == before
 
 
@@ -243,8 +244,8 @@ def test_migrate_real_v1_file_gives_ids_seen_before(pi_copy):
     assert after.version == 3
     assert [e.id for e in after.index.entries] == [e.id for e in before.index.entries]
     assert [after.load(e) for e in after.index.path_to(after.get_leaf_id())] == [before.load(e) for e in before.index.path_to(before.get_leaf_id())]
-    assert [m["role"] for m in after.build_session_context().messages] == [
-        m["role"] for m in before.build_session_context().messages
+    assert [m["role"] for m in built_context(after).messages] == [
+        m["role"] for m in built_context(before).messages
     ]
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from loomtui.cli import main
 from loomtui.session.manager import SessionManager
+from tests.context_helpers import built_context
 
 PEER = Path(os.environ.get("PI_PEER", "/tmp/peer"))
 PI_PACKAGE = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
@@ -46,7 +47,7 @@ def oracle(oracle_dir: Path, path: Path, export_leaf: str | None = None) -> dict
 
 def ours(path: Path) -> dict[str, Any]:
     sm = SessionManager.open(str(path))
-    ctx = sm.build_session_context()
+    ctx = built_context(sm)
     return {
         "leafId": sm.get_leaf_id(),
         "entryCount": len(sm.index.entries),
