@@ -264,7 +264,7 @@ async def test_deep_indentation_is_clamped_and_long_rows_cut(tmp_path: Path) -> 
 
 
 async def test_open_big_files_in_a_worker(fixture_copy, monkeypatch) -> None:
-    from loomtui.app.screens import browser as browser_module
+    from loomtui.app.screens import browser_loading as browser_module
 
     monkeypatch.setattr(browser_module, "ASYNC_OPEN_BYTES", 10)
     app = make_app(fixture_copy("kinds.jsonl"))

@@ -64,7 +64,7 @@ class Gate:
 
 @pytest.fixture
 def gated(monkeypatch: pytest.MonkeyPatch) -> Gate:
-    from loomtui.app.screens import browser as browser_module
+    from loomtui.app.screens import browser_loading as browser_module
 
     monkeypatch.setattr(browser_module, "ASYNC_OPEN_BYTES", 10)
     monkeypatch.setattr(reader, "CHUNK", CHUNK)

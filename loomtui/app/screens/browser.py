@@ -17,40 +17,37 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from loomtui.app import keymap
-from loomtui.app.ocp import bar_modes
 from loomtui.app.messages import SessionFileChanged, SessionOpened
+from loomtui.app.ocp import bar_modes
 from loomtui.app.screens.browser_actions import BrowserActions
-from loomtui.app.screens.dialogs import ConfirmDialog, DiagnosticsScreen, ErrorScreen
+from loomtui.app.screens.browser_loading import BrowserLoading
+from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.loom_tools import LoomTools
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.formats.opening import open_session
-from loomtui.session.errors import LoomError, SessionFormatError
-from loomtui.session import indexcache
+from loomtui.session.errors import LoomError
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
-from loomtui.view import flatcache
 from loomtui.view.controller import SessionController
-from loomtui.view.outcomes import Outcome
 from loomtui.view.model import TreeModel
+from loomtui.view.outcomes import Outcome
 from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
 from loomtui.view.width import fit_items
 
-#: files above this size open in a worker thread (the screen paints "loading" first)
-ASYNC_OPEN_BYTES = 4 * 1024 * 1024
 #: the detail pane follows keyboard moves after this pause (holding ↓ stays smooth)
 DETAIL_DEBOUNCE = 0.06
 
 
-class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
+class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
     """One open session."""
 
     BINDINGS = keymap.bindings("browser")
@@ -133,74 +130,10 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
             manager, self._given = self._given, None
             self._install(self._controller(manager))
             return
-        try:
-            size = os.path.getsize(self.path)
-        except OSError:
-            size = 0
-        if size <= ASYNC_OPEN_BYTES:
-            try:
-                manager = open_session(self.path, self._take_split())
-            except Exception as exc:  # reported on an error screen, never as a traceback
-                self._load_failed(exc)
-                return
-            self._install(self._controller(manager, self._page_size()))
-        else:
-            self.add_class("-loading")
-            progress = self.query_one(LoadProgress)
-            progress.start(self.path, size)
-            self.query_one(FilterBar).show(f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "",
-                                          False)
-            self._load_in_thread(progress)
-
-    def _take_split(self) -> SplitParse | None:
-        """The tail parser, for the one open that uses it (it reads the file as it was)."""
-        split, self._split = self._split, None
-        return split
-
-    def on_unmount(self) -> None:
-        self._abandoned = True  # a read still running stops at its next progress report
-        split = self._take_split()
-        if split is not None:  # closed before the session was read: stop the child
-            split.cancel()
-        reading = self._reading_split
-        if reading is not None:  # the loading thread waits for it: end it now
-            reading.abort()
+        self._start_open()
 
     def _page_size(self) -> int:
         return max(1, self.tree.scrollable_content_region.height - 1)
-
-    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="read the session file")
-    def _load_in_thread(self, progress: LoadProgress) -> SessionController:
-        worker = get_current_worker()
-
-        def report(done: int, total: int, entries: int) -> None:
-            if self._abandoned or worker.is_cancelled:
-                raise LoadCancelled()
-            progress.post_message(LoadProgress.Update(done, total, entries))
-
-        split = self._reading_split = self._take_split()
-        if self._abandoned:
-            if split is not None:
-                split.cancel()
-            raise LoadCancelled()
-        try:
-            manager = open_session(self.path, split, progress=report)
-        finally:
-            self._reading_split = None
-        if self._abandoned or worker.is_cancelled:
-            raise LoadCancelled()
-        progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
-        return self._controller(manager)
-
-    @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
-    def _warm_search(self) -> None:
-        indexcache.flush_deferred()  # the index of a cold open, put off until the tree was painted
-        model = self.model
-        if model is not None:
-            flat, model.unsaved_flat = model.unsaved_flat, None
-            if flat is not None:  # flattened while loading: kept for the next open (after the paint)
-                flatcache.save(model.manager, flat)
-            model.warm_search()
 
     @work(thread=True, exclusive=True, group="open-parent", exit_on_error=False, description="find the parent")
     def _find_parent(self, controller: SessionController) -> Outcome:
@@ -236,28 +169,6 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
             if outcome.path is not None:  # at the fork point: the deepest entry the fork copied
                 fork = self.manager.fork_point_candidates() if self.manager is not None else []
                 self.loom_app.open_session_file(outcome.path, select_id=fork or None)
-
-    def _load_failed(self, exc: BaseException) -> None:
-        name = os.path.basename(self.path)
-        if self.has_screen_below and isinstance(exc, (LoomError, OSError)):
-            # opened from the picker or another browser: one line, and the user stays there
-            self.app.pop_screen()
-            self.app.notify(f"{exc}", title=f"Cannot open {name}", severity="error", timeout=10)
-            return
-        if isinstance(exc, SessionFormatError):
-            hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
-                    '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
-                    "and OpenLoom / socketteer looms.")
-            screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
-        elif isinstance(exc, (LoomError, OSError)):
-            screen = ErrorScreen(f"Cannot open {name}", str(exc))
-        else:
-            self.loom_app.log_error(exc)
-            screen = ErrorScreen(f"Cannot open {name}", f"loomtui failed while reading it: {type(exc).__name__}: {exc}")
-        if self.is_current:
-            self.app.switch_screen(screen)
-        else:
-            self.app.push_screen(screen)
 
     def _install(self, controller: SessionController) -> None:
         self.controller = controller
@@ -396,58 +307,6 @@ class BrowserScreen(BrowserActions, LoomTools, Screen[None]):
 
     def _rows_changed(self) -> None:
         self.tree.rows_changed()
-
-    # filters and search -------------------------------------------------------------------------
-    def action_set_filter(self, mode: str) -> None:
-        if self.controller is not None and self.controller.set_filter(mode).rows:
-            self._rows_changed()
-
-    def action_toggle_filter(self, mode: str) -> None:
-        if self.controller is not None and self.controller.toggle_filter(mode).rows:
-            self._rows_changed()
-
-    def action_cycle_filter(self, step: int) -> None:
-        if self.controller is not None:
-            self.controller.cycle_filter(step)
-            self._rows_changed()
-
-    def action_toggle_label_times(self) -> None:
-        if self.model is not None:
-            self.model.toggle_label_times()
-            self.tree.model_changed()
-            self._refresh_bars()
-
-    def action_escape(self) -> None:
-        """pi's Esc: clear the search (and folds); with nothing to clear, go back. While the
-        session is still being read: leave (back to the screen below, else quit)."""
-        if self.controller is None and self.has_class("-loading"):
-            if self.has_screen_below:
-                self.app.pop_screen()
-            else:
-                self.app.exit()
-        elif self.controller is not None and self.controller.escape() is not None:
-            self._rows_changed()
-        elif self.unhoist():
-            pass
-        elif self.has_screen_below:
-            self.action_back()
-
-    def action_back(self) -> None:
-        if self.has_screen_below:
-            self.app.pop_screen()
-
-    def action_switch_focus(self) -> None:
-        if self.tree.has_focus:
-            self.detail.focus()
-        else:
-            self.tree.focus()
-
-    def action_expand_detail(self) -> None:
-        self.detail.action_expand_all()
-
-    def action_show_diagnostics(self) -> None:
-        if self.manager is not None:
-            self.app.push_screen(DiagnosticsScreen(self.path, list(self.manager.diagnostics)))
 
     # live follow ---------------------------------------------------------------------------------
     def apply_appended(self) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from loomtui.app.ocp import open_attempt_session
-from loomtui.app.screens.dialogs import ExportDialog, LabelDialog
+from loomtui.app.screens.dialogs import DiagnosticsScreen, ExportDialog, LabelDialog
 from loomtui.view.outcomes import ExportPlan, Outcome
 
 if TYPE_CHECKING:
@@ -137,3 +137,54 @@ class BrowserActions(_Base):
         self.app.copy_to_clipboard(text)
         self.notify(f"Copied {len(text):,} characters of {entry_id}.", timeout=3)
 
+    # filters and search -------------------------------------------------------------------------
+    def action_set_filter(self, mode: str) -> None:
+        if self.controller is not None and self.controller.set_filter(mode).rows:
+            self._rows_changed()
+
+    def action_toggle_filter(self, mode: str) -> None:
+        if self.controller is not None and self.controller.toggle_filter(mode).rows:
+            self._rows_changed()
+
+    def action_cycle_filter(self, step: int) -> None:
+        if self.controller is not None:
+            self.controller.cycle_filter(step)
+            self._rows_changed()
+
+    def action_toggle_label_times(self) -> None:
+        if self.model is not None:
+            self.model.toggle_label_times()
+            self.tree.model_changed()
+            self._refresh_bars()
+
+    def action_escape(self) -> None:
+        """pi's Esc: clear the search (and folds); with nothing to clear, go back. While the
+        session is still being read: leave (back to the screen below, else quit)."""
+        if self.controller is None and self.has_class("-loading"):
+            if self.has_screen_below:
+                self.app.pop_screen()
+            else:
+                self.app.exit()
+        elif self.controller is not None and self.controller.escape() is not None:
+            self._rows_changed()
+        elif self.unhoist():
+            pass
+        elif self.has_screen_below:
+            self.action_back()
+
+    def action_back(self) -> None:
+        if self.has_screen_below:
+            self.app.pop_screen()
+
+    def action_switch_focus(self) -> None:
+        if self.tree.has_focus:
+            self.detail.focus()
+        else:
+            self.tree.focus()
+
+    def action_expand_detail(self) -> None:
+        self.detail.action_expand_all()
+
+    def action_show_diagnostics(self) -> None:
+        if self.manager is not None:
+            self.app.push_screen(DiagnosticsScreen(self.path, list(self.manager.diagnostics)))

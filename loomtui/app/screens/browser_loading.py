@@ -1,0 +1,126 @@
+"""How the browser reads its session: small files at once, big ones in a worker thread behind a
+progress bar (Esc leaves while it reads), the tail parser started before Textual handed over,
+the index written after the first paint, and a file that cannot be opened shown as one line
+or an error page. Mixed into ``BrowserScreen`` (``browser.py``)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.worker import get_current_worker
+
+from loomtui.app.screens.dialogs import ErrorScreen
+from loomtui.app.widgets.filter_bar import FilterBar
+from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
+from loomtui.formats.opening import open_session
+from loomtui.session import indexcache
+from loomtui.session.errors import LoomError, SessionFormatError
+from loomtui.session.split import SplitParse
+from loomtui.view import flatcache
+from loomtui.view.controller import SessionController
+
+if TYPE_CHECKING:
+    from loomtui.app.screens.browser import BrowserScreen
+
+    _Base = BrowserScreen
+else:
+    _Base = object
+
+#: files above this size open in a worker thread (the screen paints "loading" first)
+ASYNC_OPEN_BYTES = 4 * 1024 * 1024
+
+
+class BrowserLoading(_Base):
+    """Mixed into ``BrowserScreen``."""
+
+    def _start_open(self) -> None:
+        try:
+            size = os.path.getsize(self.path)
+        except OSError:
+            size = 0
+        if size <= ASYNC_OPEN_BYTES:
+            try:
+                manager = open_session(self.path, self._take_split())
+            except Exception as exc:  # reported on an error screen, never as a traceback
+                self._load_failed(exc)
+                return
+            self._install(self._controller(manager, self._page_size()))
+        else:
+            self.add_class("-loading")
+            progress = self.query_one(LoadProgress)
+            progress.start(self.path, size)
+            self.query_one(FilterBar).show(f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "",
+                                          False)
+            self._load_in_thread(progress)
+
+    def _take_split(self) -> SplitParse | None:
+        """The tail parser, for the one open that uses it (it reads the file as it was)."""
+        split, self._split = self._split, None
+        return split
+
+    def on_unmount(self) -> None:
+        self._abandoned = True  # a read still running stops at its next progress report
+        split = self._take_split()
+        if split is not None:  # closed before the session was read: stop the child
+            split.cancel()
+        reading = self._reading_split
+        if reading is not None:  # the loading thread waits for it: end it now
+            reading.abort()
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="read the session file")
+    def _load_in_thread(self, progress: LoadProgress) -> SessionController:
+        worker = get_current_worker()
+
+        def report(done: int, total: int, entries: int) -> None:
+            if self._abandoned or worker.is_cancelled:
+                raise LoadCancelled()
+            progress.post_message(LoadProgress.Update(done, total, entries))
+
+        split = self._reading_split = self._take_split()
+        if self._abandoned:
+            if split is not None:
+                split.cancel()
+            raise LoadCancelled()
+        try:
+            manager = open_session(self.path, split, progress=report)
+        finally:
+            self._reading_split = None
+        if self._abandoned or worker.is_cancelled:
+            raise LoadCancelled()
+        progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
+        return self._controller(manager)
+
+    @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
+    def _warm_search(self) -> None:
+        indexcache.flush_deferred()  # the index of a cold open, put off until the tree was painted
+        model = self.model
+        if model is not None:
+            flat, model.unsaved_flat = model.unsaved_flat, None
+            if flat is not None:  # flattened while loading: kept for the next open (after the paint)
+                flatcache.save(model.manager, flat)
+            model.warm_search()
+
+    def _load_failed(self, exc: BaseException) -> None:
+        name = os.path.basename(self.path)
+        if self.has_screen_below and isinstance(exc, (LoomError, OSError)):
+            # opened from the picker or another browser: one line, and the user stays there
+            self.app.pop_screen()
+            self.app.notify(f"{exc}", title=f"Cannot open {name}", severity="error", timeout=10)
+            return
+        if isinstance(exc, SessionFormatError):
+            hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
+                    '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
+                    "and OpenLoom / socketteer looms.")
+            screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
+        elif isinstance(exc, (LoomError, OSError)):
+            screen = ErrorScreen(f"Cannot open {name}", str(exc))
+        else:
+            self.loom_app.log_error(exc)
+            screen = ErrorScreen(f"Cannot open {name}", f"loomtui failed while reading it: {type(exc).__name__}: {exc}")
+        if self.is_current:
+            self.app.switch_screen(screen)
+        else:
+            self.app.push_screen(screen)
+
