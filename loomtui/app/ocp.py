@@ -78,7 +78,8 @@ def open_attempt_session(screen: "BrowserScreen", entry_id: str) -> None:
         found_it(known)
         return
     screen.notify(f"Looking for the session {ref}…", timeout=2)
-    screen.run_worker(find, thread=True, exclusive=True, group="open-attempt-session")
+    screen.run_worker(find, thread=True, exclusive=True, group="open-attempt-session", exit_on_error=False,
+                      description="Find the attempt's session")
 
 
 def toggle_view(screen: "BrowserScreen") -> None:
@@ -104,7 +105,8 @@ def toggle_view(screen: "BrowserScreen") -> None:
         if screen.is_attached:
             screen.app.push_screen(BrowserScreen(screen.path, manager))
 
-    screen.run_worker(build, thread=True, exclusive=True, group="ocp-view")
+    screen.run_worker(build, thread=True, exclusive=True, group="ocp-view", exit_on_error=False,
+                      description="Build the other view")
 
 
 def palette_commands(screen: "BrowserScreen") -> list[tuple[str, Any, str]]:

@@ -113,4 +113,5 @@ def start(browser: "BrowserScreen") -> Worker[None]:
         group="session-watch",
         exclusive=True,
         exit_on_error=False,
+        description="Follow the session file",
     )

@@ -481,3 +481,21 @@ async def test_claude_and_codex_sessions_are_listed_marked_searched_and_opened(
         await settle(app, pilot)
         hits = [r for r in rows(picker) if r[0] == HIT]
         assert hits and status(picker).startswith(f"{len(hits)} hits in 1 session")
+
+
+async def test_a_listing_that_fails_is_a_notice_and_the_picker_stays(sessions: dict[str, Path], tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.app.screens import picker as picker_module
+
+    def broken(*args: object, **kwargs: object) -> list[object]:
+        raise OSError("the sessions disk went away")
+
+    monkeypatch.setattr(picker_module, "list_sessions", broken)
+    app = HostApp([str(tmp_path / "extra")])
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        assert app.is_running and app.screen is picker
+        assert [n.message for n in app._notifications] == ["the sessions disk went away"]
+        assert "List the sessions failed" in status(picker)
+        await pilot.press("x")  # still answers keys
+        assert picker.input.value == "x"

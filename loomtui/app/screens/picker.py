@@ -20,11 +20,12 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from loomtui.app import keymap
 from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, PickerRow, SessionList, column_header, short_path
 from loomtui.session.catalog import SessionSummary, list_sessions
+from loomtui.session.errors import LoomError
 from loomtui.session.fulltext import SEARCH_LIMIT, SearchHit, SearchProgress, search_sessions
 from loomtui.session.lineage import ProjectGroup, group_sessions, matches_filter, parent_path
 from loomtui.session.locations import default_session_dirs, sample_dir
@@ -125,7 +126,7 @@ class PickerScreen(Screen[None]):
     def roots(self) -> list[str]:
         return list(self.dirs) if self.only else default_session_dirs() + self.dirs
 
-    @work(thread=True, exclusive=True, group="picker-list")
+    @work(thread=True, exclusive=True, group="picker-list", exit_on_error=False, description="List the sessions")
     def load(self) -> None:
         def progress(done: int, total: int) -> None:
             self.app.call_from_thread(self._status, f"Reading sessions… {done:,}/{total:,} (counted once, then cached)")
@@ -143,6 +144,20 @@ class PickerScreen(Screen[None]):
             sessions = list_sessions([sample_dir()])
             samples = bool(sessions)
         self.app.call_from_thread(self._loaded, sessions, samples)
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        """A listing or search that fails is a notice (and, when it is loomtui's own fault, a
+        line in the error log); the picker stays usable with what it had."""
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        exc, what = event.worker.error, event.worker.description
+        if isinstance(exc, (LoomError, OSError)):
+            self.notify(str(exc), title=f"{what}: not done", severity="error", timeout=10)
+        else:
+            cast("LoomApp", self.app).log_error(exc)
+            self.notify(f"{type(exc).__name__}: {exc}", title=f"{what}: internal error", severity="error", timeout=10)
+        self._status(f"{what} failed  ·  " + self._hints())
 
     def _loaded(self, sessions: list[SessionSummary], samples: bool) -> None:
         first = not self._loaded_once
@@ -353,7 +368,8 @@ class PickerScreen(Screen[None]):
         self._status(f"Searching {len(self.sessions):,} sessions…")
         self._search([s.path for s in self.sessions], query)
 
-    @work(thread=True, exclusive=True, group="picker-search")
+    @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False,
+          description="Search the sessions")
     def _search(self, paths: list[str], query: str) -> None:
         worker = get_current_worker()
         batch: list[SearchHit] = []
