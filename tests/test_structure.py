@@ -69,6 +69,16 @@ def test_the_browser_screen_stays_a_screen() -> None:
     assert len(lines) < 400, f"app/screens/browser.py has {len(lines)} lines"
 
 
+def test_every_message_of_the_app_is_declared_in_messages_py() -> None:
+    """One place to find what the widgets post (docs/architecture.md); widgets alias them."""
+    import re
+
+    pattern = re.compile(r"^\s*class \w+\((?:textual\.message\.)?Message\)", re.M)
+    elsewhere = [_rel(p) for p in _modules() if _rel(p).startswith("app/") and _rel(p) != "app/messages.py"
+                 and pattern.search(p.read_text(encoding="utf-8"))]
+    assert elsewhere == []
+
+
 def test_radon_lists_at_most_eight_functions_each_a_reserved_hot_loop() -> None:
     found = _complex_blocks()
     known = {k for k in KNOWN_LEFT if k[1]}

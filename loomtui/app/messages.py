@@ -57,3 +57,14 @@ class SessionFileChanged(Message):
     def can_replace(self, message: Message) -> bool:
         # a flood of changes to one file collapses: every handler re-reads from its offset anyway
         return isinstance(message, SessionFileChanged) and message.path == self.path and message.change == self.change
+
+
+class LoadProgressUpdate(Message):
+    """Posted by the loading thread: (bytes read, file size, entries read) or a stage."""
+
+    def __init__(self, done: int, total: int, entries: int, stage: str = "") -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+        self.entries = entries
+        self.stage = stage

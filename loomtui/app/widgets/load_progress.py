@@ -12,9 +12,9 @@ import os
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import ProgressBar, Static
 
+from loomtui.app.messages import LoadProgressUpdate
 from loomtui.view.printable import printable
 
 
@@ -38,15 +38,7 @@ class LoadProgress(Vertical):
     LoadProgress > #load-hint { color: $text-muted; margin: 1 0 0 0; }
     """
 
-    class Update(Message):
-        """Posted by the loading thread: (bytes read, file size, entries read) or a stage."""
-
-        def __init__(self, done: int, total: int, entries: int, stage: str = "") -> None:
-            super().__init__()
-            self.done = done
-            self.total = total
-            self.entries = entries
-            self.stage = stage
+    Update = LoadProgressUpdate
 
     def __init__(self, *, id: str | None = None) -> None:  # noqa: A002 - Textual's name
         super().__init__(id=id)
@@ -82,7 +74,7 @@ class LoadProgress(Vertical):
         bar = self.query_one("#load-bar", ProgressBar)
         bar.update(progress=bar.total or 0)
 
-    def on_load_progress_update(self, message: Update) -> None:
+    def on_load_progress_update(self, message: LoadProgressUpdate) -> None:
         message.stop()
         if message.stage:
             self.stage(message.stage)
