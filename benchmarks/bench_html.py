@@ -2,7 +2,7 @@
 """`loomtui export-html` next to pi's `--export` on generated 10k and 100k-entry sessions.
 
     uv run python benchmarks/bench_html.py [--entries 10000 100000] [--runs 3] [--no-browser]
-                                           [--before DIR] [--no-cache]
+                                           [--before DIR] [--no-cache] [--image 300M]
 
 Prints, per size, from runs interleaved with pi's in the same process: export wall time, peak
 RSS (of the whole process tree) and page size, each with its ratio to pi's; then, in Debian's
@@ -14,6 +14,11 @@ time ≤ 0.5×, size ≤ 0.3×, RSS ≤ 0.5×, first rows ≤ 0.3× pi's page, f
 -C DIR``) in the same interleaved runs, for before/after figures. ``--no-cache`` runs loomtui
 without its persistent index (a session never opened before); by default the index written by
 the first run is used, as when a session was opened before.
+
+``--image SIZE`` also exports an image-heavy session of about SIZE (``gen_image_session.py``,
+written under a temporary directory and deleted after) with the same figures (no browser):
+the export's memory should be a small multiple of the largest entry, not of the file. pi may
+fail on it (out of memory): that is reported.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -114,7 +120,8 @@ def fmt_ratio(ours: float, theirs: float | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--entries", type=int, nargs="+", default=[10_000, 100_000])
+    ap.add_argument("--entries", type=int, nargs="*", default=[10_000, 100_000])
+    ap.add_argument("--image", metavar="SIZE", help="also an image-heavy session of SIZE (e.g. 300M)")
     ap.add_argument("--runs", type=int, default=3, help="export runs of each (interleaved)")
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--before", type=Path, metavar="DIR", help="a directory holding an older loomtui package")
@@ -132,9 +139,16 @@ def main() -> None:
     out_dir = Path(tempfile.mkdtemp(prefix="bench_html_"))
     pages: dict[int | str, tuple[Path, Path | None]] = {}
     try:
-        for n in a.entries:
-            path = session_file(n)
-            print(f"\nsession: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {n} entries)")
+        sessions: list[tuple[int | str, Path]] = [(n, session_file(n)) for n in a.entries]
+        if a.image:
+            image = out_dir / "image-session.jsonl"
+            subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gen_image_session.py"), str(image),
+                            "--size", a.image], check=True, stdout=subprocess.DEVNULL)
+            sessions.append(("image", image))
+        for n, path in sessions:
+            lines = path.read_bytes().count(b"\n") if n == "image" else n
+            print(f"\nsession: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {lines} lines)")
+            pi_failed = 0
             ours_t, ours_rss, pi_t, pi_rss, before_t = [], [], [], [], []
             ours_out = pi_out = None
             for r in range(a.runs):
@@ -150,8 +164,13 @@ def main() -> None:
                 if with_pi:
                     pi_out = out_dir / f"pi-{n}-{r}.html"
                     t, rss, _ = run_measured(["node", str(PI_CLI), "--export", str(path), str(pi_out)])
-                    pi_t.append(t)
-                    pi_rss.append(rss)
+                    if pi_out.exists():
+                        pi_t.append(t)
+                        pi_rss.append(rss)
+                    else:
+                        pi_failed += 1
+                        print(f"  pi --export failed on {path.name} after {t:.1f} s, peak RSS {rss:.0f} MB")
+                        pi_out = None
                 if r < a.runs - 1:
                     ours_out.unlink()
                     if pi_out is not None:
@@ -165,7 +184,7 @@ def main() -> None:
             print(f"  export time   loomtui {ot:6.2f} s (runs {', '.join(f'{x:.2f}' for x in ours_t)})"
                   + (f"   pi {pt:6.2f} s (runs {', '.join(f'{x:.2f}' for x in pi_t)})" if pt else "")
                   + f"   ratio {fmt_ratio(ot, pt)}  (goal ≤ 0.5×)")
-            if pi_t:
+            if pi_t and not pi_failed:
                 print(pair_line("export time", ours_t, pi_t))
             if before_t:
                 print(f"  before        loomtui {statistics.median(before_t):6.2f} s (runs "
@@ -177,7 +196,13 @@ def main() -> None:
                   + f"   ratio {fmt_ratio(orss, prss)}  (goal ≤ 0.5×)")
             print(f"  page size     loomtui {osize:6.1f} MB" + (f"   pi {psize:6.1f} MB" if psize else "")
                   + f"   ratio {fmt_ratio(osize, psize)}  (goal ≤ 0.3×)")
-            pages[n] = (ours_out, pi_out)
+            if n == "image":
+                path.unlink()
+                ours_out.unlink()
+                if pi_out is not None:
+                    pi_out.unlink()
+            else:
+                pages[n] = (ours_out, pi_out)
         if a.no_browser:
             return
         # pi's page fails on deep generated trees: also the largest real fixture, where it works

@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import base64
 import html
+import io
 import os
 import secrets
+import tempfile
 import zlib
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import orjson
@@ -59,6 +61,8 @@ LEVEL = 2
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
 SIDEBAR_PER_CHUNK = 700
+#: the most bytes of the session file (or of the chunks) read or compressed in one piece
+READ_BYTES = 4 << 20
 ASSETS = Path(__file__).with_name("html")
 
 
@@ -74,11 +78,13 @@ class HtmlExport:
 class _Records:
     """One record per line of a pi file, then one per entry that lives only in memory.
 
-    The file stays one ``bytes`` object with its line starts: a chunk's lines are cut from it
-    by the process that writes the chunk (a forked child touches no per-line object of its
-    parent, so the memory stays shared), and ``orjson`` parses an entry's line as it is."""
+    The file is never held whole: its lines are read (``os.pread``, by their starts) by the
+    process that writes their chunk, at most ``READ_BYTES`` at a time or one line (a forked
+    child touches no per-line object of its parent, so the memory stays shared), and
+    ``orjson`` parses an entry's line as it is."""
 
-    data: bytes = b""
+    #: the session file, open for reading (None for a loom read by an adapter)
+    file: Any = None
     #: where each of the file's lines starts, then ``len(data) + 1``
     starts: list[int] = field(default_factory=lambda: [0])
     entry: list[Entry | None] = field(default_factory=list)
@@ -98,7 +104,7 @@ class _Records:
         """Records ``lo`` … ``hi - 1``."""
         n = self.in_file
         top = min(hi, n)
-        out = self.data[self.starts[lo] : self.starts[top] - 1].split(b"\n") if lo < top else []
+        out = self._read(self.starts[lo], self.starts[top] - 1).split(b"\n") if lo < top else []
         out += self.memory[max(lo, n) - n : hi - n]
         if self.replaced:
             get = self.replaced.get
@@ -115,7 +121,33 @@ class _Records:
         if i < 0 or i >= len(starts) - 1 or starts[i] != e.offset or self.entry[i] is not e:
             return None
         line = self.replaced.get(i)
-        return line if line is not None else self.data[starts[i] : starts[i + 1] - 1]
+        return line if line is not None else self._read(starts[i], starts[i + 1] - 1)
+
+    def _read(self, lo: int, hi: int) -> bytes:
+        """The file's bytes ``lo`` … ``hi - 1``."""
+        fd = self.file.fileno()
+        out = os.pread(fd, hi - lo, lo)
+        while len(out) < hi - lo:  # a short read (a pipe, a signal): the rest
+            more = os.pread(fd, hi - lo - len(out), lo + len(out))
+            if not more:
+                raise LoomError("the session file shrank while it was exported")
+            out += more
+        return out
+
+    def iter_lines(self, lo: int, hi: int) -> Iterator[bytes]:
+        """Records ``lo`` … ``hi - 1``, read at most ``READ_BYTES`` (or one line) at a time."""
+        starts = self.starts
+        top = min(hi, self.in_file)
+        i = lo
+        while i < top:
+            j = i + 1
+            limit = starts[i] + READ_BYTES
+            while j < top and starts[j + 1] <= limit:
+                j += 1
+            yield from self.lines(i, j)
+            i = j
+        if hi > max(lo, top):
+            yield from self.lines(max(lo, top), hi)
 
 
 def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
@@ -136,15 +168,18 @@ def _records(manager: SessionManager, no_system_context: bool) -> tuple[_Records
     original: bytes | None = None
     path = manager.path if manager.source_format == "pi" else None
     if path is not None:
-        with open(path, "rb") as f:
-            recs.data = data = f.read()
+        recs.file = f = open(path, "rb")
         starts = recs.starts
-        find = data.find
-        pos = find(b"\n")
-        while pos >= 0:
-            starts.append(pos + 1)
-            pos = find(b"\n", pos + 1)
-        starts.append(len(data) + 1)
+        size = 0
+        while block := f.read(READ_BYTES):
+            find = block.find
+            pos = find(b"\n")
+            while pos >= 0:
+                starts.append(size + pos + 1)
+                pos = find(b"\n", pos + 1)
+            size += len(block)
+            del block, find
+        starts.append(size + 1)
         by_offset = {e.offset: e for e in entries if e.offset >= 0 and e.data is None}
         recs.entry = list(map(by_offset.get, starts[:-1]))
         if no_system_context:
@@ -190,57 +225,151 @@ def _strip_system(obj: Any) -> Any:
     return out
 
 
-def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop: int) -> tuple[list[bytes], Stats]:
-    """The chunk blobs ``d-c<start>`` … ``d-c<stop-1>``, and the usage they add up."""
-    out: list[bytes] = []
+class _GzipB64:
+    """``gzip_b64`` a piece at a time: what ``feed`` and ``close`` return, joined, is
+    ``gzip_b64`` of everything fed (zlib writes the same stream however its input is cut)."""
+
+    def __init__(self, level: int = LEVEL) -> None:
+        self._z = zlib.compressobj(level, zlib.DEFLATED, 31)
+        self._rest = b""
+
+    def _b64(self, z: bytes) -> bytes:
+        z = self._rest + z if self._rest else z
+        n = len(z) - len(z) % 3
+        self._rest = z[n:]
+        return base64.b64encode(z[:n]) if n else b""
+
+    def feed(self, data: bytes) -> bytes:
+        return self._b64(self._z.compress(data))
+
+    def close(self) -> bytes:
+        tail = self._rest + self._z.flush()
+        self._rest = b""
+        return base64.b64encode(tail)
+
+
+class _Spool:
+    """Bytes written to an unnamed temporary file (the chunks, which for an image-heavy session
+    are as big as the file), read back a piece at a time when the page is written."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.TemporaryFile()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        if data:
+            self.file.write(data)
+            self.size += len(data)
+
+    def pieces(self) -> Iterator[bytes]:
+        self.file.flush()
+        fd = self.file.fileno()
+        at = 0
+        while at < self.size:
+            piece = os.pread(fd, min(READ_BYTES, self.size - at), at)
+            if not piece:
+                raise LoomError("the export's temporary file shrank")
+            at += len(piece)
+            yield piece
+
+    def __len__(self) -> int:
+        return self.size
+
+
+def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop: int,
+                   write: Callable[[bytes], None]) -> Stats:
+    """Writes the chunk blobs ``d-c<start>`` … ``d-c<stop-1>`` (each after a newline); the usage
+    they add up. A chunk's rows are compressed as they are made (``READ_BYTES`` at a time), so
+    only one entry's text, HTML and row are held at once beyond that."""
     stats = Stats()
     render = renderer.render
     in_file = records.in_file
     for k in range(start, stop):
-        rows = []
+        write(b'\n<script type="application/gzip+base64" id="d-c%d">' % k)
+        gz = _GzipB64()
+        pending: list[bytes] = [b"["]
+        held = 0
         lo = k * CHUNK
         hi = min(lo + CHUNK, len(records))
-        for i, line in zip(range(lo, hi), records.lines(lo, hi)):
+        for i, line in zip(range(lo, hi), records.iter_lines(lo, hi)):
             raw = line.decode("utf-8", errors="replace")
+            del line
             e = records.entry[i]
             if e is None:
-                rows.append((raw, "", 1 if i < in_file else 0, "", None))
-                continue
-            body, kind, head = render(e, stats)
-            rows.append((raw, body, 1 if i < in_file else 0, kind, head))
-        out.append(_blob(f"d-c{k}", gzip_b64(dumps_bytes(rows))))
-    return out, stats
+                row: tuple[Any, ...] = (raw, "", 1 if i < in_file else 0, "", None)
+            else:
+                body, kind, head = render(e, stats)
+                row = (raw, body, 1 if i < in_file else 0, kind, head)
+            if i > lo:
+                pending.append(b",")
+            got = dumps_bytes(row)
+            del row, raw
+            pending.append(got)
+            held += len(got)
+            del got
+            if held >= READ_BYTES:
+                write(gz.feed(b"".join(pending)))
+                pending.clear()
+                held = 0
+        pending.append(b"]")
+        write(gz.feed(b"".join(pending)))
+        write(gz.close() + b"</script>")
+    return stats
 
 
-def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[list[bytes], Stats, T]:
-    """Every chunk blob, and what ``meanwhile`` returns: with two CPUs a forked child renders the
-    later chunks while this process runs ``meanwhile`` (the sidebar) and then the first ones.
-    The child sends its usage figures (a JSON line), then its blobs as they go in the page."""
+def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[_Spool, Stats, T]:
+    """Every chunk blob (in a spool file), and what ``meanwhile`` returns: with two CPUs a
+    forked child renders the later chunks (into its own spool file) while this process runs
+    ``meanwhile`` (the sidebar) and then the first ones. The child sends its usage figures."""
     n = (len(records) + CHUNK - 1) // CHUNK
+    spool = _Spool()
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
-        return (*_render_chunks(renderer, records, 0, n), side)
+        return spool, _render_chunks(renderer, records, 0, n, spool.write), side
     # this process also builds and compresses the sidebar (measured: about a chunk's work per
     # SIDEBAR_PER_CHUNK entries), and then takes the child's bytes in
     split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
+    later = _Spool()
+    spool.file.flush()
 
     def child() -> bytes:
-        chunks, stats = _render_chunks(renderer, records, split, n)
-        return orjson.dumps(stats.to_json()) + b"\n" + b"\n".join(chunks)
+        stats = _render_chunks(renderer, records, split, n, later.write)
+        later.file.flush()
+        return orjson.dumps([stats.to_json(), later.size])
 
     pid, fd = start_child(child)
     try:
         side = meanwhile()
-        first, stats = _render_chunks(renderer, records, 0, split)
+        stats = _render_chunks(renderer, records, 0, split, spool.write)
     finally:
         got = child_output(pid, fd)
     if got is None:
-        second, more = _render_chunks(renderer, records, split, n)
+        later = _Spool()
+        more = _render_chunks(renderer, records, split, n, later.write)
     else:
-        head, _, rest = got.partition(b"\n")
-        second, more = [rest], Stats.from_json(orjson.loads(head))
+        figures, later.size = orjson.loads(got)
+        more = Stats.from_json(figures)
     stats.merge(more)
-    return first + second, stats, side
+    for piece in later.pieces():
+        spool.write(piece)
+    return spool, stats, side
+
+
+#: one piece of the page: bytes, or the spooled chunks
+Part = bytes | _Spool
+
+
+def write_parts(f: Any, parts: list[Part]) -> int:
+    """Write the page's pieces to ``f``; how many bytes."""
+    n = 0
+    for part in parts:
+        if isinstance(part, _Spool):
+            for piece in part.pieces():
+                f.write(piece)
+        else:
+            f.write(part)
+        n += len(part)
+    return n
 
 
 def build_page(
@@ -253,8 +382,10 @@ def build_page(
     source_name: str | None = None,
 ) -> str:
     """The page, as one string."""
-    return b"".join(page_parts(manager, leaf_id=leaf_id, target_id=target_id, theme=theme,
-                               no_system_context=no_system_context, source_name=source_name)).decode("utf-8")
+    buf = io.BytesIO()
+    write_parts(buf, page_parts(manager, leaf_id=leaf_id, target_id=target_id, theme=theme,
+                               no_system_context=no_system_context, source_name=source_name))
+    return buf.getvalue().decode("utf-8")
 
 
 def page_parts(
@@ -265,12 +396,23 @@ def page_parts(
     theme: str | None = None,
     no_system_context: bool = False,
     source_name: str | None = None,
-) -> list[bytes]:
-    """The page's UTF-8 bytes, in pieces (written one after the other, never joined)."""
+) -> list[Part]:
+    """The page's UTF-8 bytes, in pieces (written one after the other with ``write_parts``,
+    never joined): the chunks stay in a temporary file until then."""
     for what, eid in (("leaf", leaf_id), ("target", target_id)):
         if eid is not None and eid not in manager.index.by_id:
             raise LoomError(f"no entry {eid!r} ({what}) in {source_name or manager.path}")
     records, original = _records(manager, no_system_context)
+    try:
+        return _page_parts(manager, records, original, leaf_id, target_id, theme, no_system_context, source_name)
+    finally:
+        if records.file is not None:
+            records.file.close()
+
+
+def _page_parts(manager: SessionManager, records: _Records, original: bytes | None, leaf_id: str | None,
+                target_id: str | None, theme: str | None, no_system_context: bool,
+                source_name: str | None) -> list[Part]:
     tool_calls = F.tool_call_map(manager.index.entries)
     model: TreeModel | None = None
     if tool_calls is None:  # a call id repeats: the tree's order decides which call is meant
@@ -299,10 +441,10 @@ def page_parts(
                 search[p] = 0  # the page makes it from the row's text (``rowSearchText``)
         return [_blob("d-side", gzip_b64(dumps_bytes(side), 5)), _blob("d-find", gzip_b64(dumps_bytes(search), 5))]
 
-    chunks, stats, data = _all_chunks(renderer, records, sidebar)
-    data += chunks
+    chunks, stats, side = _all_chunks(renderer, records, sidebar)
+    data: list[Part] = [side[0], b"\n" + side[1], chunks]
     if original is not None:
-        data.append(_blob("d-orig", gzip_b64(original, 6)))
+        data.append(b"\n" + _blob("d-orig", gzip_b64(original, 6)))
     title = manager.get_session_name() or name
     nonce = secrets.token_urlsafe(16)
     css, theme_attr = theme_css(theme)
@@ -321,15 +463,14 @@ def page_parts(
         "{{HEADER}}": head,
         "{{JS}}": (ASSETS / "page.js").read_text(encoding="utf-8"),
     }
-    out: list[bytes] = []
+    out: list[Part] = []
     rest = template
     while "{{" in rest:
         before, _, after = rest.partition("{{")
         key, _, rest = after.partition("}}")
         out.append(before.encode("utf-8"))
         if key == "DATA":
-            for k, blob in enumerate(data):
-                out.append(b"\n" + blob if k else blob)
+            out += data
         else:
             out.append(parts["{{" + key + "}}"].encode("utf-8"))
     out.append(rest.encode("utf-8"))
@@ -380,7 +521,7 @@ def _stem(name: str) -> str:
 def export_html(manager: SessionManager, out_path: str, **kwargs: Any) -> HtmlExport:
     """Write the page to ``out_path`` (a new file: never over an existing one)."""
     parts = page_parts(manager, **kwargs)
-    write_new_file_with(out_path, lambda f: f.writelines(parts))
+    write_new_file_with(out_path, lambda f: write_parts(f, parts))
     return HtmlExport(out_path, len(manager.index.entries), sum(map(len, parts)))
 
 
@@ -405,7 +546,7 @@ def export_to_free_name(source: str, directory: str, **kwargs: Any) -> str:
         if os.path.lexists(out):
             continue
         try:
-            write_new_file_with(out, lambda f: f.writelines(parts))
+            write_new_file_with(out, lambda f: write_parts(f, parts))
         except WriteRefused:
             if os.path.lexists(out):
                 continue  # taken in the meantime

@@ -27,6 +27,9 @@ MARKDOWN_LIMIT = 200_000
 HIGHLIGHT_LIMIT = 50_000
 #: images the page may show inline (as data: URIs)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+#: the lines of the entries a renderer keeps parsed (an entry and the results of its calls are
+#: asked for more than once) stay under this many bytes together, or are only the latest one
+RECENT_BYTES = 4 << 20
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 #: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
 #: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
@@ -153,6 +156,8 @@ class RawLoader:
         self.source = manager.source  # asked once per entry: not through ``__getattr__``
         self.line_of = line_of
         self._recent: dict[int, Any] = {}
+        #: the bytes of the lines behind ``_recent`` (kept under ``RECENT_BYTES``)
+        self._recent_bytes = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.manager, name)  # everything else (the source, the header…) as it is
@@ -173,9 +178,12 @@ class RawLoader:
             except orjson.JSONDecodeError:
                 obj = None
         got = (obj, True) if isinstance(obj, dict) else (self.manager.load(e), False)
-        if len(self._recent) > 64:
-            self._recent.clear()
+        size = len(raw) if raw is not None else 0
+        if len(self._recent) > 64 or self._recent_bytes + size > RECENT_BYTES:
+            self._recent.clear()  # an image-heavy session: only the entries of one render stay
+            self._recent_bytes = 0
         self._recent[id(e)] = got
+        self._recent_bytes += size
         return got
 
 
