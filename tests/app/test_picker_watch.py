@@ -66,3 +66,38 @@ async def test_new_and_grown_sessions_appear_without_ctrl_r_and_the_selection_st
                                 "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}) + "\n")
         await wait_for(pilot, lambda: any(s.path.endswith("a.jsonl") and s.message_count == 2 for s in picker.sessions))
         assert lst.selected_row.session.path == chosen
+
+
+def test_new_directories_pass_the_watch_filter(tmp_path: Path) -> None:
+    from watchfiles import Change
+
+    from loomtui.app.picker_watch import _session_file
+
+    (tmp_path / "--new--").mkdir()
+    assert _session_file(Change.added, str(tmp_path / "--new--"))
+    assert _session_file(Change.modified, str(tmp_path / "a.jsonl"))
+    assert not _session_file(Change.added, str(tmp_path / "notes.txt"))
+
+
+async def test_a_new_project_directory_reads_the_list_again_once_it_settles(tmp_path: Path, monkeypatch) -> None:
+    """The first file of a new directory may raise no event of its own (the directory was not
+    watched yet): the directory's event reads the list, and once more a moment later."""
+    import asyncio
+
+    from loomtui.app import picker_watch
+
+    monkeypatch.setattr(picker_watch, "SETTLE_S", 0.05)
+    root = tmp_path / "sessions"
+    root.mkdir()
+    calls: list[float] = []
+    stop = asyncio.Event()
+    task = asyncio.create_task(picker_watch.watch_dirs([str(root)], lambda: calls.append(time.monotonic()),
+                                                       stop_event=stop, debounce_ms=100, step_ms=20))
+    await asyncio.sleep(0.5)  # the watch is in place
+    (root / "--q--").mkdir()
+    deadline = time.monotonic() + 20
+    while len(calls) < 2 and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert len(calls) >= 2  # the directory's burst, then the settle read
