@@ -156,6 +156,7 @@ def main() -> None:
                     before_out = out_dir / f"before-{n}-{r}.html"
                     t, _, _ = run_measured(loomtui_cmd(a.before, "export-html", str(path), "-o", str(before_out)), env)
                     before_t.append(t)
+                    before_size = before_out.stat().st_size / 1e6
                     before_out.unlink()
                 ours_out = out_dir / f"loomtui-{n}-{r}.html"
                 t, rss, _ = run_measured(loomtui_cmd(ROOT, "export-html", str(path), "-o", str(ours_out)), env)
@@ -188,7 +189,7 @@ def main() -> None:
                 print(pair_line("export time", ours_t, pi_t))
             if before_t:
                 print(f"  before        loomtui {statistics.median(before_t):6.2f} s (runs "
-                      f"{', '.join(f'{x:.2f}' for x in before_t)})")
+                      f"{', '.join(f'{x:.2f}' for x in before_t)}), page {before_size:.1f} MB")
                 if pi_t:
                     print(pair_line("before: export time", before_t, pi_t))
                 print(pair_line("after / before", ours_t, before_t))

@@ -196,8 +196,9 @@ class EntryRenderer:
         self.tool_calls = tool_calls
         self.no_system_context = no_system_context
         self._md: Any = None  # markdown-it, loaded on the first text that needs it
-        #: the image data of the entry being rendered, in the order its Image blocks come
-        self._images: list[list[Any]] = []
+        #: the images of the entry being rendered, in the order its Image blocks come: (the id of
+        #: the entry whose line the page reads it from or None, index in its content, data)
+        self._images: list[list[tuple[str | None, int, Any]]] = []
         #: the tool result entry whose output the page fills in (see ``_ToolResult``)
         self._output_from: str | None = None
         self._thinking: tuple[str, list[Any], list[int]] = ("", [], [0])
@@ -237,7 +238,7 @@ class EntryRenderer:
         # a time written as it stands in the line: the page reads it there (null here)
         when = None if from_line and isinstance(ts, str) else _time(ts)
         head = [title or kind, when, model or "", usage.text if usage is not None else ""]
-        self._images = [_image_data(full)]
+        self._images = [_image_data(full, e.id if from_line else None)]
         # the entry's own thinking blocks, in order: the page fills their text in from the line
         self._thinking = (e.id, _thinking_texts(full), [0])
         return "".join([self.block(b) for b in body]), kind, head
@@ -306,10 +307,16 @@ class EntryRenderer:
                 f"{body}</details>")
 
     def _Image(self, b: B.Image) -> str:
+        """An image the page shows from its base64 data: filled in by the page from the entry's
+        line (``data-img``: the entry, ``data-i``: the index in its content), so the page holds
+        the data once; inline only when the page has no such line."""
         queue = self._images[-1] if self._images else []
-        data = queue.pop(0) if queue else None
+        eid, i, data = queue.pop(0) if queue else (None, 0, None)
         if isinstance(data, str) and b.mime in IMAGE_TYPES and _B64.match(data):
-            return f'<img class="inline" alt="{escape(b.label)}" src="data:{b.mime};base64,{"".join(data.split())}">'
+            alt = escape(b.label)
+            if eid is not None:
+                return f'<img class="inline" alt="{alt}" data-img="{escape(eid)}" data-i="{i}">'
+            return f'<img class="inline" alt="{alt}" src="data:{b.mime};base64,{"".join(data.split())}">'
         return f'<div class="note r-muted">{escape(b.label)}</div>'
 
     def _Diff(self, b: B.Diff) -> str:
@@ -340,8 +347,8 @@ class EntryRenderer:
         if b.malformed:
             return '<div class="note r-error">the result entry is malformed</div>'
         found = self.manager.index.by_id.get(b.entry_id) if b.entry_id else None
-        full = self.manager.load(found) if found is not None else None
-        self._images.append(_image_data(full))
+        full, from_line = self.manager.load_line(found) if found is not None else (None, False)
+        self._images.append(_image_data(full, found.id if found is not None and from_line else None))
         # the output's text is in the result's own line, which the page has anyway: the page
         # fills it in (textContent) instead of the record holding it twice
         self._output_from = found.id if found is not None and _plain_texts(full) else None
@@ -431,16 +438,20 @@ def _plain_texts(full: Any) -> bool:
                for b in content)
 
 
-def _image_data(full: Any) -> list[Any]:
-    """The ``data`` of every image block of an entry's content, in order (the blocks carry only
-    the image's type and size)."""
+def _image_data(full: Any, eid: str | None) -> list[tuple[str | None, int, Any]]:
+    """Every image block of an entry's content, in order (the blocks carry only the image's
+    type and size): (``eid`` where the page finds the block at ``message.content[index]`` of
+    that entry's line, else None; the index; the ``data``)."""
     if not isinstance(full, dict):
         return []
-    msg = full.get("message") if isinstance(full.get("message"), dict) else full
+    in_message = isinstance(full.get("message"), dict)
+    msg = full["message"] if in_message else full
     content = msg.get("content")
     if not isinstance(content, list):
         return []
-    return [b.get("data") for b in content if isinstance(b, dict) and b.get("type") == "image"]
+    at = eid if in_message else None
+    return [(at, i, b.get("data")) for i, b in enumerate(content)
+            if isinstance(b, dict) and b.get("type") == "image"]
 
 
 def _three_state(inner: str, lines: int, cls: str = "") -> str:

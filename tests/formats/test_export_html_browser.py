@@ -429,3 +429,44 @@ def test_downloads_give_the_file_and_the_branch(browser: Any, pages: dict[str, P
         assert [json.loads(x)["id"] for x in lines[1:]] == [e.id for e in manager.index.path_to(manager.get_leaf_id())]
     finally:
         page.close()
+
+
+GIF_1PX = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7"
+
+
+def test_images_are_filled_in_from_the_entry_lines_and_decoded(browser: Any, tmp_path: Path) -> None:
+    """The rendered image holds no data (``data-img``: the entry, ``data-i``: its index in the
+    content); the page sets ``src`` from the entry's line, under the page's CSP: a user image, a
+    GIF in a tool result shown with its call (read from the result's line), and a type the page
+    does not show inline (a placeholder, no ``img``)."""
+    lines = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+         "message": {"role": "user", "content": [{"type": "text", "text": "look"},
+                                                 {"type": "image", "mimeType": "image/svg+xml", "data": PNG_1PX},
+                                                 {"type": "image", "mimeType": "image/png", "data": PNG_1PX}]}},
+        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x.gif"}}],
+             "stopReason": "toolUse", "provider": "p", "model": "m"}},
+        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
+                     "content": [{"type": "text", "text": "Read image file [image/gif]"},
+                                 {"type": "image", "mimeType": "image/gif", "data": GIF_1PX[:20] + "\n" + GIF_1PX[20:]}]}},
+    ]
+    src = tmp_path / "images.jsonl"
+    src.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "images.html"
+    export_html(open_any(str(src)), str(out))
+    assert "src=" not in out.read_text().split("<body", 1)[1].replace("<script nonce", "")
+    page = open_page(browser, out, "?leafId=r1", csp=True)
+    try:
+        page.wait_for_function("[...document.querySelectorAll('#entries img')].every(i => i.complete)")
+        imgs = page.evaluate("[...document.querySelectorAll('#entries img')].map(i => "
+                             "[i.closest('.entry').id, i.dataset.img, i.dataset.i, i.naturalWidth, i.src.slice(0, 22)])")
+        assert imgs == [["e-u1", "u1", "2", 1, "data:image/png;base64,"],
+                        ["e-a1", "r1", "1", 1, "data:image/gif;base64,"]]
+        assert "[image image/svg+xml" in page.evaluate("document.querySelector('#e-u1').innerText")
+        assert page.errors == []  # type: ignore[attr-defined]
+    finally:
+        page.close()

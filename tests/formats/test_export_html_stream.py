@@ -106,7 +106,8 @@ def test_the_export_never_holds_two_decoded_image_entries(tmp_path: Path, monkey
     assert got == want
     data = blobs(got)
     shown = "".join(r[1] or "" for r in records(data))
-    assert shown.count('src="data:image/png;base64,') == images
+    assert shown.count('<img class="inline"') == shown.count(' data-img="') == images
+    assert 'src="data:' not in shown  # the page fills src in from the lines
     assert "\n".join(r[0] for r in records(data) if r[2] == 1).encode() == path.read_bytes()
 
 
@@ -158,3 +159,19 @@ def test_gzip_b64_in_pieces_is_gzip_b64() -> None:
         gz = X._GzipB64()
         out = b"".join(gz.feed(data[i : i + cut]) for i in range(0, len(data), cut)) + gz.close()
         assert out == X.gzip_b64(data), cut
+
+
+def test_the_page_holds_each_images_base64_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each image's base64 is in the page once, in its entry's line (the JSONL download), and
+    the rendered HTML names the entry and the image's index in its content instead."""
+    path = tmp_path / "images.jsonl"
+    images = _write_session(path)
+    page = _page(path, monkeypatch)
+    data = blobs(page)
+    text = page + "".join(r[0] + (r[1] or "") for r in records(data))  # the page and its records, decoded
+    for k in range(images):
+        assert text.count(_image(k)) == 1
+    shown = "".join(r[1] or "" for r in records(data))
+    for t in range(TURNS):
+        assert f'data-img="e{t}-0" data-i="1"' in shown  # the user's image
+        assert f'data-img="e{t}-2" data-i="1"' in shown  # the result's, shown with its call

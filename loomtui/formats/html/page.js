@@ -343,7 +343,23 @@
     if (rec[1] === null) div.classList.add("absorbed");
     for (const pre of div.querySelectorAll("pre[data-out]")) pre.textContent = await outputText(pre.dataset.out);
     for (const t of div.querySelectorAll("[data-think]")) t.textContent = await thinkingText(t.dataset.think, Number(t.dataset.k));
+    for (const img of div.querySelectorAll("img[data-img]")) {
+      const src = await imageSource(img.dataset.img, Number(img.dataset.i));
+      if (src) img.src = src;
+    }
     return div;
+  }
+
+  // an inline image, from its entry's line (the record does not hold the data twice): a data:
+  // URL only for the types the export shows inline and only from base64 text
+  const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+  async function imageSource(id, i) {
+    const msg = await message(id);
+    const b = msg && Array.isArray(msg.content) ? msg.content[i] : null;
+    const mime = b && (b.mimeType || b.mime_type);
+    if (!b || b.type !== "image" || !IMAGE_TYPES.has(mime) || typeof b.data !== "string") return "";
+    if (!/^[A-Za-z0-9+/=\s]*$/.test(b.data)) return "";
+    return "data:" + mime + ";base64," + b.data.replace(/\s+/g, "");
   }
 
   const parsed = new Map();
