@@ -24,12 +24,11 @@ from typing import Any
 
 from loomtui.formats.claude import looks_like_claude
 from loomtui.formats.claude_read import Scan, scan
-from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, LoomError
 from loomtui.session.fileio import open_regular
 from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 from loomtui.session.reader import line_value
-from loomtui.session.split import FIELDS, MIN_BYTES
+from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
 _PAYLOAD_VERSION = 1
 #: where the child starts when the reader starts it: the child also packs its scan and the
@@ -189,42 +188,12 @@ def _unpack(payload: Any) -> Scan:
     if len(columns) != len(FIELDS) or len(fields) != len(_SCAN_FIELDS):
         raise ValueError("not this version's payload")
     sc = Scan()
-    sc.skels = _entries(columns)
+    sc.skels = entries_from_columns(columns)
     sc.side = set(side)
     for name, value in zip(_SCAN_FIELDS, fields):
         setattr(sc, name, value)
     sc.diags = [Diagnostic(line, reason) for line, reason in diags]
     return sc
-
-
-def _entries(columns: list[list[Any]]) -> list[Entry]:
-    """Entries from their columns, in ``split.FIELDS`` order."""
-    new = Entry.__new__
-    out: list[Entry] = []
-    append = out.append
-    for (eid, parent, etype, role, timestamp, line, offset, size, text, aux, has_text, stop_reason, tool_name,
-         tool_calls, content_is_str, hidden) in zip(*columns):
-        e = new(Entry)
-        e.id = eid
-        e.parent_id = parent
-        e.type = etype
-        e.role = role
-        e.timestamp = timestamp
-        e.index = -1
-        e.line = line
-        e.offset = offset
-        e.size = size
-        e.text = text
-        e.aux = aux
-        e.has_text = has_text
-        e.stop_reason = stop_reason
-        e.tool_name = tool_name
-        e.tool_calls = tool_calls
-        e.content_is_str = content_is_str
-        e.hidden = hidden
-        e.data = None
-        append(e)
-    return out
 
 
 def merge(head: Scan, tail: Scan) -> bool:

@@ -39,7 +39,7 @@ from loomtui.session.errors import Diagnostic
 from loomtui.session.forked import can_fork
 from loomtui.session.index import SessionIndex
 from loomtui.session.reader import LineInfo, LineParser, ParseState, parse_from
-from loomtui.session.split import FIELDS, SplitParse, _entries_from_columns
+from loomtui.session.split import FIELDS, SplitParse, entries_from_columns
 
 MAGIC = b"LOOMTUI-INDEX\x00"
 #: bump when the payload layout or what the parser records changes
@@ -212,11 +212,11 @@ def _restore(path: str, fd: int, name: str, base_sum: bytes, payload: Any) -> Ca
     if not isinstance(header, dict) or version < 3 or len(columns) != len(FIELDS):
         return None
     unchanged = st.st_size == size and st.st_mtime_ns == mtime_ns
-    entries = _entries_from_columns(columns, 0)
+    entries = entries_from_columns(columns, 0)
     delta = _read_delta(name, fd, st, base_sum, size)
     if delta is not None:
         consumed, title, line_no, parsed, infos, diags, more, unchanged = delta
-        entries += _entries_from_columns(more, 0)
+        entries += entries_from_columns(more, 0)
     state = _state(header, title, version, line_no, parsed, infos, diags)
     return Cached(state, entries, consumed, unchanged, base_sum, len(columns[0]))
 

@@ -32,7 +32,7 @@ from loomtui.session.reader import LineInfo, LineParser, ParseState, line_value,
 
 #: smaller files open fast enough in one process
 MIN_BYTES = 16 << 20
-#: Entry fields that cross the pipe, in the order ``_entries_from_columns`` unpacks them
+#: Entry fields that cross the pipe, in the order ``entries_from_columns`` unpacks them
 #: (``index`` is set by the index, ``data`` is None for v3 files; a test keeps this in step
 #: with ``Entry.__slots__``)
 FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
@@ -167,7 +167,7 @@ class SplitParse:
         except (EOFError, ValueError, TypeError):
             return None
         base = state.line_no
-        entries = _entries_from_columns(columns, base)
+        entries = entries_from_columns(columns, base)
         state.lines.extend(LineInfo(base + line, offset, size, kind) for line, offset, size, kind in infos)
         state.diagnostics.extend(Diagnostic(base + line, reason) for line, reason in diags)
         state.line_no = base + lines
@@ -228,7 +228,9 @@ def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | No
     return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
 
 
-def _entries_from_columns(columns: list[list[Any]], line_base: int) -> list[Entry]:
+def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[Entry]:
+    """Entries from their ``FIELDS`` columns (a child's payload, a cached index), line numbers
+    moved by ``line_base``; ``index`` is set when they are indexed."""
     new = Entry.__new__
     out: list[Entry] = []
     append = out.append
