@@ -55,9 +55,8 @@ PROBE = (
 APP_CHILD = r"""
 import sys, time, json, os, resource
 T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import APP_SPLIT
-from loomtui.session.split import SplitParse
-split = SplitParse.start(sys.argv[1], fraction=APP_SPLIT)
+from loomtui.commands.app import start_split
+split = start_split(sys.argv[1])  # as `loomtui FILE` starts it
 import asyncio
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
