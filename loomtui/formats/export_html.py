@@ -293,13 +293,13 @@ def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop:
         hi = min(lo + CHUNK, len(records))
         for i, line in zip(range(lo, hi), records.iter_lines(lo, hi)):
             raw = line.decode("utf-8", errors="replace")
-            del line
             e = records.entry[i]
             if e is None:
                 row: tuple[Any, ...] = (raw, "", 1 if i < in_file else 0, "", None)
             else:
-                body, kind, head = render(e, stats)
+                body, kind, head = render(e, stats, line if i < in_file else None)
                 row = (raw, body, 1 if i < in_file else 0, kind, head)
+            del line
             if i > lo:
                 pending.append(b",")
             got = dumps_bytes(row)

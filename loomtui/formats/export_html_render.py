@@ -30,6 +30,10 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 #: the lines of the entries a renderer keeps parsed (an entry and the results of its calls are
 #: asked for more than once) stay under this many bytes together, or are only the latest one
 RECENT_BYTES = 4 << 20
+#: the bytes a memo of JSON values is keyed by (equal values, equal keys)
+_json_key = orjson.dumps
+#: the most distinct (provider, model, usage) values a renderer keeps made
+USAGE_MEMO = 4096
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 #: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
 #: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
@@ -165,12 +169,13 @@ class RawLoader:
     def load(self, e: Entry) -> Any:
         return self.load_line(e)[0]
 
-    def load_line(self, e: Entry) -> tuple[Any, bool]:
-        """The entry, and whether it was read from its line (which the page has too)."""
+    def load_line(self, e: Entry, line: bytes | None = None) -> tuple[Any, bool]:
+        """The entry, and whether it was read from its line (which the page has too); ``line``
+        is that line when the caller holds it already (else ``line_of`` finds it)."""
         hit = self._recent.get(id(e))
         if hit is not None:
             return hit
-        raw = self.line_of(e)
+        raw = self.line_of(e) if line is None else line
         obj: Any = None
         if raw is not None and e.data is None:
             try:
@@ -204,15 +209,18 @@ class EntryRenderer:
         self._thinking: tuple[str, list[Any], list[int]] = ("", [], [0])
         #: the method writing each block type (``_Title`` for ``Title``…)
         self._by_type: dict[type, Any] = {}
+        #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
+        self._usage_memo: dict[bytes, tuple[str | None, B.Usage | None, str]] = {}
 
-    def render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
-        """The entry's HTML body, its kind and its header texts (see ``_render``)."""
+    def render(self, e: Entry, stats: Stats, line: bytes | None = None) -> tuple[str | None, str, list[str | None]]:
+        """The entry's HTML body, its kind and its header texts (see ``_render``); ``line`` is
+        the entry's line in the file when the caller holds it."""
         try:
-            return self._render(e, stats)
+            return self._render(e, stats, line)
         except RecursionError:  # a value nested thousands deep: again, with a deep stack
-            return deep_call(self._render, e, stats)  # type: ignore[no-any-return]
+            return deep_call(self._render, e, stats, line)  # type: ignore[no-any-return]
 
-    def _render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
+    def _render(self, e: Entry, stats: Stats, line: bytes | None = None) -> tuple[str | None, str, list[str | None]]:
         """The entry's HTML body, its kind (user, assistant, tool, compaction, summary, meta…) and
         its header texts (title, time, model, usage), which the page writes with textContent
         (the time is null where the page reads it from the entry's line).
@@ -224,11 +232,12 @@ class EntryRenderer:
         if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
             # shown with its call (in the assistant turn above); the page hides this stub
             return None, kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
+        # the entry's own line, parsed once: the blocks load it from the renderer's cache
+        full, from_line = self.manager.load_line(e, line)
         # the page's entry header needs only the time, model and usage: not the full Header
         # (depth, siblings), which is the costly part of the blocks on a 100k-entry session
         body = B.entry_blocks(self.manager, e, self.tool_calls, header=False)
-        full, from_line = self.manager.load_line(e)
-        model, usage = _model_usage(full)
+        model, usage, usage_text = self._model_usage(full)
         if e.type == "message" and e.role == "assistant":
             stats.add(model, usage)
         title = ""
@@ -237,11 +246,30 @@ class EntryRenderer:
         ts = full.get("timestamp") if isinstance(full, dict) else e.timestamp
         # a time written as it stands in the line: the page reads it there (null here)
         when = None if from_line and isinstance(ts, str) else _time(ts)
-        head = [title or kind, when, model or "", usage.text if usage is not None else ""]
+        head = [title or kind, when, model or "", usage_text]
         self._images = [_image_data(full, e.id if from_line else None)]
         # the entry's own thinking blocks, in order: the page fills their text in from the line
         self._thinking = (e.id, _thinking_texts(full), [0])
         return "".join([self.block(b) for b in body]), kind, head
+
+    def _model_usage(self, full: Any) -> tuple[str | None, B.Usage | None, str]:
+        """``_model_usage`` and the usage's text, made once per distinct provider, model and
+        usage (a session repeats a few models, and often the same figures)."""
+        msg = full.get("message") if isinstance(full, dict) else None
+        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+            return None, None, ""
+        try:
+            key = _json_key([msg.get("provider"), msg.get("model"), msg.get("usage")])
+        except TypeError:  # a value orjson cannot write (an integer over 64 bits)
+            model, usage = _model_usage(full)
+            return model, usage, usage.text if usage is not None else ""
+        got = self._usage_memo.get(key)
+        if got is None:
+            if len(self._usage_memo) >= USAGE_MEMO:
+                self._usage_memo.clear()
+            model, usage = _model_usage(full)
+            got = self._usage_memo[key] = (model, usage, usage.text if usage is not None else "")
+        return got
 
     def _caller_above(self, e: Entry) -> bool:
         call_id = e.aux
