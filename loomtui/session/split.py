@@ -76,7 +76,10 @@ class SplitParse:
             if st.st_size < max(min_bytes, 1):
                 return None
             with open(fd, "rb", closefd=False) as f:
-                header = _v3_header(f.readline())
+                # a pi header is a short line: a longer first line (a one-line JSON document)
+                # is not parsed here, so sniffing costs nothing for those
+                first = f.readline(HEADER_MAX_BYTES)
+                header = _v3_header(first) if first.endswith(b"\n") else None
                 if header is None:
                     return None
                 f.seek(int(st.st_size * fraction))
@@ -192,6 +195,10 @@ class SplitParse:
             return
         self._read_fd = None
         stop_child(self._pid, fd)
+
+
+#: the longest first line taken for a pi header when a split is considered
+HEADER_MAX_BYTES = 64 * 1024
 
 
 def _v3_header(first: bytes) -> dict[str, Any] | None:
