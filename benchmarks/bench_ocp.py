@@ -47,7 +47,7 @@ def render_line(self, y):
         marks["cpu"] = ru.ru_utime + ru.ru_stime
     return orig(self, y)
 TreeView.render_line = render_line
-import loomtui.app.screens.browser as browser_module
+import loomtui.app.screens.browser_loading as browser_module
 orig_open = browser_module.open_session
 def timed_open(path, *args, **kwargs):
     t = time.perf_counter()

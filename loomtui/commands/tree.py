@@ -18,7 +18,7 @@ from loomtui.session import indexcache
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
 from loomtui.view.flat import FILTER_MODES
-from loomtui.view import flatcache
+from loomtui.view import flatcache, tail_texts
 from loomtui.view.model import TreeModel
 from loomtui.view.text import Segment
 from loomtui.view.printable import printable
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
             buffer.flush()
             return 0
     if memo is None or getattr(sys.stdout, "buffer", None) is None:
-        return _print(args, sys.stdout)[0]
+        return _print(args, sys.stdout, texts=not _resolved(args)[0])[0]
     # the index, the flattened tree and this memo are written in one background child once the
     # rows are out (a child alive meanwhile would slow the layout: copy-on-write)
     indexcache.hold_writes()
@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         job = flatcache.store_job(model.manager, flat) if model is not None and flat is not None else None
         if job is not None:
             jobs.append(job)
-        if model is not None and not color and model.row_texts is None:
+        if model is not None and not color and (model.row_texts is None or None in model.row_texts):
             job = flatcache.texts_job(model.manager, model.flat, model.home)
             if job is not None:
                 jobs.append(job)
@@ -145,12 +145,16 @@ def run(args: argparse.Namespace) -> int:
 def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tuple[int, TreeModel | None]:
     """Print the rows; ``texts``: take the entries' row texts kept from an earlier run."""
     # a big session is read on two CPUs: a child parses the second half meanwhile
+    split = None
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
     else:
         report, clear = stderr_progress(args.file)
+        # plain rows: the child also writes the row texts of the entries it parses
+        work = tail_texts.child_work(home_dir()) if texts else None
+        split = SplitParse.start(args.file, fraction=0.6, tail_work=work)
         try:
-            manager = open_session(args.file, split=SplitParse.start(args.file, fraction=0.6), progress=report)
+            manager = open_session(args.file, split=split, progress=report)
         finally:
             clear()
     if args.leaf is not None and args.leaf not in manager.index.by_id:
@@ -159,6 +163,9 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
     model.compact = args.compact
     if texts:
         model.row_texts = flatcache.load_texts(manager, model.flat, model.home)
+        if model.row_texts is None and split is not None and model.home == home_dir():
+            model.row_texts = tail_texts.texts_by_index(manager.index.entries, split.tail_work_result,
+                                                        model.tool_call_ids_unique)
     if model.mode != args.filter:
         raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
     model.set_show_archived(args.show_archived)

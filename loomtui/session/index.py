@@ -329,7 +329,11 @@ class SessionIndex:
             return kids
         s = self._sorted.get(entry_id)
         if s is None:
-            s = sorted(kids, key=lambda k: _KEY((timestamp_ms(k.timestamp), k.index)))
+            first = kids[0].timestamp
+            if all(k.timestamp == first for k in kids):
+                s = list(kids)  # one timestamp (a loom's rows share one): the stable sort keeps this order
+            else:
+                s = sorted(kids, key=lambda k: _KEY((timestamp_ms(k.timestamp), k.index)))
             self._sorted[entry_id] = s
         return s
 

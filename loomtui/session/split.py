@@ -37,7 +37,10 @@ MIN_BYTES = 16 << 20
 #: with ``Entry.__slots__``)
 FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
           "stop_reason", "tool_name", "tool_calls", "content_is_str", "hidden")
-_PAYLOAD_VERSION = 1
+_PAYLOAD_VERSION = 2
+#: more work the child may do on the entries it parsed (its result must marshal): what a
+#: caller above this layer wants of them while this process still reads the head
+TailWork = Callable[[list[Entry]], Any]
 #: what the child has read so far (bytes after ``at``, entries), in memory both processes share
 _COUNTS = struct.Struct("qq")
 
@@ -47,6 +50,8 @@ class SplitParse:
 
     def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int],
                  counts: mmap.mmap | None = None) -> None:
+        #: the tail's entries and what the child's ``tail_work`` made of them, once collected
+        self.tail_work_result: tuple[list[Entry], Any] | None = None
         self.path = path
         self.at = at
         #: (device, inode) of the file the child reads: the head must come from the same one
@@ -56,9 +61,12 @@ class SplitParse:
         self._counts = counts
 
     @classmethod
-    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES) -> SplitParse | None:
+    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES,
+              tail_work: TailWork | None = None) -> SplitParse | None:
         """Fork the child for the part of the file after ``fraction`` of it (None when a split
-        does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running)."""
+        does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running).
+        ``tail_work``: run by the child on its entries once parsed; its result comes back with
+        them (``tail_work_result``)."""
         if not can_fork():
             return None
         from loomtui.session import indexcache  # it imports this module
@@ -76,7 +84,10 @@ class SplitParse:
             if st.st_size < max(min_bytes, 1):
                 return None
             with open(fd, "rb", closefd=False) as f:
-                header = _v3_header(f.readline())
+                # a pi header is a short line: a longer first line (a one-line JSON document)
+                # is not parsed here, so sniffing costs nothing for those
+                first = f.readline(HEADER_MAX_BYTES)
+                header = _v3_header(first) if first.endswith(b"\n") else None
                 if header is None:
                     return None
                 f.seek(int(st.st_size * fraction))
@@ -85,7 +96,7 @@ class SplitParse:
                 return None
             at = int(st.st_size * fraction) + nl + 1
             counts = mmap.mmap(-1, _COUNTS.size)  # shared with the child (MAP_SHARED)
-            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts))
+            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts, tail_work))
         except OSError:
             return None
         finally:
@@ -161,13 +172,15 @@ class SplitParse:
             return None
         try:
             payload = marshal.loads(data)
-            version, consumed, eof, lines, parsed, infos, diags, columns = payload
+            version, consumed, eof, lines, parsed, infos, diags, columns, extra = payload
             if version != _PAYLOAD_VERSION or len(columns) != len(FIELDS):
                 return None
         except (EOFError, ValueError, TypeError):
             return None
         base = state.line_no
         entries = entries_from_columns(columns, base)
+        if extra is not None:
+            self.tail_work_result = (entries, extra)
         state.lines.extend(LineInfo(base + line, offset, size, kind) for line, offset, size, kind in infos)
         state.diagnostics.extend(Diagnostic(base + line, reason) for line, reason in diags)
         state.line_no = base + lines
@@ -194,6 +207,10 @@ class SplitParse:
         stop_child(self._pid, fd)
 
 
+#: the longest first line taken for a pi header when a split is considered
+HEADER_MAX_BYTES = 64 * 1024
+
+
 def _v3_header(first: bytes) -> dict[str, Any] | None:
     obj = line_value(first)
     if not isinstance(obj, dict) or obj.get("type") != "session" or not isinstance(obj.get("id"), str):
@@ -207,7 +224,8 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
 v3_header = _v3_header
 
 
-def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None) -> bytes:
+def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None,
+                tail_work: TailWork | None = None) -> bytes:
     """In the child: the entries from ``at`` on, as marshal-packed columns; what it has read so
     far goes to ``counts`` at each chunk (the parent's progress)."""
     import gc
@@ -224,7 +242,8 @@ def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | No
     columns = [[getattr(e, f) for e in entries] for f in FIELDS]
     infos = [(i.line, i.offset, i.size, i.kind) for i in state.lines]
     diags = [(d.line, d.reason) for d in state.diagnostics]
-    payload = (_PAYLOAD_VERSION, consumed, eof, state.line_no, state.parsed_count, infos, diags, columns)
+    extra = tail_work(entries) if tail_work is not None else None
+    payload = (_PAYLOAD_VERSION, consumed, eof, state.line_no, state.parsed_count, infos, diags, columns, extra)
     return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
 
 

@@ -73,8 +73,9 @@ class TreeModel(LoomState):
         self.marked_id: str | None = None
         #: flattened while loading and not stored yet: ``flatcache.save`` it once painted
         self.unsaved_flat: F.Flat | None = None
-        #: each entry's row text by file index, for this flat and ``home`` (view/flatcache.py)
-        self.row_texts: list[str] | None = None
+        #: each entry's row text by file index, for this flat and ``home`` (view/flatcache.py,
+        #: view/tail_texts.py; None where a row's text is written when printed)
+        self.row_texts: list[str | None] | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
         self._apply_filter()
@@ -454,6 +455,11 @@ class TreeModel(LoomState):
         if self.selected >= row and len(self.rows) > 1:
             self.selected += 1
         self._remember()
+
+    @property
+    def tool_call_ids_unique(self) -> bool:
+        """No tool call id repeats in the session (the tool-call map is the same for any leaf)."""
+        return self._tool_calls is not None and self._tool_calls[1] is not None
 
     # internals ----------------------------------------------------------------------------
     def _flatten(self, freeze: bool = False) -> F.Flat:

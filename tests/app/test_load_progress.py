@@ -202,3 +202,35 @@ async def test_esc_during_an_open_from_the_picker_goes_back_to_it(tmp_path: Path
         await pilot.pause()
         assert ends == [LoadCancelled.__name__]
         assert isinstance(app.screen, PickerScreen)  # no error page for a read the user left
+
+
+async def test_the_tree_is_drawn_before_the_detail_pane_is_built(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first frame with rows does not wait for the selected entry's detail (a Claude Code
+    file's tokens, a deep entry's depth walk): once the read in the worker thread ends, the
+    tree's rows are drawn and only then is the detail pane built."""
+    from loomtui.app.widgets.tree_view import TreeView
+
+    path = big_session(tmp_path / "big.jsonl", entries=20000)
+    order: list[str] = []
+    real_line, real_detail = TreeView.render_line, BrowserScreen._update_detail
+
+    def render_line(self: TreeView, y: int) -> Any:
+        if self.model is not None and "tree" not in order:
+            order.append("tree")
+        return real_line(self, y)
+
+    def update_detail(self: BrowserScreen, *a: Any, **kw: Any) -> None:
+        order.append("detail")
+        real_detail(self, *a, **kw)
+
+    monkeypatch.setattr(TreeView, "render_line", render_line)
+    monkeypatch.setattr(BrowserScreen, "_update_detail", update_detail)
+    app = make_app(path)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await browser(pilot)
+        for _ in range(100):
+            if "detail" in order:
+                break
+            await pilot.pause(0.02)
+    assert order[:2] == ["tree", "detail"]

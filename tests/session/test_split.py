@@ -283,3 +283,23 @@ def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(tmp_
     # reports past the head: the child's bytes counted (the parent alone stops at ``at``)
     assert any(at > split.at for at in offsets)
     assert max(more for _, more in reports) > 0
+
+
+def test_a_one_line_json_document_is_not_parsed_to_look_for_a_header(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sniffing a big one-line document (an OCP run, an OpenLoom file) for a pi header reads a
+    short prefix only: the document is parsed once, by its reader, not also here."""
+    import loomtui.session.split as split_module
+
+    doc = tmp_path / "run.json"
+    doc.write_text(json.dumps({"type": "session", "version": 3, "id": "s", "pad": "x" * 200_000}))
+    parsed: list[int] = []
+    real = split_module.line_value
+    monkeypatch.setattr(split_module, "line_value", lambda raw: parsed.append(len(raw)) or real(raw))
+    assert SplitParse.start(str(doc), min_bytes=0) is None
+    assert parsed == []
+    # a pi file whose header line is short still splits
+    path = adversarial_session(tmp_path / "s.jsonl", copies=2)
+    split = SplitParse.start(str(path), 0.5, min_bytes=0)
+    assert split is not None and parsed and max(parsed) <= split_module.HEADER_MAX_BYTES
+    split.cancel()

@@ -198,7 +198,11 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         tree.focus()
         self._refresh_bars()
         # the tree paints first; the detail pane (a deep entry's depth walk, Markdown's first
-        # import) follows right after; forced: after a reload the same id may hold new content
+        # import, a Claude Code file's tokens) follows right after; forced: after a reload the
+        # same id may hold new content. The screen is marked for a layout here: the tree's own
+        # request reaches the screen only after its next idle, and a screen that is not yet
+        # marked runs the callbacks below before it paints
+        self.refresh(layout=True)
         self.call_after_refresh(self._update_detail, immediate=True, force=True)
         for notice in controller.opening_notices(self._keys("browser.diagnostics")):
             self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)  # type: ignore[arg-type]
