@@ -94,6 +94,8 @@ class _Records:
     replaced: dict[int, bytes] = field(default_factory=dict)
     #: the records of the entries that live only in memory (records ``in_file`` on)
     memory: list[bytes] = field(default_factory=list)
+    #: the records ``iter_lines`` read last, and the first one's number
+    _piece: tuple[int, list[bytes]] = (0, [])
 
     @property
     def in_file(self) -> int:
@@ -117,11 +119,16 @@ class _Records:
         return out
 
     def line_of(self, e: Entry) -> bytes | None:
-        """The record of an entry that has a line in the file, else None."""
+        """The record of an entry that has a line in the file, else None (from the piece
+        ``iter_lines`` read last when it is there: a tool result is usually a line or two after
+        its call)."""
         starts = self.starts
         i = bisect_left(starts, e.offset, 0, len(starts) - 1) if e.offset >= 0 else -1
         if i < 0 or i >= len(starts) - 1 or starts[i] != e.offset or self.entry[i] is not e:
             return None
+        at, piece = self._piece
+        if at <= i < at + len(piece):
+            return piece[i - at]
         line = self.replaced.get(i)
         return line if line is not None else self._read(starts[i], starts[i + 1] - 1)
 
@@ -141,13 +148,18 @@ class _Records:
         starts = self.starts
         top = min(hi, self.in_file)
         i = lo
-        while i < top:
-            j = i + 1
-            limit = starts[i] + READ_BYTES
-            while j < top and starts[j + 1] <= limit:
-                j += 1
-            yield from self.lines(i, j)
-            i = j
+        try:
+            while i < top:
+                j = i + 1
+                limit = starts[i] + READ_BYTES
+                while j < top and starts[j + 1] <= limit:
+                    j += 1
+                piece = self.lines(i, j)
+                self._piece = (i, piece)
+                yield from piece
+                i = j
+        finally:
+            self._piece = (0, [])
         if hi > max(lo, top):
             yield from self.lines(max(lo, top), hi)
 

@@ -13,6 +13,7 @@ write the same HTML, on the fixtures and on generated messages.
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,13 @@ if TYPE_CHECKING:
 _REDACTED = '<details class="thinking"><summary>thinking (redacted)</summary></details>'
 _EMPTY = '<div class="note r-muted">(empty)</div>'
 _NO_RESULT = '<div class="note r-muted">no result in this session</div>'
+#: a value ``escape`` leaves as it is (most ids)
+_PLAIN_ID = re.compile(r"[\w.:-]*", re.ASCII)
+
+
+def attr(value: str) -> str:
+    """``escape(value)``, without its five replacements for an id made of word characters."""
+    return value if _PLAIN_ID.fullmatch(value) else escape(value)
 
 
 def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any]) -> str | None:
@@ -80,7 +88,7 @@ def _thinking_html(eid: str, k: int, block: dict[str, Any]) -> str:
     value = block.get("thinking")
     text = str(value or "")
     if isinstance(value, str):
-        body = f'<div class="think" data-think="{escape(eid)}" data-k="{k}"></div>'
+        body = f'<div class="think" data-think="{attr(eid)}" data-k="{k}"></div>'
     else:
         body = f'<div class="think">{escape(text)}</div>'
     return f'<details class="thinking"><summary>thinking ({len(text):,} characters)</summary>{body}</details>'
@@ -108,21 +116,21 @@ def _tool_call_html(r: EntryRenderer, block: dict[str, Any]) -> str | None:
         result = _result_html(found.id, out, plain_texts(full))
         if res.is_error:
             err = " err"
-    label = format_tool_call(name, args) or (str(name) if name is not None else "") or "tool"
+    label = format_tool_call(name, args, r.home) or (str(name) if name is not None else "") or "tool"
     args_html = "".join([r.block(a) for a in B.args_blocks(name, args)])
     return (f'<div class="tool{err}"><div class="th"><span>{escape(label)}</span><span class="sp"></span>'
-            f'<span class="muted">{escape(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
+            f'<span class="muted">{attr(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
 
 
 def _result_html(rid: str, out: B.Plain, from_line: bool) -> str:
     """As ``EntryRenderer._ToolResult`` with one ``Plain`` output: the page fills the output in
     from the result's own line when it can rebuild it exactly."""
     if from_line:
-        pre = f'<pre class="plain {out.kind}" data-out="{escape(rid)}"></pre>'
+        pre = f'<pre class="plain {out.kind}" data-out="{attr(rid)}"></pre>'
     else:
         pre = f'<pre class="plain {escape(out.kind)}">{escape(out.text)}</pre>'
-    attr = f' data-entry="{escape(rid)}"' if rid else ""
-    return f'<div class="tool-result"{attr}>{three_state(pre, out.text.count(chr(10)) + 1)}</div>'
+    entry = f' data-entry="{attr(rid)}"' if rid else ""
+    return f'<div class="tool-result"{entry}>{three_state(pre, out.text.count(chr(10)) + 1)}</div>'
 
 
 def three_state(inner: str, lines: int, cls: str = "") -> str:

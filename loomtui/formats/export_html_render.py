@@ -22,6 +22,7 @@ from loomtui.session.jsonvalue import deep_call
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
+from loomtui.view.text import home_dir
 
 #: longer texts are shown preformatted, not parsed as Markdown or highlighted
 MARKDOWN_LIMIT = 200_000
@@ -220,6 +221,8 @@ class EntryRenderer:
         #: the commonest messages skip the blocks (``export_html_fast``); not for a source that
         #: writes its own detail
         self._fast = manager.source.describe is None
+        #: the home directory tool calls shorten paths with (as ``format_tool_call`` reads it)
+        self.home = home_dir()
         #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
         self._usage_memo: dict[bytes, tuple[str | None, B.Usage | None, str]] = {}
 
