@@ -66,10 +66,15 @@ def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any], from_line: bo
         return _text_html(r, content, e.id if from_line else None, -1) if isinstance(content, str) else None
     if role != "assistant" or not isinstance(content, list) or msg.get("errorMessage"):
         return None
+    return _assistant_html(r, e.id, content, from_line)
+
+
+def _assistant_html(r: EntryRenderer, eid: str, content: list[Any], from_line: bool) -> str | None:
+    """An assistant turn's content: runs of text, thinking, tool calls (None: another block)."""
     out: list[str] = []
     run: list[str] = []
     start = 0  # where the run of text blocks starts in the content
-    fill: str | None = e.id if from_line else None  # None once a text in the run is not a string
+    fill: str | None = eid if from_line else None  # None once a text in the run is not a string
     k = 0  # thinking blocks so far: the page finds the k-th one in the entry's line
     for i, block in enumerate(content):
         if not isinstance(block, dict):
@@ -77,7 +82,7 @@ def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any], from_line: bo
         t = block.get("type")
         if t == "text":
             if not run:
-                start, fill = i, e.id if from_line else None
+                start, fill = i, eid if from_line else None
             text = block.get("text")
             if not isinstance(text, str):
                 fill = None
@@ -87,7 +92,7 @@ def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any], from_line: bo
             out.append(_text_html(r, B.TEXT_BLOCK_SEP.join(run), fill, start))
             run.clear()
         if t == "thinking":
-            out.append(_thinking_html(e.id, k, block))
+            out.append(_thinking_html(eid, k, block))
             k += 1
         elif t == "toolCall":
             html = _tool_call_html(r, block)
