@@ -59,6 +59,11 @@ CHUNK = 256
 #: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
 #: times faster than 6 for 20% more (measured on generated sessions, benchmarks/bench_html.py)
 LEVEL = 2
+#: zlib levels of the sidebar and of the search texts: on the 100k-entry session level 5 took
+#: 0.27 and 0.15 s, these 0.19 and 0.10 s for 0.2 MB more (level 4 writes more than 3 for the
+#: sidebar, less for the texts)
+SIDE_LEVEL = 3
+FIND_LEVEL = 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
@@ -342,17 +347,19 @@ def _utf8(line: bytes) -> bytes:
     return line
 
 
-def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[_Spool, Stats, T]:
-    """Every chunk blob (in a spool file), and what ``meanwhile`` returns: with two CPUs a
-    forked child renders the later chunks (into its own spool file) while this process runs
-    ``meanwhile`` (the sidebar) and then the first ones. The child sends its usage figures."""
+def _all_chunks(renderer: EntryRenderer, records: _Records,
+                meanwhile: Callable[[], T]) -> tuple[list[_Spool], Stats, T]:
+    """Every chunk blob (in spool files, in order), and what ``meanwhile`` returns: with two
+    CPUs a forked child renders the later chunks (into its own spool file, written into the
+    page as it is) while this process runs ``meanwhile`` (the sidebar) and then the first ones.
+    The child sends its usage figures."""
     n = (len(records) + CHUNK - 1) // CHUNK
     spool = _Spool()
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
-        return spool, _render_chunks(renderer, records, 0, n, spool.write), side
+        return [spool], _render_chunks(renderer, records, 0, n, spool.write), side
     # this process also builds and compresses the sidebar (measured: about a chunk's work per
-    # SIDEBAR_PER_CHUNK entries), and then takes the child's bytes in
+    # SIDEBAR_PER_CHUNK entries)
     split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
     later = _Spool()
     spool.file.flush()
@@ -375,9 +382,7 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
         figures, later.size = orjson.loads(got)
         more = Stats.from_json(figures)
     stats.merge(more)
-    for piece in later.pieces():
-        spool.write(piece)
-    return spool, stats, side
+    return [spool, later], stats, side
 
 
 #: one piece of the page: bytes, or the spooled chunks
@@ -464,10 +469,11 @@ def _page_parts(manager: SessionManager, records: _Records, original: bytes | No
         for p, text in enumerate(search):
             if text.isascii() and text == _row_search_text(segs[p]):
                 search[p] = 0  # the page makes it from the row's text (``rowSearchText``)
-        return [_blob("d-side", gzip_b64(dumps_bytes(side), 5)), _blob("d-find", gzip_b64(dumps_bytes(search), 5))]
+        return [_blob("d-side", gzip_b64(dumps_bytes(side), SIDE_LEVEL)),
+                _blob("d-find", gzip_b64(dumps_bytes(search), FIND_LEVEL))]
 
     chunks, stats, side = _all_chunks(renderer, records, sidebar)
-    data: list[Part] = [side[0], b"\n" + side[1], chunks]
+    data: list[Part] = [side[0], b"\n" + side[1], *chunks]
     if original is not None:
         data.append(b"\n" + _blob("d-orig", gzip_b64(original, 6)))
     title = manager.get_session_name() or name
