@@ -7,11 +7,13 @@ The page holds three kinds of embedded data, each gzip-compressed and base64-enc
   the one-line texts, search texts and labels, the tree links (parent, subtree end, newest
   leaf) and where each entry's record lives;
 - the records, in chunks of ``CHUNK`` lines in file order: for each line of the session file
-  its raw text (the JSONL download is rebuilt from them, byte for byte) and, for an entry, its
-  HTML pre-rendered here (``export_html_render``; null for a tool result shown with its
-  call, which the page hides). A line and its HTML sit side by side, so
-  the compressor finds the text of one in the other; the page inflates a chunk only when an
-  entry in it is shown (``DecompressionStream``);
+  its raw text as it stands (the JSONL download is rebuilt from them, byte for byte), then on
+  the next line a JSON array ``[html, in_file, kind, head]``: for an entry, its HTML
+  pre-rendered here (``export_html_render``; null for a tool result shown with its call,
+  which the page hides). A JSONL line holds no newline, so the page splits a chunk at its
+  newlines; a line and its HTML sit side by side, so the compressor finds the text of one in
+  the other; the page inflates a chunk only when an entry in it is shown
+  (``DecompressionStream``);
 - for a loom that is not JSONL (OpenLoom, socketteer), the original file.
 
 Everything the page shows from the session is either escaped here or set with
@@ -60,7 +62,7 @@ LEVEL = 2
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
-SIDEBAR_PER_CHUNK = 700
+SIDEBAR_PER_CHUNK = 600
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).with_name("html")
@@ -284,37 +286,48 @@ def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop:
     stats = Stats()
     render = renderer.render
     in_file = records.in_file
+    entry = records.entry
     for k in range(start, stop):
         write(b'\n<script type="application/gzip+base64" id="d-c%d">' % k)
         gz = _GzipB64()
-        pending: list[bytes] = [b"["]
+        pending: list[bytes] = []
         held = 0
         lo = k * CHUNK
         hi = min(lo + CHUNK, len(records))
         for i, line in zip(range(lo, hi), records.iter_lines(lo, hi)):
-            raw = line.decode("utf-8", errors="replace")
-            del line
-            e = records.entry[i]
+            e = entry[i]
             if e is None:
-                row: tuple[Any, ...] = (raw, "", 1 if i < in_file else 0, "", None)
+                meta: bytes = _NO_ENTRY_META[i < in_file]
             else:
-                body, kind, head = render(e, stats)
-                row = (raw, body, 1 if i < in_file else 0, kind, head)
-            if i > lo:
-                pending.append(b",")
-            got = dumps_bytes(row)
-            del row, raw
-            pending.append(got)
-            held += len(got)
-            del got
+                body, kind, head = render(e, stats, line if i < in_file else None)
+                meta = dumps_bytes((body, 1 if i < in_file else 0, kind, head))
+            pending += (_utf8(line), b"\n", meta, b"\n")
+            held += len(line) + len(meta)
+            del line, meta
             if held >= READ_BYTES:
                 write(gz.feed(b"".join(pending)))
                 pending.clear()
                 held = 0
-        pending.append(b"]")
         write(gz.feed(b"".join(pending)))
         write(gz.close() + b"</script>")
     return stats
+
+
+#: the rendered part of a record without an entry (the header line, an empty or bad line), by
+#: whether the line is in the file
+_NO_ENTRY_META = (dumps_bytes(("", 0, "", None)), dumps_bytes(("", 1, "", None)))
+
+
+def _utf8(line: bytes) -> bytes:
+    """The line as the page reads it: valid UTF-8 (bytes that are not become U+FFFD, as Python
+    and the browser's decoder both replace them)."""
+    if line.isascii():
+        return line
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line.decode("utf-8", errors="replace").encode("utf-8")
+    return line
 
 
 def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[_Spool, Stats, T]:

@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from loomtui.formats.export_html_fast import message_html, plain_texts, three_state
 from loomtui.session.jsonvalue import deep_call
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
@@ -30,6 +31,10 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 #: the lines of the entries a renderer keeps parsed (an entry and the results of its calls are
 #: asked for more than once) stay under this many bytes together, or are only the latest one
 RECENT_BYTES = 4 << 20
+#: the bytes a memo of JSON values is keyed by (equal values, equal keys)
+_json_key = orjson.dumps
+#: the most distinct (provider, model, usage) values a renderer keeps made
+USAGE_MEMO = 4096
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 #: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
 #: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
@@ -37,8 +42,11 @@ _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _MD_PLAIN = re.compile(
     "[\n !\"#$%'()+,\\-./0-9:;=>?@A-Z^a-z{}"
     "\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff]*")
-#: a line that could open a block (heading, quote, list, setext underline, indented code)
-_MD_LINE_START = re.compile(r"(?:^|\n)[#>+\-=0-9 ]")
+#: a line that could open a block (heading, quote, list, setext underline, indented code): the
+#: first line starting with one of these, or a later one (a search for a newline, which the
+#: regex engine scans for quickly, unlike ``(?:^|\n)``)
+_MD_LINE_OPENERS = frozenset("#>+-=0123456789 ")
+_MD_LINE_START = re.compile(r"\n[#>+\-=0-9 ]")
 _MD_PARAGRAPHS = re.compile(r"\n\n+")
 
 
@@ -100,7 +108,8 @@ def _markdown_renderer() -> Any:
 def plain_markdown(text: str) -> str | None:
     """What markdown-it renders for a text without Markdown syntax (paragraphs split at blank
     lines, ``"`` and ``>`` escaped), without parsing it; None for any other text."""
-    if " \n" in text or text.endswith(" ") or _MD_PLAIN.fullmatch(text) is None or _MD_LINE_START.search(text):
+    if (" \n" in text or text.endswith(" ") or (text and text[0] in _MD_LINE_OPENERS)
+            or _MD_PLAIN.fullmatch(text) is None or _MD_LINE_START.search(text)):
         return None
     text = text.strip("\n").replace('"', "&quot;").replace(">", "&gt;")
     if not text:
@@ -136,13 +145,16 @@ def _diff_html(text: str) -> str:
     return f'<div class="diff">{pyg(text, DiffLexer(), HtmlFormatter(cssclass="hl"))}</div>'
 
 
+_MESSAGE_KINDS = {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "tool"}
+_ENTRY_KINDS = {"compaction": "compaction", "branch_summary": "summary", "custom_message": "custom",
+                "custom": "meta", "model_change": "meta", "thinking_level_change": "meta", "label": "meta",
+                "session_info": "meta"}
+
+
 def kind_of(e: Entry) -> str:
     if e.type == "message":
-        return {"user": "user", "assistant": "assistant", "toolResult": "tool", "bashExecution": "tool"}.get(
-            e.role or "", "other")
-    return {"compaction": "compaction", "branch_summary": "summary", "custom_message": "custom",
-            "custom": "meta", "model_change": "meta", "thinking_level_change": "meta", "label": "meta",
-            "session_info": "meta"}.get(e.type, "other")
+        return _MESSAGE_KINDS.get(e.role or "", "other")
+    return _ENTRY_KINDS.get(e.type, "other")
 
 
 class RawLoader:
@@ -165,12 +177,13 @@ class RawLoader:
     def load(self, e: Entry) -> Any:
         return self.load_line(e)[0]
 
-    def load_line(self, e: Entry) -> tuple[Any, bool]:
-        """The entry, and whether it was read from its line (which the page has too)."""
+    def load_line(self, e: Entry, line: bytes | None = None) -> tuple[Any, bool]:
+        """The entry, and whether it was read from its line (which the page has too); ``line``
+        is that line when the caller holds it already (else ``line_of`` finds it)."""
         hit = self._recent.get(id(e))
         if hit is not None:
             return hit
-        raw = self.line_of(e)
+        raw = self.line_of(e) if line is None else line
         obj: Any = None
         if raw is not None and e.data is None:
             try:
@@ -204,15 +217,21 @@ class EntryRenderer:
         self._thinking: tuple[str, list[Any], list[int]] = ("", [], [0])
         #: the method writing each block type (``_Title`` for ``Title``…)
         self._by_type: dict[type, Any] = {}
+        #: the commonest messages skip the blocks (``export_html_fast``); not for a source that
+        #: writes its own detail
+        self._fast = manager.source.describe is None
+        #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
+        self._usage_memo: dict[bytes, tuple[str | None, B.Usage | None, str]] = {}
 
-    def render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
-        """The entry's HTML body, its kind and its header texts (see ``_render``)."""
+    def render(self, e: Entry, stats: Stats, line: bytes | None = None) -> tuple[str | None, str, list[str | None]]:
+        """The entry's HTML body, its kind and its header texts (see ``_render``); ``line`` is
+        the entry's line in the file when the caller holds it."""
         try:
-            return self._render(e, stats)
+            return self._render(e, stats, line)
         except RecursionError:  # a value nested thousands deep: again, with a deep stack
-            return deep_call(self._render, e, stats)  # type: ignore[no-any-return]
+            return deep_call(self._render, e, stats, line)  # type: ignore[no-any-return]
 
-    def _render(self, e: Entry, stats: Stats) -> tuple[str | None, str, list[str | None]]:
+    def _render(self, e: Entry, stats: Stats, line: bytes | None = None) -> tuple[str | None, str, list[str | None]]:
         """The entry's HTML body, its kind (user, assistant, tool, compaction, summary, meta…) and
         its header texts (title, time, model, usage), which the page writes with textContent
         (the time is null where the page reads it from the entry's line).
@@ -224,24 +243,53 @@ class EntryRenderer:
         if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
             # shown with its call (in the assistant turn above); the page hides this stub
             return None, kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
-        # the page's entry header needs only the time, model and usage: not the full Header
-        # (depth, siblings), which is the costly part of the blocks on a 100k-entry session
-        body = B.entry_blocks(self.manager, e, self.tool_calls, header=False)
-        full, from_line = self.manager.load_line(e)
-        model, usage = _model_usage(full)
+        # the entry's own line, parsed once: the blocks load it from the renderer's cache
+        full, from_line = self.manager.load_line(e, line)
+        model, usage, usage_text = self._model_usage(full)
         if e.type == "message" and e.role == "assistant":
             stats.add(model, usage)
-        title = ""
-        if body and isinstance(body[0], B.Title):
-            title, body = body[0].text, body[1:]
         ts = full.get("timestamp") if isinstance(full, dict) else e.timestamp
         # a time written as it stands in the line: the page reads it there (null here)
         when = None if from_line and isinstance(ts, str) else _time(ts)
-        head = [title or kind, when, model or "", usage.text if usage is not None else ""]
-        self._images = [_image_data(full, e.id if from_line else None)]
+        fast = self._fast and isinstance(full, dict) and full.get("type") == "message"
+        html = message_html(self, e, full) if fast else None
+        if html is not None:  # the commonest messages, written without the blocks in between
+            return html, kind, [full["message"]["role"], when, model or "", usage_text]
+        title, html = self._blocks_html(e, full, from_line)
+        return html, kind, [title or kind, when, model or "", usage_text]
+
+    def _blocks_html(self, e: Entry, full: Any, from_line: bool) -> tuple[str, str]:
+        """The entry's title and body HTML from its blocks (the general path)."""
+        # the page's entry header needs only the time, model and usage: not the full Header
+        # (depth, siblings), which is the costly part of the blocks on a 100k-entry session
+        body = B.entry_blocks(self.manager, e, self.tool_calls, header=False)
+        title = ""
+        if body and isinstance(body[0], B.Title):
+            title, body = body[0].text, body[1:]
+        images, thinking = _images_and_thinking(full, e.id if from_line else None)
+        self._images = [images]
         # the entry's own thinking blocks, in order: the page fills their text in from the line
-        self._thinking = (e.id, _thinking_texts(full), [0])
-        return "".join([self.block(b) for b in body]), kind, head
+        self._thinking = (e.id, thinking, [0])
+        return title, "".join([self.block(b) for b in body])
+
+    def _model_usage(self, full: Any) -> tuple[str | None, B.Usage | None, str]:
+        """``_model_usage`` and the usage's text, made once per distinct provider, model and
+        usage (a session repeats a few models, and often the same figures)."""
+        msg = full.get("message") if isinstance(full, dict) else None
+        if not isinstance(msg, dict) or msg.get("role") != "assistant":
+            return None, None, ""
+        try:
+            key = _json_key([msg.get("provider"), msg.get("model"), msg.get("usage")])
+        except TypeError:  # a value orjson cannot write (an integer over 64 bits)
+            model, usage = _model_usage(full)
+            return model, usage, usage.text if usage is not None else ""
+        got = self._usage_memo.get(key)
+        if got is None:
+            if len(self._usage_memo) >= USAGE_MEMO:
+                self._usage_memo.clear()
+            model, usage = _model_usage(full)
+            got = self._usage_memo[key] = (model, usage, usage.text if usage is not None else "")
+        return got
 
     def _caller_above(self, e: Entry) -> bool:
         call_id = e.aux
@@ -288,7 +336,7 @@ class EntryRenderer:
         else:
             pre = f'<pre class="plain {escape(b.kind)}">{escape(b.text)}</pre>'
         if b.kind in ("output", "error"):
-            return _three_state(pre, b.text.count("\n") + 1)
+            return three_state(pre, b.text.count("\n") + 1)
         return pre
 
     def _Thinking(self, b: B.Thinking) -> str:
@@ -320,7 +368,7 @@ class EntryRenderer:
         return f'<div class="note r-muted">{escape(b.label)}</div>'
 
     def _Diff(self, b: B.Diff) -> str:
-        return _three_state(_diff_html(b.text), b.text.count("\n") + 1, "diff")
+        return three_state(_diff_html(b.text), b.text.count("\n") + 1, "diff")
 
     def _Files(self, b: B.Files) -> str:
         items = "".join(f"<li>{escape(p)}</li>" for p in b.paths)
@@ -351,7 +399,7 @@ class EntryRenderer:
         self._images.append(_image_data(full, found.id if found is not None and from_line else None))
         # the output's text is in the result's own line, which the page has anyway: the page
         # fills it in (textContent) instead of the record holding it twice
-        self._output_from = found.id if found is not None and _plain_texts(full) else None
+        self._output_from = found.id if found is not None and plain_texts(full) else None
         try:
             inner = "".join(self.block(x) for x in b.body)
         finally:
@@ -408,34 +456,29 @@ def _model_usage(full: Any) -> tuple[str | None, B.Usage | None]:
     return model, B.usage_of(msg.get("usage"))
 
 
-def _thinking_texts(full: Any) -> list[Any]:
-    """What the page reads for each thinking block of the entry, in order: its ``thinking``
-    when that is a string (``None`` otherwise: the export then writes the text itself)."""
-    msg = full.get("message") if isinstance(full, dict) else None
-    content = msg.get("content") if isinstance(msg, dict) else None
+def _images_and_thinking(full: Any, eid: str | None) -> tuple[list[tuple[str | None, int, Any]], list[Any]]:
+    """``_image_data`` of the entry, and what the page reads for each of its thinking blocks, in
+    order: its ``thinking`` when that is a string (``None`` otherwise: the export then writes
+    the text itself); one walk over the content."""
+    if not isinstance(full, dict):
+        return [], []
+    msg = full.get("message")
+    in_message = isinstance(msg, dict)
+    content = msg.get("content") if isinstance(msg, dict) else full.get("content")
     if not isinstance(content, list):
-        return []
-    out: list[Any] = []
-    for b in content:
-        if isinstance(b, dict) and b.get("type") == "thinking":
-            t = b.get("thinking")
-            out.append(t if isinstance(t, str) and not b.get("redacted") else None)
-    return out
-
-
-def _plain_texts(full: Any) -> bool:
-    """A toolResult whose output the page can rebuild exactly: a string content, or text blocks
-    whose texts are all strings (the page joins them with newlines, "(no output)" when empty)."""
-    msg = full.get("message") if isinstance(full, dict) else None
-    if not isinstance(msg, dict):
-        return False
-    content = msg.get("content")
-    if isinstance(content, str):
-        return True
-    if not isinstance(content, list):
-        return False
-    return all(not (isinstance(b, dict) and b.get("type") == "text") or isinstance(b.get("text"), str)
-               for b in content)
+        return [], []
+    images: list[tuple[str | None, int, Any]] = []
+    thinking: list[Any] = []
+    at = eid if in_message else None
+    for i, b in enumerate(content):
+        if isinstance(b, dict):
+            t = b.get("type")
+            if t == "image":
+                images.append((at, i, b.get("data")))
+            elif t == "thinking" and in_message:
+                text = b.get("thinking")
+                thinking.append(text if isinstance(text, str) and not b.get("redacted") else None)
+    return images, thinking
 
 
 def _image_data(full: Any, eid: str | None) -> list[tuple[str | None, int, Any]]:
@@ -452,13 +495,6 @@ def _image_data(full: Any, eid: str | None) -> list[tuple[str | None, int, Any]]
     at = eid if in_message else None
     return [(at, i, b.get("data")) for i, b in enumerate(content)
             if isinstance(b, dict) and b.get("type") == "image"]
-
-
-def _three_state(inner: str, lines: int, cls: str = "") -> str:
-    state = "full" if lines <= 8 else "preview"
-    label = "less" if state == "full" else "more"
-    button = f'<button class="btn tstate" title="collapsed / preview / full">{label}</button>' if lines > 8 else ""
-    return f'<div class="tool-out {cls}" data-state="{state}">{button}{inner}</div>'
 
 
 def _time(ts: Any) -> str:

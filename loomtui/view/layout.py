@@ -305,22 +305,19 @@ def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> st
     hit = cache.get(key)
     if hit is not None and hit[0] is gutters:
         return hit[1]
-    cpos = d - 1 if shows_connector else -1
+    # blank columns, the connector in its column, then the gutters over both
+    parts = ["   "] * levels
+    if shows_connector and d - 1 < levels:
+        parts[d - 1] = glyph
     first: dict[int, bool] = {}
     chain = gutters
     while chain:  # innermost first: an outer gutter at the same position wins (pi's order)
         chain, position, show = chain
         if position < levels:
             first[position] = show
-    parts = []
-    for level in range(levels):
-        shown = first.get(level)
-        if shown is not None:
-            parts.append("│  " if shown else "   ")
-        elif level == cpos:
-            parts.append(glyph)
-        else:
-            parts.append("   ")
+    for position, show in first.items():
+        if position >= 0:
+            parts[position] = "│  " if show else "   "
     text = "".join(parts)
     if len(cache) > 4096:
         cache.clear()

@@ -25,11 +25,19 @@ BROWSE = PI / "dnouri-browse-session.jsonl"
 
 
 def blobs(page: str) -> dict[str, Any]:
-    """The page's embedded data, decoded: ``side`` (JSON), ``c<k>`` chunks (JSON), ``orig`` bytes."""
+    """The page's embedded data, decoded: ``side`` and ``find`` (JSON), ``c<k>`` chunks (lists of
+    records ``[line, html, in_file, kind, head]``), ``orig`` bytes."""
     out: dict[str, Any] = {}
     for m in re.finditer(r'<script type="application/gzip\+base64" id="d-([^"]+)">([^<]*)</script>', page):
         raw = gzip.decompress(base64.b64decode(m.group(2)))
-        out[m.group(1)] = raw if m.group(1) == "orig" else json.loads(raw)
+        name = m.group(1)
+        if name == "orig":
+            out[name] = raw
+        elif name.startswith("c") and name[1:].isdigit():
+            parts = raw.decode("utf-8").split("\n")
+            out[name] = [[parts[i], *json.loads(parts[i + 1])] for i in range(0, len(parts) - 1, 2)]
+        else:
+            out[name] = json.loads(raw)
     return out
 
 
@@ -73,6 +81,23 @@ def test_records_rebuild_the_file_byte_for_byte(name: str) -> None:
     recs = records(data)
     raw = "\n".join(r[0] for r in recs if r[2] == 1).encode()
     assert raw == path.read_bytes()
+
+
+def test_records_hold_lines_as_text_the_page_can_split(write_session: Any) -> None:
+    """A chunk is the lines and their rendered parts one per line: a line that is not valid
+    UTF-8 is held decoded (U+FFFD for the bad bytes, as the page's decoder reads it), a CRLF
+    line keeps its carriage return."""
+    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": "héllo"}}
+    bad = b'{"type": "message", "id": "u2", "parentId": "u1", "timestamp": "2026-01-01T00:00:01.000Z", ' \
+          b'"message": {"role": "user", "content": "caf\xe9 \xff"}}\n'
+    crlf = b'{"type": "message", "id": "u3", "parentId": "u2", "timestamp": "2026-01-01T00:00:02.000Z", ' \
+           b'"message": {"role": "user", "content": "line"}}\r\n'
+    path = write_session([user, bad, crlf])
+    recs = records(blobs(build_page(open_any(str(path)))))
+    assert [r[0] for r in recs if r[2] == 1] == path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    assert "caf\ufffd \ufffd" in recs[2][0] and recs[3][0].endswith("\r")
+    assert [r[3] for r in recs] == ["", "user", "user", "user", ""]
 
 
 def test_sidebar_rows_are_the_tree_models_rows() -> None:

@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 
 from loomtui.formats.detect import open_any
 from loomtui.formats.export_html import _row_search_text, build_page
-from loomtui.formats.export_html_render import _markdown_renderer, plain_markdown
+from loomtui.formats import export_html as X
+from loomtui.formats import export_html_fast as F
+from loomtui.formats import export_html_render as R
+from loomtui.formats.export_html_render import EntryRenderer, Stats, _markdown_renderer, plain_markdown
 from loomtui.formats.export_html_rows import CONNECTOR, FOLDABLE, filter_rows
 from loomtui.view import layout as L
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.flat import FILTER_MODES, tool_call_map
 from loomtui.view.model import TreeModel
 from loomtui.view.text import search_text
 from tests.formats.test_export_html import blobs
@@ -111,3 +114,99 @@ def test_search_texts_left_to_the_page_are_the_rows_text(path: str) -> None:
         assert (_row_search_text(side["segs"][p]) if got == 0 else got) == want[p]
     if "pi" in path:
         assert find.count(0) > len(find) // 10
+
+
+def _both_paths(manager: Any) -> tuple[list[Any], list[Any], int]:
+    """Every entry rendered by the export's renderer and by one that always builds the blocks;
+    how many entries the first wrote without them."""
+    records, _original = X._records(manager, False)
+    calls = tool_call_map(manager.index.entries)
+    fast = EntryRenderer(manager, calls, line_of=records.line_of)
+    blocks = EntryRenderer(manager, calls, line_of=records.line_of)
+    blocks._fast = False
+    taken = 0
+    real = F.message_html
+
+    def counted(*args: Any) -> Any:
+        nonlocal taken
+        got = real(*args)
+        taken += got is not None
+        return got
+
+    got: list[Any] = []
+    want: list[Any] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(R, "message_html", counted)
+        for e in records.entry:
+            if e is not None:
+                got.append(fast.render(e, Stats()))
+                want.append(blocks.render(e, Stats()))
+    return got, want, taken
+
+
+@pytest.mark.parametrize("path", FIXTURES + [str(p) for p in sorted((SHARED / "fixtures").glob("*/*.jsonl"))
+                                             if "/pi/" not in str(p)], ids=lambda p: Path(p).name)
+def test_messages_written_without_blocks_are_the_blocks_html(path: str) -> None:
+    """``export_html_fast.message_html`` writes what the blocks give, entry by entry (HTML, kind
+    and header texts), on every fixture; on pi sessions it takes at least half the messages."""
+    got, want, taken = _both_paths(open_any(path))
+    for g, w in zip(got, want):
+        assert g == w
+    if "/pi/" in path:
+        assert taken >= sum(1 for g in got if g[1] in ("user", "assistant")) // 2 > 0
+
+
+_TEXT = st.sampled_from(["", " ", "\n\n", "plain words", "a *b*", "# h", "x < y & z", "two\n\nparas", "é 😀"])
+_VALUE = st.one_of(st.none(), st.integers(-2, 2), _TEXT, st.lists(st.integers(-9, 9), max_size=2),
+                   st.dictionaries(st.sampled_from(["a", "b"]), st.integers(-9, 9), max_size=2))
+_ARGS = st.one_of(_VALUE, st.fixed_dictionaries({}, optional={
+    "path": st.sampled_from(["/srv/demo/a.py", "", "x.txt"]), "file_path": _TEXT, "command": _TEXT,
+    "content": _TEXT, "oldText": _TEXT, "newText": _TEXT, "pattern": _TEXT, "offset": _VALUE, "limit": _VALUE}))
+_GOOD_BLOCK = st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": _VALUE}),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": _VALUE}, optional={"redacted": _VALUE}),
+    st.fixed_dictionaries({"type": st.just("toolCall"), "id": st.sampled_from(["c1", "c2", "c3"]),
+                           "name": st.sampled_from(["read", "bash", "edit", "write", "ls", "grep", "find", "mcp", 7]),
+                           "arguments": _ARGS}))
+_BLOCK = st.one_of(
+    _GOOD_BLOCK,
+    st.fixed_dictionaries({"type": st.just("image"), "mimeType": st.just("image/png"), "data": st.just("iVBORw0KGgo=")}),
+    st.sampled_from([{"type": "other"}, "text", None]),
+)
+_RESULT_CONTENT = st.one_of(_VALUE, st.lists(st.one_of(
+    st.fixed_dictionaries({"type": st.just("text"), "text": _VALUE}),
+    st.just({"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="}), _VALUE), max_size=3),
+    st.just("many\nlines\n" * 6))
+
+
+@settings(max_examples=300, deadline=None)
+@given(content=st.one_of(_VALUE, st.lists(_GOOD_BLOCK, max_size=5), st.lists(_BLOCK, max_size=5)), user=_VALUE,
+       results=st.lists(st.tuples(st.sampled_from(["c1", "c2", "c4"]), _RESULT_CONTENT, st.booleans(),
+                                  st.sampled_from([None, {"diff": "-a\n+b"}, {"x": 1}])), max_size=3),
+       extra=st.fixed_dictionaries({}, optional={"errorMessage": _VALUE, "stopReason": st.just("aborted")}),
+       agent=st.booleans())
+def test_generated_messages_written_without_blocks_are_the_blocks_html(
+        tmp_path_factory: pytest.TempPathFactory, content: Any, user: Any, results: list[Any], extra: Any,
+        agent: bool) -> None:
+    """Whatever a user message or an assistant turn (and the results of its calls) hold, the
+    shortcut writes what the blocks give, or leaves the entry to them."""
+    head = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/srv"}
+    turn: dict[str, Any] = {"role": "assistant", "content": content, "provider": "p", "model": "m", **extra}
+    lines: list[Any] = [head, {"type": "message", "id": "u", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
+                               "message": {"role": "user", "content": user}},
+                        {"type": "message", "id": "a", "parentId": "u", "timestamp": "2026-01-01T00:00:02.000Z",
+                         "message": turn}]
+    if agent:
+        lines[2]["agentSource"] = {"tool": "claude", "line": 3, "type": "assistant"}
+    parent = "a"
+    for k, (call_id, out, is_error, details) in enumerate(results):
+        msg = {"role": "toolResult", "toolCallId": call_id, "toolName": "read", "content": out, "isError": is_error}
+        if details is not None:
+            msg["details"] = details
+        lines.append({"type": "message", "id": f"r{k}", "parentId": parent, "timestamp": "2026-01-01T00:00:03.000Z",
+                      "message": msg})
+        parent = f"r{k}"
+    path = tmp_path_factory.mktemp("fast") / "s.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(x) + b"\n" for x in lines))
+    got, want, _taken = _both_paths(open_any(str(path)))
+    assert got == want

@@ -271,10 +271,17 @@
   }
 
   // ---------------------------------------------------------------- main pane
+  // a chunk holds, per record, the session file's line and then, on the next line, its
+  // rendered part as JSON [html, inFile, kind, head]; a record here is [line, html, inFile, kind, head]
   function chunk(k) {
     let c = chunkCache.get(k);
     if (!c) {
-      c = inflate("d-c" + k).then((t) => JSON.parse(t));
+      c = inflate("d-c" + k).then((t) => {
+        const parts = t.split("\n");
+        const recs = [];
+        for (let i = 0; i + 1 < parts.length; i += 2) recs.push([parts[i], ...JSON.parse(parts[i + 1])]);
+        return recs;
+      });
       chunkCache.set(k, c);
     }
     return c;
