@@ -9,6 +9,7 @@ bench_claude_open.py). Lines without a ``uuid`` are kept (small) to be shown wit
 
 from __future__ import annotations
 
+import marshal
 import os
 from typing import Any
 
@@ -79,6 +80,9 @@ class Scan:
         self.read_to = 0  # the offset after the last line that ended with a newline
         #: a scan of a file's tail (``claude_split``): the results whose call it has not seen
         self.foreign: list[tuple[str, int]] | None = None
+        #: ``usage_lines`` of tails merged in (``claude_split``), marshal-packed, and the index
+        #: their lines start at: unpacked when tokens are first asked for (``usage``)
+        self.usage_packed: list[tuple[bytes, int]] = []
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -86,6 +90,14 @@ class Scan:
     def span(self, i: int) -> tuple[int, int, int]:
         e = self.skels[i]
         return e.offset, e.size, e.line
+
+    def usage(self) -> list[tuple[int, bool, Any, Any, dict[str, Any]]]:
+        """``usage_lines`` of the whole file (a merged tail's unpacked on the first call)."""
+        lines = self.usage_lines
+        for data, base in self.usage_packed:
+            lines += [(i + base, side, mid, rid, u) for i, side, mid, rid, u in marshal.loads(data)]
+        self.usage_packed = []
+        return lines
 
 
 def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None) -> Scan:

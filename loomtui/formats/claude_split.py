@@ -30,7 +30,7 @@ from loomtui.session.forked import can_fork, child_output, start_child, stop_chi
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
-_PAYLOAD_VERSION = 1
+_PAYLOAD_VERSION = 2
 #: where the child starts when the reader starts it: the child also packs its scan and the
 #: parent unpacks it, so the parent's part is the larger one (0.6 measured best of 0.5-0.6)
 READ_SPLIT = 0.6
@@ -82,9 +82,9 @@ class ClaudeSplit:
         st = os.fstat(fd)
         return (st.st_dev, st.st_ino) == self.file_id
 
-    def collect(self) -> Scan | None:
-        """Wait for the child and return its scan (indices and lines counted from the tail's
-        start); None when it failed."""
+    def collect(self, line_base: int = 0) -> Tail | None:
+        """Wait for the child and return its scan (indices counted from the tail's start, line
+        numbers moved by ``line_base``: the head's lines); None when it failed."""
         fd = self._read_fd
         if fd is None:
             return None
@@ -96,7 +96,7 @@ class ClaudeSplit:
             payload = marshal.loads(data)
             if payload[0] != _PAYLOAD_VERSION:
                 return None
-            return _unpack(payload)
+            return _unpack(payload, line_base)
         except (EOFError, ValueError, TypeError, IndexError):
             return None
 
@@ -126,7 +126,7 @@ def scan_file(fd: int, path: str) -> Scan:
     if sc.read_to != split.at:  # the file changed under us
         split.cancel()
         return scan(fd)
-    tail = split.collect()
+    tail = split.collect(sc.line_no)
     if tail is None or not merge(sc, tail):
         return scan(fd, split.at, None, sc)
     return sc
@@ -165,8 +165,22 @@ def take(path: str) -> ClaudeSplit | None:
 
 
 _SCAN_FIELDS = ("kinds", "logical", "books", "progress", "tool_names", "agent_calls", "results", "agent_ids",
-                "side_roots", "usage_lines", "session_id", "cwd", "version", "forked_from", "lines", "line_no",
-                "last_main_i", "roots", "foreign")
+                "side_roots", "session_id", "cwd", "version", "forked_from", "lines", "line_no", "last_main_i",
+                "roots", "foreign")
+
+
+class Tail:
+    """The child's scan as this process unpacked it, with what the merge reads besides it: the
+    ids and parents as written (columns), the results whose tool name only the head may know,
+    and the usage lines still packed (read when tokens are first asked for, ``Scan.usage``)."""
+
+    def __init__(self, sc: Scan, ids: list[str], parents: list[str | None], unnamed: list[int],
+                 usage: bytes) -> None:
+        self.sc = sc
+        self.ids = ids
+        self.parents = parents
+        self.unnamed = unnamed
+        self.usage = usage
 
 
 def _scan_tail(fd: int, at: int) -> bytes:
@@ -177,40 +191,45 @@ def _scan_tail(fd: int, at: int) -> bytes:
     sc = Scan()
     sc.foreign = []
     scan(fd, at, None, sc)
-    columns = [[getattr(e, f) for e in sc.skels] for f in FIELDS]
+    skels = sc.skels
+    columns = [[getattr(e, f) for e in skels] for f in FIELDS]
     fields = [getattr(sc, f) for f in _SCAN_FIELDS]
-    payload = (_PAYLOAD_VERSION, columns, sorted(sc.side), fields, [(d.line, d.reason) for d in sc.diags])
+    unnamed = [i for i, e in enumerate(skels) if e.role == "toolResult" and e.tool_name is None and type(e.aux) is str]
+    payload = (_PAYLOAD_VERSION, columns, sorted(sc.side), fields, [(d.line, d.reason) for d in sc.diags], unnamed,
+               marshal.dumps(sc.usage_lines, 2))
     return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
 
 
-def _unpack(payload: Any) -> Scan:
-    _version, columns, side, fields, diags = payload
+def _unpack(payload: Any, line_base: int) -> Tail:
+    _version, columns, side, fields, diags, unnamed, usage = payload
     if len(columns) != len(FIELDS) or len(fields) != len(_SCAN_FIELDS):
         raise ValueError("not this version's payload")
     sc = Scan()
-    sc.skels = entries_from_columns(columns)
+    sc.skels = entries_from_columns(columns, line_base)
     sc.side = set(side)
     for name, value in zip(_SCAN_FIELDS, fields):
         setattr(sc, name, value)
-    sc.diags = [Diagnostic(line, reason) for line, reason in diags]
-    return sc
+    sc.diags = [Diagnostic(line + line_base, reason) for line, reason in diags]
+    return Tail(sc, columns[0], columns[1], unnamed, usage)
 
 
-def merge(head: Scan, tail: Scan) -> bool:
-    """Append ``tail`` (the child's scan of the lines after ``head``'s) to ``head``, as if one
+def merge(head: Scan, part: Tail) -> bool:
+    """Append ``part`` (the child's scan of the lines after ``head``'s) to ``head``, as if one
     pass had read both. False, with ``head`` unchanged, when a uuid of the tail is already in
     the head (the head's line wins: the caller scans the tail itself)."""
     by_id = head.by_id
-    if any(e.id in by_id for e in tail.skels):
+    if not by_id.keys().isdisjoint(part.ids):
         return False
+    tail = part.sc
     base = len(head.skels)
     line_base = head.line_no
-    _merge_entries(head, tail, base, line_base)
+    _merge_entries(head, part, base)
     _merge_calls(head, tail, base)
+    head.usage_packed.append((part.usage, base))
     last_main, last_any = head.last_main_i, base - 1
     head.books += [(obj, line + line_base, last_main if m < 0 else m + base, last_any if a < 0 else a + base)
                    for obj, line, m, a in tail.books]
-    head.diags += [Diagnostic(d.line + line_base, d.reason) for d in tail.diags]
+    head.diags += tail.diags
     if head.session_id is None and tail.session_id is not None:
         head.session_id, head.cwd, head.version, head.forked_from = (tail.session_id, tail.cwd, tail.version,
                                                                      tail.forked_from)
@@ -221,27 +240,28 @@ def merge(head: Scan, tail: Scan) -> bool:
     return True
 
 
-def _merge_entries(head: Scan, tail: Scan, base: int, line_base: int) -> None:
-    """The tail's entries after the head's: indices, lines, children and forks as written."""
+def _merge_entries(head: Scan, part: Tail, base: int) -> None:
+    """The tail's entries after the head's: indices, children and forks as written, the tool
+    names of results whose call is in the head."""
+    tail = part.sc
     by_id, kids, forks = head.by_id, head.kids, head.forks
-    names = head.tool_names
-    i = base
-    for e in tail.skels:
-        e.line += line_base
-        by_id[e.id] = i
-        p = e.parent_id
+    by_id.update(zip(part.ids, range(base, base + len(part.ids))))
+    get = kids.get
+    for i, p in enumerate(part.parents, base):
         if p is not None:
-            k = kids.get(p)
+            k = get(p)
             if k is None:
                 kids[p] = [i]
             else:
                 k.append(i)
                 if len(k) == 2:
                     forks.append(p)
-        if e.role == "toolResult" and e.tool_name is None and type(e.aux) is str:
-            e.tool_name = names.get(e.aux)  # its call is in the head
-        i += 1
-    head.skels += tail.skels
+    names = head.tool_names
+    skels = tail.skels
+    for j in part.unnamed:  # results whose call is not in the tail: in the head, or nowhere
+        e = skels[j]
+        e.tool_name = names.get(e.aux)
+    head.skels += skels
     head.kinds += tail.kinds
     head.roots += tail.roots
     head.side.update(i + base for i in tail.side)
@@ -263,4 +283,3 @@ def _merge_calls(head: Scan, tail: Scan, base: int) -> None:
     calls.update({cid: (i + base, inp) for cid, (i, inp) in tail.agent_calls.items()})
     head.tool_names.update(tail.tool_names)
     head.agent_ids += [(i + base, agent, call) for i, agent, call in tail.agent_ids]
-    head.usage_lines += [(i + base, side, mid, rid, u) for i, side, mid, rid, u in tail.usage_lines]

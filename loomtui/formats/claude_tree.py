@@ -115,7 +115,7 @@ def count_usage(sc: Scan) -> list[tuple[int, dict[str, Any]]]:
     first such line; a line that repeats the previous line's response and usage is skipped."""
     best: dict[Any, tuple[tuple[bool, int, int], int, dict[str, Any]]] = {}
     last: Any = None
-    for i, side, mid, rid, u in sc.usage_lines:
+    for i, side, mid, rid, u in sc.usage():
         key = (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
         if last is not None and key == last[0] and u == last[1] and (not side) <= last[2]:
             continue  # the next part of a response repeating its usage
