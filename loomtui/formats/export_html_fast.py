@@ -146,13 +146,23 @@ def _tool_call_html(r: EntryRenderer, block: dict[str, Any]) -> str | None:
         msg = full.get("message") if isinstance(full, dict) else None
         if not isinstance(msg, dict):
             return None
-        res = B.result_of(found, msg)
-        if len(res.body) != 1:  # images or a diff beside the output
-            return None
-        out = res.body[0]
-        assert isinstance(out, B.Plain)  # result_of ends with the output
-        result = _result_html(found.id, out, plain_texts(full))
-        if res.is_error:
+        lines = _output_lines(msg)
+        if lines is not None:  # the page fills the output in from the result's line
+            kind = "error" if msg.get("isError") else "output"
+            pre = f'<pre class="plain {kind}" data-out="{attr(found.id)}"></pre>'
+            result = _result_html(found.id, pre, lines)
+        else:
+            res = B.result_of(found, msg)
+            if len(res.body) != 1:  # images or a diff beside the output
+                return None
+            out = res.body[0]
+            assert isinstance(out, B.Plain)  # result_of ends with the output
+            if plain_texts(full):
+                pre = f'<pre class="plain {out.kind}" data-out="{attr(found.id)}"></pre>'
+            else:
+                pre = f'<pre class="plain {escape(out.kind)}">{escape(out.text)}</pre>'
+            result = _result_html(found.id, pre, out.text.count("\n") + 1)
+        if msg.get("isError"):
             err = " err"
     label = format_tool_call(name, args, r.home) or (str(name) if name is not None else "") or "tool"
     args_html = "".join([r.block(a) for a in B.args_blocks(name, args)])
@@ -160,15 +170,40 @@ def _tool_call_html(r: EntryRenderer, block: dict[str, Any]) -> str | None:
             f'<span class="muted">{attr(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
 
 
-def _result_html(rid: str, out: B.Plain, from_line: bool) -> str:
-    """As ``EntryRenderer._ToolResult`` with one ``Plain`` output: the page fills the output in
-    from the result's own line when it can rebuild it exactly."""
-    if from_line:
-        pre = f'<pre class="plain {out.kind}" data-out="{attr(rid)}"></pre>'
-    else:
-        pre = f'<pre class="plain {escape(out.kind)}">{escape(out.text)}</pre>'
+def _output_lines(msg: dict[str, Any]) -> int | None:
+    """The lines of a tool result's output (``blocks.result_of``: its text blocks joined with
+    newlines, "(no output)" when that is empty) when the result is that output alone and every
+    text is a string (``plain_texts``: the page rebuilds it); else None."""
+    details = msg.get("details")
+    if isinstance(details, dict) and isinstance(details.get("diff"), str):
+        return None
+    content = msg.get("content")
+    if isinstance(content, str):
+        return content.count("\n") + 1
+    if not isinstance(content, list):
+        return None
+    texts = 0
+    lines = 1
+    empty = True
+    for b in content:
+        if isinstance(b, dict):
+            t = b.get("type")
+            if t == "text":
+                text = b.get("text")
+                if not isinstance(text, str):
+                    return None
+                lines += text.count("\n") + (texts > 0)
+                empty = empty and not text and not texts
+                texts += 1
+            elif t == "image":
+                return None
+    return 1 if empty else lines
+
+
+def _result_html(rid: str, pre: str, lines: int) -> str:
+    """As ``EntryRenderer._ToolResult`` with one ``Plain`` output (``pre``, of ``lines``)."""
     entry = f' data-entry="{attr(rid)}"' if rid else ""
-    return f'<div class="tool-result"{entry}>{three_state(pre, out.text.count(chr(10)) + 1)}</div>'
+    return f'<div class="tool-result"{entry}>{three_state(pre, lines)}</div>'
 
 
 def three_state(inner: str, lines: int, cls: str = "") -> str:

@@ -220,7 +220,7 @@ class EntryRenderer:
             return "", kind, ["system context (left out)", _time(e.timestamp), "", ""]
         if e.type == "message" and e.role == "toolResult" and self._caller_above(e):
             # shown with its call (in the assistant turn above); the page hides this stub
-            return None, kind, ["tool result (shown with its call)", _time(e.timestamp), "", ""]
+            return None, kind, ["tool result (shown with its call)", _line_time(e, line), "", ""]
         # the entry's own line, parsed once: the blocks load it from the renderer's cache
         full, from_line = self.manager.load_line(e, line)
         model, usage, usage_text = self._model_usage(full)
@@ -473,6 +473,13 @@ def _image_data(full: Any, eid: str | None) -> list[tuple[str | None, int, Any]]
     at = eid if in_message else None
     return [(at, i, b.get("data")) for i, b in enumerate(content)
             if isinstance(b, dict) and b.get("type") == "image"]
+
+
+def _line_time(e: Entry, line: bytes | None) -> str | None:
+    """An entry's time for its header without parsing its line: null when its line (which the
+    page reads it from) holds it as a string, as for the entries rendered from their lines."""
+    ts = e.timestamp
+    return None if line is not None and e.data is None and isinstance(ts, str) else _time(ts)
 
 
 def _time(ts: Any) -> str:
