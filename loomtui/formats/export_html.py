@@ -59,10 +59,15 @@ CHUNK = 256
 #: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
 #: times faster than 6 for 20% more (measured on generated sessions, benchmarks/bench_html.py)
 LEVEL = 2
+#: zlib levels of the sidebar and of the search texts: on the 100k-entry session level 5 took
+#: 0.27 and 0.15 s, these 0.19 and 0.10 s for 0.2 MB more (level 4 writes more than 3 for the
+#: sidebar, less for the texts)
+SIDE_LEVEL = 3
+FIND_LEVEL = 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
-SIDEBAR_PER_CHUNK = 600
+SIDEBAR_PER_CHUNK = 680
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).with_name("html")
@@ -94,6 +99,8 @@ class _Records:
     replaced: dict[int, bytes] = field(default_factory=dict)
     #: the records of the entries that live only in memory (records ``in_file`` on)
     memory: list[bytes] = field(default_factory=list)
+    #: the records ``iter_lines`` read last, and the first one's number
+    _piece: tuple[int, list[bytes]] = (0, [])
 
     @property
     def in_file(self) -> int:
@@ -117,11 +124,16 @@ class _Records:
         return out
 
     def line_of(self, e: Entry) -> bytes | None:
-        """The record of an entry that has a line in the file, else None."""
+        """The record of an entry that has a line in the file, else None (from the piece
+        ``iter_lines`` read last when it is there: a tool result is usually a line or two after
+        its call)."""
         starts = self.starts
         i = bisect_left(starts, e.offset, 0, len(starts) - 1) if e.offset >= 0 else -1
         if i < 0 or i >= len(starts) - 1 or starts[i] != e.offset or self.entry[i] is not e:
             return None
+        at, piece = self._piece
+        if at <= i < at + len(piece):
+            return piece[i - at]
         line = self.replaced.get(i)
         return line if line is not None else self._read(starts[i], starts[i + 1] - 1)
 
@@ -141,13 +153,18 @@ class _Records:
         starts = self.starts
         top = min(hi, self.in_file)
         i = lo
-        while i < top:
-            j = i + 1
-            limit = starts[i] + READ_BYTES
-            while j < top and starts[j + 1] <= limit:
-                j += 1
-            yield from self.lines(i, j)
-            i = j
+        try:
+            while i < top:
+                j = i + 1
+                limit = starts[i] + READ_BYTES
+                while j < top and starts[j + 1] <= limit:
+                    j += 1
+                piece = self.lines(i, j)
+                self._piece = (i, piece)
+                yield from piece
+                i = j
+        finally:
+            self._piece = (0, [])
         if hi > max(lo, top):
             yield from self.lines(max(lo, top), hi)
 
@@ -330,17 +347,19 @@ def _utf8(line: bytes) -> bytes:
     return line
 
 
-def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[_Spool, Stats, T]:
-    """Every chunk blob (in a spool file), and what ``meanwhile`` returns: with two CPUs a
-    forked child renders the later chunks (into its own spool file) while this process runs
-    ``meanwhile`` (the sidebar) and then the first ones. The child sends its usage figures."""
+def _all_chunks(renderer: EntryRenderer, records: _Records,
+                meanwhile: Callable[[], T]) -> tuple[list[_Spool], Stats, T]:
+    """Every chunk blob (in spool files, in order), and what ``meanwhile`` returns: with two
+    CPUs a forked child renders the later chunks (into its own spool file, written into the
+    page as it is) while this process runs ``meanwhile`` (the sidebar) and then the first ones.
+    The child sends its usage figures."""
     n = (len(records) + CHUNK - 1) // CHUNK
     spool = _Spool()
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
-        return spool, _render_chunks(renderer, records, 0, n, spool.write), side
+        return [spool], _render_chunks(renderer, records, 0, n, spool.write), side
     # this process also builds and compresses the sidebar (measured: about a chunk's work per
-    # SIDEBAR_PER_CHUNK entries), and then takes the child's bytes in
+    # SIDEBAR_PER_CHUNK entries)
     split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
     later = _Spool()
     spool.file.flush()
@@ -363,9 +382,7 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
         figures, later.size = orjson.loads(got)
         more = Stats.from_json(figures)
     stats.merge(more)
-    for piece in later.pieces():
-        spool.write(piece)
-    return spool, stats, side
+    return [spool, later], stats, side
 
 
 #: one piece of the page: bytes, or the spooled chunks
@@ -452,10 +469,11 @@ def _page_parts(manager: SessionManager, records: _Records, original: bytes | No
         for p, text in enumerate(search):
             if text.isascii() and text == _row_search_text(segs[p]):
                 search[p] = 0  # the page makes it from the row's text (``rowSearchText``)
-        return [_blob("d-side", gzip_b64(dumps_bytes(side), 5)), _blob("d-find", gzip_b64(dumps_bytes(search), 5))]
+        return [_blob("d-side", gzip_b64(dumps_bytes(side), SIDE_LEVEL)),
+                _blob("d-find", gzip_b64(dumps_bytes(search), FIND_LEVEL))]
 
     chunks, stats, side = _all_chunks(renderer, records, sidebar)
-    data: list[Part] = [side[0], b"\n" + side[1], chunks]
+    data: list[Part] = [side[0], b"\n" + side[1], *chunks]
     if original is not None:
         data.append(b"\n" + _blob("d-orig", gzip_b64(original, 6)))
     title = manager.get_session_name() or name

@@ -7,17 +7,35 @@ itself, so ``message_html`` writes them directly, reusing the blocks' own helper
 rule that is not a plain walk (``args_blocks``, ``result_of``, ``format_tool_call``,
 ``TEXT_BLOCK_SEP``). Anything else (an error message, images, a diff, a malformed result, an
 unknown block, another source's detail, an entry from another tool's file) answers None and
-takes the general path. tests/formats/test_export_html_fast.py checks that both paths
-write the same HTML, on the fixtures and on generated messages.
+takes the general path. A plain text (no Markdown syntax) is not written at all: the page
+fills it in from the entry's line, where it is anyway. tests/formats/test_export_html_fast.py
+checks that both paths give the same HTML (the plain texts filled in as the page does), on the
+fixtures and on generated messages.
 """
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import TYPE_CHECKING, Any
 
 from loomtui.view import blocks as B
 from loomtui.view.text import format_tool_call
+
+#: longer texts are shown preformatted, not parsed as Markdown (``EntryRenderer.markdown``)
+MARKDOWN_LIMIT = 200_000
+#: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
+#: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
+#: ``>`` ``#`` ``+`` ``-`` ``=`` and digits only inside a line (``_MD_LINE_START`` below)
+_MD_PLAIN = re.compile(
+    "[\n !\"#$%'()+,\\-./0-9:;=>?@A-Z^a-z{}"
+    "\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff]*")
+#: a line that could open a block (heading, quote, list, setext underline, indented code): the
+#: first line starting with one of these, or a later one (a search for a newline, which the
+#: regex engine scans for quickly, unlike ``(?:^|\n)``)
+_MD_LINE_OPENERS = frozenset("#>+-=0123456789 ")
+_MD_LINE_START = re.compile(r"\n[#>+\-=0-9 ]")
+_MD_PARAGRAPHS = re.compile(r"\n\n+")
 
 if TYPE_CHECKING:
     from loomtui.formats.export_html_render import EntryRenderer
@@ -26,35 +44,55 @@ if TYPE_CHECKING:
 _REDACTED = '<details class="thinking"><summary>thinking (redacted)</summary></details>'
 _EMPTY = '<div class="note r-muted">(empty)</div>'
 _NO_RESULT = '<div class="note r-muted">no result in this session</div>'
+#: a value ``escape`` leaves as it is (most ids)
+_PLAIN_ID = re.compile(r"[\w.:-]*", re.ASCII)
 
 
-def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any]) -> str | None:
+def attr(value: str) -> str:
+    """``escape(value)``, without its five replacements for an id made of word characters."""
+    return value if _PLAIN_ID.fullmatch(value) else escape(value)
+
+
+def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any], from_line: bool) -> str | None:
     """The body HTML of a user message with text content or of an assistant turn of text,
-    thinking and tool calls (what the general path writes for it); None for anything else."""
+    thinking and tool calls (what the general path writes for it, but for plain text read from
+    the entry's line: see ``_text_html``); None for anything else."""
     msg = full.get("message")
     if not isinstance(msg, dict) or "agentSource" in full:
         return None
     role = msg.get("role")
     content = msg.get("content")
     if role == "user":
-        return _text_html(r, content) if isinstance(content, str) else None
+        return _text_html(r, content, e.id if from_line else None, -1) if isinstance(content, str) else None
     if role != "assistant" or not isinstance(content, list) or msg.get("errorMessage"):
         return None
+    return _assistant_html(r, e.id, content, from_line)
+
+
+def _assistant_html(r: EntryRenderer, eid: str, content: list[Any], from_line: bool) -> str | None:
+    """An assistant turn's content: runs of text, thinking, tool calls (None: another block)."""
     out: list[str] = []
     run: list[str] = []
+    start = 0  # where the run of text blocks starts in the content
+    fill: str | None = eid if from_line else None  # None once a text in the run is not a string
     k = 0  # thinking blocks so far: the page finds the k-th one in the entry's line
-    for block in content:
+    for i, block in enumerate(content):
         if not isinstance(block, dict):
             return None
         t = block.get("type")
         if t == "text":
-            run.append(str(block.get("text") or ""))
+            if not run:
+                start, fill = i, eid if from_line else None
+            text = block.get("text")
+            if not isinstance(text, str):
+                fill = None
+            run.append(str(text or ""))
             continue
         if run:
-            out.append(_text_html(r, B.TEXT_BLOCK_SEP.join(run)))
+            out.append(_text_html(r, B.TEXT_BLOCK_SEP.join(run), fill, start))
             run.clear()
         if t == "thinking":
-            out.append(_thinking_html(e.id, k, block))
+            out.append(_thinking_html(eid, k, block))
             k += 1
         elif t == "toolCall":
             html = _tool_call_html(r, block)
@@ -64,12 +102,20 @@ def message_html(r: EntryRenderer, e: Entry, full: dict[str, Any]) -> str | None
         else:
             return None
     if run:
-        out.append(_text_html(r, B.TEXT_BLOCK_SEP.join(run)))
+        out.append(_text_html(r, B.TEXT_BLOCK_SEP.join(run), fill, start))
     return "".join(out) if out else None  # no content at all: the general path's note
 
 
-def _text_html(r: EntryRenderer, text: str) -> str:
-    return r.markdown(text) if text.strip() else _EMPTY
+def _text_html(r: EntryRenderer, text: str, eid: str | None, k: int) -> str:
+    """``r.markdown(text)``; but a plain text (``plain_markdown``) the page can read from the
+    entry's line (``eid``: the entry, ``k``: -1 for a string content, else the index of the
+    first of the text blocks joined) is an empty ``div.md`` the page fills in (page.js
+    ``plainParagraphs``): the record does not hold the text twice."""
+    if not text.strip():
+        return _EMPTY
+    if eid is not None and len(text) <= MARKDOWN_LIMIT and plain_markdown(text) is not None:
+        return f'<div class="md" data-md="{attr(eid)}" data-k="{k}"></div>'
+    return r.markdown(text)
 
 
 def _thinking_html(eid: str, k: int, block: dict[str, Any]) -> str:
@@ -80,7 +126,7 @@ def _thinking_html(eid: str, k: int, block: dict[str, Any]) -> str:
     value = block.get("thinking")
     text = str(value or "")
     if isinstance(value, str):
-        body = f'<div class="think" data-think="{escape(eid)}" data-k="{k}"></div>'
+        body = f'<div class="think" data-think="{attr(eid)}" data-k="{k}"></div>'
     else:
         body = f'<div class="think">{escape(text)}</div>'
     return f'<details class="thinking"><summary>thinking ({len(text):,} characters)</summary>{body}</details>'
@@ -108,21 +154,21 @@ def _tool_call_html(r: EntryRenderer, block: dict[str, Any]) -> str | None:
         result = _result_html(found.id, out, plain_texts(full))
         if res.is_error:
             err = " err"
-    label = format_tool_call(name, args) or (str(name) if name is not None else "") or "tool"
+    label = format_tool_call(name, args, r.home) or (str(name) if name is not None else "") or "tool"
     args_html = "".join([r.block(a) for a in B.args_blocks(name, args)])
     return (f'<div class="tool{err}"><div class="th"><span>{escape(label)}</span><span class="sp"></span>'
-            f'<span class="muted">{escape(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
+            f'<span class="muted">{attr(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
 
 
 def _result_html(rid: str, out: B.Plain, from_line: bool) -> str:
     """As ``EntryRenderer._ToolResult`` with one ``Plain`` output: the page fills the output in
     from the result's own line when it can rebuild it exactly."""
     if from_line:
-        pre = f'<pre class="plain {out.kind}" data-out="{escape(rid)}"></pre>'
+        pre = f'<pre class="plain {out.kind}" data-out="{attr(rid)}"></pre>'
     else:
         pre = f'<pre class="plain {escape(out.kind)}">{escape(out.text)}</pre>'
-    attr = f' data-entry="{escape(rid)}"' if rid else ""
-    return f'<div class="tool-result"{attr}>{three_state(pre, out.text.count(chr(10)) + 1)}</div>'
+    entry = f' data-entry="{attr(rid)}"' if rid else ""
+    return f'<div class="tool-result"{entry}>{three_state(pre, out.text.count(chr(10)) + 1)}</div>'
 
 
 def three_state(inner: str, lines: int, cls: str = "") -> str:
@@ -146,3 +192,15 @@ def plain_texts(full: Any) -> bool:
         return False
     return all(not (isinstance(b, dict) and b.get("type") == "text") or isinstance(b.get("text"), str)
                for b in content)
+
+
+def plain_markdown(text: str) -> str | None:
+    """What markdown-it renders for a text without Markdown syntax (paragraphs split at blank
+    lines, ``"`` and ``>`` escaped), without parsing it; None for any other text."""
+    if (" \n" in text or text.endswith(" ") or (text and text[0] in _MD_LINE_OPENERS)
+            or _MD_PLAIN.fullmatch(text) is None or _MD_LINE_START.search(text)):
+        return None
+    text = text.strip("\n").replace('"', "&quot;").replace(">", "&gt;")
+    if not text:
+        return ""
+    return "".join([f"<p>{p}</p>\n" for p in _MD_PARAGRAPHS.split(text)])

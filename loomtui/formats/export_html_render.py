@@ -17,14 +17,14 @@ from typing import Any
 
 import orjson
 
-from loomtui.formats.export_html_fast import message_html, plain_texts, three_state
+from loomtui.formats.export_html_fast import MARKDOWN_LIMIT, message_html, plain_markdown, plain_texts, three_state
 from loomtui.session.jsonvalue import deep_call
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
+from loomtui.view.text import home_dir
 
 #: longer texts are shown preformatted, not parsed as Markdown or highlighted
-MARKDOWN_LIMIT = 200_000
 HIGHLIGHT_LIMIT = 50_000
 #: images the page may show inline (as data: URIs)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -36,18 +36,6 @@ _json_key = orjson.dumps
 #: the most distinct (provider, model, usage) values a renderer keeps made
 USAGE_MEMO = 4096
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
-#: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
-#: construct (``*_`[]<>&|~\``, tabs, controls), no Unicode space (paragraphs are stripped of it);
-#: ``>`` ``#`` ``+`` ``-`` ``=`` and digits only inside a line (``_MD_LINE_START`` below)
-_MD_PLAIN = re.compile(
-    "[\n !\"#$%'()+,\\-./0-9:;=>?@A-Z^a-z{}"
-    "\u00a1-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e\u2030-\u205e\u2060-\u2fff\u3001-\U0010ffff]*")
-#: a line that could open a block (heading, quote, list, setext underline, indented code): the
-#: first line starting with one of these, or a later one (a search for a newline, which the
-#: regex engine scans for quickly, unlike ``(?:^|\n)``)
-_MD_LINE_OPENERS = frozenset("#>+-=0123456789 ")
-_MD_LINE_START = re.compile(r"\n[#>+\-=0-9 ]")
-_MD_PARAGRAPHS = re.compile(r"\n\n+")
 
 
 @dataclass
@@ -103,18 +91,6 @@ def _markdown_renderer() -> Any:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": highlight})
     md.enable(["table", "strikethrough"])
     return md
-
-
-def plain_markdown(text: str) -> str | None:
-    """What markdown-it renders for a text without Markdown syntax (paragraphs split at blank
-    lines, ``"`` and ``>`` escaped), without parsing it; None for any other text."""
-    if (" \n" in text or text.endswith(" ") or (text and text[0] in _MD_LINE_OPENERS)
-            or _MD_PLAIN.fullmatch(text) is None or _MD_LINE_START.search(text)):
-        return None
-    text = text.strip("\n").replace('"', "&quot;").replace(">", "&gt;")
-    if not text:
-        return ""
-    return "".join([f"<p>{p}</p>\n" for p in _MD_PARAGRAPHS.split(text)])
 
 
 def highlight(code: str, lang: str, _attrs: str = "") -> str:
@@ -220,6 +196,8 @@ class EntryRenderer:
         #: the commonest messages skip the blocks (``export_html_fast``); not for a source that
         #: writes its own detail
         self._fast = manager.source.describe is None
+        #: the home directory tool calls shorten paths with (as ``format_tool_call`` reads it)
+        self.home = home_dir()
         #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
         self._usage_memo: dict[bytes, tuple[str | None, B.Usage | None, str]] = {}
 
@@ -252,7 +230,7 @@ class EntryRenderer:
         # a time written as it stands in the line: the page reads it there (null here)
         when = None if from_line and isinstance(ts, str) else _time(ts)
         fast = self._fast and isinstance(full, dict) and full.get("type") == "message"
-        html = message_html(self, e, full) if fast else None
+        html = message_html(self, e, full, from_line) if fast else None
         if html is not None:  # the commonest messages, written without the blocks in between
             return html, kind, [full["message"]["role"], when, model or "", usage_text]
         title, html = self._blocks_html(e, full, from_line)

@@ -368,16 +368,25 @@ def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
         {"type": "thinking_level_change", "id": "tl", "parentId": "mc", "timestamp": "2026-01-01T00:00:08.000Z",
          "thinkingLevel": "high"},
         {"type": "message", "id": "a2", "parentId": "tl", "timestamp": "2026-01-01T00:00:09.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop",
-                     "provider": "p", "model": "m2"}},
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"},
+                                                      {"type": "text", "text": 'say "hi" > 2\n\n\nnext\nline'}],
+                     "stopReason": "stop", "provider": "p", "model": "m2"}},
+        {"type": "message", "id": "u2", "parentId": "a2", "timestamp": "2026-01-01T00:00:10.000Z",
+         "message": {"role": "user", "content": "\nplain words > here\n\nsecond"}},
     ]
     src = tmp_path / "kinds.jsonl"
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
     out = tmp_path / "kinds.html"
     export_html(open_any(str(src)), str(out))
-    page = open_page(browser, out, "?leafId=a2&targetId=u1")
+    page = open_page(browser, out, "?leafId=u2&targetId=u1")
     try:
         text = page.evaluate("document.getElementById('entries').innerText")
+        # plain texts, filled in from the entries' lines: what markdown-it writes for them
+        same = "([sel, html]) => { const d = document.createElement('div'); d.innerHTML = html; " \
+               "return document.querySelector(sel).innerHTML === d.innerHTML; }"
+        assert page.evaluate(same, ["#e-a2 .md", '<p>done</p>\n<p>say &quot;hi&quot; &gt; 2</p>\n<p>next\nline</p>\n'])
+        assert page.evaluate(same, ["#e-u2 .md", "<p>plain words &gt; here</p>\n<p>second</p>\n"])
+        assert page.evaluate("document.querySelectorAll('[data-md]').length") == 0
         assert page.evaluate("document.querySelector('#e-u1 h1').textContent") == "Title"
         assert page.evaluate("document.querySelector('#e-u1 strong').textContent") == "bold"
         assert page.evaluate("document.querySelector('#e-u1 img').naturalWidth") == 1  # inline, decoded

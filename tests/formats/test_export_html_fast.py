@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +118,32 @@ def test_search_texts_left_to_the_page_are_the_rows_text(path: str) -> None:
         assert find.count(0) > len(find) // 10
 
 
+SEP = "\n\n"
+#: a plain text the page fills in from the entry's line
+_FILL = re.compile(r'<div class="md" data-md="([^"]*)" data-k="(-?[0-9]+)"></div>')
+
+
+def _filled(html: str | None, manager: Any, records: Any) -> str | None:
+    """The HTML with its plain texts filled in as page.js ``plainText`` and ``plainParagraphs``
+    do: from the entry's line, the string content (k < 0) or the text blocks from k on."""
+    def text(m: re.Match[str]) -> str:
+        e = manager.index.by_id[unescape(m.group(1))]
+        content = orjson.loads(records.line_of(e))["message"]["content"]
+        k = int(m.group(2))
+        if k < 0:
+            return f'<div class="md">{plain_markdown(content)}</div>'
+        run = []
+        while k < len(content) and isinstance(content[k], dict) and content[k].get("type") == "text":
+            run.append(content[k]["text"])
+            k += 1
+        return f'<div class="md">{plain_markdown(SEP.join(run))}</div>'
+
+    return None if html is None else _FILL.sub(text, html)
+
+
 def _both_paths(manager: Any) -> tuple[list[Any], list[Any], int]:
-    """Every entry rendered by the export's renderer and by one that always builds the blocks;
-    how many entries the first wrote without them."""
+    """Every entry rendered by the export's renderer (plain texts filled in from the lines) and
+    by one that always builds the blocks; how many entries the first wrote without them."""
     records, _original = X._records(manager, False)
     calls = tool_call_map(manager.index.entries)
     fast = EntryRenderer(manager, calls, line_of=records.line_of)
@@ -139,7 +164,8 @@ def _both_paths(manager: Any) -> tuple[list[Any], list[Any], int]:
         mp.setattr(R, "message_html", counted)
         for e in records.entry:
             if e is not None:
-                got.append(fast.render(e, Stats()))
+                html, kind, head = fast.render(e, Stats())
+                got.append((_filled(html, manager, records), kind, head))
                 want.append(blocks.render(e, Stats()))
     return got, want, taken
 

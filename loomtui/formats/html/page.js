@@ -350,6 +350,11 @@
     if (rec[1] === null) div.classList.add("absorbed");
     for (const pre of div.querySelectorAll("pre[data-out]")) pre.textContent = await outputText(pre.dataset.out);
     for (const t of div.querySelectorAll("[data-think]")) t.textContent = await thinkingText(t.dataset.think, Number(t.dataset.k));
+    for (const d of div.querySelectorAll("div.md[data-md]")) {
+      d.innerHTML = plainParagraphs(await plainText(d.dataset.md, Number(d.dataset.k)));
+      delete d.dataset.md;
+      delete d.dataset.k;
+    }
     for (const img of div.querySelectorAll("img[data-img]")) {
       const src = await imageSource(img.dataset.img, Number(img.dataset.i));
       if (src) img.src = src;
@@ -396,6 +401,25 @@
     const msg = await message(id);
     const c = msg && Array.isArray(msg.content) ? msg.content.filter((b) => b && b.type === "thinking") : [];
     return c[k] && typeof c[k].thinking === "string" ? c[k].thinking : "";
+  }
+
+  // a text without Markdown syntax, from its entry's line (the record does not hold it twice):
+  // the string content (k < 0), or the text blocks from index k on joined with a blank line
+  async function plainText(id, k) {
+    const msg = await message(id);
+    const c = msg && msg.content;
+    if (k < 0) return typeof c === "string" ? c : "";
+    const texts = [];
+    for (let i = k; Array.isArray(c) && i < c.length && c[i] && c[i].type === "text"; i++) texts.push(String(c[i].text));
+    return texts.join("\n\n");
+  }
+
+  // what the export's plain_markdown writes: paragraphs at blank lines (& and < cannot occur in
+  // such a text; escaped all the same)
+  function plainParagraphs(text) {
+    const t = text.replace(/^\n+|\n+$/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;")
+      .replace(/"/g, "&quot;").replace(/>/g, "&gt;");
+    return t ? t.split(/\n\n+/).map((p) => "<p>" + p + "</p>\n").join("") : "";
   }
 
   // a tool result's output, from its own line (the record does not hold it twice): the text
