@@ -29,7 +29,8 @@ from loomtui.formats.claude import (
 from loomtui.formats.claude_subagents import file_subagents, inline_subagents
 from loomtui.formats.claude_tree import (
     Shown,
-    deferred_details,
+    deferred_books,
+    deferred_usage,
     find_leaf,
     mark_stray,
     names_from_books,
@@ -426,7 +427,8 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     if sidechain_root is not None or (shown.main_set is None and sc.side):
         sc.tail_leads = None  # a merged tail's marks are for the non-sidechain lines
     mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
-    src.deferred = lambda: deferred_details(src, sc, shown, sidechain_root is not None)
+    src.deferred = lambda: deferred_usage(src, sc, shown, sidechain_root is not None)
+    src.deferred_attached = lambda: deferred_books(src, sc, shown, sidechain_root is not None)
     title = names_from_books(src, sc, shown)
     main = shown.main
     src.span_entries = [skels[i] for i in main] if shown.main_set is not None else skels

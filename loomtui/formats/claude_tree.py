@@ -92,8 +92,8 @@ class Shown:
         self.forks = {p: k for p, k in kids.items() if len(k) > 1}
 
 
-def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
-    """Tokens and the lines without a uuid: computed when first asked for."""
+def deferred_usage(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
+    """Tokens: counted when first asked for."""
     for i, u in count_usage(sc):
         if not one_sidechain or shown.has(i):
             src._usage[sc.skels[i].id] = pi_usage(u)
@@ -102,6 +102,10 @@ def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bo
         for k in total:
             total[k] += u[k]
     src.extra["usage"] = {**total, "responses": len(src._usage)}
+
+
+def deferred_books(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
+    """The lines without a uuid, attached to the entries they refer to when first asked for."""
     if one_sidechain:
         nearest = "search"
     else:
