@@ -88,22 +88,38 @@ class AgentSource:
     #: extra per-source facts for ``info`` and the detail pane
     extra: dict[str, Any] = field(default_factory=dict)
     label_dir: str | None = None
-    #: work a reader leaves until its results are first asked for (tokens, attached lines)
+    #: work a reader leaves until its results are first asked for: the tokens (``usage``,
+    #: ``extra["usage"]``), and the lines without an id (``attached``; with the tokens when
+    #: ``deferred_attached`` is None). Apart, a user's or a tool result's detail pane needs no
+    #: pass over the whole file's usage lines
     deferred: Callable[[], None] | None = None
+    deferred_attached: Callable[[], None] | None = None
 
     def ensure(self) -> None:
+        """Everything left for later, done now."""
+        self._attach()
+        self._count()
+
+    def _count(self) -> None:
         if self.deferred is not None:
             fn, self.deferred = self.deferred, None
             fn()
 
+    def _attach(self) -> None:
+        if self.deferred_attached is not None:
+            fn, self.deferred_attached = self.deferred_attached, None
+            fn()
+        else:
+            self._count()
+
     @property
     def usage(self) -> dict[str, dict[str, Any]]:
-        self.ensure()
+        self._count()
         return self._usage
 
     @property
     def attached(self) -> dict[str, list[dict[str, Any]]]:
-        self.ensure()
+        self._attach()
         return self._attached
 
     @property

@@ -126,12 +126,15 @@ def command_text(text: str) -> str:
 def _usage_parts(u: Any) -> tuple[int, int, int, int]:
     if not isinstance(u, dict):
         return (0, 0, 0, 0)
+    g = u.get
+    i, o, r, w = g("input_tokens"), g("output_tokens"), g("cache_read_input_tokens"), g("cache_creation_input_tokens")
+    if type(i) is int and type(o) is int and type(r) is int and type(w) is int:
+        return i, o, r, w  # the usual usage: every count an int
+    return _count(i), _count(o), _count(r), _count(w)
 
-    def n(k: str) -> int:
-        v = u.get(k)
-        return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
-    return n("input_tokens"), n("output_tokens"), n("cache_read_input_tokens"), n("cache_creation_input_tokens")
+def _count(v: Any) -> int:
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
 
 def pi_usage(u: Any) -> dict[str, Any]:

@@ -29,7 +29,8 @@ from loomtui.formats.claude import (
 from loomtui.formats.claude_subagents import file_subagents, inline_subagents
 from loomtui.formats.claude_tree import (
     Shown,
-    deferred_details,
+    deferred_books,
+    deferred_usage,
     find_leaf,
     mark_stray,
     names_from_books,
@@ -83,6 +84,9 @@ class Scan:
         #: ``usage_lines`` of tails merged in (``claude_split``), marshal-packed, and the index
         #: their lines start at: unpacked when tokens are first asked for (``usage``)
         self.usage_packed: list[tuple[bytes, int]] = []
+        #: a merged tail's marks for ``claude_tree._leading`` in the non-sidechain view (the
+        #: tail's first index, its marks, its lines marked whose parent is not in the tail)
+        self.tail_leads: tuple[int, bytearray, list[int]] | None = None
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -420,8 +424,11 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     skels = sc.skels
     leaf = find_leaf(sc, shown.main, shown.kids, sc.by_id, sidechain_root is None and len(shown.main) < len(skels),
                       shown.has)
+    if sidechain_root is not None or (shown.main_set is None and sc.side):
+        sc.tail_leads = None  # a merged tail's marks are for the non-sidechain lines
     mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
-    src.deferred = lambda: deferred_details(src, sc, shown, sidechain_root is not None)
+    src.deferred = lambda: deferred_usage(src, sc, shown, sidechain_root is not None)
+    src.deferred_attached = lambda: deferred_books(src, sc, shown, sidechain_root is not None)
     title = names_from_books(src, sc, shown)
     main = shown.main
     src.span_entries = [skels[i] for i in main] if shown.main_set is not None else skels

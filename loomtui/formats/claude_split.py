@@ -24,13 +24,14 @@ from typing import Any
 
 from loomtui.formats.claude import looks_like_claude
 from loomtui.formats.claude_read import Scan, scan
+from loomtui.formats.claude_tree import tail_leads
 from loomtui.session.errors import Diagnostic, LoomError
 from loomtui.session.fileio import open_regular
 from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
-_PAYLOAD_VERSION = 2
+_PAYLOAD_VERSION = 3
 #: where the child starts when the reader starts it: the child also packs its scan and the
 #: parent unpacks it, so the parent's part is the larger one (0.6 measured best of 0.5-0.6)
 READ_SPLIT = 0.6
@@ -195,13 +196,14 @@ def _scan_tail(fd: int, at: int) -> bytes:
     columns = [[getattr(e, f) for e in skels] for f in FIELDS]
     fields = [getattr(sc, f) for f in _SCAN_FIELDS]
     unnamed = [i for i, e in enumerate(skels) if e.role == "toolResult" and e.tool_name is None and type(e.aux) is str]
+    leads, exits = tail_leads(sc)
     payload = (_PAYLOAD_VERSION, columns, sorted(sc.side), fields, [(d.line, d.reason) for d in sc.diags], unnamed,
-               marshal.dumps(sc.usage_lines, 2))
+               marshal.dumps(sc.usage_lines, 2), bytes(leads), exits)
     return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
 
 
 def _unpack(payload: Any, line_base: int) -> Tail:
-    _version, columns, side, fields, diags, unnamed, usage = payload
+    _version, columns, side, fields, diags, unnamed, usage, leads, exits = payload
     if len(columns) != len(FIELDS) or len(fields) != len(_SCAN_FIELDS):
         raise ValueError("not this version's payload")
     sc = Scan()
@@ -210,6 +212,9 @@ def _unpack(payload: Any, line_base: int) -> Tail:
     for name, value in zip(_SCAN_FIELDS, fields):
         setattr(sc, name, value)
     sc.diags = [Diagnostic(line + line_base, reason) for line, reason in diags]
+    if len(leads) != len(sc.skels):
+        raise ValueError("not this version's payload")
+    sc.tail_leads = (0, bytearray(leads), exits)
     return Tail(sc, columns[0], columns[1], unnamed, usage)
 
 
@@ -226,6 +231,9 @@ def merge(head: Scan, part: Tail) -> bool:
     _merge_entries(head, part, base)
     _merge_calls(head, tail, base)
     head.usage_packed.append((part.usage, base))
+    if tail.tail_leads is not None and head.tail_leads is None:
+        _zero, marks, exits = tail.tail_leads
+        head.tail_leads = (base, marks, [e + base for e in exits])
     last_main, last_any = head.last_main_i, base - 1
     head.books += [(obj, line + line_base, last_main if m < 0 else m + base, last_any if a < 0 else a + base)
                    for obj, line, m, a in tail.books]

@@ -92,8 +92,8 @@ class Shown:
         self.forks = {p: k for p, k in kids.items() if len(k) > 1}
 
 
-def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
-    """Tokens and the lines without a uuid: computed when first asked for."""
+def deferred_usage(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
+    """Tokens: counted when first asked for."""
     for i, u in count_usage(sc):
         if not one_sidechain or shown.has(i):
             src._usage[sc.skels[i].id] = pi_usage(u)
@@ -102,6 +102,10 @@ def deferred_details(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bo
         for k in total:
             total[k] += u[k]
     src.extra["usage"] = {**total, "responses": len(src._usage)}
+
+
+def deferred_books(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
+    """The lines without a uuid, attached to the entries they refer to when first asked for."""
     if one_sidechain:
         nearest = "search"
     else:
@@ -233,11 +237,20 @@ def mark_stray(src: AgentSource, sc: Scan, main_set: set[int] | None, kids: dict
 
 def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[int] | None) -> bytearray:
     """1 for each shown line with a prompt or the leaf at or below it (each line is visited once,
-    from below, so a file whose lines link in a cycle cannot keep this going)."""
+    from below, so a file whose lines link in a cycle cannot keep this going). A tail read by
+    a child (``claude_split``) comes with its own marks (``tail_leads``): the walks go on from
+    where those left the tail and from lines linked since (compaction boundaries)."""
     skels = sc.skels
     leads = bytearray(len(skels))
     get = by_id.get
     starts = list(compress(range(len(skels)), map("prompt".__eq__, sc.kinds)))
+    pre = sc.tail_leads
+    if pre is not None:
+        base, marks, exits = pre
+        leads[base:] = marks
+        starts = [i for i in starts if i < base]
+        starts += [j for j in (get(skels[e].parent_id or "") for e in exits) if j is not None]
+        starts += [j for j in (get(skels[i].parent_id or "") for i in sc.logical if leads[i]) if j is not None]
     if leaf is not None:
         starts.append(leaf)
     for i in starts:
@@ -247,6 +260,28 @@ def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[in
             p = skels[j].parent_id
             j = get(p) if p is not None else None
     return leads
+
+
+def tail_leads(sc: Scan) -> tuple[bytearray, list[int]]:
+    """In a child reading a file's tail: ``_leading``'s marks for the non-sidechain view as far
+    as the tail's own links reach (from its prompts; the leaf is not known here), and the
+    marked lines whose parent is not in the tail (the walks go on from there)."""
+    skels, side, get = sc.skels, sc.side, sc.by_id.get
+    leads = bytearray(len(skels))
+    exits = []
+    for i in compress(range(len(skels)), map("prompt".__eq__, sc.kinds)):
+        j = i
+        while not leads[j] and j not in side:
+            leads[j] = 1
+            p = skels[j].parent_id
+            if p is None:
+                break
+            k = get(p)
+            if k is None:
+                exits.append(j)
+                break
+            j = k
+    return leads, exits
 
 
 def _below(start: int, skels: list[Entry], kids: dict[str, list[int]], stray: dict[str, str]) -> list[int]:

@@ -423,3 +423,19 @@ def test_lines_linked_in_a_cycle_below_a_fork_open(tmp_path: Path) -> None:
     leaf, stray, n = json.loads(out.stdout)
     assert leaf == "d" and n == 5
     assert "c" in stray or "b" in stray  # one side of the tool fork is stray, the cycle did not stop it
+
+
+@pytest.mark.parametrize("name", CLAUDE_FILES)
+def test_lines_without_a_uuid_are_attached_without_counting_the_tokens(claude_dir: Path, name: str) -> None:
+    """A user's or a tool result's detail asks for the attached lines only: the tokens (a pass
+    over every usage line) stay uncounted until asked for, and both come out as when made together."""
+    sm = open_any(str(claude_dir / name))
+    src = sm.agent
+    attached = src.attached
+    assert src.deferred is not None  # the tokens are not counted yet
+    usage = src.usage
+    assert src.deferred is None and src.deferred_attached is None
+    together = open_any(str(claude_dir / name)).agent
+    together.ensure()
+    assert attached == together.attached and usage == together.usage
+    assert src.extra == together.extra

@@ -186,3 +186,46 @@ def test_a_replaced_file_is_read_whole(tmp_path: Path, merges: list[bool]) -> No
     sm = claude_read.read_claude(str(path))
     assert merges == []
     assert sm.index.by_id["p1"].text == "other question"
+
+
+@pytest.mark.parametrize("subagent", [False, True])
+def test_marks_that_go_on_through_the_cut_read_the_same_at_every_line(tmp_path: Path, merges: list[bool],
+                                                                      subagent: bool) -> None:
+    """What leads to a prompt, as the tail's child marks it, goes on in the head: through a
+    parent in the head, through a compaction boundary linked under its logical parent, past a
+    sidechain; parallel tool calls (stray) on both sides of every cut. Also as a subagent's
+    file (every line a sidechain line: all of them shown)."""
+    bash = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+
+    def call(uuid: str, parent: str, cid: str) -> dict[str, Any]:
+        return _line(uuid, parent, "assistant", [bash | {"id": cid}])
+
+    def result(uuid: str, parent: str, cid: str) -> dict[str, Any]:
+        return _line(uuid, parent, "user", [{"type": "tool_result", "tool_use_id": cid, "content": "ok"}])
+
+    rows: list[Any] = [
+        _line("p1", None, "user", "first"),
+        call("a1", "p1", "c1"), call("a2", "a1", "c2"), result("r1", "a1", "c1"), result("r2", "a2", "c2"),
+        _line("s1", None, "user", "side task", isSidechain=True),
+        _line("s2", "s1", "user", "side prompt", isSidechain=True),
+        _line("p2", "r2", "user", "second"),
+        call("a3", "p2", "c3"), call("a4", "a3", "c4"), result("r3", "a3", "c3"), result("r4", "a4", "c4"),
+        {"parentUuid": None, "logicalParentUuid": "r4", "type": "system", "subtype": "compact_boundary",
+         "uuid": "cb", "compactMetadata": {"trigger": "auto", "preTokens": 9}, "timestamp": "t"},
+        _line("p3", "cb", "user", "after the compaction"),
+        call("a5", "p3", "c5"), call("a6", "a5", "c6"), result("r5", "a5", "c5"), result("r6", "a6", "c6"),
+        # written last under the other side of a3's fork: a4 goes on only because it leads to p3
+        {"parentUuid": "r3", "type": "progress", "data": {"type": "hook_progress"}, "uuid": "h1", "timestamp": "t"},
+    ]
+    path = tmp_path / "through.jsonl"
+    path.write_text("".join(json.dumps(r | ({"isSidechain": True} if subagent else {})) + "\n" for r in rows))
+    whole = _snapshot(path)
+    by_id = {e[0]: dict(zip(SLOTS, e)) for e in whole[0]}
+    assert by_id["cb"]["parent_id"] == "r4" and by_id["a4"]["hidden"] is None  # it leads to p3, through cb
+    assert by_id["r1"]["hidden"] == by_id["r3"]["hidden"] == by_id["r5"]["hidden"] == "stray"
+    data = path.read_bytes()
+    for at in [i + 1 for i, b in enumerate(data) if b == 10 and i + 1 < len(data)]:
+        merges.clear()
+        _split_at(path, at)
+        assert _snapshot(path) == whole, at
+        assert merges == [True], at
