@@ -33,6 +33,8 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 RECENT_BYTES = 4 << 20
 #: the bytes a memo of JSON values is keyed by (equal values, equal keys)
 _json_key = orjson.dumps
+#: the most distinct (model, usage) values a ``Stats`` counts before adding them up
+PENDING_TURNS = 4096
 #: the most distinct (provider, model, usage) values a renderer keeps made
 USAGE_MEMO = 4096
 _B64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
@@ -52,17 +54,39 @@ class ModelStats:
 class Stats:
     """Tokens and cost per model over every assistant turn of the session."""
 
-    models: dict[str, ModelStats] = field(default_factory=dict)
+    _models: dict[str, ModelStats] = field(default_factory=dict)
+    #: turns counted but not added up yet: [model, usage, turns] by their memo key (``count``)
+    _pending: dict[Any, list[Any]] = field(default_factory=dict)
 
-    def add(self, model: str | None, usage: B.Usage | None) -> None:
+    @property
+    def models(self) -> dict[str, ModelStats]:
+        if self._pending:
+            pending = list(self._pending.values())
+            self._pending.clear()
+            for model, usage, n in pending:
+                self.add(model, usage, n)
+        return self._models
+
+    def add(self, model: str | None, usage: B.Usage | None, turns: int = 1) -> None:
         m = self.models.setdefault(model or "(unknown model)", ModelStats())
-        m.turns += 1
+        m.turns += turns
         if usage is not None:
-            m.input += usage.input or 0
-            m.output += usage.output or 0
-            m.cache_read += usage.cache_read or 0
-            m.cache_write += usage.cache_write or 0
-            m.cost += usage.cost or 0.0
+            m.input += (usage.input or 0) * turns
+            m.output += (usage.output or 0) * turns
+            m.cache_read += (usage.cache_read or 0) * turns
+            m.cache_write += (usage.cache_write or 0) * turns
+            m.cost += (usage.cost or 0.0) * turns
+
+    def count(self, key: Any, model: str | None, usage: B.Usage | None) -> None:
+        """``add`` for a turn whose model and usage are those of ``key``: counted, and added up
+        once per distinct key when the figures are asked for."""
+        got = self._pending.get(key)
+        if got is not None:
+            got[2] += 1
+        elif len(self._pending) < PENDING_TURNS:
+            self._pending[key] = [model, usage, 1]
+        else:
+            self.add(model, usage)
 
     def merge(self, other: "Stats") -> None:
         for name, o in other.models.items():
@@ -199,7 +223,7 @@ class EntryRenderer:
         #: the home directory tool calls shorten paths with (as ``format_tool_call`` reads it)
         self.home = home_dir()
         #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
-        self._usage_memo: dict[bytes, tuple[str | None, B.Usage | None, str]] = {}
+        self._usage_memo: dict[bytes, tuple[Any, str | None, B.Usage | None, str]] = {}
 
     def render(self, e: Entry, stats: Stats, line: bytes | None = None) -> tuple[str | None, str, list[str | None]]:
         """The entry's HTML body, its kind and its header texts (see ``_render``); ``line`` is
@@ -223,9 +247,12 @@ class EntryRenderer:
             return None, kind, ["tool result (shown with its call)", _line_time(e, line), "", ""]
         # the entry's own line, parsed once: the blocks load it from the renderer's cache
         full, from_line = self.manager.load_line(e, line)
-        model, usage, usage_text = self._model_usage(full)
+        key, model, usage, usage_text = self._model_usage(full)
         if e.type == "message" and e.role == "assistant":
-            stats.add(model, usage)
+            if key is not None:
+                stats.count(key, model, usage)
+            else:
+                stats.add(model, usage)
         ts = full.get("timestamp") if isinstance(full, dict) else e.timestamp
         # a time written as it stands in the line: the page reads it there (null here)
         when = None if from_line and isinstance(ts, str) else _time(ts)
@@ -250,23 +277,24 @@ class EntryRenderer:
         self._thinking = (e.id, thinking, [0])
         return title, "".join([self.block(b) for b in body])
 
-    def _model_usage(self, full: Any) -> tuple[str | None, B.Usage | None, str]:
-        """``_model_usage`` and the usage's text, made once per distinct provider, model and
-        usage (a session repeats a few models, and often the same figures)."""
+    def _model_usage(self, full: Any) -> tuple[Any, str | None, B.Usage | None, str]:
+        """A key for the turn's model and usage (None if it has none), ``_model_usage`` and the
+        usage's text, made once per distinct provider, model and usage (a session repeats a
+        few models, and often the same figures)."""
         msg = full.get("message") if isinstance(full, dict) else None
         if not isinstance(msg, dict) or msg.get("role") != "assistant":
-            return None, None, ""
+            return None, None, None, ""
         try:
             key = _json_key([msg.get("provider"), msg.get("model"), msg.get("usage")])
         except TypeError:  # a value orjson cannot write (an integer over 64 bits)
             model, usage = _model_usage(full)
-            return model, usage, usage.text if usage is not None else ""
+            return None, model, usage, usage.text if usage is not None else ""
         got = self._usage_memo.get(key)
         if got is None:
             if len(self._usage_memo) >= USAGE_MEMO:
                 self._usage_memo.clear()
             model, usage = _model_usage(full)
-            got = self._usage_memo[key] = (model, usage, usage.text if usage is not None else "")
+            got = self._usage_memo[key] = (key, model, usage, usage.text if usage is not None else "")
         return got
 
     def _caller_above(self, e: Entry) -> bool:
