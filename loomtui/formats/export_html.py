@@ -317,8 +317,12 @@ def _render_chunks(renderer: EntryRenderer, records: _Records, start: int, stop:
                 meta: bytes = _NO_ENTRY_META[i < in_file]
             else:
                 body, kind, head = render(e, stats, line if i < in_file else None)
-                meta = dumps_bytes((body, 1 if i < in_file else 0, kind, head))
-            pending += (_utf8(line), b"\n", meta, b"\n")
+                row = (body, 1 if i < in_file else 0, kind, head)
+                try:
+                    meta = orjson.dumps(row)
+                except TypeError:  # a lone surrogate in an entry read by an adapter
+                    meta = dumps_bytes(row)
+            pending += (line if line.isascii() else _utf8(line), b"\n", meta, b"\n")
             held += len(line) + len(meta)
             del line, meta
             if held >= READ_BYTES:
