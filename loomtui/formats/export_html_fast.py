@@ -19,9 +19,13 @@ import re
 from html import escape
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from loomtui.view import blocks as B
 from loomtui.view.text import format_tool_call
 
+#: the most distinct (tool name, arguments) whose HTML a renderer keeps (``_call_html``)
+CALL_MEMO = 4096
 #: longer texts are shown preformatted, not parsed as Markdown (``EntryRenderer.markdown``)
 MARKDOWN_LIMIT = 200_000
 #: a text markdown-it renders as plain paragraphs: no character that starts any Markdown
@@ -164,10 +168,27 @@ def _tool_call_html(r: EntryRenderer, block: dict[str, Any]) -> str | None:
             result = _result_html(found.id, pre, out.text.count("\n") + 1)
         if msg.get("isError"):
             err = " err"
-    label = format_tool_call(name, args, r.home) or (str(name) if name is not None else "") or "tool"
-    args_html = "".join([r.block(a) for a in B.args_blocks(name, args)])
-    return (f'<div class="tool{err}"><div class="th"><span>{escape(label)}</span><span class="sp"></span>'
+    label, args_html = _call_html(r, name, args)
+    return (f'<div class="tool{err}"><div class="th"><span>{label}</span><span class="sp"></span>'
             f'<span class="muted">{attr(str(call_id))}</span></div><div class="tb">{args_html}{result}</div></div>')
+
+
+def _call_html(r: EntryRenderer, name: Any, args: Any) -> tuple[str, str]:
+    """A call's one-line text (escaped) and its arguments' HTML, made once per distinct tool
+    name and arguments (a session reads and lists the same paths again and again)."""
+    try:
+        key: bytes | None = orjson.dumps([name, args])
+    except TypeError:  # a value orjson cannot write: made each time
+        key = None
+    got = r.call_memo.get(key) if key is not None else None
+    if got is None:
+        label = format_tool_call(name, args, r.home) or (str(name) if name is not None else "") or "tool"
+        got = (escape(label), "".join([r.block(a) for a in B.args_blocks(name, args)]))
+        if key is not None:
+            if len(r.call_memo) >= CALL_MEMO:
+                r.call_memo.clear()
+            r.call_memo[key] = got
+    return got
 
 
 def _output_lines(msg: dict[str, Any]) -> int | None:

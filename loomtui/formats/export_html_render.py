@@ -222,6 +222,8 @@ class EntryRenderer:
         self._fast = manager.source.describe is None
         #: the home directory tool calls shorten paths with (as ``format_tool_call`` reads it)
         self.home = home_dir()
+        #: a call's text and arguments' HTML by its JSON (``export_html_fast._call_html``)
+        self.call_memo: dict[bytes, tuple[str, str]] = {}
         #: ``_model_usage`` by its JSON inputs (``USAGE_MEMO`` at most)
         self._usage_memo: dict[bytes, tuple[Any, str | None, B.Usage | None, str]] = {}
 
