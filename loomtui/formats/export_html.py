@@ -67,7 +67,7 @@ FIND_LEVEL = 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
-SIDEBAR_PER_CHUNK = 680
+SIDEBAR_PER_CHUNK = 610
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).with_name("html")
