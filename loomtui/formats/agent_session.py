@@ -94,6 +94,9 @@ class AgentSource:
     #: pass over the whole file's usage lines
     deferred: Callable[[], None] | None = None
     deferred_attached: Callable[[], None] | None = None
+    _attached_apart: bool = False  # ``deferred_attached`` ran (the tokens may still wait)
+    #: one entry's tokens without counting the whole file (while ``deferred`` is pending)
+    usage_one: Callable[[str], dict[str, Any] | None] | None = None
 
     def ensure(self) -> None:
         """Everything left for later, done now."""
@@ -108,14 +111,21 @@ class AgentSource:
     def _attach(self) -> None:
         if self.deferred_attached is not None:
             fn, self.deferred_attached = self.deferred_attached, None
+            self._attached_apart = True
             fn()
-        else:
+        elif not self._attached_apart:
             self._count()
 
     @property
     def usage(self) -> dict[str, dict[str, Any]]:
         self._count()
         return self._usage
+
+    def usage_of(self, eid: str) -> dict[str, Any] | None:
+        """``usage.get(eid)``, without counting the whole file when the reader can say it alone."""
+        if self.deferred is not None and self.usage_one is not None:
+            return self.usage_one(eid)
+        return self.usage.get(eid)
 
     @property
     def attached(self) -> dict[str, list[dict[str, Any]]]:

@@ -191,7 +191,7 @@ def _assistant(src: AgentSource, eid: str, base: dict[str, Any], obj: dict[str, 
     if obj.get("isApiErrorMessage") or obj.get("error"):
         m["stopReason"] = "error"
         m["errorMessage"] = text_of(msg.get("content")) or str(obj.get("error"))
-    usage = src.usage.get(eid)
+    usage = src.usage_of(eid)
     if usage is not None:
         m["usage"] = usage
     return {"type": "message", **base, "message": m}

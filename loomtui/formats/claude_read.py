@@ -34,6 +34,7 @@ from loomtui.formats.claude_tree import (
     find_leaf,
     mark_stray,
     names_from_books,
+    one_usage,
     session_id_of,
     stats_of,
 )
@@ -429,6 +430,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
     src.deferred = lambda: deferred_usage(src, sc, shown, sidechain_root is not None)
     src.deferred_attached = lambda: deferred_books(src, sc, shown, sidechain_root is not None)
+    src.usage_one = one_usage(sc, shown, sidechain_root is not None)
     title = names_from_books(src, sc, shown)
     main = shown.main
     src.span_entries = [skels[i] for i in main] if shown.main_set is not None else skels

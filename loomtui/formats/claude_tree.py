@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Callable
 from itertools import compress
 from typing import TYPE_CHECKING, Any
 
@@ -111,6 +112,56 @@ def deferred_books(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool
     else:
         nearest = "main" if shown.main_set is not None else "any"
     attach_books(src, sc, shown.main, sc.by_id, shown.has, nearest)
+
+
+def one_usage(sc: Scan, shown: Shown, one_sidechain: bool) -> Callable[[str], dict[str, Any] | None]:
+    """One entry's tokens by ``count_usage``'s rule, reading only its response's lines: an
+    assistant's detail (a tool result's call) needs no count of the whole file. The lines are
+    grouped by response once, on the first call."""
+    groups: dict[Any, list[int]] = {}
+    lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
+    at: dict[int, int] = {}
+
+    def usage(eid: str) -> dict[str, Any] | None:
+        if not lines and not at:
+            lines.extend(sc.usage())
+            for p, (i, _side, mid, rid, _u) in enumerate(lines):
+                at[i] = p
+                groups.setdefault(_usage_key(i, mid, rid), []).append(p)
+        i = sc.by_id.get(eid)
+        p = at.get(i) if i is not None else None
+        if p is None or (one_sidechain and not shown.has(i)):
+            return None
+        _i, _side, mid, rid, _u = lines[p]
+        chosen = _counted(lines, groups[_usage_key(i, mid, rid)])
+        return pi_usage(chosen[1]) if chosen is not None and chosen[0] == i else None
+
+    return usage
+
+
+def _usage_key(i: int, mid: Any, rid: Any) -> Any:
+    return (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
+
+
+def _counted(lines: list[tuple[int, bool, Any, Any, dict[str, Any]]], group: list[int]) -> tuple[int, Any] | None:
+    """(line, usage) counted for one response, its lines at ``group`` (positions in ``lines``):
+    ``count_usage`` for those lines. A line repeating the line before it is skipped only when
+    that line is of the same response, so the walk starts afresh after another response's line."""
+    best: tuple[tuple[bool, int, int], int, Any] | None = None
+    last: tuple[Any, bool] | None = None
+    prev = -2
+    for p in group:
+        i, side, _mid, _rid, u = lines[p]
+        if p != prev + 1:
+            last = None
+        prev = p
+        if last is not None and u == last[0] and (not side) <= last[1]:
+            continue
+        last = (u, not side)
+        rank = (not side, _total(u), -i)
+        if best is None or rank > best[0]:
+            best = (rank, i, u)
+    return None if best is None else (best[1], best[2])
 
 
 def count_usage(sc: Scan) -> list[tuple[int, dict[str, Any]]]:

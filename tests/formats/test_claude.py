@@ -432,6 +432,7 @@ def test_lines_without_a_uuid_are_attached_without_counting_the_tokens(claude_di
     sm = open_any(str(claude_dir / name))
     src = sm.agent
     attached = src.attached
+    assert src.attached is attached  # asked again: still not counted
     assert src.deferred is not None  # the tokens are not counted yet
     usage = src.usage
     assert src.deferred is None and src.deferred_attached is None
@@ -439,3 +440,38 @@ def test_lines_without_a_uuid_are_attached_without_counting_the_tokens(claude_di
     together.ensure()
     assert attached == together.attached and usage == together.usage
     assert src.extra == together.extra
+
+
+def _usage_alone_equals_the_count(path: Path, **kw: Any) -> int:
+    alone = claude.open_claude(str(path), **kw)
+    src = alone.agent
+    ids = [e.id for e in alone.index.entries]
+    got = {eid: src.usage_one(eid) for eid in ids}  # type: ignore[misc]
+    assert src.deferred is not None  # nothing was counted for the whole file meanwhile
+    counted = claude.open_claude(str(path), **kw).agent.usage
+    assert {k: v for k, v in got.items() if v is not None} == {k: v for k, v in counted.items() if k in got}
+    return len(counted)
+
+
+@pytest.mark.parametrize("name", CLAUDE_FILES)
+def test_one_entrys_tokens_alone_equal_the_whole_files_count(claude_dir: Path, name: str) -> None:
+    """An assistant's detail reads its own response's lines only (``claude_tree.one_usage``);
+    every entry gets what counting the whole file gives it."""
+    assert _usage_alone_equals_the_count(claude_dir / name) > 0
+
+
+def test_one_entrys_tokens_follow_the_rule_on_repeats_and_sidechains(tmp_path: Path) -> None:
+    """Split responses, a part repeated right after itself (skipped), the same response again
+    after another one's line (not skipped: a new walk), a sidechain copy (the main line wins)."""
+    def line(n: int, mid: str, out: int, side: bool = False, rid: str | None = "r") -> str:
+        return json.dumps({"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
+                           "isSidechain": side, "sessionId": "s", "requestId": rid,
+                           "timestamp": f"2026-01-01T00:00:{n:02d}Z",
+                           "message": {"id": mid, "role": "assistant", "content": [{"type": "text", "text": "t"}],
+                                       "usage": {"input_tokens": 1, "output_tokens": out}}})
+    rows = [line(0, "a", 1), line(1, "a", 1), line(2, "a", 5), line(3, "b", 2), line(4, "a", 5), line(5, "a", 5, True),
+            line(6, "c", 3, True), line(7, "c", 3), line(8, "d", 4, rid=None), line(9, "d", 9, rid="x"),
+            line(10, "e", 2), line(11, "e", 2, True)]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(rows) + "\n")
+    assert _usage_alone_equals_the_count(path) >= 4
