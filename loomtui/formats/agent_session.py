@@ -57,6 +57,10 @@ class Subagent:
     entries: int = 0
 
 
+#: entries whose tokens ``AgentSource.usage_of`` reads alone before it counts the whole file
+USAGE_ALONE = 16
+
+
 @dataclass
 class AgentSource:
     """The tool's file behind an AgentSession."""
@@ -95,6 +99,7 @@ class AgentSource:
     deferred: Callable[[], None] | None = None
     deferred_attached: Callable[[], None] | None = None
     _attached_apart: bool = False  # ``deferred_attached`` ran (the tokens may still wait)
+    _usage_asked: int = 0  # entries whose tokens ``usage_of`` read alone
     #: one entry's tokens without counting the whole file (while ``deferred`` is pending)
     usage_one: Callable[[str], dict[str, Any] | None] | None = None
 
@@ -122,8 +127,11 @@ class AgentSource:
         return self._usage
 
     def usage_of(self, eid: str) -> dict[str, Any] | None:
-        """``usage.get(eid)``, without counting the whole file when the reader can say it alone."""
-        if self.deferred is not None and self.usage_one is not None:
+        """``usage.get(eid)``, without counting the whole file when the reader can say it alone:
+        for the few entries a detail pane shows. Many asked one by one (``info`` reads every
+        assistant turn) are cheaper counted all at once."""
+        if self.deferred is not None and self.usage_one is not None and self._usage_asked < USAGE_ALONE:
+            self._usage_asked += 1
             return self.usage_one(eid)
         return self.usage.get(eid)
 

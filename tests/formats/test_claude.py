@@ -475,3 +475,19 @@ def test_one_entrys_tokens_follow_the_rule_on_repeats_and_sidechains(tmp_path: P
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(rows) + "\n")
     assert _usage_alone_equals_the_count(path) >= 4
+
+
+def test_many_entries_asked_one_by_one_count_the_whole_file_once(claude_dir: Path) -> None:
+    """A detail pane asks for one or two entries' tokens (read alone); ``info`` asks for every
+    assistant turn: past a few, the whole file is counted once instead."""
+    from loomtui.formats.agent_session import USAGE_ALONE
+
+    sm = open_any(str(claude_dir / CLAUDE_FILES[0]))
+    src = sm.agent
+    ids = [e.id for e in sm.index.entries]
+    assert len(ids) > USAGE_ALONE + 1
+    first = [src.usage_of(eid) for eid in ids[:USAGE_ALONE]]
+    assert src.deferred is not None  # read alone so far
+    rest = [src.usage_of(eid) for eid in ids[USAGE_ALONE:]]
+    assert src.deferred is None  # counted once
+    assert first + rest == [src.usage.get(eid) for eid in ids]
