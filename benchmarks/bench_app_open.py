@@ -32,35 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_reopen import measured  # noqa: E402
-from benchmarks.common import SHARED, compile_bytecode, pi_available, session_file  # noqa: E402
+from benchmarks.common import APP_CHILD_START, SHARED, compile_bytecode, pi_available, session_file  # noqa: E402
 
-CHILD = r"""
-import sys, time, json, os, resource
-T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import start_split
-split = start_split(sys.argv[1])
-import asyncio
-from loomtui.app.app import LoomApp
-from loomtui.app.widgets.tree_view import TreeView
-marks = {}
-real = TreeView.render_line
-def cpu():
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
-def render_line(self, y):
-    if self.model is not None and "tree" not in marks:
-        marks["tree"] = time.time()
-        marks["cpu"] = cpu()
-    return real(self, y)
-TreeView.render_line = render_line
-from loomtui.app.widgets.detail import DetailPane
-real_detail = DetailPane.render_line
-def detail_line(self, y):
-    if self.entry_id is not None and "detail" not in marks:
-        marks["detail"] = time.time()
-    return real_detail(self, y)
-DetailPane.render_line = detail_line
-
+CHILD = APP_CHILD_START + r"""
 async def main():
     w, h = (int(x) for x in sys.argv[3].split("x"))
     app = LoomApp(sys.argv[1], watch=False, split=split)

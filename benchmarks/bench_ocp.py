@@ -29,33 +29,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import DATA, compile_bytecode, run_measured, session_file  # noqa: E402
+from benchmarks.common import APP_CHILD_START, DATA, compile_bytecode, run_measured, session_file  # noqa: E402
 from benchmarks.gen_ocp import make_run  # noqa: E402
 
-CHILD = r"""
-import sys, time, json, asyncio, resource
-T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import start_split
-split = start_split(sys.argv[1])  # as `loomtui FILE` starts (nothing to start for a run)
-from loomtui.app.app import LoomApp
-from loomtui.app.widgets.tree_view import TreeView
-from loomtui.app.widgets.detail import DetailPane
-from loomtui.app.screens.browser import BrowserScreen
-marks = {}
-orig_detail = DetailPane.render_line
-def detail_line(self, y):
-    if self.entry_id is not None and "detail" not in marks:
-        marks["detail"] = time.time()
-    return orig_detail(self, y)
-DetailPane.render_line = detail_line
-orig = TreeView.render_line
-def render_line(self, y):
-    if self.model is not None and "tree" not in marks:
-        marks["tree"] = time.time()
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        marks["cpu"] = ru.ru_utime + ru.ru_stime
-    return orig(self, y)
-TreeView.render_line = render_line
+CHILD = APP_CHILD_START + r"""
 import loomtui.app.screens.browser_loading as browser_module
 orig_open = browser_module.open_session
 def timed_open(path, *args, **kwargs):

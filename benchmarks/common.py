@@ -74,3 +74,35 @@ def best_of(fn, repeat: int = 3) -> float:  # type: ignore[no-untyped-def]
 
 def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+#: the start of an app benchmark's child process (``python -c``; ``sys.argv[1]`` the file,
+#: ``sys.argv[2]`` the parent's ``time.time()`` at the spawn): it starts as ``loomtui FILE`` does
+#: (``commands.app.start_split`` before Textual is imported) and hooks the widgets:
+#: ``marks["tree"]`` when the tree draws its first row of a loaded session (``marks["cpu"]``: CPU
+#: seconds so far, children included), ``marks["detail"]`` when the detail pane first draws an
+#: entry. The script goes on with its own ``main``.
+APP_CHILD_START = r"""
+import sys, time, json, os, resource, asyncio
+T_SPAWN = float(sys.argv[2])
+from loomtui.commands.app import start_split
+split = start_split(sys.argv[1])
+from loomtui.app.app import LoomApp
+from loomtui.app.widgets.tree_view import TreeView
+from loomtui.app.widgets.detail import DetailPane
+marks = {}
+def _cpu():
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+_tree_line, _detail_line = TreeView.render_line, DetailPane.render_line
+def _hooked_tree_line(self, y):
+    if self.model is not None and "tree" not in marks:
+        marks["tree"] = time.time()
+        marks["cpu"] = _cpu()
+    return _tree_line(self, y)
+def _hooked_detail_line(self, y):
+    if self.entry_id is not None and "detail" not in marks:
+        marks["detail"] = time.time()
+    return _detail_line(self, y)
+TreeView.render_line, DetailPane.render_line = _hooked_tree_line, _hooked_detail_line
+"""
