@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tuple[int, TreeModel | None]:
-    """Print the rows; ``texts``: take the entries' row texts kept from an earlier run."""
+    """Print the rows; ``texts`` (plain rows): take the entries' row texts kept from an earlier
+    run, else those the tail-parsing child wrote (view/tail_texts.py)."""
     # a big session is read on two CPUs: a child parses the second half meanwhile
     split = None
     if args.view is not None:
@@ -163,7 +164,7 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
     model.compact = args.compact
     if texts:
         model.row_texts = flatcache.load_texts(manager, model.flat, model.home)
-        if model.row_texts is None and split is not None and model.home == home_dir():
+        if model.row_texts is None and split is not None:
             model.row_texts = tail_texts.texts_by_index(manager.index.entries, split.tail_work_result,
                                                         model.tool_call_ids_unique)
     if model.mode != args.filter:

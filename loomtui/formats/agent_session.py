@@ -93,12 +93,10 @@ class AgentSource:
     extra: dict[str, Any] = field(default_factory=dict)
     label_dir: str | None = None
     #: work a reader leaves until its results are first asked for: the tokens (``usage``,
-    #: ``extra["usage"]``), and the lines without an id (``attached``; with the tokens when
-    #: ``deferred_attached`` is None). Apart, a user's or a tool result's detail pane needs no
-    #: pass over the whole file's usage lines
+    #: ``extra["usage"]``) and, apart, the lines without an id (``attached``): a user's or a
+    #: tool result's detail pane needs no pass over the whole file's usage lines
     deferred: Callable[[], None] | None = None
     deferred_attached: Callable[[], None] | None = None
-    _attached_apart: bool = False  # ``deferred_attached`` ran (the tokens may still wait)
     _usage_asked: int = 0  # entries whose tokens ``usage_of`` read alone
     #: one entry's tokens without counting the whole file (while ``deferred`` is pending)
     usage_one: Callable[[str], dict[str, Any] | None] | None = None
@@ -116,10 +114,7 @@ class AgentSource:
     def _attach(self) -> None:
         if self.deferred_attached is not None:
             fn, self.deferred_attached = self.deferred_attached, None
-            self._attached_apart = True
             fn()
-        elif not self._attached_apart:
-            self._count()
 
     @property
     def usage(self) -> dict[str, dict[str, Any]]:

@@ -114,20 +114,22 @@ def deferred_books(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool
     attach_books(src, sc, shown.main, sc.by_id, shown.has, nearest)
 
 
+UsageLine = tuple[int, bool, Any, Any, dict[str, Any]]
+
+
 def one_usage(sc: Scan, shown: Shown, one_sidechain: bool) -> Callable[[str], dict[str, Any] | None]:
     """One entry's tokens by ``count_usage``'s rule, reading only its response's lines: an
     assistant's detail (a tool result's call) needs no count of the whole file. The lines are
     grouped by response once, on the first call."""
+    lines: list[UsageLine] = []
     groups: dict[Any, list[int]] = {}
-    lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
     at: dict[int, int] = {}
 
     def usage(eid: str) -> dict[str, Any] | None:
         if not lines and not at:
             lines.extend(sc.usage())
-            for p, (i, _side, mid, rid, _u) in enumerate(lines):
-                at[i] = p
-                groups.setdefault(_usage_key(i, mid, rid), []).append(p)
+            groups.update(_responses(lines))
+            at.update((line[0], p) for p, line in enumerate(lines))
         i = sc.by_id.get(eid)
         p = at.get(i) if i is not None else None
         if p is None or (one_sidechain and not shown.has(i)):
@@ -140,13 +142,23 @@ def one_usage(sc: Scan, shown: Shown, one_sidechain: bool) -> Callable[[str], di
 
 
 def _usage_key(i: int, mid: Any, rid: Any) -> Any:
+    """The response a usage line belongs to: its (message id, request id), else the line alone."""
     return (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
 
 
-def _counted(lines: list[tuple[int, bool, Any, Any, dict[str, Any]]], group: list[int]) -> tuple[int, Any] | None:
+def _responses(lines: list[UsageLine]) -> dict[Any, list[int]]:
+    """Each response's lines (positions in ``lines``), responses in the order they first appear."""
+    groups: dict[Any, list[int]] = {}
+    for p, (i, _side, mid, rid, _u) in enumerate(lines):
+        groups.setdefault(_usage_key(i, mid, rid), []).append(p)
+    return groups
+
+
+def _counted(lines: list[UsageLine], group: list[int]) -> tuple[int, Any] | None:
     """(line, usage) counted for one response, its lines at ``group`` (positions in ``lines``):
-    ``count_usage`` for those lines. A line repeating the line before it is skipped only when
-    that line is of the same response, so the walk starts afresh after another response's line."""
+    its largest usage, a main-chain line before a sidechain copy, the first such line. A line
+    repeating the usage of the line just before it, of the same response, is skipped (the next
+    part of a response): after another response's line the walk starts afresh."""
     best: tuple[tuple[bool, int, int], int, Any] | None = None
     last: tuple[Any, bool] | None = None
     prev = -2
@@ -165,21 +177,11 @@ def _counted(lines: list[tuple[int, bool, Any, Any, dict[str, Any]]], group: lis
 
 
 def count_usage(sc: Scan) -> list[tuple[int, dict[str, Any]]]:
-    """(line index, usage) of each response, counted once: the lines of one (message id,
-    request id) count with their largest usage, a main-chain line before a sidechain copy, the
-    first such line; a line that repeats the previous line's response and usage is skipped."""
-    best: dict[Any, tuple[tuple[bool, int, int], int, dict[str, Any]]] = {}
-    last: Any = None
-    for i, side, mid, rid, u in sc.usage():
-        key = (mid, rid if type(rid) is str else None) if type(mid) is str else ("line", i)
-        if last is not None and key == last[0] and u == last[1] and (not side) <= last[2]:
-            continue  # the next part of a response repeating its usage
-        last = (key, u, not side)
-        rank = (not side, _total(u), -i)
-        seen = best.get(key)
-        if seen is None or rank > seen[0]:
-            best[key] = (rank, i, u)
-    return [(i, u) for _rank, i, u in best.values()]
+    """(line index, usage) of each response, counted once (``_counted``), in the order the
+    responses first appear."""
+    lines = sc.usage()
+    counted = (_counted(lines, group) for group in _responses(lines).values())
+    return [c for c in counted if c is not None]
 
 
 def _total(u: dict[str, Any]) -> int:

@@ -130,31 +130,6 @@ class Totals:
     last_end: float = -math.inf
     statuses: Counter[str] = field(default_factory=Counter)
 
-    def add(self, f: Facts) -> None:
-        status, tokens, usd, s, e = f[:5]
-        self.attempts += 1
-        self.statuses[status] += 1
-        self.tokens += tokens
-        if usd is not None:
-            self.usd += usd
-            self.priced += 1
-        if s is not None and s < self.first_start:
-            self.first_start = s
-        if e is not None and e > self.last_end:
-            self.last_end = e
-        if s is not None and e is not None and e >= s:
-            self.agent_seconds += e - s
-
-    def merge(self, o: "Totals") -> None:
-        self.attempts += o.attempts
-        self.statuses.update(o.statuses)
-        self.tokens += o.tokens
-        self.usd += o.usd
-        self.priced += o.priced
-        self.first_start = min(self.first_start, o.first_start)
-        self.last_end = max(self.last_end, o.last_end)
-        self.agent_seconds += o.agent_seconds
-
     @property
     def wall_seconds(self) -> float | None:
         return self.last_end - self.first_start if self.last_end >= self.first_start else None
@@ -192,7 +167,7 @@ def duration_text(seconds: float | None) -> str:
 
 def totals_from(facts: list[Facts]) -> Totals:
     """The totals of these attempts, summed column by column with builtins (a run's 50k
-    attempts are on its first row); each sum adds in the order given, as ``Totals.add`` would."""
+    attempts are on its first row); the floats are added in the order given."""
     t = Totals()
     if not facts:
         return t

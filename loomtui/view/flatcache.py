@@ -27,12 +27,12 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
 from loomtui.view import flat as F
 from loomtui.view.flat import HIDDEN, OTHER, Flat
-from loomtui.view.text import display_segments
+from loomtui.view.text import display_text
 
 SUFFIX = ".ltf"
 MAGIC = b"LOOMTUI-FLAT\x00"
 FORMAT = 1
-#: the one-line text of every entry (``display_segments`` joined) for one leaf and HOME
+#: the one-line text of every entry (``display_text``) for one leaf and HOME
 TEXTS_SUFFIX = ".ltx"
 TEXTS_MAGIC = b"LOOMTUI-TEXTS\x00"
 
@@ -159,7 +159,7 @@ def store_job(manager: SessionManager, flat: Flat) -> Callable[[], None] | None:
 
 
 def load_texts(manager: SessionManager, flat: Flat, home: str) -> list[str] | None:
-    """The row text of every entry (by file index) as ``display_segments`` joins it for
+    """The row text of every entry (by file index) as ``display_text`` gives it for
     ``flat`` (its tool-call map) and ``home``, kept by ``texts_job`` for the unchanged file."""
     key = _key(manager)
     if key is None:
@@ -185,7 +185,7 @@ def texts_job(manager: SessionManager, flat: Flat, home: str) -> Callable[[], No
     tool_calls = flat.tool_calls
 
     def store() -> None:
-        texts = ["".join([t for _s, t in display_segments(e, tool_calls, home)]) for e in entries]
+        texts = [display_text(e, tool_calls, home) for e in entries]
         indexcache.write_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC, (FORMAT, key, flat.leaf_id, len(entries), home, texts))
 
     return store

@@ -1,7 +1,7 @@
 """Row texts made by the child that parses a big session's tail (``session/split.py``).
 
 `loomtui tree` on a cold 100k-entry session spends about a fifth of its time writing each
-entry's row text (``display_segments`` joined). The child that parses the second part of the
+entry's row text (``display_text``). The child that parses the second part of the
 file is idle once it has, while this process is still reading the first part; so it also writes
 the row texts of its own entries (``child_work``) and they come back with them. The one text it
 cannot know is a tool result's whose call is in the first part: left None, written here as
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_truthy
 from loomtui.view import flat as F
-from loomtui.view.text import display_segments
+from loomtui.view.text import display_text
 
 
 def child_work(home: str) -> Callable[[list[Entry]], list[str | None] | None]:
@@ -34,7 +34,7 @@ def child_work(home: str) -> Callable[[list[Entry]], list[str | None] | None]:
             if e.role == "toolResult" and e.type == "message" and js_truthy(e.aux) and e.aux not in calls:
                 append(None)
             else:
-                append("".join([t for _s, t in display_segments(e, calls, home)]))
+                append(display_text(e, calls, home))
         return out
 
     def guarded(entries: list[Entry]) -> list[str | None] | None:
