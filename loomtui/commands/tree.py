@@ -147,6 +147,7 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
     run, else those the tail-parsing child wrote (view/tail_texts.py)."""
     # a big session is read on two CPUs: a child parses the second half meanwhile
     split = None
+    head = None
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
     else:
@@ -154,6 +155,9 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
         # plain rows: the child also writes the row texts of the entries it parses
         work = tail_texts.child_work(home_dir()) if texts else None
         split = SplitParse.start(args.file, fraction=0.6, tail_work=work)
+        head = tail_texts.HeadTexts(home_dir()) if texts else None
+        if split is not None and head is not None:
+            split.head_work = head.steps
         try:
             manager = open_session(args.file, split=split, progress=report)
         finally:
@@ -166,7 +170,8 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
         model.row_texts = flatcache.load_texts(manager, model.flat, model.home)
         if model.row_texts is None and split is not None:
             model.row_texts = tail_texts.texts_by_index(manager.index.entries, split.tail_work_result,
-                                                        model.tool_call_ids_unique)
+                                                        model.tool_call_ids_unique,
+                                                        head.result if head is not None else None)
     if model.mode != args.filter:
         raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
     model.set_show_archived(args.show_archived)

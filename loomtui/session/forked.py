@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import select
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 
 #: how often ``child_output`` calls its ``poll`` while it waits
 POLL_SECONDS = 0.1
+_DONE = object()
 
 
 def can_fork() -> bool:
@@ -49,14 +51,25 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
     return pid, read_fd
 
 
-def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None) -> bytes | None:
+def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
+                 idle: Iterator[None] | None = None) -> bytes | None:
     """Everything the child wrote, once it has exited (and been reaped); None if it failed.
     ``poll`` is called about every 0.1 s while the child has nothing to say yet; whatever it
-    raises ends the child and comes out of here."""
+    raises ends the child and comes out of here. ``idle``: work done a step at a time while
+    the child has nothing to say (each ``next`` a few milliseconds); left unfinished once the
+    child's answer starts to arrive."""
     chunks = []
     done = False
+    next_poll = time.monotonic() + POLL_SECONDS
     try:
         while True:
+            if idle is not None and not select.select([read_fd], [], [], 0)[0]:
+                if next(idle, _DONE) is _DONE:
+                    idle = None
+                if poll is not None and time.monotonic() >= next_poll:
+                    next_poll = time.monotonic() + POLL_SECONDS
+                    poll()
+                continue
             if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
                 poll()
                 continue
@@ -64,6 +77,7 @@ def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None)
             if not chunk:
                 break
             chunks.append(chunk)
+            idle = None  # the answer is arriving: take it whole, without pauses
         done = True
     finally:
         os.close(read_fd)
