@@ -13,7 +13,7 @@ from typing import TextIO
 from loomtui.commands.progress import stderr_progress
 from loomtui.commands.tree_memo import TreeMemo
 from loomtui.formats.opening import open_session
-from loomtui.commands._output import write_lines
+from loomtui.commands._output import keep_until_exit, write_lines
 from loomtui.session import indexcache
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
@@ -112,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
             buffer.flush()
             return 0
     if memo is None or getattr(sys.stdout, "buffer", None) is None:
-        return _print(args, sys.stdout, texts=not _resolved(args)[0])[0]
+        code, model = _print(args, sys.stdout, texts=not _resolved(args)[0])
+        keep_until_exit(model)
+        return code
     # the index, the flattened tree and this memo are written in one background child once the
     # rows are out (a child alive meanwhile would slow the layout: copy-on-write)
     indexcache.hold_writes()
@@ -121,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                                 newline="\n")
         code, model = _print(args, text, texts=not color)
+        keep_until_exit(model)
         text.flush()
         data = text.buffer.getbuffer()  # type: ignore[attr-defined]  # no copy of the output
         sys.stdout.flush()
