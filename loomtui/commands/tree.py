@@ -13,7 +13,7 @@ from typing import TextIO
 from loomtui.commands.progress import stderr_progress
 from loomtui.commands.tree_memo import TreeMemo
 from loomtui.formats.opening import open_session
-from loomtui.commands._output import write_lines
+from loomtui.commands._output import keep_until_exit, write_lines
 from loomtui.session import indexcache
 from loomtui.session.split import SplitParse
 from loomtui.session.errors import LoomError
@@ -112,7 +112,9 @@ def run(args: argparse.Namespace) -> int:
             buffer.flush()
             return 0
     if memo is None or getattr(sys.stdout, "buffer", None) is None:
-        return _print(args, sys.stdout, texts=not _resolved(args)[0])[0]
+        code, model = _print(args, sys.stdout, texts=not _resolved(args)[0])
+        keep_until_exit(model)
+        return code
     # the index, the flattened tree and this memo are written in one background child once the
     # rows are out (a child alive meanwhile would slow the layout: copy-on-write)
     indexcache.hold_writes()
@@ -121,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
         text = io.TextIOWrapper(io.BytesIO(), encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                                 newline="\n")
         code, model = _print(args, text, texts=not color)
+        keep_until_exit(model)
         text.flush()
         data = text.buffer.getbuffer()  # type: ignore[attr-defined]  # no copy of the output
         sys.stdout.flush()
@@ -147,6 +150,7 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
     run, else those the tail-parsing child wrote (view/tail_texts.py)."""
     # a big session is read on two CPUs: a child parses the second half meanwhile
     split = None
+    head = None
     if args.view is not None:
         manager = open_session(args.file, tree_id=args.view)
     else:
@@ -154,6 +158,9 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
         # plain rows: the child also writes the row texts of the entries it parses
         work = tail_texts.child_work(home_dir()) if texts else None
         split = SplitParse.start(args.file, fraction=0.6, tail_work=work)
+        head = tail_texts.HeadTexts(home_dir()) if texts else None
+        if split is not None and head is not None:
+            split.head_work = head.steps
         try:
             manager = open_session(args.file, split=split, progress=report)
         finally:
@@ -166,7 +173,8 @@ def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tup
         model.row_texts = flatcache.load_texts(manager, model.flat, model.home)
         if model.row_texts is None and split is not None:
             model.row_texts = tail_texts.texts_by_index(manager.index.entries, split.tail_work_result,
-                                                        model.tool_call_ids_unique)
+                                                        model.tool_call_ids_unique,
+                                                        head.result if head is not None else None)
     if model.mode != args.filter:
         raise LoomError(f"unknown filter mode {args.filter!r} for {args.file}; use one of {', '.join(model.modes)}")
     model.set_show_archived(args.show_archived)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import os
 import select
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 
 
 #: how often ``child_output`` calls its ``poll`` while it waits
 POLL_SECONDS = 0.1
+_DONE = object()
 
 
 def can_fork() -> bool:
@@ -32,6 +34,7 @@ def can_fork() -> bool:
 def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
     """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on)."""
     read_fd, write_fd = os.pipe()
+    _widen(write_fd)
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -49,14 +52,39 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
     return pid, read_fd
 
 
-def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None) -> bytes | None:
+#: the pipe's capacity asked for (Linux lets anyone ask for up to /proc/sys/fs/pipe-max-size,
+#: 1 MB by default): a result of tens of MB then crosses in fewer, larger steps
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+    except (OSError, ImportError):
+        pass  # not Linux, or a lower limit: the default capacity works too
+
+
+def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
+                 idle: Iterator[None] | None = None) -> bytes | None:
     """Everything the child wrote, once it has exited (and been reaped); None if it failed.
     ``poll`` is called about every 0.1 s while the child has nothing to say yet; whatever it
-    raises ends the child and comes out of here."""
+    raises ends the child and comes out of here. ``idle``: work done a step at a time while
+    the child has nothing to say (each ``next`` a few milliseconds); left unfinished once the
+    child's answer starts to arrive."""
     chunks = []
     done = False
+    next_poll = time.monotonic() + POLL_SECONDS
     try:
         while True:
+            if idle is not None and not select.select([read_fd], [], [], 0)[0]:
+                if next(idle, _DONE) is _DONE:
+                    idle = None
+                if poll is not None and time.monotonic() >= next_poll:
+                    next_poll = time.monotonic() + POLL_SECONDS
+                    poll()
+                continue
             if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
                 poll()
                 continue
@@ -64,6 +92,7 @@ def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None)
             if not chunk:
                 break
             chunks.append(chunk)
+            idle = None  # the answer is arriving: take it whole, without pauses
         done = True
     finally:
         os.close(read_fd)

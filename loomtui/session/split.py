@@ -19,7 +19,8 @@ import marshal
 import mmap
 import os
 import struct
-from typing import Any, Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
@@ -41,6 +42,9 @@ _PAYLOAD_VERSION = 2
 #: more work the child may do on the entries it parsed (its result must marshal): what a
 #: caller above this layer wants of them while this process still reads the head
 TailWork = Callable[[list[Entry]], Any]
+#: work on the head's entries, a step at a time, while this process waits for the child
+#: (``forked.child_output``'s ``idle``); what it makes it keeps itself
+HeadWork = Callable[[list[Entry]], Iterator[None]]
 #: what the child has read so far (bytes after ``at``, entries), in memory both processes share
 _COUNTS = struct.Struct("qq")
 
@@ -50,6 +54,8 @@ class SplitParse:
 
     def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int],
                  counts: mmap.mmap | None = None) -> None:
+        #: run on the head's entries while the child is still busy (set by the caller)
+        self.head_work: HeadWork | None = None
         #: the tail's entries and what the child's ``tail_work`` made of them, once collected
         self.tail_work_result: tuple[list[Entry], Any] | None = None
         self.path = path
@@ -143,7 +149,8 @@ class SplitParse:
             index = SessionIndex()
             if not index.build(entries):
                 index = None
-            tail = self.collect(parser.state, None if both is None else lambda: both(self.at))  # reaps the child
+            idle = self.head_work(entries) if self.head_work is not None else None
+            tail = self.collect(parser.state, None if both is None else lambda: both(self.at), idle)  # reaps the child
         else:  # the file changed under us: read on from here
             self.cancel()
             tail = None
@@ -158,16 +165,17 @@ class SplitParse:
             index.build(rest)
         return consumed, eof, index
 
-    def collect(self, state: ParseState, poll: Callable[[], None] | None = None) -> tuple[list[Entry], int, int] | None:
+    def collect(self, state: ParseState, poll: Callable[[], None] | None = None,
+                idle: Iterator[None] | None = None) -> tuple[list[Entry], int, int] | None:
         """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
         ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
         failed: the caller parses from ``at`` itself. ``poll``: called while waiting (what it
-        raises ends the child and comes out of here)."""
+        raises ends the child and comes out of here); ``idle``: as ``forked.child_output`` takes it."""
         fd = self._read_fd
         if fd is None:
             return None
         self._read_fd = None
-        data = child_output(self._pid, fd, poll)
+        data = child_output(self._pid, fd, poll, idle)
         if data is None:
             return None
         try:

@@ -138,3 +138,31 @@ def test_empty_and_one_line_outputs() -> None:
     assert out.getvalue() == "\n"
     write_lines(lambda a, b: [], 0, out)
     assert out.getvalue() == "\n"
+
+
+def test_the_printed_session_stays_referenced_until_the_process_ends(capsys: pytest.CaptureFixture[str],
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    """`tree` returns without freeing the session it printed (the process ends with ``os._exit``,
+    and freeing a big one object by object costs more than printing it); only the latest one
+    is kept."""
+    import gc
+    import shutil
+    import weakref
+
+    from loomtui.commands import _output
+    from loomtui.view.model import TreeModel
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    refs = []
+    for name in ("a.jsonl", "b.jsonl"):
+        path = tmp_path / name
+        shutil.copyfile(BROWSE, path)
+        code, lines, _ = run(capsys, path, "--width", "120")
+        assert code == 0 and len(lines) > 5
+        kept = _output._kept
+        assert len(kept) == 1 and isinstance(kept[0], TreeModel)
+        assert kept[0].manager.path == str(path)
+        refs.append(weakref.ref(kept[0]))
+    gc.collect()
+    assert refs[0]() is None and refs[1]() is not None

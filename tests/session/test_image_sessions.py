@@ -282,9 +282,9 @@ def test_a_line_longer_than_many_chunks_is_gathered_once(image_session: tuple[Pa
     feeds: list[int] = []
     real_feed = reader.LineParser.feed
 
-    def feed(self: Any, buf: bytes, base: int, final: bool) -> int:
-        feeds.append(len(buf))
-        return real_feed(self, buf, base, final)
+    def feed(self: Any, buf: bytes, base: int, final: bool, stop: int | None = None) -> int:
+        feeds.append(len(buf) if stop is None else stop)
+        return real_feed(self, buf, base, final, stop)
 
     monkeypatch.setattr(reader.LineParser, "feed", feed)
     monkeypatch.setattr(reader, "CHUNK", 4096)  # an image line spans ~30 chunks

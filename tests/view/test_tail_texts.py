@@ -26,7 +26,14 @@ from loomtui.session.split import SplitParse
 from loomtui.view import tail_texts
 real_start = SplitParse.start.__func__
 fraction = float(sys.argv[2])
-SplitParse.start = classmethod(lambda cls, path, *a, tail_work=None, **k: real_start(cls, path, fraction, 0, tail_work))
+delay = float(sys.argv[4])
+def slow(work):
+    def run(entries):
+        import time
+        time.sleep(delay)  # the child answers late: this process writes its own part's texts meanwhile
+        return work(entries)
+    return run if work is not None and delay else work
+SplitParse.start = classmethod(lambda cls, path, *a, tail_work=None, **k: real_start(cls, path, fraction, 0, slow(tail_work)))
 real_place = tail_texts.texts_by_index
 def place(*a, **k):
     out = real_place(*a, **k)
@@ -38,10 +45,10 @@ raise SystemExit(main(["tree", sys.argv[1], "--width", "160", "--filter", sys.ar
 """
 
 
-def tree(path: Path, fraction: float, jobs: str = "2", mode: str = "all") -> tuple[str, int]:
+def tree(path: Path, fraction: float, jobs: str = "2", mode: str = "all", delay: float = 0) -> tuple[str, int]:
     env = {**os.environ, "LOOMTUI_NO_CACHE": "1", "LOOMTUI_JOBS": jobs, "NO_COLOR": "1", "HOME": "/home/user"}
-    done = subprocess.run([sys.executable, "-c", RUN, str(path), str(fraction), mode], capture_output=True, text=True,
-                          env=env, cwd=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", RUN, str(path), str(fraction), mode, str(delay)], capture_output=True,
+                          text=True, env=env, cwd=str(ROOT))
     assert done.returncode == 0, done.stderr[-3000:]
     used = [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("USED ")]
     return done.stdout, (used[0] if used else -1)
@@ -89,3 +96,23 @@ def test_tree_prints_the_same_rows_with_the_childs_texts_wherever_the_file_is_cu
                 assert used > 0
         assert tree(path, 0.3, mode="no-tools")[0] == tree(path, 0.3, jobs="1", mode="no-tools")[0]
     assert expected.count("[bash: tail -100 /srv/demo/build.log]") >= 12  # results found their renamed calls
+
+
+@needs_fork
+def test_rows_written_while_waiting_for_the_child_are_the_same(tmp_path: Path) -> None:
+    """The child answers late, so this process writes its own part's row texts while it waits
+    (``HeadTexts``): the output is still byte-identical, and those texts are used."""
+    repeated = adversarial_session(tmp_path / "s.jsonl", copies=12)
+    unique = unique_calls(repeated)
+    for path, calls_repeat in ((repeated, True), (unique, False)):
+        expected, _ = tree(path, 0.5, jobs="1")
+        for fraction in (0.3, 0.77):
+            quick, used_quick = tree(path, fraction)  # the child may answer first here
+            printed, used = tree(path, fraction, delay=0.6)
+            assert printed == expected == quick, (path.name, fraction)
+            if calls_repeat:
+                assert used <= 0
+            else:
+                # every row of the head written while waiting, on top of the child's
+                rows = expected.count("\n") - 1
+                assert used >= rows * 0.9, (used, used_quick, rows)
