@@ -148,7 +148,10 @@ def _first_line(f: BinaryIO) -> bytes:
     head = f.read(SNIFF_CHUNK)
     nl = head.find(b"\n")
     if nl < 0 and len(head) == SNIFF_CHUNK:
-        head += f.read()
+        fd = f.fileno()
+        head = os.pread(fd, os.fstat(fd).st_size + 1, 0)  # the whole file in one read, as a rule
+        while more := os.pread(fd, SNIFF_CHUNK, len(head)):
+            head += more
         nl = head.find(b"\n")
     line = head if nl < 0 else head[: nl + 1]
     if line.strip() or not line:

@@ -317,7 +317,7 @@ def topo_order(run: OcpRun) -> list[str]:
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
                   findings: list[Any] | None = None, checked_with: str = "",
-                  placed: tuple[OcpRun, list[Any]] | None = None) -> SessionManager:
+                  placed: tuple[OcpRun, Any] | None = None) -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now;
     ``placed``: what ``place_run`` would return, made elsewhere (``ocp_split.placed_run``)."""

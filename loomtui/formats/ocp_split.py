@@ -24,6 +24,7 @@ from __future__ import annotations
 import marshal
 import os
 from array import array
+from collections.abc import Iterable
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
@@ -130,7 +131,8 @@ def prestart(path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> bool:
     return True
 
 
-def placed_run(doc: dict[str, Any], path: str, view: str, fid: FileId | None) -> tuple[OcpRun, list[Row]] | None:
+def placed_run(doc: dict[str, Any], path: str, view: str,
+               fid: FileId | None) -> tuple[OcpRun, Iterable[Row]] | None:
     """The run and its rows as the child started for ``path`` placed them, rebuilt around
     ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
     child or its result does not certainly describe this document (the caller places it)."""
@@ -193,11 +195,11 @@ def _positions(items: Any, kept: list[Any]) -> list[int] | None:
     return [where[id(x)] for x in kept]
 
 
-def _coded(values: list[Any]) -> tuple[list[Any], bytes]:
+def _coded(values: Any) -> tuple[list[Any], bytes]:
     """Values that repeat (kinds) as a table and each one's number in it."""
-    table: dict[Any, int] = {}
-    codes = array("I", [table.setdefault(v, len(table)) for v in values])
-    return list(table), codes.tobytes()
+    table = list(dict.fromkeys(values))
+    number = {v: i for i, v in enumerate(table)}
+    return table, array("I", map(number.__getitem__, values)).tobytes()
 
 
 def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ...]:
@@ -219,27 +221,23 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number (a row's record id is its id without the maker's prefix)."""
+    number (``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    record id, the run row's as "run" with an empty record id: ``_rows`` takes them apart)."""
     makers = {make: i for i, make in enumerate(_makers())}
-    maker_no = bytes(map(makers.__getitem__, [r[3] for r in order]))
-    eids = [r[0] for r in order]
-    if [_PREFIXES[m] + r[4] for m, r in zip(maker_no, order)] != eids:
-        raise ValueError("a row's id is not its maker's prefix and record id")
-    row_no = {eid: i for i, eid in enumerate(eids)}
-    row_no[None] = -1  # type: ignore[index]
-    parents = array("i", map(row_no.__getitem__, [r[1] for r in order])).tobytes()
-    return eids, parents, _coded([r[2] for r in order]), maker_no
+    eids, parents, kinds, makes, _rids = zip(*order)
+    row_no: dict[Any, int] = dict(zip(eids, range(len(eids))))
+    row_no[None] = -1
+    parent_no = array("i", map(row_no.__getitem__, parents)).tobytes()
+    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes))
 
 
 def _makers() -> list[Any]:
-    """The row makers ``ocp_tree.row_order`` names, by number (``_PREFIXES``: their rows' ids)."""
+    """The row makers ``ocp_tree.row_order`` names, by number."""
     from loomtui.formats import ocp_text as T
     from loomtui.formats.ocp_tree import run_row
 
     return [run_row, T.group_entry, T.missing_node_entry, T.node_entry, T.attempt_entry]
 
-
-_PREFIXES = ("run", "g:", "n:", "n:", "a:")
 
 
 # the parent -----------------------------------------------------------------------------------
@@ -271,7 +269,7 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             facts: list[Any]) -> tuple[OcpRun, list[Row]]:
+             facts: list[Any]) -> tuple[OcpRun, Iterable[Row]]:
     """The run around ``doc`` from the child's ``packed`` and ``facts`` (``_facts``)."""
     from loomtui.formats.ocp import OcpRun
 
@@ -305,11 +303,12 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     return run, _rows(rows)
 
 
-def _rows(packed: tuple[Any, ...]) -> list[Row]:
+def _rows(packed: tuple[Any, ...]) -> Iterable[Row]:
+    """The rows in order, made as they are read (``ocp_tree.make_rows`` reads them once)."""
     eids, parents, kinds, maker_no = packed
     numbers = array("i")
     numbers.frombytes(parents)
     parent_ids = list(map([*eids, None].__getitem__, numbers))
     rids = [eid[2:] if m else "" for eid, m in zip(eids, maker_no)]
     makers = _makers()
-    return list(zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True))
+    return zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True)

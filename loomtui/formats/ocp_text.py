@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from functools import reduce
-from operator import add
+from operator import add, itemgetter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -98,25 +98,46 @@ Facts = tuple[str, int, "float | None", "float | None", "float | None", str, str
 
 
 def facts_of(a: dict[str, Any]) -> Facts:
-    """What rows and totals need of one attempt (run once per attempt while a run opens)."""
+    """What rows and totals need of one attempt (run once per attempt while a run opens: the
+    usual shapes are read inline, anything else by ``_num``, ``model_of``, ``fast_time``)."""
     get = a.get
     cost = get("cost")
     tokens = 0
     usd = None
     if type(cost) is dict:
-        for k in TOKEN_FIELDS:
-            v = cost.get(k)
+        cget = cost.get
+        for v in (cget("input_tokens"), cget("cached_input_tokens"), cget("cache_creation_tokens"),
+                  cget("output_tokens")):
             if type(v) is int:
                 tokens += v
             elif v is not None:
                 v = _num(v)
                 if v:
                     tokens += int(v)
-        usd = _num(cost.get("usd"))
+        usd = cget("usd")
+        if type(usd) is not float:
+            usd = _num(usd)
+        elif usd - usd != 0.0:  # inf or nan
+            usd = None
     status = get("status")
     harness = get("harness")
-    return (status if type(status) is str else "?", tokens, usd, fast_time(get("started_at")),
-            fast_time(get("ended_at")), model_of(a), harness if type(harness) is str else "")
+    m = get("model")
+    model = m.get("raw") if type(m) is dict else m
+    if type(model) is not str or not model:
+        model = model_of(a)
+    return (status if type(status) is str else "?", tokens, usd, _time(get("started_at")), _time(get("ended_at")),
+            model, harness if type(harness) is str else "")
+
+
+def _time(value: Any) -> float | None:
+    """``fast_time``, inline for the usual case."""
+    if type(value) is not str:
+        return None
+    try:
+        dt = _fromiso(value)
+    except ValueError:
+        return fast_time(value)
+    return dt.timestamp() if dt.tzinfo is not None else None
 
 
 @dataclass
@@ -465,9 +486,9 @@ def filters(run: "OcpRun") -> dict[str, tuple[str, Any]]:
     }
     if run.findings:
         out["findings"] = (" [findings]", lambda: _finding_rows(run))
-    facts = list(run.facts.values())
-    models = {f[5] for f in facts}
-    harnesses = {f[6] for f in facts}
+    facts = run.facts.values()
+    models = set(map(itemgetter(5), facts))
+    harnesses = set(map(itemgetter(6), facts))
     models.discard("")
     harnesses.discard("")
 
