@@ -99,11 +99,16 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
         return found
-    first, size, fid = _sniff(path)
+    # read and parsed already, before the app started (a big OCP run: formats/ocp_split.py)
+    pre = ocp_split.parsed_before(path)
+    first, size, fid = (_first_of(pre.data), len(pre.data), pre.fid) if pre is not None else _sniff(path)
     if first is None:
         return open_bundle(path, tree_id)
-    with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
-        first_obj = line_value(first)
+    if pre is not None and pre.one_line:
+        first_obj = pre.doc
+    else:
+        with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
+            first_obj = line_value(first)
     if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
     agent = agent_format(path)
@@ -118,7 +123,21 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     if first_obj is not None and len(first) == size:
         # a one-line document: the first line was the whole file, already parsed
         return open_document(first_obj, path, _digest(first_obj, first), tree_id, file_id=fid)
-    return _open_json(path, first_obj, tree_id, fid)
+    return _open_json(path, first_obj, tree_id, fid, pre)
+
+
+def _first_of(data: bytes) -> bytes:
+    """``reader.first_line`` of a file's bytes: its first line that is not blank."""
+    at = 0
+    while True:
+        nl = data.find(b"\n", at)
+        line = data[at:] if nl < 0 else data[at : nl + 1]
+        if not line.strip():
+            if nl < 0:
+                return b""
+            at = nl + 1
+            continue
+        return line
 
 
 def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
@@ -160,10 +179,30 @@ def _first_line(f: BinaryIO) -> bytes:
     return first_line(f)
 
 
-def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None) -> SessionManager:
+def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None,
+               pre: ocp_split.Parsed | None = None) -> SessionManager:
     """A file of at most ``MAX_DOCUMENT_BYTES`` read whole: a JSON document, a loom definition
     file, or JSON lines without a session header (the pi reader says what is wrong). ``fid``:
-    the file's identity when it was sniffed (kept only if this read saw the same file)."""
+    the file's identity when it was sniffed (kept only if this read saw the same file);
+    ``pre``: the file read and parsed as a whole already."""
+    if pre is not None:
+        data, doc, fid = pre.data, pre.doc, pre.fid
+    else:
+        data, doc, fid = _read_json(path, fid)
+        if doc is _NOT_JSON:  # a definition file or JSON lines
+            return _not_json(path, first_obj, data)
+    if classify(doc) is None and maitento_read.has_configuration(doc):
+        return _loom_config_map(path)
+    return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
+
+
+#: what ``_read_json`` gives for a file that is not one JSON document
+_NOT_JSON = object()
+
+
+def _read_json(path: str, fid: FileId | None) -> tuple[bytes, Any, FileId | None]:
+    """The file's bytes, its document (``_NOT_JSON`` when it is not JSON) and ``fid`` if it
+    still holds."""
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
         if fid is not None and file_id(os.stat(path)) != fid:
@@ -171,18 +210,17 @@ def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | Non
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
     try:
-        doc = load_json(data, path)
+        return data, load_json(data, path), fid
     except SessionFormatError:
-        if maitento_read.is_definition(data):
-            return _loom_config_map(path)
-        if isinstance(first_obj, dict):
-            return SessionManager.open(path)
-        raise SessionFormatError(
-            f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
-        ) from None
-    if classify(doc) is None and maitento_read.has_configuration(doc):
+        return data, _NOT_JSON, fid
+
+
+def _not_json(path: str, first_obj: Any, data: bytes) -> SessionManager:
+    if maitento_read.is_definition(data):
         return _loom_config_map(path)
-    return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
+    if isinstance(first_obj, dict):
+        return SessionManager.open(path)
+    raise SessionFormatError(f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)")
 
 
 def _digest(doc: Any, data: bytes) -> str | None:

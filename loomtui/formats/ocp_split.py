@@ -1,22 +1,22 @@
-"""Opening a big OCP run on two CPUs: a forked child reads and places it while the app starts.
+"""Opening a big OCP run on two CPUs: a forked child places it while the app starts.
 
 The app spends its first few tenths of a second importing and starting Textual on one CPU.
 For a big OCP document, ``prestart`` (called by ``loomtui FILE`` before Textual is imported,
-so before any thread runs) forks a child that reads the file, parses it and does the
-per-record work of ``ocp.place_run``: the records kept, each attempt's facts, the attempts
-of each node in order, the dependency graph, the placement of every node and retry, the
-findings, the notes, and the rows in order (ids, parents, kinds, makers by number). It packs
-that with marshal and hands it over a pipe.
+so before any thread runs) reads and parses the file here, exactly as
+``formats.detect.open_any`` would, then forks a child that shares the parsed document (the
+fork copies nothing up front) and does the per-record work of ``ocp.place_run``: the records
+kept, each node's attempts in order, the dependency graph, the placement of every node and
+retry, the findings, the notes, and the rows in order (ids, parents, kinds, makers by number).
+It packs that with marshal and hands it over a pipe.
 
-The parent still parses the document itself (the rows write their texts and details from
-its records, lazily); when it opens the run it asks ``placed_run`` for the child's result
-and rebuilds the ``OcpRun`` around its own records from the child's ids and positions, which
-costs a few dict and list builds instead of the per-record Python work. The result is used
-only for the same file (device, inode, size, modification time, as read by both processes)
-and the same view; anything unexpected (no child, a failed child, another file, a payload
-that does not fit the parent's document) means the parent places the run itself, as it does
-without a child. Either way the rows, details, notes and findings are the same (tests compare
-them on every fixture and on a generated run, in both views).
+When the app opens the file, ``open_any`` takes the document parsed here (``parsed_before``:
+only while the file is the same, by device, inode, size and modification time) instead of
+reading it again, and ``placed_run`` rebuilds the ``OcpRun`` around it from the child's
+positions and placement; this process makes every attempt's facts while the child works.
+The result is used only for that very document and the same view; anything unexpected (no
+child, a failed child, another file, a payload that does not fit) means the run is placed
+here, as without a child. Either way the rows, details, notes and findings are the same
+(tests compare them on every fixture, on bad documents and on a generated run, both views).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import os
 from array import array
 from collections.abc import Iterable
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
@@ -38,13 +38,14 @@ if TYPE_CHECKING:
 
 #: smaller runs open fast enough in one process
 MIN_BYTES = 4 << 20
-#: how much of the file's start ``prestart`` looks at to guess that it is an OCP document (the
-#: child decides by content: a parsed object with an ``ocp`` key)
+#: how much of the file's start ``prestart`` looks at to guess that it is an OCP document
+#: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
 _PAYLOAD_VERSION = 1
 #: list-valued members of the document whose records the run keeps (by position)
 _RECORD_LISTS = ("groups", "nodes", "attempts", "artifacts")
-#: children started before the app's threads, by absolute path (``prestart`` / ``placed_run``)
+#: children started before the app's threads, by absolute path (``prestart``; ``parsed_before``
+#: and ``placed_run`` take what they hold)
 _started: dict[str, OcpSplit] = {}
 
 FileId = tuple[int, int, int, int]
@@ -55,39 +56,45 @@ def file_id(st: os.stat_result) -> FileId:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-class OcpSplit:
-    """A child process reading and placing the OCP run at ``path`` in ``view``."""
+class Parsed(NamedTuple):
+    """A file read and parsed as ``formats.detect.open_any`` parses it, before the app started."""
 
-    def __init__(self, path: str, view: str, pid: int, read_fd: int) -> None:
+    data: bytes
+    doc: Any
+    #: parsed as one line (``reader.line_value``), else as a whole document (``common.load_json``)
+    one_line: bool
+    fid: FileId
+
+
+class OcpSplit:
+    """A child process placing the OCP run at ``path`` in ``view``, parsed before it was forked."""
+
+    def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed) -> None:
         self.path = path
         self.view = view
+        self.parsed: Parsed | None = parsed
         self._pid = pid
         self._read_fd: int | None = read_fd
 
     @classmethod
     def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> OcpSplit | None:
-        """Fork the child when ``path`` is a regular file of at least ``min_bytes`` whose start
-        looks like an OCP document (None otherwise, or when no fork is possible)."""
+        """Read and parse ``path`` here, then fork the child that places it, when it is a regular
+        file of at least ``min_bytes`` that is an OCP document (None otherwise, or when no fork
+        is possible). The child shares the parsed document (copy-on-write): one parse for both."""
         if not can_fork():
             return None
-        try:
-            fd = open_regular(path)
-        except (OSError, LoomError):
+        parsed = _read(path, min_bytes)
+        if parsed is None:
+            return None
+        from loomtui.formats import ocp, ocp_check, ocp_tree  # noqa: F401 - what the child runs
+
+        if not ocp.looks_like_ocp(parsed.doc):
             return None
         try:
-            st = os.fstat(fd)
-            if st.st_size < max(min_bytes, 1) or not looks_like_ocp_start(os.pread(fd, SNIFF_BYTES, 0)):
-                return None
-            # what the child runs, imported here once: this process needs it too when it opens
-            # the run, and the child then starts working at once
-            from loomtui.formats import ocp, ocp_check, ocp_tree  # noqa: F401
-
-            pid, read_fd = start_child(lambda: _place_in_child(fd, path, view))
+            pid, read_fd = start_child(lambda: _place_in_child(parsed.doc, path, view))
         except OSError:
             return None
-        finally:
-            os.close(fd)  # the child has its own copy
-        return cls(os.path.abspath(path), view, pid, read_fd)
+        return cls(os.path.abspath(path), view, pid, read_fd, parsed)
 
     def collect(self) -> Any | None:
         """Wait for the child; its payload (unpacked by marshal), or None when it failed."""
@@ -120,7 +127,8 @@ def looks_like_ocp_start(head: bytes) -> bool:
 
 def prestart(path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> bool:
     """Start the child for ``path`` now (before threads start) if it looks like a big OCP run;
-    ``placed_run`` takes its result. True when a child was started."""
+    ``parsed_before`` gives what it read, ``placed_run`` the child's result. True when a child
+    was started."""
     split = OcpSplit.start(path, view, min_bytes)
     if split is None:
         return False
@@ -131,6 +139,48 @@ def prestart(path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> bool:
     return True
 
 
+def _read(path: str, min_bytes: int) -> Parsed | None:
+    """The file parsed (``_document``), when it is big enough and starts like an OCP object."""
+    import gc
+
+    try:
+        fd = open_regular(path)
+    except (OSError, LoomError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size < max(min_bytes, 1) or not looks_like_ocp_start(os.pread(fd, SNIFF_BYTES, 0)):
+            return None
+        data = os.pread(fd, st.st_size + 1, 0)
+        fid = file_id(os.fstat(fd))
+        if fid != file_id(st) or len(data) != st.st_size:
+            return None  # changed while read: the app reads it as usual
+        gc.disable()  # many objects, none freed; frozen after (the app's collections skip them)
+        try:
+            one_line, doc = _document(data, str(path))
+        finally:
+            gc.enable()
+            gc.freeze()
+    except Exception:  # anything here only means the app reads the file itself, as usual
+        return None
+    finally:
+        os.close(fd)
+    return Parsed(data, doc, one_line, fid)
+
+
+def parsed_before(path: str) -> Parsed | None:
+    """What ``prestart`` read and parsed of ``path``, when the file is still the same."""
+    split = _started.get(os.path.abspath(path)) if _started else None
+    parsed = split.parsed if split is not None else None
+    if parsed is None:
+        return None
+    try:
+        same = file_id(os.stat(path)) == parsed.fid
+    except OSError:
+        same = False
+    return parsed if same else None
+
+
 def placed_run(doc: dict[str, Any], path: str, view: str,
                fid: FileId | None) -> tuple[OcpRun, Iterable[Row]] | None:
     """The run and its rows as the child started for ``path`` placed them, rebuilt around
@@ -139,52 +189,45 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
     split = _started.pop(os.path.abspath(path), None) if _started else None
     if split is None:
         return None
-    if fid is None or split.view != view:
-        split.cancel()
+    parsed, split.parsed = split.parsed, None
+    if parsed is None or doc is not parsed.doc or fid != parsed.fid or split.view != view:
+        split.cancel()  # not the document the child places
         return None
-    facts = _facts(doc)  # while the child places the run
+    ready = _prepared(doc)  # while the child places the run
     payload = split.collect()
-    if payload is None or tuple(payload[1]) != fid or payload[2] != view or payload[3] is None:
+    if payload is None or payload[1] != view:
         return None
     try:
-        return _rebuilt(doc, path, view, payload[3], facts)
+        return _rebuilt(doc, path, view, payload[2], ready)
     except (KeyError, IndexError, TypeError, ValueError):  # not this document's
         return None
 
 
 # the child ------------------------------------------------------------------------------------
-def _place_in_child(fd: int, path: str, view: str) -> bytes:
-    """In the child: read and parse the file as ``formats.detect.open_any`` does, place the
-    run, pack what the parent needs to rebuild it."""
+def _place_in_child(doc: dict[str, Any], path: str, view: str) -> bytes:
+    """In the child: place the run parsed before the fork, pack what the parent needs to
+    rebuild it around the same document."""
     import gc
 
     from loomtui.formats import ocp
 
     gc.disable()  # a short-lived process that frees nothing
-    before = os.fstat(fd)
-    data = os.pread(fd, before.st_size + 1, 0)
-    after = os.fstat(fd)
-    fid = file_id(after)
-    if file_id(before) != fid or len(data) != after.st_size:
-        raise OSError("the file changed while it was read")
-    doc = _document(data, path)
-    if not ocp.looks_like_ocp(doc):
-        return marshal.dumps((_PAYLOAD_VERSION, fid, view, None), 2)
     run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
-    return marshal.dumps((_PAYLOAD_VERSION, fid, view, _packed(doc, run, order)), 2)
+    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
 
 
-def _document(data: bytes, path: str) -> Any:
+def _document(data: bytes, path: str) -> tuple[bool, Any]:
     """The document as ``formats.detect.open_any`` parses the same bytes: a file that is one
-    line with ``line_value``, anything else (or a line it cannot read) with ``load_json``."""
+    line with ``line_value``, anything else (or a line it cannot read) with ``load_json``;
+    and whether it was the first. Raises for what is neither."""
     from loomtui.formats.common import MAX_DOCUMENT_BYTES, load_json
     from loomtui.session.reader import line_value
 
     if len(data) > MAX_DOCUMENT_BYTES:
-        return None
+        raise ValueError("too big to be read as one document")
     nl = data.find(b"\n")
     value = line_value(data) if data.strip() and nl in (-1, len(data) - 1) else None
-    return value if value is not None else load_json(data, path)
+    return (True, value) if value is not None else (False, load_json(data, path))
 
 
 def _positions(items: Any, kept: list[Any]) -> list[int] | None:
@@ -241,14 +284,22 @@ def _makers() -> list[Any]:
 
 
 # the parent -----------------------------------------------------------------------------------
-def _facts(doc: dict[str, Any]) -> list[Any]:
-    """``ocp_text.facts_of`` each object of the document's attempts list, by position."""
+def _prepared(doc: dict[str, Any]) -> dict[str, Any]:
+    """What the rebuild needs that this process can make before the child's result: each
+    attempt's facts by position, and the node and attempt records by id as they are when the
+    child kept all of them (the usual case)."""
     from loomtui.formats.ocp_text import facts_of
 
     items = doc.get("attempts")
-    if not isinstance(items, list):
-        return []
-    return [facts_of(a) if isinstance(a, dict) else None for a in items]
+    facts = [facts_of(a) if isinstance(a, dict) else None for a in items] if isinstance(items, list) else []
+    ready: dict[str, Any] = {"facts": facts}
+    for key in ("nodes", "attempts"):
+        items = doc.get(key)
+        try:
+            ready[key] = dict(zip([x["id"] for x in items], items))  # checked against the child's
+        except (TypeError, KeyError, IndexError):
+            pass
+    return ready
 
 
 def _kept(items: Any, n: int, positions: list[int] | None) -> list[Any]:
@@ -269,8 +320,8 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             facts: list[Any]) -> tuple[OcpRun, Iterable[Row]]:
-    """The run around ``doc`` from the child's ``packed`` and ``facts`` (``_facts``)."""
+             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row]]:
+    """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
     from loomtui.formats.ocp import OcpRun
 
     version, kept, missing, graph, findings, checked, problems, rows = packed
@@ -280,7 +331,9 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
         run.run = r
     for key, (n, positions) in zip(_RECORD_LISTS, kept):
         records = _kept(doc.get(key), n, positions)
-        by_id = dict(zip([x["id"] for x in records], records))
+        by_id = ready.get(key) if positions is None and n >= 0 else None
+        if by_id is None:
+            by_id = dict(zip([x["id"] for x in records], records))
         if len(by_id) != len(records):
             raise ValueError("the document differs from the child's")
         setattr(run, key, by_id)
@@ -288,6 +341,7 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.events = _kept(doc.get("events"), *kept[5])
     run.node_order = list(run.nodes)
     n, positions = kept[2]
+    facts = ready["facts"]
     if len(facts) != max(n, 0):
         raise ValueError("the document differs from the child's")
     run.facts = dict(zip(run.attempts, facts if positions is None else [facts[i] for i in positions], strict=True))

@@ -171,7 +171,28 @@ def test_only_what_starts_like_an_ocp_object_starts_a_child(tmp_path: Path) -> N
 def test_a_document_that_is_not_ocp_after_all_opens_as_what_it_is(tmp_path: Path) -> None:
     path = tmp_path / "loom.json"
     path.write_bytes(b'{"meta": {"ocp": "a key one level down"}, "nodes": [], "rootNodeIds": []}')
+    assert not ocp_split.prestart(str(path), min_bytes=1)  # parsed, not a run: no child
+    assert open_any(str(path)).source.kind != "ocp"
+
+
+@pytest.mark.parametrize("pretty", [False, True])
+def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.formats import detect
+
+    path = tmp_path / "run.ocp.json"
+    doc = generated()
+    path.write_bytes(json.dumps(doc, indent=2).encode() if pretty else orjson.dumps(doc))
+    here = snapshot(open_any(str(path)))
     assert ocp_split.prestart(str(path), min_bytes=1)
-    sm = open_any(str(path))
-    assert sm.source.kind != "ocp"
-    ocp_split._started.clear()
+
+    size = path.stat().st_size
+    real = detect.line_value
+
+    def no_parse(raw: bytes, *_: Any) -> Any:  # lines and the sniff's head only
+        assert len(raw) < size, "the whole document parsed again"
+        return real(raw)
+
+    monkeypatch.setattr(detect, "line_value", no_parse)
+    monkeypatch.setattr(detect, "load_json", no_parse)
+    assert snapshot(open_any(str(path))) == here
