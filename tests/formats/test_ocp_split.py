@@ -95,17 +95,25 @@ def snapshot(sm: Any) -> dict[str, Any]:
 def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, bool]:
     """``open_any`` with a child started for ``path`` first; whether its result was used."""
     used = []
-    rebuilt = ocp_split._rebuilt
+    placed_run = ocp_split.placed_run
 
     def spy(*args: Any) -> Any:
-        out = rebuilt(*args)
-        used.append(True)
+        out = placed_run(*args)
+        used.append(out is not None)
         return out
 
-    monkeypatch.setattr(ocp_split, "_rebuilt", spy)
+    monkeypatch.setattr(ocp_split, "placed_run", spy)
     assert ocp_split.prestart(str(path), view, min_bytes=1)
     sm = open_any(str(path), tree_id=None if view == "dag" else view)
-    return sm, bool(used)
+    return sm, used == [True]
+
+
+def not_placed_by_a_child(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each OCP open took a child's result (all False expected)."""
+    used: list[bool] = []
+    placed_run = ocp_split.placed_run
+    monkeypatch.setattr(ocp_split, "placed_run", lambda *a: used.append(placed_run(*a) is not None))
+    return used
 
 
 @pytest.mark.parametrize("view", ["dag", "lineage"])
@@ -139,10 +147,9 @@ def test_a_child_of_a_file_that_changed_is_not_used(tmp_path: Path, monkeypatch:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     here_path = tmp_path / "same.ocp.json"
     here_path.write_bytes(path.read_bytes())
-    rebuilt = []
-    monkeypatch.setattr(ocp_split, "_rebuilt", lambda *a: rebuilt.append(a))
+    used = not_placed_by_a_child(monkeypatch)
     sm = open_any(str(path))
-    assert not rebuilt
+    assert used == [False]
     assert snapshot(sm)["rows"] == snapshot(open_any(str(here_path)))["rows"]
 
 
@@ -150,10 +157,9 @@ def test_a_child_of_the_other_view_is_not_used(tmp_path: Path, monkeypatch: pyte
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(generated()))
     assert ocp_split.prestart(str(path), "dag", min_bytes=1)
-    rebuilt = []
-    monkeypatch.setattr(ocp_split, "_rebuilt", lambda *a: rebuilt.append(a))
+    used = not_placed_by_a_child(monkeypatch)
     sm = open_any(str(path), tree_id="lineage")
-    assert not rebuilt and ocp.ocp_run(sm).view == "lineage"  # type: ignore[union-attr]
+    assert used == [False] and ocp.ocp_run(sm).view == "lineage"  # type: ignore[union-attr]
 
 
 def test_only_what_starts_like_an_ocp_object_starts_a_child(tmp_path: Path) -> None:
@@ -196,3 +202,17 @@ def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tm
     monkeypatch.setattr(detect, "line_value", no_parse)
     monkeypatch.setattr(detect, "load_json", no_parse)
     assert snapshot(open_any(str(path))) == here
+
+
+def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "run.ocp.json"
+    path.write_bytes(orjson.dumps(bad_documents()["mixed"]))
+    here = snapshot(open_any(str(path)))
+
+    def fails(_run: Any) -> bytes:
+        raise RuntimeError("the child fails")
+
+    monkeypatch.setattr(ocp_split, "_place_in_child", fails)
+    sm, used = open_with_child(path, "dag", monkeypatch)
+    assert not used
+    assert snapshot(sm) == here
