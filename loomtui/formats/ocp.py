@@ -328,28 +328,24 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
 
 
 def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,
-              findings: list[Any] | None = None, checked_with: str = "") -> tuple[OcpRun, list[Any]]:
-    """The run read, checked and placed, and its rows in order (``ocp_tree.row_order``)."""
+              findings: list[Any] | None = None, checked_with: str = "",
+              lazy_facts: bool = False) -> tuple[OcpRun, list[Any]]:
+    """The run read, checked and placed, and its rows in order (``ocp_tree.row_order``);
+    ``lazy_facts``: as ``read_run`` takes it."""
+    from loomtui.formats import ocp_check
+    from loomtui.formats.ocp_tree import row_order
+
     if view not in VIEWS:
         from loomtui.session.errors import SessionFormatError
 
         raise SessionFormatError(f"OCP runs have two views, {' and '.join(VIEWS)}; not {view!r}")
-    run = read_run(doc, path, view)
-    return run, place(run, check, findings, checked_with)
-
-
-def place(run: OcpRun, check: bool = True, findings: list[Any] | None = None, checked_with: str = "") -> list[Any]:
-    """A run as ``read_run`` read it, checked (``findings``: known already, else checked now
-    unless ``check`` is false) and placed: its rows in order (``ocp_tree.row_order``)."""
-    from loomtui.formats import ocp_check
-    from loomtui.formats.ocp_tree import row_order
-
+    run = read_run(doc, path, view, lazy_facts)
     if findings is not None:
         ocp_check.attach_findings(run, [ocp_check.Finding(*f) for f in findings])
         run.checked = checked_with
     elif check:
         ocp_check.attach_findings(run)
-    return row_order(run)
+    return run, row_order(run)
 
 
 def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | None = None) -> SessionManager:

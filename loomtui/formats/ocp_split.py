@@ -3,20 +3,20 @@
 The app spends its first few tenths of a second importing and starting Textual on one CPU.
 For a big OCP document, ``prestart`` (called by ``loomtui FILE`` before Textual is imported,
 so before any thread runs) reads and parses the file here, exactly as
-``formats.detect.open_any`` would, indexes it (``ocp.read_run``, the attempts' facts left for
-later), then forks a child that shares all that (the fork copies nothing up front) and checks
-and places the run (``ocp.place``): findings, the placement of every node and retry, "also
-after", the notes this adds, and the rows in order (ids, parents, kinds, makers by number),
-sent back with marshal over a pipe.
+``formats.detect.open_any`` would, then forks a child that shares the parsed document (the
+fork copies nothing up front) and does the per-record work of ``ocp.place_run``: the records
+kept, each node's attempts in order, the dependency graph, the placement of every node and
+retry, the findings, the notes, and the rows in order (ids, parents, kinds, makers by number).
+It packs that with marshal and hands it over a pipe.
 
 When the app opens the file, ``open_any`` takes the document parsed here (``parsed_before``:
 only while the file is the same, by device, inode, size and modification time) instead of
-reading it again, and ``placed_run`` completes the run read here with what the child sent,
-after making every attempt's facts while the child works. It does so only for that very
-document and the same view; anything unexpected (no child, a failed child, another file,
-another view) means the run is read and placed in the app, as without a child. Either way
-the rows, details, notes and findings are the same (tests compare the whole run and session
-on every fixture, on bad documents and on a generated run, in both views).
+reading it again, and ``placed_run`` rebuilds the ``OcpRun`` around it from the child's
+positions and placement; this process makes every attempt's facts while the child works.
+The result is used only for that very document and the same view; anything unexpected (no
+child, a failed child, another file, a payload that does not fit) means the run is placed
+here, as without a child. Either way the rows, details, notes and findings are the same
+(tests compare them on every fixture, on bad documents and on a generated run, both views).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from __future__ import annotations
 import marshal
 import os
 from array import array
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.session.errors import LoomError
@@ -42,6 +42,8 @@ MIN_BYTES = 4 << 20
 #: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
 _PAYLOAD_VERSION = 1
+#: list-valued members of the document whose records the run keeps (by position)
+_RECORD_LISTS = ("groups", "nodes", "attempts", "artifacts")
 #: children started before the app's threads, by absolute path (``prestart``; ``parsed_before``
 #: and ``placed_run`` take what they hold)
 _started: dict[str, OcpSplit] = {}
@@ -65,24 +67,20 @@ class Parsed(NamedTuple):
 
 
 class OcpSplit:
-    """A child process placing the OCP run at ``path`` in ``view``, read before it was forked."""
+    """A child process placing the OCP run at ``path`` in ``view``, parsed before it was forked."""
 
-    def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed, run: OcpRun) -> None:
+    def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed) -> None:
         self.path = path
         self.view = view
         self.parsed: Parsed | None = parsed
-        #: the run as ``ocp.read_run`` read it here (its facts made when asked for); the child
-        #: checks and places the same run
-        self.run: OcpRun | None = run
         self._pid = pid
         self._read_fd: int | None = read_fd
 
     @classmethod
     def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> OcpSplit | None:
-        """Read, parse and index ``path`` here, then fork the child that checks and places it,
-        when it is a regular file of at least ``min_bytes`` that is an OCP document (None
-        otherwise, or when no fork is possible). The child shares what was read (the fork
-        copies nothing up front): one parse and one index for both processes."""
+        """Read and parse ``path`` here, then fork the child that places it, when it is a regular
+        file of at least ``min_bytes`` that is an OCP document (None otherwise, or when no fork
+        is possible). The child shares the parsed document (copy-on-write): one parse for both."""
         if not can_fork():
             return None
         parsed = _read(path, min_bytes)
@@ -92,14 +90,11 @@ class OcpSplit:
 
         if not ocp.looks_like_ocp(parsed.doc):
             return None
-        run = _indexed(parsed.doc, path, view)
-        if run is None:
-            return None
         try:
-            pid, read_fd = start_child(lambda: _place_in_child(run))
+            pid, read_fd = start_child(lambda: _place_in_child(parsed.doc, path, view))
         except OSError:
             return None
-        return cls(os.path.abspath(path), view, pid, read_fd, parsed, run)
+        return cls(os.path.abspath(path), view, pid, read_fd, parsed)
 
     def collect(self) -> Any | None:
         """Wait for the child; its payload (unpacked by marshal), or None when it failed."""
@@ -146,6 +141,8 @@ def prestart(path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> bool:
 
 def _read(path: str, min_bytes: int) -> Parsed | None:
     """The file parsed (``_document``), when it is big enough and starts like an OCP object."""
+    import gc
+
     try:
         fd = open_regular(path)
     except (OSError, LoomError):
@@ -158,39 +155,17 @@ def _read(path: str, min_bytes: int) -> Parsed | None:
         fid = file_id(os.fstat(fd))
         if fid != file_id(st) or len(data) != st.st_size:
             return None  # changed while read: the app reads it as usual
-        with _frozen():
+        gc.disable()  # many objects, none freed; frozen after (the app's collections skip them)
+        try:
             one_line, doc = _document(data, str(path))
+        finally:
+            gc.enable()
+            gc.freeze()
     except Exception:  # anything here only means the app reads the file itself, as usual
         return None
     finally:
         os.close(fd)
     return Parsed(data, doc, one_line, fid)
-
-
-def _indexed(doc: dict[str, Any], path: str, view: str) -> OcpRun | None:
-    """``ocp.read_run`` of the document, its facts left to be made when asked for (this
-    process makes them all while the child places the run)."""
-    from loomtui.formats.ocp import read_run
-
-    try:
-        with _frozen():
-            return read_run(doc, path, view, lazy_facts=True)
-    except Exception:  # as with the parse: the app does it all itself
-        return None
-
-
-@contextmanager
-def _frozen() -> Iterator[None]:
-    """The collector off while many objects are made and none freed, and those objects frozen
-    after (the app's collections then never walk them)."""
-    import gc
-
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.freeze()
 
 
 def parsed_before(path: str) -> Parsed | None:
@@ -208,51 +183,37 @@ def parsed_before(path: str) -> Parsed | None:
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
                fid: FileId | None) -> tuple[OcpRun, Iterable[Row]] | None:
-    """The run and its rows as the child started for ``path`` placed them, when ``doc`` is the
-    very document it placed (``parsed_before``) and ``view`` its view; None otherwise, or
-    when the child failed (the caller then reads and places the run itself)."""
-    from loomtui.formats.ocp_text import facts_of
-
+    """The run and its rows as the child started for ``path`` placed them, rebuilt around
+    ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
+    child or its result does not certainly describe this document (the caller places it)."""
     split = _started.pop(os.path.abspath(path), None) if _started else None
     if split is None:
         return None
-    parsed, run = split.parsed, split.run
-    split.parsed = split.run = None
-    if parsed is None or run is None or doc is not parsed.doc or fid != parsed.fid or split.view != view:
+    parsed, split.parsed = split.parsed, None
+    if parsed is None or doc is not parsed.doc or fid != parsed.fid or split.view != view:
         split.cancel()  # not the document the child places
         return None
-    # every attempt's facts, as an eager read_run makes them, while the child places the run
-    facts = {aid: facts_of(a) for aid, a in run.attempts.items()}
-    read_problems = len(run.problems)
+    ready = _prepared(doc)  # while the child places the run
     payload = split.collect()
-    if payload is None or payload[1] != view or payload[2] != read_problems:
+    if payload is None or payload[1] != view:
         return None
     try:
-        _, _, _, problems, findings, checked, placed_under, also_after, retries, rows = payload
-        order = _rows(rows)
-    except (TypeError, ValueError, IndexError):
+        return _rebuilt(doc, path, view, payload[2], ready)
+    except (KeyError, IndexError, TypeError, ValueError):  # not this document's
         return None
-    run.path = path
-    run.facts = facts
-    run.problems += problems
-    run.findings, run.checked = findings, checked
-    run.placed_under, run.also_after, run.retries = placed_under, also_after, retries
-    return run, order
 
 
 # the child ------------------------------------------------------------------------------------
-def _place_in_child(run: OcpRun) -> bytes:
-    """In the child: check and place the run read before the fork (``ocp.place``), and pack
-    what that added to it and the rows."""
+def _place_in_child(doc: dict[str, Any], path: str, view: str) -> bytes:
+    """In the child: place the run parsed before the fork, pack what the parent needs to
+    rebuild it around the same document."""
     import gc
 
-    from loomtui.formats.ocp import place
+    from loomtui.formats import ocp
 
     gc.disable()  # a short-lived process that frees nothing
-    read_problems = len(run.problems)
-    order = place(run)
-    return marshal.dumps((_PAYLOAD_VERSION, run.view, read_problems, run.problems[read_problems:], run.findings,
-                          run.checked, run.placed_under, run.also_after, run.retries, _packed_rows(order)), 2)
+    run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
+    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
 
 
 def _document(data: bytes, path: str) -> tuple[bool, Any]:
@@ -269,11 +230,36 @@ def _document(data: bytes, path: str) -> tuple[bool, Any]:
     return (True, value) if value is not None else (False, load_json(data, path))
 
 
+def _positions(items: Any, kept: list[Any]) -> list[int] | None:
+    """Where the kept records sit in the document's list (None: all of them, in order)."""
+    if len(kept) == len(items):
+        return None
+    where = {id(x): i for i, x in enumerate(items)}
+    return [where[id(x)] for x in kept]
+
+
 def _coded(values: Any) -> tuple[list[Any], bytes]:
     """Values that repeat (kinds) as a table and each one's number in it."""
     table = list(dict.fromkeys(values))
     number = {v: i for i, v in enumerate(table)}
     return table, array("I", map(number.__getitem__, values)).tobytes()
+
+
+def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ...]:
+    """What the parent needs to rebuild ``run`` and ``order`` around its own parse: records by
+    position, the rest as made (the parent makes the attempts' facts itself)."""
+    kept = []
+    for key in _RECORD_LISTS:
+        items = doc.get(key)
+        n = len(items) if isinstance(items, list) else -1
+        kept.append((n, _positions(items, list(getattr(run, key).values())) if n >= 0 else None))
+    for key, kept_list in (("edges", run.edges), ("events", run.events)):
+        items = doc.get(key)
+        n = len(items) if isinstance(items, list) else -1
+        kept.append((n, _positions(items, kept_list) if n >= 0 else None))
+    graph = (dict(run.attempts_of), dict(run.group_members), dict(run.parents), dict(run.children), run.also_after,
+             run.placed_under, run.retries)
+    return (run.version, kept, run.missing_nodes, graph, run.findings, run.checked, run.problems, _packed_rows(order))
 
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
@@ -296,7 +282,36 @@ def _makers() -> list[Any]:
     return [run_row, T.group_entry, T.missing_node_entry, T.node_entry, T.attempt_entry]
 
 
+
 # the parent -----------------------------------------------------------------------------------
+def _prepared(doc: dict[str, Any]) -> dict[str, Any]:
+    """What the rebuild needs that this process can make before the child's result: each
+    attempt's facts by position, and the node and attempt records by id as they are when the
+    child kept all of them (the usual case)."""
+    from loomtui.formats.ocp_text import facts_of
+
+    items = doc.get("attempts")
+    facts = [facts_of(a) if isinstance(a, dict) else None for a in items] if isinstance(items, list) else []
+    ready: dict[str, Any] = {"facts": facts}
+    for key in ("nodes", "attempts"):
+        items = doc.get(key)
+        try:
+            ready[key] = dict(zip([x["id"] for x in items], items))  # checked against the child's
+        except (TypeError, KeyError, IndexError):
+            pass
+    return ready
+
+
+def _kept(items: Any, n: int, positions: list[int] | None) -> list[Any]:
+    if n < 0:
+        if isinstance(items, list):
+            raise ValueError("the document differs from the child's")
+        return []
+    if not isinstance(items, list) or len(items) != n:
+        raise ValueError("the document differs from the child's")
+    return list(items) if positions is None else [items[i] for i in positions]
+
+
 def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
     table, codes = coded
     numbers = array("I")
@@ -304,17 +319,50 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
     return list(map(table.__getitem__, numbers))
 
 
+def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
+             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row]]:
+    """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
+    from loomtui.formats.ocp import OcpRun
+
+    version, kept, missing, graph, findings, checked, problems, rows = packed
+    run = OcpRun(doc=doc, path=path, version=version, view=view)
+    r = doc.get("run")
+    if isinstance(r, dict):
+        run.run = r
+    for key, (n, positions) in zip(_RECORD_LISTS, kept):
+        records = _kept(doc.get(key), n, positions)
+        by_id = ready.get(key) if positions is None and n >= 0 else None
+        if by_id is None:
+            by_id = dict(zip([x["id"] for x in records], records))
+        if len(by_id) != len(records):
+            raise ValueError("the document differs from the child's")
+        setattr(run, key, by_id)
+    run.edges = _kept(doc.get("edges"), *kept[4])
+    run.events = _kept(doc.get("events"), *kept[5])
+    run.node_order = list(run.nodes)
+    n, positions = kept[2]
+    facts = ready["facts"]
+    if len(facts) != max(n, 0):
+        raise ValueError("the document differs from the child's")
+    run.facts = dict(zip(run.attempts, facts if positions is None else [facts[i] for i in positions], strict=True))
+    run.missing_nodes = missing
+    attempts_of, members, parents, children, run.also_after, run.placed_under, run.retries = graph
+    run.attempts_of = defaultdict(list, attempts_of)
+    run.group_members = defaultdict(list, members)
+    run.parents = defaultdict(list, parents)
+    run.children = defaultdict(list, children)
+    run.findings = findings
+    run.checked = checked
+    run.problems = problems
+    return run, _rows(rows)
+
+
 def _rows(packed: tuple[Any, ...]) -> Iterable[Row]:
-    """The rows in order, made as they are read (``ocp_tree.make_rows`` reads them once);
-    ValueError (or IndexError) when the columns do not fit together."""
+    """The rows in order, made as they are read (``ocp_tree.make_rows`` reads them once)."""
     eids, parents, kinds, maker_no = packed
     numbers = array("i")
     numbers.frombytes(parents)
     parent_ids = list(map([*eids, None].__getitem__, numbers))
-    kind_list = _uncoded(kinds)
-    makers = _makers()
-    maker_list = list(map(makers.__getitem__, maker_no))
-    if not len(eids) == len(parent_ids) == len(kind_list) == len(maker_list):
-        raise ValueError("the child's row columns differ in length")
     rids = [eid[2:] if m else "" for eid, m in zip(eids, maker_no)]
-    return zip(eids, parent_ids, kind_list, maker_list, rids)
+    makers = _makers()
+    return zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True)

@@ -95,25 +95,17 @@ def snapshot(sm: Any) -> dict[str, Any]:
 def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, bool]:
     """``open_any`` with a child started for ``path`` first; whether its result was used."""
     used = []
-    placed_run = ocp_split.placed_run
+    rebuilt = ocp_split._rebuilt
 
     def spy(*args: Any) -> Any:
-        out = placed_run(*args)
-        used.append(out is not None)
+        out = rebuilt(*args)
+        used.append(True)
         return out
 
-    monkeypatch.setattr(ocp_split, "placed_run", spy)
+    monkeypatch.setattr(ocp_split, "_rebuilt", spy)
     assert ocp_split.prestart(str(path), view, min_bytes=1)
     sm = open_any(str(path), tree_id=None if view == "dag" else view)
-    return sm, used == [True]
-
-
-def not_placed_by_a_child(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
-    """Whether each OCP open took a child's result (all False expected)."""
-    used: list[bool] = []
-    placed_run = ocp_split.placed_run
-    monkeypatch.setattr(ocp_split, "placed_run", lambda *a: used.append(placed_run(*a) is not None))
-    return used
+    return sm, bool(used)
 
 
 @pytest.mark.parametrize("view", ["dag", "lineage"])
@@ -147,9 +139,10 @@ def test_a_child_of_a_file_that_changed_is_not_used(tmp_path: Path, monkeypatch:
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
     here_path = tmp_path / "same.ocp.json"
     here_path.write_bytes(path.read_bytes())
-    used = not_placed_by_a_child(monkeypatch)
+    rebuilt = []
+    monkeypatch.setattr(ocp_split, "_rebuilt", lambda *a: rebuilt.append(a))
     sm = open_any(str(path))
-    assert used == [False]
+    assert not rebuilt
     assert snapshot(sm)["rows"] == snapshot(open_any(str(here_path)))["rows"]
 
 
@@ -157,9 +150,10 @@ def test_a_child_of_the_other_view_is_not_used(tmp_path: Path, monkeypatch: pyte
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(generated()))
     assert ocp_split.prestart(str(path), "dag", min_bytes=1)
-    used = not_placed_by_a_child(monkeypatch)
+    rebuilt = []
+    monkeypatch.setattr(ocp_split, "_rebuilt", lambda *a: rebuilt.append(a))
     sm = open_any(str(path), tree_id="lineage")
-    assert used == [False] and ocp.ocp_run(sm).view == "lineage"  # type: ignore[union-attr]
+    assert not rebuilt and ocp.ocp_run(sm).view == "lineage"  # type: ignore[union-attr]
 
 
 def test_only_what_starts_like_an_ocp_object_starts_a_child(tmp_path: Path) -> None:
@@ -209,10 +203,19 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
     path.write_bytes(orjson.dumps(bad_documents()["mixed"]))
     here = snapshot(open_any(str(path)))
 
-    def fails(_run: Any) -> bytes:
+    def fails(*_: Any) -> bytes:
         raise RuntimeError("the child fails")
 
     monkeypatch.setattr(ocp_split, "_place_in_child", fails)
-    sm, used = open_with_child(path, "dag", monkeypatch)
-    assert not used
-    assert snapshot(sm) == here
+    used: list[bool] = []
+    placed_run = ocp_split.placed_run
+
+    def spy(*args: Any) -> Any:
+        out = placed_run(*args)
+        used.append(out is not None)
+        return out
+
+    monkeypatch.setattr(ocp_split, "placed_run", spy)
+    assert ocp_split.prestart(str(path), "dag", min_bytes=1)
+    assert snapshot(open_any(str(path))) == here
+    assert used == [False]
