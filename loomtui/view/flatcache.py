@@ -115,7 +115,7 @@ def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], en
         if classes_by_index[leaf_entry.index] == HIDDEN:
             classes[leaf_at] = OTHER  # the current leaf is always shown
     head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
 
 
 def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
