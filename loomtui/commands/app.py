@@ -80,12 +80,16 @@ def main(argv: list[str] | None = None) -> int:
 def start_split(path: str) -> SplitParse | None:
     """Before Textual starts (and starts threads): a child parses the tail of a big session
     while this process imports Textual and draws the screen, then reads the head. A pi file's
-    child is handed to the app; a Claude Code file's is taken over by its reader."""
+    child is handed to the app; a Claude Code file's is taken over by its reader; a big OCP
+    run's child reads and places the whole run (``formats/ocp_split.py``)."""
+    from loomtui.formats import ocp_split
     from loomtui.session.split import MIN_BYTES, SplitParse
 
     split = SplitParse.start(path, fraction=APP_SPLIT)
+    if split is not None or ocp_split.prestart(path):
+        return split
     try:
-        big = split is None and os.path.getsize(path) >= MIN_BYTES
+        big = os.path.getsize(path) >= MIN_BYTES
     except OSError:
         big = False
     if big:

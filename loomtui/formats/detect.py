@@ -28,9 +28,9 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
-from loomtui.formats import maitento_read, maitento_session, ocp, openloom, socketteer
+from loomtui.formats import maitento_read, maitento_session, ocp, ocp_split, openloom, socketteer
 from loomtui.formats.common import (
     MAX_DOCUMENT_BYTES,
     OPENLOOM_V1,
@@ -42,6 +42,7 @@ from loomtui.formats.common import (
     sha256,
 )
 from loomtui.formats.media import safe_member_name
+from loomtui.formats.ocp_split import FileId, file_id
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.fileio import open_regular_file, read_capped
 from loomtui.session.memory import bulk_allocation
@@ -49,6 +50,8 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.reader import BOM, first_line, is_pi_header, line_value
 
 PI = "pi"
+#: what the sniff reads at once looking for the end of the first line
+SNIFF_CHUNK = 1 << 20
 BUNDLE_MEMBER = "tree.openloom"
 
 
@@ -96,7 +99,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
         return found
-    first, size = _sniff(path)
+    first, size, fid = _sniff(path)
     if first is None:
         return open_bundle(path, tree_id)
     with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
@@ -114,33 +117,54 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
     if first_obj is not None and len(first) == size:
         # a one-line document: the first line was the whole file, already parsed
-        return open_document(first_obj, path, _digest(first_obj, first), tree_id)
-    return _open_json(path, first_obj, tree_id)
+        return open_document(first_obj, path, _digest(first_obj, first), tree_id, file_id=fid)
+    return _open_json(path, first_obj, tree_id, fid)
 
 
-def _sniff(path: str) -> tuple[bytes | None, int]:
-    """The file's first line and size; ``(None, 0)`` for a ZIP. A FIFO or device is refused
-    before a byte is read, a Tapestry weave by its magic."""
+def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
+    """The file's first line, size and identity (``ocp_split.file_id``, taken after the line
+    was read); ``(None, 0, None)`` for a ZIP. A FIFO or device is refused before a byte is
+    read, a Tapestry weave by its magic."""
     try:
         with open_regular_file(path) as f:
             head = f.read(4)
             if head[:2] == b"PK":
-                return None, 0
+                return None, 0, None
             if head.startswith(b"Vers"):
                 f.seek(0)
                 if f.read(24) == b"VersionedTapestryWeave__":
                     raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
             f.seek(0)
-            return first_line(f), os.fstat(f.fileno()).st_size
+            line = _first_line(f)
+            st = os.fstat(f.fileno())
+            return line, st.st_size, file_id(st)
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
 
 
-def _open_json(path: str, first_obj: Any, tree_id: str | None) -> SessionManager:
+def _first_line(f: BinaryIO) -> bytes:
+    """``reader.first_line``; a first line longer than a chunk (a one-line document) is read
+    with plain reads, much faster than ``readline`` for tens of MB."""
+    head = f.read(SNIFF_CHUNK)
+    nl = head.find(b"\n")
+    if nl < 0 and len(head) == SNIFF_CHUNK:
+        head += f.read()
+        nl = head.find(b"\n")
+    line = head if nl < 0 else head[: nl + 1]
+    if line.strip() or not line:
+        return line
+    f.seek(0)  # blank lines first: rare
+    return first_line(f)
+
+
+def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None) -> SessionManager:
     """A file of at most ``MAX_DOCUMENT_BYTES`` read whole: a JSON document, a loom definition
-    file, or JSON lines without a session header (the pi reader says what is wrong)."""
+    file, or JSON lines without a session header (the pi reader says what is wrong). ``fid``:
+    the file's identity when it was sniffed (kept only if this read saw the same file)."""
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
+        if fid is not None and file_id(os.stat(path)) != fid:
+            fid = None
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
     try:
@@ -155,7 +179,7 @@ def _open_json(path: str, first_obj: Any, tree_id: str | None) -> SessionManager
         ) from None
     if classify(doc) is None and maitento_read.has_configuration(doc):
         return _loom_config_map(path)
-    return open_document(doc, path, _digest(doc, data), tree_id)
+    return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
 
 
 def _digest(doc: Any, data: bytes) -> str | None:
@@ -209,6 +233,8 @@ class _Opening:
     bundle_members: dict[str, int] | None
     bundle_heads: dict[str, bytes] | None
     diag: list[Diagnostic] = field(default_factory=list)
+    #: the identity of the file the document was parsed from (``ocp_split.file_id``)
+    file_id: FileId | None = None
 
     @property
     def where(self) -> str:
@@ -228,7 +254,10 @@ def _open_pi(o: _Opening) -> SessionManager:
 def _open_ocp(o: _Opening) -> SessionManager:
     if o.bundle_members is not None:
         raise SessionFormatError(f"{o.where}: an OCP run inside a bundle is not supported")
-    return ocp.build_session(o.doc, o.path, o.sha, view=o.tree_id or "dag", diagnostics=o.diag)
+    view = o.tree_id or "dag"
+    # placed already by a child started before the app (formats/ocp_split.py), if any
+    placed = ocp_split.placed_run(o.doc, o.path, view, o.file_id) if o.path is not None else None
+    return ocp.build_session(o.doc, o.path, o.sha, view=view, diagnostics=o.diag, placed=placed)
 
 
 def _open_v2(o: _Opening) -> SessionManager:
@@ -295,15 +324,17 @@ def open_document(
     tree_id: str | None = None,
     bundle_members: dict[str, int] | None = None,
     bundle_heads: dict[str, bytes] | None = None,
+    file_id: FileId | None = None,
 ) -> SessionManager:
-    """A parsed loom document as a session (``path`` names it in messages and for saves)."""
+    """A parsed loom document as a session (``path`` names it in messages and for saves;
+    ``file_id``: the identity of the file it was parsed from, ``ocp_split.file_id``)."""
     kind = classify(doc)
     opener = OPENERS.get(kind) if kind is not None else None
     if opener is None:
         raise SessionFormatError(
             f"{path or 'document'} is not a pi session, OpenLoom or socketteer loom file: {_unsupported(doc)}"
         )
-    return opener(_Opening(doc, path, sha, tree_id, bundle_members, bundle_heads))
+    return opener(_Opening(doc, path, sha, tree_id, bundle_members, bundle_heads, file_id=file_id))
 
 
 def _check_version(doc: dict[str, Any], where: str, diag: list[Diagnostic]) -> None:

@@ -24,6 +24,8 @@ import os
 
 import heapq
 import math
+from itertools import islice
+from operator import lt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,6 +46,9 @@ IN_FLIGHT = frozenset(("queued", "working"))
 FAILED = frozenset(("failed", "rejected"))
 
 RUN_ID = "run"
+_STR = frozenset((str,))
+_INT = {int}
+_DICT = frozenset((dict,))
 
 
 def looks_like_ocp(doc: Any) -> bool:
@@ -148,6 +153,15 @@ def _list(doc: dict[str, Any], key: str, run: OcpRun, required: bool = False) ->
 
 
 def _records(items: list[Any], what: str, run: OcpRun, key: str = "id") -> list[tuple[str, dict[str, Any]]]:
+    """(id, record) for each object with a string id, the first of each id; a note for the rest."""
+    try:
+        ids = [item[key] for item in items]  # raises unless every item is an object with an id
+    except (TypeError, KeyError, IndexError):
+        ids = None
+    if ids is not None and set(map(type, ids)) <= _STR:
+        distinct = set(ids)
+        if len(distinct) == len(ids) and "" not in distinct:
+            return list(zip(ids, items))
     out: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
@@ -166,8 +180,10 @@ def _records(items: list[Any], what: str, run: OcpRun, key: str = "id") -> list[
     return out
 
 
-def read_run(doc: dict[str, Any], path: str | None = None, view: str = "dag") -> OcpRun:
-    """Index an OCP document (anything that is an object with an ``ocp`` key)."""
+def read_run(doc: dict[str, Any], path: str | None = None, view: str = "dag", lazy_facts: bool = False) -> OcpRun:
+    """Index an OCP document (anything that is an object with an ``ocp`` key). ``lazy_facts``:
+    an attempt's facts are made when first asked for (placing a run needs few of them; what
+    iterates ``run.facts`` sees only those made so far)."""
     raw_version = doc.get("ocp")
     version = str(raw_version) if isinstance(raw_version, (str, int, float)) else ""
     run = OcpRun(doc=doc, path=path, version=version, view=view)
@@ -178,40 +194,67 @@ def read_run(doc: dict[str, Any], path: str | None = None, view: str = "dag") ->
         run.run = r
     else:
         run.note("no 'run' object")
-    for gid, g in _records(_list(doc, "groups", run), "groups", run):
-        run.groups[gid] = g
-    for nid, n in _records(_list(doc, "nodes", run, required=True), "nodes", run):
-        run.nodes[nid] = n
-        run.node_order.append(nid)
+    run.groups = dict(_records(_list(doc, "groups", run), "groups", run))
+    nodes = _records(_list(doc, "nodes", run, required=True), "nodes", run)
+    run.nodes = dict(nodes)
+    run.node_order = list(run.nodes)
+    members = run.group_members
+    for nid, n in nodes:
         g = n.get("group")
         if isinstance(g, str):
-            run.group_members[g].append(nid)
-    missing: dict[str, None] = {}
-    for aid, a in _records(_list(doc, "attempts", run), "attempts", run):
-        run.attempts[aid] = a
-        run.facts[aid] = T.facts_of(a)
-        nid = a.get("node")
-        if not isinstance(nid, str) or not nid:
-            run.note(f"attempt {aid} names no node; shown under the run")
-            nid = ""
-        elif nid not in run.nodes:
-            run.note(f"attempt {aid} is at node {nid!r}, which the document does not define")
-            missing.setdefault(nid)
-        run.attempts_of[nid].append(aid)
-    run.missing_nodes = [m for m in missing]
-    for aid_list in run.attempts_of.values():
-        if len(aid_list) > 1:
-            aid_list.sort(key=lambda a: _attempt_rank(run, a))
-    for rid, art in _records(_list(doc, "artifacts", run), "artifacts", run):
-        run.artifacts[rid] = art
-    for i, e in enumerate(_list(doc, "edges", run)):
-        if not isinstance(e, dict):
-            run.note(f"edges[{i}] is not an object; skipped")
-            continue
-        run.edges.append(e)
+            members[g].append(nid)
+    _read_attempts(run, _records(_list(doc, "attempts", run), "attempts", run), lazy_facts)
+    run.artifacts = dict(_records(_list(doc, "artifacts", run), "artifacts", run))
+    edges = _list(doc, "edges", run)
+    if set(map(type, edges)) <= _DICT:
+        run.edges = list(edges)
+    else:
+        for i, e in enumerate(edges):
+            if not isinstance(e, dict):
+                run.note(f"edges[{i}] is not an object; skipped")
+                continue
+            run.edges.append(e)
     run.events = [e for e in _list(doc, "events", run) if isinstance(e, dict)]
     _read_dag(run)
     return run
+
+
+def _read_attempts(run: OcpRun, records: list[tuple[str, dict[str, Any]]], lazy_facts: bool = False) -> None:
+    """The attempts, their facts, and each node's attempts in order (``_attempt_rank``)."""
+    run.attempts = attempts = dict(records)
+    facts_of = T.facts_of
+    run.facts = _LazyFacts(attempts) if lazy_facts else {aid: facts_of(a) for aid, a in records}
+    nodes, attempts_of = run.nodes, run.attempts_of
+    missing: dict[str, None] = {}
+    for aid, a in records:
+        nid = a.get("node")
+        if type(nid) is not str or nid not in nodes:
+            if not isinstance(nid, str) or not nid:
+                run.note(f"attempt {aid} names no node; shown under the run")
+                nid = ""
+            elif nid not in nodes:
+                run.note(f"attempt {aid} is at node {nid!r}, which the document does not define")
+                missing.setdefault(nid)
+        attempts_of[nid].append(aid)
+    run.missing_nodes = list(missing)
+    for aid_list in attempts_of.values():
+        if len(aid_list) > 1:
+            ns = [attempts[a].get("n") for a in aid_list]
+            # numbered 1, 2, 3, …: in order already (the usual case), no sort key to make
+            if set(map(type, ns)) != _INT or not all(map(lt, ns, islice(ns, 1, None))):
+                aid_list.sort(key=lambda a: _attempt_rank(run, a))
+
+
+class _LazyFacts(dict[str, Any]):
+    """attempt id -> ``ocp_text.facts_of`` its record, made when first asked for."""
+
+    def __init__(self, attempts: dict[str, dict[str, Any]]) -> None:
+        super().__init__()
+        self._attempts = attempts
+
+    def __missing__(self, aid: str) -> Any:
+        facts = self[aid] = T.facts_of(self._attempts[aid])
+        return facts
 
 
 def _attempt_rank(run: OcpRun, aid: str) -> tuple[float, float]:
@@ -222,11 +265,18 @@ def _attempt_rank(run: OcpRun, aid: str) -> tuple[float, float]:
 
 
 def _read_dag(run: OcpRun) -> None:
+    nodes, parents, children = run.nodes, run.parents, run.children
     for i, e in enumerate(run.edges):
         kind = e.get("kind", "dep")
         if kind not in DAG_KINDS:
             continue
         a, b = e.get("from"), e.get("to")
+        if type(a) is str and type(b) is str and a != b and a in nodes and b in nodes:
+            up = parents[b]
+            if a not in up:
+                up.append(a)
+                children[a].append(b)
+            continue
         bad = [x for x in (a, b) if not isinstance(x, str) or x not in run.nodes]
         if bad:
             run.note(f"edges[{i}] ({kind} {a!r} → {b!r}) names an unknown node; ignored")
@@ -266,18 +316,22 @@ def topo_order(run: OcpRun) -> list[str]:
 
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
-                  findings: list[Any] | None = None, checked_with: str = "") -> SessionManager:
+                  findings: list[Any] | None = None, checked_with: str = "",
+                  placed: tuple[OcpRun, list[Any]] | None = None) -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
-    conformance findings already known (another view of the same run), else checked now."""
+    conformance findings already known (another view of the same run), else checked now;
+    ``placed``: what ``place_run`` would return, made elsewhere (``ocp_split.placed_run``)."""
     from loomtui.formats.ocp_tree import make_rows
 
-    run, order = place_run(doc, path, view, check, findings, checked_with)
+    run, order = placed if placed is not None else place_run(doc, path, view, check, findings, checked_with)
     return session_of(run, make_rows(run, order), diagnostics)
 
 
 def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,
-              findings: list[Any] | None = None, checked_with: str = "") -> tuple[OcpRun, list[Any]]:
-    """The run read, checked and placed, and its rows in order (``ocp_tree.row_order``)."""
+              findings: list[Any] | None = None, checked_with: str = "",
+              lazy_facts: bool = False) -> tuple[OcpRun, list[Any]]:
+    """The run read, checked and placed, and its rows in order (``ocp_tree.row_order``);
+    ``lazy_facts``: as ``read_run`` takes it."""
     from loomtui.formats import ocp_check
     from loomtui.formats.ocp_tree import row_order
 
@@ -285,7 +339,7 @@ def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: b
         from loomtui.session.errors import SessionFormatError
 
         raise SessionFormatError(f"OCP runs have two views, {' and '.join(VIEWS)}; not {view!r}")
-    run = read_run(doc, path, view)
+    run = read_run(doc, path, view, lazy_facts)
     if findings is not None:
         ocp_check.attach_findings(run, [ocp_check.Finding(*f) for f in findings])
         run.checked = checked_with

@@ -465,13 +465,11 @@ def filters(run: "OcpRun") -> dict[str, tuple[str, Any]]:
     }
     if run.findings:
         out["findings"] = (" [findings]", lambda: _finding_rows(run))
-    models: dict[str, None] = {}
-    harnesses: dict[str, None] = {}
-    for f in run.facts.values():
-        if f[5]:
-            models[f[5]] = None
-        if f[6]:
-            harnesses[f[6]] = None
+    facts = list(run.facts.values())
+    models = {f[5] for f in facts}
+    harnesses = {f[6] for f in facts}
+    models.discard("")
+    harnesses.discard("")
 
     def by(field: int, value: str) -> Any:
         return lambda: _attempt_rows(run, [aid for aid, f in run.facts.items() if f[field] == value])

@@ -114,28 +114,33 @@ def _home_of(run: "OcpRun", nid: str) -> str:
     return RUN_ID
 
 
-def _home_of_quiet(run: "OcpRun", nid: str) -> str:
-    g = run.nodes.get(nid, {}).get("group")
-    return "g:" + g if isinstance(g, str) and g in run.groups else RUN_ID
-
-
 def place_dag(run: "OcpRun", order: list[str]) -> None:
     """A node under the dependency parent (in its group) that settled last; the others are
     the ones it is "also after"."""
     rank = {nid: i for i, nid in enumerate(order)}
+    homes: dict[str, str] = {}  # a parent comes before its children: its home is known
+    settled: dict[str, float] = {}
+    placed_under, also_after, get_parents = run.placed_under, run.also_after, run.parents.get
     for nid in order:
-        home = _home_of(run, nid)
-        parents = run.parents.get(nid, [])
-        candidates = [p for p in parents if rank[p] < rank[nid] and _home_of_quiet(run, p) == home]
+        home = homes[nid] = _home_of(run, nid)
+        parents = get_parents(nid)
+        if not parents:
+            placed_under[nid] = home
+            continue
+        here = rank[nid]
+        candidates = [p for p in parents if rank[p] < here and homes[p] == home]
         if candidates:
-            best = max(candidates, key=lambda p: (run.settled_at(p), rank[p]))
-            run.placed_under[nid] = "n:" + best
+            for p in candidates:
+                if p not in settled:
+                    settled[p] = run.settled_at(p)
+            best = max(candidates, key=lambda p: (settled[p], rank[p]))
+            placed_under[nid] = "n:" + best
             others = [p for p in parents if p != best]
         else:
-            run.placed_under[nid] = home
+            placed_under[nid] = home
             others = list(parents)
         if others:
-            run.also_after[nid] = others
+            also_after[nid] = others
 
 
 def _lineage_edges(run: "OcpRun") -> dict[str, list[str]]:
@@ -221,39 +226,54 @@ def run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
     return T.run_entry(run)
 
 
-def _children(run: "OcpRun", order: list[str]) -> tuple[dict[str, list[str]], dict[str, tuple[Maker, str, str]]]:
-    """Entry id -> its children in the wanted order, and entry id -> (maker, record id, kind).
+#: a row as the tree lists it: (entry id, parent id, kind, maker, record id)
+Row = tuple[str, "str | None", str, Maker, str]
+
+
+def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]], int]:
+    """The run's row, entry id -> its child rows in the wanted order, and the number of rows.
 
     Each parent's children come out as group folders, then attempts and retries, then nodes
     in dependency order."""
-    kids: dict[str, list[str]] = defaultdict(list)
-    rows: dict[str, tuple[Maker, str, str]] = {RUN_ID: (run_row, "", "run" if run.view == "dag" else "run lineage")}
+    kids: dict[str, list[Row]] = defaultdict(list)
+    top: Row = (RUN_ID, None, "run" if run.view == "dag" else "run lineage", run_row, "")
+    count = 1
     if run.view == "dag":
         for gid, parent in group_parents(run).items():
-            rows["g:" + gid] = (T.group_entry, gid, "group")
-            kids[parent].append("g:" + gid)
+            kids[parent].append(("g:" + gid, parent, "group", T.group_entry, gid))
+            count += 1
     for nid in run.missing_nodes:
-        rows["n:" + nid] = (T.missing_node_entry, nid, "missing node")
-        kids[RUN_ID].append("n:" + nid)
-    for nid in order:
-        rows["n:" + nid] = (T.node_entry, nid, T.node_kind(run.nodes[nid]))
+        kids[RUN_ID].append(("n:" + nid, RUN_ID, "missing node", T.missing_node_entry, nid))
+        count += 1
     retries = run.retries
     make_attempt = T.attempt_entry
     for nid, aids in run.attempts_of.items():
         owner = "n:" + nid if nid else RUN_ID
         for aid in aids:
             ref = retries.get(aid)
-            eid = "a:" + aid
-            rows[eid] = (make_attempt, aid, "attempt")
-            kids["a:" + ref if ref else owner].append(eid)
+            parent = "a:" + ref if ref else owner
+            kids[parent].append(("a:" + aid, parent, "attempt", make_attempt, aid))
+        count += len(aids)
+    placed_under, nodes, node_entry, node_kind = run.placed_under, run.nodes, T.node_entry, T.node_kind
+    missing = set(run.missing_nodes)
     for nid in order:
-        parent = run.placed_under.get(nid, RUN_ID)
-        kids[parent if parent in rows else RUN_ID].append("n:" + nid)
-    return kids, rows
+        parent = placed_under.get(nid, RUN_ID)
+        if not _has_row(run, parent, missing):
+            parent = RUN_ID
+        kids[parent].append(("n:" + nid, parent, node_kind(nodes[nid]), node_entry, nid))
+    return top, kids, count + len(order)
 
 
-#: a row as the tree lists it: (entry id, parent id, kind, maker, record id)
-Row = tuple[str, "str | None", str, Maker, str]
+def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
+    """Whether the run has a row ``eid`` (what a node may be placed under)."""
+    kind, rid = eid[:2], eid[2:]
+    if kind == "n:":
+        return rid in run.nodes or rid in missing
+    if kind == "a:":
+        return rid in run.attempts
+    if kind == "g:":
+        return run.view == "dag" and rid in run.groups
+    return eid == RUN_ID
 
 
 def build_rows(run: "OcpRun") -> list[Entry]:
@@ -272,21 +292,19 @@ def row_order(run: "OcpRun") -> list[Row]:
     else:
         place_lineage(run, order)
     place_retries(run)
-    kids, rows = _children(run, order)
+    top, kids, count = _children(run, order)
     out: list[Row] = []
-    parent_of = {c: p for p, below in kids.items() for c in below}
-    stack = [RUN_ID]
+    stack = [top]
+    get = kids.get
     while stack:
-        eid = stack.pop()
-        row = rows.pop(eid, None)
-        if row is None:  # listed twice (only through a bug): shown once
-            continue
-        out.append((eid, parent_of.get(eid), row[2], row[0], row[1]))
-        below = kids.get(eid)
+        row = stack.pop()
+        out.append(row)
+        below = get(row[0])
         if below:
             stack.extend(reversed(below))
-    for eid, (make, rid, kind) in rows.items():  # unreachable only through a bug; never lose a row
-        out.append((eid, RUN_ID, kind, make, rid))
+    if len(out) < count:  # rows on a loop, only through a bug: under the run, never lost
+        shown = {r[0] for r in out}
+        out += [(r[0], RUN_ID, *r[2:]) for below in kids.values() for r in below if r[0] not in shown]
     return out
 
 
