@@ -469,7 +469,7 @@ class TreeModel(LoomState):
         version = self.index.version
         if self._tool_calls is None or self._tool_calls[0] != version:
             # the same for every leaf: built once per change of the session, not per leaf move
-            self._tool_calls = (version, F.tool_call_map(self.index.entries))
+            self._tool_calls = (version, F.tool_call_map(self.index.with_tool_calls))
         # paused; frozen only while the session loads: a leaf move in the app must not freeze
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
