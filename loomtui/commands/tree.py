@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         flat = model.unsaved_flat if model is not None else None
-        job = flatcache.store_job(model.manager, flat) if model is not None and flat is not None else None
+        job = flatcache.store_job(model.manager, flat, model.base_classes) if model is not None and flat is not None else None
         if job is not None:
             jobs.append(job)
         if model is not None and not color and (model.row_texts is None or None in model.row_texts):

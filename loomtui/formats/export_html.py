@@ -447,7 +447,7 @@ def page_parts(
 def _page_parts(manager: SessionManager, records: _Records, original: bytes | None, leaf_id: str | None,
                 target_id: str | None, theme: str | None, no_system_context: bool,
                 source_name: str | None) -> list[Part]:
-    tool_calls = F.tool_call_map(manager.index.entries)
+    tool_calls = F.tool_call_map(manager.index.with_tool_calls)
     model: TreeModel | None = None
     if tool_calls is None:  # a call id repeats: the tree's order decides which call is meant
         model = TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)

@@ -53,6 +53,9 @@ def _by_index(e: Entry) -> int:
     return e.index
 
 
+#: the entry types ``SessionIndex.build`` notes as it goes
+_NOTED = frozenset(("label", "session_info", "custom", "archive"))
+
 #: ``SessionIndex.depth`` memoises one entry in this many along a walked chain
 DEPTH_STRIDE = 256
 
@@ -80,6 +83,10 @@ class SessionIndex:
         #: first toolResult entry per toolCallId, and how many entries were scanned for it
         self._results: dict[Any, Entry] = {}
         self._results_scanned = 0
+        #: the entries that hold tool calls, and the custom and archive entries, in file order:
+        #: what the tool-call map and the archive records need, without a pass over every entry
+        self.with_tool_calls: list[Entry] = []
+        self.custom_entries: list[Entry] = []
 
     # building -----------------------------------------------------------------------------
     def add(self, e: Entry, link: bool = True) -> bool:
@@ -93,8 +100,12 @@ class SessionIndex:
         self.entries.append(e)
         self.by_id[e.id] = e
         self.leaf_id = e.id
+        if e.tool_calls is not None:
+            self.with_tool_calls.append(e)
         t = e.type
-        if t == "label":
+        if t == "custom" or t == "archive":
+            self.custom_entries.append(e)
+        elif t == "label":
             target = e.aux
             if isinstance(target, str) or target is not None:
                 key = target if isinstance(target, str) else str(target)
@@ -190,6 +201,7 @@ class SessionIndex:
         roots = self.roots
         root_set = self._root_set
         later: list[Entry] = []
+        with_calls = self.with_tool_calls.append
         n = len(own)
         for e in entries:
             eid = e.id
@@ -200,6 +212,8 @@ class SessionIndex:
             n += 1
             own.append(e)
             by_id[eid] = e
+            if e.tool_calls is not None:
+                with_calls(e)
             p = e.parent_id
             if p is None or p == eid:
                 roots.append(e)
@@ -213,8 +227,10 @@ class SessionIndex:
                 else:
                     later.append(e)
             t = e.type
-            if t == "label" or t == "session_info":
-                if t == "label":
+            if t in _NOTED:
+                if t == "custom" or t == "archive":
+                    self.custom_entries.append(e)
+                elif t == "label":
                     target = e.aux
                     if target is not None:
                         key = target if isinstance(target, str) else str(target)

@@ -332,6 +332,11 @@ def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None,
     return _parse_long_lines(fd, consumed, parser, end, progress)
 
 
+def read_into(fd: int, buf: memoryview) -> int:
+    """Read from ``fd`` into ``buf``; the bytes read (0 at the end of the file)."""
+    return os.readv(fd, [buf])
+
+
 def _parse_in_place(fd: int, start: int, parser: LineParser, end: int | None,
                     progress: Callable[[int], None] | None) -> tuple[int, int]:
     """``parse_from`` while every line fits in a chunk; (offset, -1) when a line starting at
@@ -349,7 +354,7 @@ def _parse_in_place(fd: int, start: int, parser: LineParser, end: int | None,
     try:
         while True:
             want = size if end is None else min(size, end - pos)
-            got = os.readv(fd, [view[have : have + want]]) if want > 0 else 0
+            got = read_into(fd, view[have : have + want]) if want > 0 else 0
             if not got:
                 if have:
                     used = parser.feed(buf, base, True, have)

@@ -21,6 +21,7 @@ from typing import Any
 
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError
+from loomtui.session.index import SessionIndex
 from loomtui.session.manager import SessionManager
 from loomtui.view.flat import Flat
 
@@ -55,22 +56,24 @@ class ArchiveState:
         self._states: dict[str, bool] = {}
         self._version = -1
         self._ids: frozenset[str] = frozenset()
+        self._index: SessionIndex | None = None  # the index scanned (a reload makes a new one)
 
     def ids(self) -> frozenset[str]:
         """Targets whose last record archives them (and that exist)."""
         index = self.manager.index
-        if self._version == index.version:
+        if self._version == index.version and self._index is index:
             return self._ids
-        entries = index.entries
-        if self._scanned > len(entries):
+        candidates = index.custom_entries  # every custom and archive entry, in file order
+        if self._index is not index or self._scanned > len(candidates):
+            self._index = index
             self._scanned = 0
             self._states.clear()
-        for e in entries[self._scanned:]:
+        for e in candidates[self._scanned:]:
             if (e.type == "custom" and e.text == ARCHIVE_TYPE) or e.type == "archive":
                 target, archived = record_target(self.manager.load(e))
                 if target is not None:
                     self._states[target] = archived
-        self._scanned = len(entries)
+        self._scanned = len(candidates)
         self._version = index.version
         self._ids = frozenset(t for t, on in self._states.items() if on and t in index.by_id)
         return self._ids

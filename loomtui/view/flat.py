@@ -67,7 +67,7 @@ class Flat:
     """
 
     __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end",
-                 "_end_abs")
+                 "_end_abs", "_leaf_at")
 
     def __init__(
         self,
@@ -80,6 +80,7 @@ class Flat:
         active: set[Entry],
         version: int,
         head: int,
+        leaf_at: int = -1,
     ) -> None:
         self.leaf_id = leaf_id
         self.entries = entries
@@ -89,23 +90,36 @@ class Flat:
         self.version = version
         self.head = head
         n1 = len(entries) + 1
-        if pos is None:
-            # positions before ``head`` as they are, the rest relative to the end
-            encoded = chain(range(head), range(head - n1, len(entries) - n1))
-            self._pos: dict[str, int] = dict(zip(map(_entry_id, entries), encoded))
-        else:
+        # the id -> position map is made when first asked for (``_positions``): printing a
+        # tree asks only for the leaf's, which flatten already knows (``leaf_at``)
+        self._pos: dict[str, int] | None = None
+        if pos is not None:
             self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
+        self._leaf_at = leaf_at
         self._end = [x if x < head else x - n1 for x in end]
         self._end_abs: list[int] | None = end  # decoded ends, rebuilt lazily after an insert
+
+    def _positions(self) -> dict[str, int]:
+        """Entry id -> stored position: before ``head`` as they are, the rest relative to the end."""
+        pos = self._pos
+        if pos is None:
+            entries = self.entries
+            n1 = len(entries) + 1
+            head = self.head
+            encoded = chain(range(head), range(head - n1, len(entries) - n1))
+            pos = self._pos = dict(zip(map(_entry_id, entries), encoded))
+        return pos
 
     def __len__(self) -> int:
         return len(self.entries)
 
     def __contains__(self, entry_id: object) -> bool:
-        return entry_id in self._pos
+        return entry_id in self._positions()
 
     def position(self, entry_id: str) -> int | None:
-        x = self._pos.get(entry_id)
+        if self._pos is None and entry_id == self.leaf_id and self._leaf_at >= 0:
+            return self._leaf_at  # nothing has moved since flatten (any insert makes the map first)
+        x = self._positions().get(entry_id)
         if x is None or x >= 0:
             return x
         return x + len(self.entries) + 1
@@ -137,10 +151,11 @@ class Flat:
         """Insert a new childless entry at ``head``; every stored value stays valid."""
         h = self.head
         n = len(self.entries)
+        self._positions()
         self.entries.insert(h, e)
         self.classes.insert(h, cls)
         self._end.insert(h, h - n - 1)  # end = h + 1 = new head: stored relative to the new length
-        self._pos[e.id] = h
+        self._positions()[e.id] = h
         self.head = h + 1
         self._end_abs = None
         return h
@@ -264,7 +279,7 @@ def flatten(
         if cls[leaf_entry.index] == HIDDEN:
             classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
 
 
 def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:

@@ -3,8 +3,10 @@
 Flattening is a pure function of the entries and the leaf, and the costliest step of building
 the view model after a reopen from the persistent index (``session/indexcache.py``). So the
 display order (entry indices in file order) and the subtree ends are kept in a side file of the
-cache (``.ltf``) as two arrays, for the last leaf flattened; a reopen of the unchanged file turns
-them back into a ``Flat`` with two list lookups per entry.
+cache (``.ltf``) as two arrays, for the last leaf flattened, with every entry's visibility class
+(``flat.base_classes``), the classes in display order and how long the leaf's path is; a reopen of
+the unchanged file turns them back into a ``Flat`` with two list lookups per entry, without
+classifying the entries again or walking up from the leaf (the path is the start of the order).
 
 Used only when it is the very same data: the file's key (path, device, inode, size, mtime, edge
 hashes) equals the one stored and covers exactly the bytes the session was read from, the entry
@@ -23,15 +25,16 @@ from loomtui.session import indexcache
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
 from loomtui.session.forked import can_fork
+from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
 from loomtui.view import flat as F
-from loomtui.view.flat import HIDDEN, OTHER, Flat
+from loomtui.view.flat import Flat
 from loomtui.view.text import display_text
 
 SUFFIX = ".ltf"
 MAGIC = b"LOOMTUI-FLAT\x00"
-FORMAT = 1
+FORMAT = 2
 #: the one-line text of every entry (``display_text``) for one leaf and HOME
 TEXTS_SUFFIX = ".ltx"
 TEXTS_MAGIC = b"LOOMTUI-TEXTS\x00"
@@ -58,26 +61,28 @@ def _key(manager: SessionManager) -> tuple[Any, ...] | None:
     return key
 
 
-def load(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
-         tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
-    """``flat.flatten(manager.index, leaf_id, classes_by_index, tool_calls)`` from the side
-    file, or None."""
+def load(manager: SessionManager, leaf_id: str | None,
+         tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, bytearray] | None:
+    """(``flat.flatten(manager.index, leaf_id, …, tool_calls)``, every entry's
+    ``base_classes``) from the side file, or None."""
     key = _key(manager)
     if key is None:
         return None
     n = len(manager.index.entries)
-    if len(classes_by_index) < n:
+    stored = _stored(indexcache.read_side(key[0], SUFFIX, MAGIC), key, leaf_id, n)
+    if stored is None:
         return None
-    arrays = _arrays(indexcache.read_side(key[0], SUFFIX, MAGIC), key, leaf_id, n)
-    if arrays is None:
-        return None
-    return _rebuilt(manager, leaf_id, arrays[0], arrays[1], classes_by_index, tool_calls)
+    order, ends, base, classes, path_len = stored
+    flat = _rebuilt(manager, leaf_id, order, ends, classes, path_len, tool_calls)
+    return None if flat is None else (flat, base)
 
 
-def _arrays(payload: Any, key: tuple[Any, ...], leaf_id: str | None, n: int) -> tuple[array[int], array[int]] | None:
-    """(display order, subtree ends) from a side file's payload made for exactly this data."""
+def _stored(payload: Any, key: tuple[Any, ...], leaf_id: str | None,
+            n: int) -> tuple[array[int], array[int], bytearray, bytearray, int] | None:
+    """(display order, subtree ends, base classes, classes in display order, length of the
+    leaf's path or -1) from a side file's payload made for exactly this data."""
     try:
-        fmt, skey, leaf, count, order_bytes, end_bytes = payload
+        fmt, skey, leaf, count, order_bytes, end_bytes, base, classes, path_len = payload
         if fmt != FORMAT or skey != key or leaf != leaf_id or count != n:
             return None
         order = array("i")
@@ -88,12 +93,16 @@ def _arrays(payload: Any, key: tuple[Any, ...], leaf_id: str | None, n: int) -> 
         return None
     if len(order) != n or len(ends) != n or (n and (min(order) < 0 or max(order) >= n)):
         return None
-    return order, ends
+    if not (isinstance(base, bytes) and isinstance(classes, bytes) and len(base) == n == len(classes)):
+        return None
+    if type(path_len) is not int or not -1 <= path_len <= n:
+        return None
+    return order, ends, bytearray(base), bytearray(classes), path_len
 
 
 def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], ends: array[int],
-             classes_by_index: bytearray, tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
-    """The ``Flat`` that ``flatten`` builds, from its order and ends (None if they do not fit)."""
+             classes: bytearray, path_len: int, tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+    """The ``Flat`` that ``flatten`` builds, from what it stored (None if it does not fit)."""
     index = manager.index
     n = len(order)
     out = list(map(index.entries.__getitem__, order))
@@ -104,47 +113,59 @@ def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], en
                 for call_id, name, args in e.tool_calls:
                     tool_calls[call_id] = (name, args)
     end = ends.tolist()
-    classes = bytearray(map(classes_by_index.__getitem__, order))
-    active: set[Any] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
     leaf_at = -1
+    active: set[Any] = set()
     if leaf_id is not None and leaf_id in index.by_id:
         leaf_entry = index.by_id[leaf_id]
-        leaf_at = len(active) - 1  # as ``flatten``: the leaf's ancestors come first
+        # as ``flatten``: the leaf's path comes first (``path_len``; -1 when it did not)
+        active = set(out[:path_len]) if path_len > 0 else set(index.path_to(leaf_id))
+        leaf_at = len(active) - 1
         if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
             return None
-        if classes_by_index[leaf_entry.index] == HIDDEN:
-            classes[leaf_at] = OTHER  # the current leaf is always shown
     head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head)
+    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
+
+
+def classified(entries: list[Entry], classes: bytearray) -> bytearray:
+    """``classes`` (``flat.base_classes`` of the first entries) extended to every entry."""
+    have = len(classes)
+    if have < len(entries):
+        classes += F.base_classes(entries, have)
+    return classes
 
 
 def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
-            tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, Flat | None]:
-    """(the flattened tree, from the side file or flattened now; the latter when it is still
-    to be stored). A background child stores it right away where one may be started; else
-    (the browser's threads) the caller ``save``s it once the screen is painted."""
-    flat = load(manager, leaf_id, classes_by_index, tool_calls)
-    if flat is not None:
-        return flat, None
+            tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, Flat | None, bytearray]:
+    """(the flattened tree, the same when it is still to be stored, every entry's base class):
+    from the side file when it holds them (``classes_by_index`` empty: nothing classified yet),
+    else classified and flattened now. A background child stores a new one right away where one
+    may be started; else (the browser's threads) the caller ``save``s it once the screen is
+    painted."""
+    if not classes_by_index:
+        stored = load(manager, leaf_id, tool_calls)
+        if stored is not None:
+            return stored[0], None, stored[1]
+    classes_by_index = classified(manager.index.entries, classes_by_index)
     flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
     if can_fork() and not indexcache.writes_held():
-        save(manager, flat)
-        return flat, None
-    return flat, flat
+        save(manager, flat, classes_by_index)
+        return flat, None, classes_by_index
+    return flat, flat, classes_by_index
 
 
-def save(manager: SessionManager, flat: Flat) -> None:
-    """Keep ``flat`` (just flattened for ``flat.leaf_id``) for the next open of the same file,
-    written by a background child (or here, where none may start)."""
-    job = store_job(manager, flat)
+def save(manager: SessionManager, flat: Flat, base_classes: bytearray) -> None:
+    """Keep ``flat`` (just flattened for ``flat.leaf_id``) and the entries' ``base_classes``
+    for the next open of the same file, written by a background child (or here, where none
+    may start)."""
+    job = store_job(manager, flat, base_classes)
     if job is not None:
         indexcache.in_background(job)
 
 
-def store_job(manager: SessionManager, flat: Flat) -> Callable[[], None] | None:
+def store_job(manager: SessionManager, flat: Flat, base_classes: bytearray) -> Callable[[], None] | None:
     """What ``save`` runs (packing and writing, here): for ``indexcache.write_held``."""
     key = _key(manager)
-    if key is None or len(flat) != len(manager.index.entries):
+    if key is None or len(flat) != len(manager.index.entries) or len(base_classes) != len(flat):
         return None
 
     def store() -> None:
@@ -153,7 +174,11 @@ def store_job(manager: SessionManager, flat: Flat) -> Callable[[], None] | None:
             end = array("i", [flat.end(p) for p in range(len(flat))]).tobytes()
         except OverflowError:
             return
-        indexcache.write_side(key[0], SUFFIX, MAGIC, (FORMAT, key, flat.leaf_id, len(flat), order, end))
+        path = len(flat.active)
+        if set(flat.entries[:path]) != flat.active:
+            path = -1  # the leaf's path is not the start of the order (a cycle was broken)
+        indexcache.write_side(key[0], SUFFIX, MAGIC, (FORMAT, key, flat.leaf_id, len(flat), order, end,
+                                                      bytes(base_classes), bytes(flat.classes), path))
 
     return store
 

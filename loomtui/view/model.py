@@ -63,7 +63,7 @@ class TreeModel(LoomState):
         self._flat_texts: tuple[F.Flat, list[str]] | None = None
         self._layouts: OrderedDict[tuple[Any, ...], L.Layout] = OrderedDict()
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
-        self._classes = F.base_classes(self.index.entries)
+        self._classes = bytearray()  # every entry's visibility class (made while flattening)
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
         #: loom tools: the hoisted entry (only its subtree shows), archived subtrees (hidden
         #: unless ``show_archived``) and the entry marked for a comparison
@@ -377,9 +377,7 @@ class TreeModel(LoomState):
             if target_leaf is not None and target_leaf != self.leaf_id and \
                     self.selected == self._nearest_visible(self.leaf_id):
                 keep = target_leaf
-        have = len(self._classes)
-        if have < len(self.index.entries):
-            self._classes += F.base_classes(self.index.entries, have)
+        self._classes = flatcache.classified(self.index.entries, self._classes)
         incremental = (len(new) <= 64 and not self.query and not self.folded and self.hoist_id is None
                        and not any(is_record(e) for e in new))
         if incremental:
@@ -457,26 +455,30 @@ class TreeModel(LoomState):
         self._remember()
 
     @property
+    def base_classes(self) -> bytearray:
+        """Every entry's visibility class (``flat.base_classes``), by file index."""
+        return self._classes
+
+    @property
     def tool_call_ids_unique(self) -> bool:
         """No tool call id repeats in the session (the tool-call map is the same for any leaf)."""
         return self._tool_calls is not None and self._tool_calls[1] is not None
 
     # internals ----------------------------------------------------------------------------
     def _flatten(self, freeze: bool = False) -> F.Flat:
-        have = len(self._classes)
-        if have < len(self.index.entries):
-            self._classes += F.base_classes(self.index.entries, have)
         version = self.index.version
         if self._tool_calls is None or self._tool_calls[0] != version:
             # the same for every leaf: built once per change of the session, not per leaf move
-            self._tool_calls = (version, F.tool_call_map(self.index.entries))
+            self._tool_calls = (version, F.tool_call_map(self.index.with_tool_calls))
         # paused; frozen only while the session loads: a leaf move in the app must not freeze
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
             if not freeze:
+                self._classes = flatcache.classified(self.index.entries, self._classes)
                 return F.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
-            # loading: a big session reopened as it was is flattened already (view/flatcache.py)
-            flat, self.unsaved_flat = flatcache.flatten(self.manager, self.leaf_id, self._classes, self._tool_calls[1])
+            # loading: a big session reopened as it was is classified and flattened already
+            flat, self.unsaved_flat, self._classes = flatcache.flatten(self.manager, self.leaf_id, self._classes,
+                                                                       self._tool_calls[1])
             return flat
 
     def _remember(self) -> None:

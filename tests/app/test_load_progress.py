@@ -44,22 +44,31 @@ def big_session(path: Path, entries: int = 3000) -> Path:
 
 
 class Gate:
-    """Wraps ``reader.read_chunks``: after ``GATE_AFTER`` chunks the reading thread waits
-    until ``release``; records every chunk handed out."""
+    """Wraps the reader's reads (``reader.read_into``, and ``reader.read_chunks`` for long
+    lines): after ``GATE_AFTER`` chunks the reading thread waits until ``release``; counts every
+    chunk read."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
         self.held = threading.Event()
         self.chunks = 0
         self.real = reader.read_chunks
+        self.real_into = reader.read_into
+
+    def _pass(self) -> None:
+        if self.chunks == GATE_AFTER:
+            self.held.set()
+            assert self.release.wait(60), "the test never released the gate"
+        self.chunks += 1
 
     def __call__(self, fd: int, start: int, end: int | None = None) -> Iterator[tuple[bytes, int, bool]]:
         for item in self.real(fd, start, end):
-            if self.chunks == GATE_AFTER:
-                self.held.set()
-                assert self.release.wait(60), "the test never released the gate"
-            self.chunks += 1
+            self._pass()
             yield item
+
+    def read_into(self, fd: int, buf: memoryview) -> int:
+        self._pass()
+        return self.real_into(fd, buf)
 
 
 @pytest.fixture
@@ -70,6 +79,8 @@ def gated(monkeypatch: pytest.MonkeyPatch) -> Gate:
     monkeypatch.setattr(reader, "CHUNK", CHUNK)
     gate = Gate()
     monkeypatch.setattr(reader, "read_chunks", gate)
+    monkeypatch.setattr(reader, "read_into", gate.read_into)
+    monkeypatch.setattr(reader, "MIN_CHUNK", 1)
     return gate
 
 

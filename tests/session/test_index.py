@@ -242,3 +242,39 @@ def test_depth_along_deep_chains_and_branches_in_any_order(write_session):
     for e in [ix.by_id["c0999"], ix.by_id["b0299"], *order, ix.by_id["c0000"]]:
         assert ix.depth(e) == len(ix.path_to(e.id)) - 1, e.id
     assert ix.depth(ix.by_id["b0299"]) == 701 + 299
+
+
+def test_the_entries_with_tool_calls_and_the_custom_ones_are_listed_as_a_pass_would_find_them(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``with_tool_calls`` and ``custom_entries`` (kept while indexing, so the tool-call map and
+    the archive records need no pass over every entry) hold exactly the entries a pass over
+    ``entries`` finds, in file order: built at once, added one by one, with duplicate ids,
+    children before their parents and appends."""
+    import json
+
+    from loomtui.session.index import SessionIndex
+    from tests.session.test_split import adversarial_session
+
+    path = adversarial_session(tmp_path / "s.jsonl", copies=3)
+    lines = path.read_bytes().split(b"\n")
+    extra = [{"type": "custom", "id": f"c{k}", "parentId": None, "customType": "loomtui.archive", "data": {}}
+             for k in range(3)] + [{"type": "archive", "id": "ar1", "parentId": "c0", "targetId": "c1"}]
+    path.write_bytes(b"\n".join(lines[:-1] + [json.dumps(o).encode() for o in extra]) + b"\n")
+    sm = open_(path)
+    index = sm.index
+    with_calls = [e for e in index.entries if e.tool_calls is not None]
+    custom = [e for e in index.entries if e.type in ("custom", "archive")]
+    assert len(with_calls) > 10 and len(custom) >= 4
+    assert index.with_tool_calls == with_calls and index.custom_entries == custom
+    one_by_one = SessionIndex()
+    for e in index.entries:
+        one_by_one.add(e)
+    assert one_by_one.with_tool_calls == with_calls and one_by_one.custom_entries == custom
+    # an append after the build
+    with open(path, "a") as f:
+        f.write(json.dumps({"type": "message", "id": "appended", "parentId": "ar1", "timestamp": "2026-01-02T00:00:00Z",
+                            "message": {"role": "assistant", "content": [
+                                {"type": "toolCall", "id": "call-new", "name": "bash", "arguments": {"command": "ls"}}]}})
+                + "\n")
+    sm.refresh()
+    assert index.with_tool_calls[-1].id == "appended"
+    assert index.with_tool_calls == [e for e in index.entries if e.tool_calls is not None]

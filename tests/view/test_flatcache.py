@@ -4,6 +4,7 @@ builds the same view model without flattening, and nothing else ever uses it."""
 from __future__ import annotations
 
 import json
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def view(m: TreeModel) -> dict[str, Any]:
     out: dict[str, Any] = {
         "order": [e.id for e in flat.entries], "ends": [flat.end(p) for p in range(len(flat))],
         "classes": bytes(flat.classes), "head": flat.head, "active": sorted(e.id for e in flat.active),
+        "base": bytes(m.base_classes), "leaf at": flat.position(m.leaf_id) if m.leaf_id is not None else None,
     }
     for mode in m.modes:
         m.set_filter(mode)
@@ -114,13 +116,31 @@ def test_another_leaf_an_append_or_damage_flatten_anew(cache: Path, pi_copy, fla
     assert view(damaged) == plain(path, monkeypatch)
     # a valid envelope whose order points outside the entries
     key = flatcache._key(SessionManager.open(str(path)))
-    bad = (flatcache.FORMAT, key, grown.leaf_id, len(grown.flat), b"\xff\xff\xff\x7f" * len(grown.flat),
-           b"\x00\x00\x00\x00" * len(grown.flat))
-    indexcache.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC, bad)
+    n = len(grown.flat)
+    good_order = array("i", [e.index for e in grown.flat.entries]).tobytes()
+    good_ends = array("i", [grown.flat.end(p) for p in range(n)]).tobytes()
+    base, classes = bytes(grown.base_classes), bytes(grown.flat.classes)
+    path_len = len(grown.flat.active)
+    for bad in [
+        # a valid envelope whose order points outside the entries
+        (flatcache.FORMAT, key, grown.leaf_id, n, b"\xff\xff\xff\x7f" * n, b"\x00\x00\x00\x00" * n, base, classes,
+         path_len),
+        # classes of another length, a path that does not end at the leaf, an older layout
+        (flatcache.FORMAT, key, grown.leaf_id, n, good_order, good_ends, base[:-1], classes, path_len),
+        (flatcache.FORMAT, key, grown.leaf_id, n, good_order, good_ends, base, classes, path_len - 1),
+        (1, key, grown.leaf_id, n, good_order, good_ends),
+    ]:
+        indexcache.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC, bad)
+        flattens.clear()
+        refused = model(path)
+        assert len(flattens) == 1
+        assert view(refused) == plain(path, monkeypatch)
+    # the same envelope with the right values is taken
+    indexcache.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC,
+                          (flatcache.FORMAT, key, grown.leaf_id, n, good_order, good_ends, base, classes, path_len))
     flattens.clear()
-    pointed_outside = model(path)
-    assert len(flattens) == 1
-    assert view(pointed_outside) == plain(path, monkeypatch)
+    taken = model(path)
+    assert flattens == [] and view(taken) == plain(path, monkeypatch)
 
 
 def test_nothing_is_kept_without_the_cache_or_for_small_files(cache: Path, pi_copy,  # type: ignore[no-untyped-def]
@@ -144,7 +164,7 @@ def test_where_no_child_may_start_the_caller_stores_it_later(cache: Path, pi_cop
     monkeypatch.setattr(flatcache, "can_fork", lambda: False)
     first = model(path)
     assert first.unsaved_flat is first.flat and not side.exists()
-    flatcache.save(first.manager, first.unsaved_flat)
+    flatcache.save(first.manager, first.unsaved_flat, first.base_classes)
     flattens.clear()
     again = model(path)
     assert flattens == [] and again.unsaved_flat is None

@@ -99,7 +99,7 @@ class BrowserLoading(_Base):
         if model is not None:
             flat, model.unsaved_flat = model.unsaved_flat, None
             if flat is not None:  # flattened while loading: kept for the next open (after the paint)
-                flatcache.save(model.manager, flat)
+                flatcache.save(model.manager, flat, model.base_classes)
             model.warm_search()
 
     def _load_failed(self, exc: BaseException) -> None:
