@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import reduce
-from operator import add, itemgetter
+from functools import partial, reduce
+from operator import add, is_not, itemgetter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -192,18 +192,22 @@ def totals_from(facts: list[Facts]) -> Totals:
     t = Totals()
     if not facts:
         return t
-    statuses, tokens, usd, starts, ends = list(zip(*facts))[:5]
+    statuses, tokens, usd, starts, ends = (list(map(itemgetter(i), facts)) for i in range(5))
     t.attempts = len(facts)
     t.statuses = Counter(statuses)
     t.tokens = sum(tokens)
-    priced = [u for u in usd if u is not None]
+    priced = list(filter(_known, usd))
     t.priced = len(priced)
     t.usd = reduce(add, priced, 0.0)
-    t.first_start = min((x for x in starts if x is not None), default=math.inf)
-    t.last_end = max((x for x in ends if x is not None), default=-math.inf)
+    t.first_start = min(filter(_known, starts), default=math.inf)
+    t.last_end = max(filter(_known, ends), default=-math.inf)
     t.agent_seconds = reduce(add, [e - s for s, e in zip(starts, ends)
                                    if s is not None and e is not None and e >= s], 0.0)
     return t
+
+
+#: not None (a C-level test for ``filter``)
+_known = partial(is_not, None)
 
 
 def totals_of(run: "OcpRun", attempt_ids: Any) -> Totals:
