@@ -317,14 +317,21 @@ def topo_order(run: OcpRun) -> list[str]:
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
                   findings: list[Any] | None = None, checked_with: str = "",
-                  placed: tuple[OcpRun, Any] | None = None) -> SessionManager:
+                  placed: tuple[OcpRun, Any, list[int]] | None = None) -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now;
-    ``placed``: what ``place_run`` would return, made elsewhere (``ocp_split.placed_run``)."""
-    from loomtui.formats.ocp_tree import make_rows
+    ``placed``: what ``place_run`` would return and the rows' subtree ends, made elsewhere
+    (``ocp_split.placed_run``)."""
+    from loomtui.formats.ocp_tree import make_rows, preorder_ends
 
-    run, order = placed if placed is not None else place_run(doc, path, view, check, findings, checked_with)
-    return session_of(run, make_rows(run, order), diagnostics)
+    if placed is not None:
+        run, order, ends = placed
+        rows = make_rows(run, order)
+    else:
+        run, order = place_run(doc, path, view, check, findings, checked_with)
+        rows = make_rows(run, order)
+        ends = preorder_ends(rows)
+    return session_of(run, rows, diagnostics, ends)
 
 
 def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,
@@ -348,8 +355,10 @@ def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: b
     return run, row_order(run)
 
 
-def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | None = None) -> SessionManager:
-    """The session of a placed run and its rows."""
+def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | None = None,
+               ends: list[int] | None = None) -> SessionManager:
+    """The session of a placed run and its rows; ``ends``: the rows' subtree ends (they come in
+    pre-order, ``ocp_tree.row_order``: the tree view takes that order as it is)."""
     diag = diagnostics if diagnostics is not None else []
     run.filters = T.filters(run)
     for p in run.problems:
@@ -372,7 +381,7 @@ def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | N
                     filters=run.filters, describe=lambda eid: describe_row(run, eid))
     # the leaf is the run root: sibling order stays the dependency order
     return SessionManager.from_skeletons(header, rows, diag, session_name=T.run_name(run), source=source,
-                                         leaf=RUN_ID)
+                                         leaf=RUN_ID, preorder_ends=ends)
 
 
 def describe_row(run: OcpRun, eid: str) -> str | None:

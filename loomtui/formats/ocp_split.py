@@ -41,7 +41,7 @@ MIN_BYTES = 4 << 20
 #: how much of the file's start ``prestart`` looks at to guess that it is an OCP document
 #: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
-_PAYLOAD_VERSION = 1
+_PAYLOAD_VERSION = 2
 #: list-valued members of the document whose records the run keeps (by position)
 _RECORD_LISTS = ("groups", "nodes", "attempts", "artifacts")
 #: children started before the app's threads, by absolute path (``prestart``; ``parsed_before``
@@ -182,8 +182,8 @@ def parsed_before(path: str) -> Parsed | None:
 
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
-               fid: FileId | None) -> tuple[OcpRun, Iterable[Row]] | None:
-    """The run and its rows as the child started for ``path`` placed them, rebuilt around
+               fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int]] | None:
+    """The run, its rows and their subtree ends as the child started for ``path`` placed them, rebuilt around
     ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
     child or its result does not certainly describe this document (the caller places it)."""
     split = _started.pop(os.path.abspath(path), None) if _started else None
@@ -264,14 +264,16 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number (``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
     record id, the run row's as "run" with an empty record id: ``_rows`` takes them apart)."""
+    from loomtui.formats.ocp_tree import parent_numbers, subtree_ends
+
     makers = {make: i for i, make in enumerate(_makers())}
     eids, parents, kinds, makes, _rids = zip(*order)
-    row_no: dict[Any, int] = dict(zip(eids, range(len(eids))))
-    row_no[None] = -1
-    parent_no = array("i", map(row_no.__getitem__, parents)).tobytes()
-    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes))
+    numbers = parent_numbers(eids, parents)
+    parent_no = array("i", numbers).tobytes()
+    ends = array("i", subtree_ends(numbers)).tobytes()
+    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes)), ends
 
 
 def _makers() -> list[Any]:
@@ -320,7 +322,7 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row]]:
+             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int]]:
     """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
     from loomtui.formats.ocp import OcpRun
 
@@ -354,15 +356,21 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.findings = findings
     run.checked = checked
     run.problems = problems
-    return run, _rows(rows)
+    return _rows(run, rows)
 
 
-def _rows(packed: tuple[Any, ...]) -> Iterable[Row]:
-    """The rows in order, made as they are read (``ocp_tree.make_rows`` reads them once)."""
-    eids, parents, kinds, maker_no = packed
+def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int]]:
+    """The run, its rows in order, made as they are read (``ocp_tree.make_rows`` reads them
+    once), and their subtree ends."""
+    eids, parents, kinds, maker_no, end_bytes = packed
     numbers = array("i")
     numbers.frombytes(parents)
+    ends = array("i")
+    ends.frombytes(end_bytes)
+    if len(ends) != len(eids):
+        raise ValueError("the document differs from the child's")
     parent_ids = list(map([*eids, None].__getitem__, numbers))
     rids = [eid[2:] if m else "" for eid, m in zip(eids, maker_no)]
     makers = _makers()
-    return zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True)
+    return run, zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True), \
+        ends.tolist()

@@ -17,7 +17,7 @@ before the first row is read.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -306,6 +306,30 @@ def row_order(run: "OcpRun") -> list[Row]:
         shown = {r[0] for r in out}
         out += [(r[0], RUN_ID, *r[2:]) for below in kids.values() for r in below if r[0] not in shown]
     return out
+
+
+def subtree_ends(parents: Sequence[int]) -> list[int]:
+    """For rows in pre-order given by their parent's row number (-1: none), one past the last
+    row of each row's subtree (what ``SessionIndex.mark_preorder`` takes)."""
+    n = len(parents)
+    end = list(range(1, n + 1))
+    for i in range(n - 1, 0, -1):
+        j = parents[i]
+        if j >= 0 and end[i] > end[j]:
+            end[j] = end[i]
+    return end
+
+
+def parent_numbers(eids: Sequence[str], parents: Iterable[str | None]) -> list[int]:
+    """Each row's parent as a row number (-1: none) for rows ``eids`` in order."""
+    row_no: dict[str | None, int] = dict(zip(eids, range(len(eids))))
+    row_no[None] = -1
+    return list(map(row_no.__getitem__, parents))
+
+
+def preorder_ends(rows: list[Entry]) -> list[int]:
+    """``subtree_ends`` of ``make_rows``'s rows (``row_order`` lists them in pre-order)."""
+    return subtree_ends(parent_numbers([e.id for e in rows], [e.parent_id for e in rows]))
 
 
 def make_rows(run: "OcpRun", order: Iterable[Row]) -> list[Entry]:

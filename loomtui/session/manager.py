@@ -176,12 +176,17 @@ class SessionManager:
         labels: dict[str, Any] | None = None,
         session_name: str | None = None,
         leaf: str | None = None,
+        preorder_ends: list[int] | None = None,
     ) -> "SessionManager":
         """``from_entries`` for an adapter that makes the skeletons itself (their ``data``
-        holds each full entry; it may be made when first read)."""
+        holds each full entry; it may be made when first read). ``preorder_ends``: the
+        skeletons are already the tree in pre-order and these are their subtree ends
+        (``SessionIndex.mark_preorder``)."""
         sm = cls(header, None)
         sm.source = source
-        sm.index.build(skeletons)
+        in_order = sm.index.build(skeletons)
+        if preorder_ends is not None and in_order:
+            sm.index.mark_preorder(preorder_ends)
         if diagnostics:
             sm.index.diagnostics[:0] = diagnostics
         for target, label in (labels or {}).items():

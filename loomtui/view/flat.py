@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from itertools import chain, compress
-from operator import add, attrgetter
+from operator import add, attrgetter, is_not
 from typing import Any
 
 from loomtui.session.entries import MESSAGE, Entry
@@ -221,6 +221,10 @@ def flatten(
     ``classes_by_index`` caches ``visibility_class`` per entry (file order) across flattens;
     ``tool_calls`` is a ``tool_call_map`` of the same entries, which no leaf can change.
     """
+    if index.preorder_ends is not None:
+        done = _preordered(index, leaf_id, classes_by_index, tool_calls)
+        if done is not None:
+            return done
     # the entries on the path root → leaf (a set of objects: hashed by identity, no id lookups)
     active: set[Entry] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
     roots = index.roots
@@ -280,6 +284,35 @@ def flatten(
             classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = end[leaf_at] if leaf_at >= 0 else n
     return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
+
+
+def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None,
+                tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+    """``flatten`` of an index whose entries are already its display order
+    (``SessionIndex.mark_preorder``): the same ``Flat`` without walking the tree, when the
+    leaf's path is the start of that order (then putting it first changes nothing); else None."""
+    entries = index.entries
+    ends = index.preorder_ends
+    n = len(entries)
+    if ends is None or len(ends) != n:
+        return None
+    path = index.path_to(leaf_id) if leaf_id is not None else []
+    if len(path) > n or any(map(is_not, path, entries)):
+        return None
+    if classes_by_index is None or len(classes_by_index) < n:
+        classes_by_index = base_classes(entries)
+    classes = bytearray(classes_by_index[:n])  # each entry's index is its position
+    if tool_calls is None:
+        tool_calls = {}
+        for e in index.with_tool_calls:  # file order is the display order: the last one wins
+            for call_id, name, args in e.tool_calls or ():
+                tool_calls[call_id] = (name, args)
+    leaf_at = len(path) - 1
+    if leaf_at >= 0 and classes[leaf_at] == HIDDEN:
+        classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
+    head = ends[leaf_at] if leaf_at >= 0 else n
+    return Flat(leaf_id, list(entries), None, list(ends), classes, tool_calls, set(path), index.version, head,
+                leaf_at)
 
 
 def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:
