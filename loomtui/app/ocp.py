@@ -7,6 +7,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from loomtui.formats.ocp import ocp_run
+from loomtui.formats.ocp_text import RunFilters
 from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 
@@ -17,9 +18,12 @@ if TYPE_CHECKING:
 def bar_modes(model: TreeModel) -> tuple[str, ...]:
     """The modes the filter bar shows: pi's five, or a run's own (per-model and per-harness
     modes only while chosen: Ctrl+O cycles through them all)."""
-    if not model.extra_filters:
+    filters = model.extra_filters
+    if not filters:
         return FILTER_MODES
-    out = ("default",) + tuple(m for m in model.extra_filters if ":" not in m)
+    # a run's fixed modes, without making its per-model ones (a pass over every attempt)
+    fixed = filters.fixed() if isinstance(filters, RunFilters) else tuple(m for m in filters if ":" not in m)
+    out = ("default",) + fixed
     return out if model.mode in out else out + (model.mode,)
 
 

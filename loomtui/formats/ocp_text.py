@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from functools import partial, reduce
 from operator import add, is_not, itemgetter
 from dataclasses import dataclass, field
@@ -479,17 +480,57 @@ def _finding_rows(run: "OcpRun") -> frozenset[str]:
     return frozenset(ids)
 
 
-def filters(run: "OcpRun") -> dict[str, tuple[str, Any]]:
+def filters(run: "OcpRun") -> Mapping[str, tuple[str, Any]]:
     """Filter mode -> (footer tag, function giving the entry ids it shows): failed and
     rejected attempts, gates, work in flight, findings, one mode per model and per harness.
-    The id sets are made when a mode is first chosen."""
-    out: dict[str, tuple[str, Any]] = {
-        "failed": (" [failed/rejected]", lambda: _failed_rows(run)),
-        "gates": (" [gates]", lambda: _gate_rows(run)),
-        "in-flight": (" [in flight]", lambda: _in_flight_rows(run)),
-    }
-    if run.findings:
-        out["findings"] = (" [findings]", lambda: _finding_rows(run))
+    The id sets are made when a mode is first chosen, the per-model and per-harness modes when
+    first listed (``RunFilters``)."""
+    return RunFilters(run)
+
+
+class RunFilters(Mapping[str, tuple[str, Any]]):
+    """A run's filter modes (``filters``): the fixed ones at once, the per-model and
+    per-harness ones (a pass over every attempt's facts) when the modes are first listed or
+    one of them is asked for, so a run's first screen does not wait for them."""
+
+    def __init__(self, run: "OcpRun") -> None:
+        self._run = run
+        self._fixed: dict[str, tuple[str, Any]] = {
+            "failed": (" [failed/rejected]", lambda: _failed_rows(run)),
+            "gates": (" [gates]", lambda: _gate_rows(run)),
+            "in-flight": (" [in flight]", lambda: _in_flight_rows(run)),
+        }
+        if run.findings:
+            self._fixed["findings"] = (" [findings]", lambda: _finding_rows(run))
+        self._all: dict[str, tuple[str, Any]] | None = None
+
+    def _every(self) -> dict[str, tuple[str, Any]]:
+        made = self._all
+        if made is None:  # two threads may both make it: the same modes either way
+            made = self._all = {**self._fixed, **_named_modes(self._run)}
+        return made
+
+    def __getitem__(self, mode: str) -> tuple[str, Any]:
+        # the named modes all hold a colon ("model:…", "harness:…"); the fixed ones none
+        return self._every()[mode] if ":" in mode else self._fixed[mode]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._every())
+
+    def __len__(self) -> int:
+        return len(self._every())
+
+    def __bool__(self) -> bool:
+        return True  # the fixed modes are always there
+
+    def fixed(self) -> tuple[str, ...]:
+        """The modes every run has (what the filter bar lists), without making the others."""
+        return tuple(self._fixed)
+
+
+def _named_modes(run: "OcpRun") -> dict[str, tuple[str, Any]]:
+    """One mode per model and per harness the attempts name (sorted by name)."""
+    out: dict[str, tuple[str, Any]] = {}
     facts = run.facts.values()
     models = set(map(itemgetter(5), facts))
     harnesses = set(map(itemgetter(6), facts))

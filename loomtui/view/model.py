@@ -9,7 +9,7 @@ as flat arrays (``layout.Layout``) and turned into text only when drawn.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import compress, repeat
 from operator import contains
 from typing import Any
@@ -45,11 +45,10 @@ class TreeModel(LoomState):
         self.manager = manager
         self.index = manager.index
         self.leaf_id = manager.get_leaf_id() if use_manager_leaf and leaf_id is None else leaf_id
-        #: filter modes the source adds (an OCP run: failed, gates, …): mode -> (tag, ids function)
-        self.extra_filters: dict[str, tuple[str, Any]] = dict(manager.source.filters or {})
+        #: modes the source adds (an OCP run: failed, …): mode -> (tag, ids function), as given
+        self.extra_filters: Mapping[str, tuple[str, Any]] = manager.source.filters or {}
         self._extra_ids: dict[str, frozenset[str]] = {}
-        self.modes: tuple[str, ...] = F.FILTER_MODES + tuple(self.extra_filters)
-        self.mode = filter_mode if filter_mode in self.modes else "default"
+        self.mode = filter_mode if filter_mode in F.FILTER_TAGS or filter_mode in self.extra_filters else "default"
         self.query = ""
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
@@ -65,8 +64,7 @@ class TreeModel(LoomState):
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = bytearray()  # every entry's visibility class (made while flattening)
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
-        #: loom tools: the hoisted entry (only its subtree shows), archived subtrees (hidden
-        #: unless ``show_archived``) and the entry marked for a comparison
+        #: loom tools: the hoisted entry, archived subtrees (hidden unless ``show_archived``), the mark
         self.hoist_id: str | None = None
         self.show_archived = False
         self.archive = ArchiveState(manager)
@@ -85,6 +83,10 @@ class TreeModel(LoomState):
     # queries ------------------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self.rows)
+
+    @property
+    def modes(self) -> tuple[str, ...]:
+        return F.FILTER_MODES + tuple(self.extra_filters)
 
     def entry_at(self, i: int) -> Entry:
         return self.flat.entries[self.rows.position(i)]
@@ -228,7 +230,7 @@ class TreeModel(LoomState):
 
     # filters and search -------------------------------------------------------------------
     def set_filter(self, mode: str) -> None:
-        if mode not in self.modes:
+        if mode not in F.FILTER_TAGS and mode not in self.extra_filters:
             raise ValueError(f"unknown filter mode {mode!r}; use one of {', '.join(self.modes)}")
         self.mode = mode
         self.folded.clear()
@@ -369,8 +371,7 @@ class TreeModel(LoomState):
         """
         new = list(new_entries)
         target_leaf = leaf_id if leaf_id is not None else self.leaf_id
-        # the selection is an entry, not a row number: appends anywhere above it (another
-        # root, a sibling branch) must not move it; only a cursor on the followed leaf follows
+        # the selection is an entry: appends above it must not move it (only a cursor on the followed leaf follows)
         keep: str | None = None
         if len(self.rows):
             keep = self.entry_at(self.selected).id

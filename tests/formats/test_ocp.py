@@ -144,6 +144,29 @@ def test_filters_fit_runs() -> None:
     assert m.footer().endswith("[failed/rejected]")
 
 
+def test_per_model_modes_are_made_when_first_listed_or_chosen() -> None:
+    from loomtui.app.ocp import bar_modes
+
+    for path in sorted(OCP_DIR.glob("*.json")):
+        sm = open_any(str(path))
+        filters = sm.source.filters
+        assert isinstance(filters, ocp_text.RunFilters)
+        m = TreeModel(sm)
+        m.footer()
+        assert bar_modes(m) == ("default", *[k for k in ("failed", "gates", "in-flight", "findings") if k in filters])
+        assert filters._all is None  # the first screen did not make them
+        eager = ocp_text.RunFilters(ocp.ocp_run(sm))  # type: ignore[arg-type]
+        assert list(filters) == list(eager) and len(filters) == len(eager)
+        assert m.modes[5:] == tuple(eager)
+        named = [k for k in eager if ":" in k]
+        fresh = open_any(str(path))
+        if named:  # chosen first: made then, the same ids
+            assert TreeModel(fresh, filter_mode=named[0]).mode == named[0]
+            assert sorted(fresh.source.filters[named[0]][1]()) == sorted(filters[named[0]][1]())
+        with pytest.raises(KeyError):
+            filters["model:nobody"]
+
+
 def test_search_finds_titles_reasons_models_ids() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     assert [e for e, _ in rows(sm, query="input validation")] == ["a:B1.a2", "a:B1.a3"]
