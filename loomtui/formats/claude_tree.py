@@ -6,7 +6,8 @@ from __future__ import annotations
 import bisect
 import os
 from collections.abc import Callable
-from itertools import compress
+from itertools import compress, islice
+from operator import itemgetter, lt
 from typing import TYPE_CHECKING, Any
 
 from loomtui.formats.agent_session import AgentSource
@@ -119,26 +120,54 @@ UsageLine = tuple[int, bool, Any, Any, dict[str, Any]]
 
 def one_usage(sc: Scan, shown: Shown, one_sidechain: bool) -> Callable[[str], dict[str, Any] | None]:
     """One entry's tokens by ``count_usage``'s rule, reading only its response's lines: an
-    assistant's detail (a tool result's call) needs no count of the whole file. The lines are
-    grouped by response once, on the first call."""
+    assistant's detail (a tool result's call) needs no count of the whole file. The usage lines'
+    line indexes and message ids are listed once, on the first call; a response's lines are then
+    found by C-level scans of the message ids, without grouping every response."""
     lines: list[UsageLine] = []
-    groups: dict[Any, list[int]] = {}
-    at: dict[int, int] = {}
+    at: list[int] = []  # each usage line's line index (ascending: the lines come in file order)
+    mids: list[Any] = []
+    where: dict[int, int] = {}  # line index -> position, only if they ever come out of order
+
+    def position(i: int) -> int | None:
+        if where:
+            return where.get(i)
+        p = bisect.bisect_left(at, i)
+        return p if p < len(at) and at[p] == i else None
 
     def usage(eid: str) -> dict[str, Any] | None:
         if not lines and not at:
             lines.extend(sc.usage())
-            groups.update(_responses(lines))
-            at.update((line[0], p) for p, line in enumerate(lines))
+            at.extend(map(itemgetter(0), lines))
+            mids.extend(map(itemgetter(2), lines))
+            if not all(map(lt, at, islice(at, 1, None))):
+                where.update((line[0], p) for p, line in enumerate(lines))
         i = sc.by_id.get(eid)
-        p = at.get(i) if i is not None else None
+        p = position(i) if i is not None else None
         if p is None or (one_sidechain and not shown.has(i)):
             return None
         _i, _side, mid, rid, _u = lines[p]
-        chosen = _counted(lines, groups[_usage_key(i, mid, rid)])
+        key = _usage_key(i, mid, rid)
+        if type(mid) is str:  # the response's lines: those with its message id and request id
+            group = [q for q in _positions(mids, mid) if _usage_key(at[q], mid, lines[q][3]) == key]
+        else:
+            group = [q for q, line in enumerate(lines) if _usage_key(line[0], line[2], line[3]) == key]
+        chosen = _counted(lines, group)
         return pi_usage(chosen[1]) if chosen is not None and chosen[0] == i else None
 
     return usage
+
+
+def _positions(values: list[Any], value: Any) -> list[int]:
+    """Where ``value`` is in ``values``, ascending (each found by ``list.index``, at C speed)."""
+    out: list[int] = []
+    start = 0
+    try:
+        while True:
+            start = values.index(value, start)
+            out.append(start)
+            start += 1
+    except ValueError:
+        return out
 
 
 def _usage_key(i: int, mid: Any, rid: Any) -> Any:

@@ -72,13 +72,19 @@ class HeadTexts:
     def steps(self, entries: list[Entry]) -> Iterator[None]:
         head = entries[:]  # the list grows by the tail's entries afterwards
         yield
-        calls = F.tool_call_map(head)
+        try:
+            calls = F.tool_call_map(head)
+        except Exception:  # an odd value (an unhashable call id): the rows are written as usual
+            return
         if calls is None:
             return
         out: list[str | None] = []
         for start in range(0, len(head), STEP):
             yield
-            _texts(head[start : start + STEP], calls, self.home, out)
+            try:
+                _texts(head[start : start + STEP], calls, self.home, out)
+            except Exception:  # as above: the texts of the steps done stay (``result`` pairs them)
+                return
             self.result = (head[: len(out)], out)
 
 

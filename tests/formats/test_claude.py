@@ -491,3 +491,20 @@ def test_many_entries_asked_one_by_one_count_the_whole_file_once(claude_dir: Pat
     rest = [src.usage_of(eid) for eid in ids[USAGE_ALONE:]]
     assert src.deferred is None  # counted once
     assert first + rest == [src.usage.get(eid) for eid in ids]
+
+
+def test_one_entrys_tokens_when_the_usage_lines_come_out_of_order(claude_dir: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``one_usage`` finds an entry's usage line by bisection over line numbers; were the lines
+    ever out of order it looks them up by a map instead, and still gives what the count gives."""
+    from loomtui.formats import claude_read
+
+    real = claude_read.Scan.usage
+
+    def reversed_usage(self: Any) -> list[Any]:
+        lines = real(self)
+        lines.reverse()
+        return lines
+
+    monkeypatch.setattr(claude_read.Scan, "usage", reversed_usage)
+    assert _usage_alone_equals_the_count(claude_dir / CLAUDE_FILES[0]) > 0

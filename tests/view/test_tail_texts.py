@@ -116,3 +116,20 @@ def test_rows_written_while_waiting_for_the_child_are_the_same(tmp_path: Path) -
                 # every row of the head written while waiting, on top of the child's
                 rows = expected.count("\n") - 1
                 assert used >= rows * 0.9, (used, used_quick, rows)
+
+
+def test_head_texts_stop_quietly_on_an_odd_value() -> None:
+    """Writing the head's texts while waiting never fails the read: an unhashable tool call id
+    (a JSON object) ends the work, and the rows are then written as usual."""
+    from loomtui.session.entries import Entry
+    from loomtui.view.tail_texts import HeadTexts
+
+    odd = Entry("a1", None, "message")
+    odd.role = "assistant"
+    odd.tool_calls = (({"not": "hashable"}, "bash", {}),)  # type: ignore[assignment]
+    fine = Entry("u1", "a1", "message")
+    fine.role = "user"
+    fine.text = "hello"
+    head = HeadTexts("/home/user")
+    steps = list(head.steps([fine, odd]))
+    assert steps and head.result is None
