@@ -67,7 +67,7 @@ class Flat:
     """
 
     __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end",
-                 "_end_abs", "_leaf_at")
+                 "_end_abs", "_leaf_at", "preordered")
 
     def __init__(
         self,
@@ -81,8 +81,11 @@ class Flat:
         version: int,
         head: int,
         leaf_at: int = -1,
+        preordered: bool = False,
     ) -> None:
         self.leaf_id = leaf_id
+        #: the entries are the index's, in file order (``SessionIndex.mark_preorder``), as flattened
+        self.preordered = preordered
         self.entries = entries
         self.classes = classes
         self.tool_calls = tool_calls
@@ -142,6 +145,7 @@ class Flat:
         n1 = len(self.entries) + 1
         pos = {e.id: i for i, e in enumerate(self.entries)}
         ends = [self.end(p) for p in range(len(self.entries))]
+        self.preordered = False
         self.head = head
         self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in ends]
@@ -151,6 +155,7 @@ class Flat:
         """Insert a new childless entry at ``head``; every stored value stays valid."""
         h = self.head
         n = len(self.entries)
+        self.preordered = False
         self._positions()
         self.entries.insert(h, e)
         self.classes.insert(h, cls)
@@ -312,7 +317,7 @@ def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: byte
         classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = ends[leaf_at] if leaf_at >= 0 else n
     return Flat(leaf_id, list(entries), None, list(ends), classes, tool_calls, set(path), index.version, head,
-                leaf_at)
+                leaf_at, preordered=True)
 
 
 def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:
