@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import marshal
 import os
+from itertools import repeat
+from operator import getitem
 from array import array
 from collections.abc import Iterable
 from collections import defaultdict
@@ -42,6 +44,8 @@ MIN_BYTES = 4 << 20
 #: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
 _PAYLOAD_VERSION = 3
+#: a row's record id in its entry id ("n:" + node id, …)
+_RECORD_ID = slice(2, None)
 #: list-valued members of the document whose records the run keeps (by position)
 _RECORD_LISTS = ("groups", "nodes", "attempts", "artifacts")
 #: children started before the app's threads, by absolute path (``prestart``; ``parsed_before``
@@ -375,7 +379,11 @@ def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], 
     if len(ends) != len(eids):
         raise ValueError("the document differs from the child's")
     parent_ids = list(map([*eids, None].__getitem__, numbers))
-    rids = [eid[2:] if m else "" for eid, m in zip(eids, maker_no)]
+    rids = list(map(getitem, eids, repeat(_RECORD_ID)))  # C-level: "a:A1" -> "A1"
+    at = maker_no.find(0)
+    while at >= 0:  # the run's row ("run"): no record id
+        rids[at] = ""
+        at = maker_no.find(0, at + 1)
     makers = _makers()
     return run, zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True), \
         ends.tolist(), laid_out
