@@ -23,7 +23,7 @@ MAX_HOT = 8
 RESERVED = {
     ("view/flat.py", "flatten"),
     ("view/layout.py", "layout"),
-    ("view/model.py", "TreeModel.plain_rows"),
+    ("view/plain_rows.py", "plain_rows"),
     ("session/reader.py", "LineParser._route"),
     ("session/entries.py", "fill"),
     ("session/index.py", "SessionIndex.build"),

@@ -22,9 +22,9 @@ from loomtui.view import flat as F
 from loomtui.view import flatcache
 from loomtui.view import layout as L
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
-from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
 from loomtui.view.compact import compact_prefix
-from loomtui.view.width import truncate_to_width
+from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
+from loomtui.view.plain_rows import plain_rows
 from loomtui.view.printable import printable
 from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
 
@@ -158,69 +158,10 @@ class TreeModel(LoomState):
         """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
         return next(self.plain_rows(width, i, i + 1))
 
-    # radon rates this D: kept in one piece on purpose. It runs once per printed row over a whole
-    # session (100k entries); a helper call per branch adds measurable time there
-    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def plain_rows(self, width: int, start: int = 0, stop: int | None = None) -> Iterator[str]:
         """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
-        `loomtui tree`.
-
-        The same rules as ``row_segments``, with the per-row lookups hoisted out of the loop and
-        one prefix string shared by the rows of a chain (same gutters, same indent, no
-        connector), which is what makes printing 66k rows cheap.
-        """
-        lay = self.rows
-        flat = self.flat
-        entries = flat.entries
-        active = flat.active
-        tool_calls = flat.tool_calls
-        home = self.home
-        texts = self.row_texts
-        folded = self.folded
-        labels = self.index.labels
-        label_times = self.show_label_times
-        connector = lay.connector
-        vrc = lay.virtual_root_child
-        gutters = lay.gutters
-        indent = lay.indent
-        selected = self.selected
-        marked = self.marked_id
-        archived = self.archive.ids() if self.show_archived else frozenset()
-        make_prefix = compact_prefix if self.compact else L.prefix
-        prev_gutters: Any = None
-        prev_indent = -1
-        pre = ""
-        for i in range(start, len(lay) if stop is None else min(stop, len(lay))):
-            e = entries[lay.position(i)]
-            eid = e.id
-            is_folded = eid in folded
-            g = gutters[i]
-            if connector[i] or is_folded or g is not prev_gutters or indent[i] != prev_indent:
-                pre = make_prefix(lay, i, is_folded, width)
-                # only a plain chain row's prefix can be reused by the row below
-                prev_gutters = None if (connector[i] or is_folded) else g
-                prev_indent = indent[i]
-            head = "› " + pre if i == selected else "  " + pre
-            if is_folded and not (connector[i] and not vrc[i]):
-                head += "⊞ "
-            if eid == marked:
-                head += MARK
-            if e in active:
-                head += "• "
-            body = ARCHIVED_TAG if eid in archived else ""
-            hit = labels.get(eid)
-            if hit is not None:
-                body = f"[{js_string(hit[0])}] "
-                if label_times and hit[1]:
-                    body += format_label_time(hit[1]) + " "
-            text = texts[e.index] if texts is not None and e.index < len(texts) else None
-            body += text if text is not None else "".join([t for _s, t in display_segments(e, tool_calls, home)])
-            if width > 3 and body.isascii() and body.isprintable():
-                # one column per code point: truncate_to_width's fast path, inline
-                line = head + body
-                yield line if len(line) <= width else line[: width - 3] + "..."
-            else:
-                yield truncate_to_width(head + printable(body), width, safe_prefix=len(head))
+        `loomtui tree` (``view/plain_rows.py``)."""
+        return plain_rows(self, width, start, stop)
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""
