@@ -9,6 +9,7 @@ Linear, a few lists, not an object per row, so 100k-entry sessions refilter in m
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable
 from itertools import chain, compress
 from operator import add, attrgetter, is_not
 from typing import Any
@@ -57,6 +58,10 @@ def visibility_class(e: Entry, leaf_id: str | None) -> int:
 _entry_id = attrgetter("id")
 
 
+#: tool call id -> (name, arguments)
+ToolCalls = dict[Any, tuple[Any, Any]]
+
+
 class Flat:
     """The whole tree in display order for one leaf.
 
@@ -66,8 +71,8 @@ class Flat:
     without touching them. ``position``/``end`` decode.
     """
 
-    __slots__ = ("leaf_id", "entries", "classes", "tool_calls", "active", "version", "head", "_pos", "_end",
-                 "_end_abs", "_leaf_at", "preordered")
+    __slots__ = ("leaf_id", "entries", "classes", "_calls", "_calls_maker", "active", "version", "head", "_pos",
+                 "_end", "_end_abs", "_leaf_at", "preordered")
 
     def __init__(
         self,
@@ -76,7 +81,7 @@ class Flat:
         pos: dict[str, int] | None,
         end: list[int],
         classes: bytearray,
-        tool_calls: dict[Any, tuple[Any, Any]],
+        tool_calls: ToolCalls | Callable[[], ToolCalls],
         active: set[Entry],
         version: int,
         head: int,
@@ -88,7 +93,10 @@ class Flat:
         self.preordered = preordered
         self.entries = entries
         self.classes = classes
-        self.tool_calls = tool_calls
+        # the tool-call map, or what makes it when first asked for (a reopen that prints rows
+        # whose texts were kept needs none)
+        self._calls: ToolCalls | None = None if callable(tool_calls) else tool_calls
+        self._calls_maker: Callable[[], ToolCalls] | None = tool_calls if callable(tool_calls) else None
         self.active = active
         self.version = version
         self.head = head
@@ -112,6 +120,16 @@ class Flat:
             encoded = chain(range(head), range(head - n1, len(entries) - n1))
             pos = self._pos = dict(zip(map(_entry_id, entries), encoded))
         return pos
+
+    @property
+    def tool_calls(self) -> ToolCalls:
+        """Tool call id -> (name, arguments) as this order shows them (``tool_call_map``)."""
+        calls = self._calls
+        if calls is None:
+            assert self._calls_maker is not None
+            calls = self._calls = self._calls_maker()
+            self._calls_maker = None
+        return calls
 
     def __len__(self) -> int:
         return len(self.entries)

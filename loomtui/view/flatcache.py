@@ -29,7 +29,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
 from loomtui.view import flat as F
-from loomtui.view.flat import Flat
+from loomtui.view.flat import Flat, ToolCalls
 from loomtui.view.text import display_text
 
 SUFFIX = ".ltf"
@@ -62,9 +62,10 @@ def _key(manager: SessionManager) -> tuple[Any, ...] | None:
 
 
 def load(manager: SessionManager, leaf_id: str | None,
-         tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, bytearray] | None:
-    """(``flat.flatten(manager.index, leaf_id, …, tool_calls)``, every entry's
-    ``base_classes``) from the side file, or None."""
+         tool_calls: Callable[[], ToolCalls | None]) -> tuple[Flat, bytearray] | None:
+    """(``flat.flatten(manager.index, leaf_id, …, tool_calls())``, every entry's
+    ``base_classes``) from the side file, or None; ``tool_calls`` is called only when the
+    flat's tool-call map is first asked for."""
     key = _key(manager)
     if key is None:
         return None
@@ -101,17 +102,11 @@ def _stored(payload: Any, key: tuple[Any, ...], leaf_id: str | None,
 
 
 def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], ends: array[int],
-             classes: bytearray, path_len: int, tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+             classes: bytearray, path_len: int, tool_calls: Callable[[], ToolCalls | None]) -> Flat | None:
     """The ``Flat`` that ``flatten`` builds, from what it stored (None if it does not fit)."""
     index = manager.index
     n = len(order)
     out = list(map(index.entries.__getitem__, order))
-    if tool_calls is None:  # repeated call ids: the last one in the flattened order wins
-        tool_calls = {}
-        for e in out:
-            if e.tool_calls is not None:
-                for call_id, name, args in e.tool_calls:
-                    tool_calls[call_id] = (name, args)
     end = ends.tolist()
     leaf_at = -1
     active: set[Any] = set()
@@ -123,7 +118,21 @@ def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], en
         if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
             return None
     head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
+    return Flat(leaf_id, out, None, end, classes, lambda: _in_order(tool_calls(), out), active, index.version, head,
+                leaf_at)
+
+
+def _in_order(calls: ToolCalls | None, out: list[Entry]) -> ToolCalls:
+    """The session's tool-call map, or, when call ids repeat (None), the one the flattened
+    order gives (the last one in that order wins), as ``flatten`` makes it."""
+    if calls is not None:
+        return calls
+    calls = {}
+    for e in out:
+        if e.tool_calls is not None:
+            for call_id, name, args in e.tool_calls:
+                calls[call_id] = (name, args)
+    return calls
 
 
 def classified(entries: list[Entry], classes: bytearray) -> bytearray:
@@ -135,7 +144,7 @@ def classified(entries: list[Entry], classes: bytearray) -> bytearray:
 
 
 def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
-            tool_calls: dict[Any, tuple[Any, Any]] | None) -> tuple[Flat, Flat | None, bytearray]:
+            tool_calls: Callable[[], ToolCalls | None]) -> tuple[Flat, Flat | None, bytearray]:
     """(the flattened tree, the same when it is still to be stored, every entry's base class):
     from the side file when it holds them (``classes_by_index`` empty: nothing classified yet),
     else classified and flattened now. A background child stores a new one right away where one
@@ -146,7 +155,7 @@ def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: byte
         if stored is not None:
             return stored[0], None, stored[1]
     classes_by_index = classified(manager.index.entries, classes_by_index)
-    flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls)
+    flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls())
     if can_fork() and not indexcache.writes_held():
         save(manager, flat, classes_by_index)
         return flat, None, classes_by_index
@@ -207,9 +216,9 @@ def texts_job(manager: SessionManager, flat: Flat, home: str) -> Callable[[], No
     if key is None:
         return None
     entries = manager.index.entries
-    tool_calls = flat.tool_calls
 
     def store() -> None:
+        tool_calls = flat.tool_calls
         texts = [display_text(e, tool_calls, home) for e in entries]
         indexcache.write_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC, (FORMAT, key, flat.leaf_id, len(entries), home, texts))
 

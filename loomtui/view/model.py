@@ -404,23 +404,27 @@ class TreeModel(LoomState):
     @property
     def tool_call_ids_unique(self) -> bool:
         """No tool call id repeats in the session (the tool-call map is the same for any leaf)."""
-        return self._tool_calls is not None and self._tool_calls[1] is not None
+        return self._session_calls() is not None
+
+    def _session_calls(self) -> F.ToolCalls | None:
+        """The session's tool-call map (None when an id repeats): the same for every leaf, made
+        once per change of the session, not per leaf move."""
+        version = self.index.version
+        if self._tool_calls is None or self._tool_calls[0] != version:
+            self._tool_calls = (version, F.tool_call_map(self.index.with_tool_calls))
+        return self._tool_calls[1]
 
     # internals ----------------------------------------------------------------------------
     def _flatten(self, freeze: bool = False) -> F.Flat:
-        version = self.index.version
-        if self._tool_calls is None or self._tool_calls[0] != version:
-            # the same for every leaf: built once per change of the session, not per leaf move
-            self._tool_calls = (version, F.tool_call_map(self.index.with_tool_calls))
         # paused; frozen only while the session loads: a leaf move in the app must not freeze
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
             if not freeze:
                 self._classes = flatcache.classified(self.index.entries, self._classes)
-                return F.flatten(self.index, self.leaf_id, self._classes, self._tool_calls[1])
+                return F.flatten(self.index, self.leaf_id, self._classes, self._session_calls())
             # loading: a big session reopened as it was is classified and flattened already
             flat, self.unsaved_flat, self._classes = flatcache.flatten(self.manager, self.leaf_id, self._classes,
-                                                                       self._tool_calls[1])
+                                                                       self._session_calls)
             return flat
 
     def _remember(self) -> None:

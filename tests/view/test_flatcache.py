@@ -189,3 +189,17 @@ def test_row_texts_are_kept_for_one_leaf_and_home(cache: Path, pi_copy, monkeypa
     with open(path, "a") as f:
         f.write("\n")  # the file is not what was read any more
     assert flatcache.load_texts(m.manager, m.flat, "/home/user") is None
+
+
+def test_a_reopen_makes_the_tool_call_map_only_when_asked(cache: Path, session: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reopen from the side file leaves the flat's tool-call map to its first use (printing
+    rows whose texts were kept needs none); made then, it is the map a fresh flatten gives."""
+    model(session)
+    again = model(session)
+    assert again.flat._calls is None
+    with monkeypatch.context() as mp:
+        mp.setenv("LOOMTUI_NO_CACHE", "1")
+        fresh = model(session)
+    assert again.flat.tool_calls == fresh.flat.tool_calls
+    assert again.flat._calls is not None and again.tool_call_ids_unique == fresh.tool_call_ids_unique
