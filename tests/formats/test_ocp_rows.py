@@ -5,6 +5,8 @@ are made."""
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from loomtui.formats import ocp
+from loomtui.formats import ocp, ocp_text
 from loomtui.formats.detect import open_any, open_document
 from loomtui.formats.ocp_tree import RowEntry
 from loomtui.session import jsonvalue
@@ -179,3 +181,30 @@ def test_a_header_line_of_exactly_the_sniff_limit_is_read_alone(tmp_path: Path) 
     path = tmp_path / "s.jsonl"
     path.write_text(header + "\n" + '{"type":"message","id":"u1"}\n')
     assert is_pi_session_file(str(path))
+
+
+def test_totals_sum_the_attempts_in_the_placed_order() -> None:
+    """Run and group totals as a plain loop over the attempts (node by node, in order) gives
+    them: the floats added in that order, times missing, reversed or without a zone left out."""
+    from tests.formats.test_ocp_split import DOCS, bad_documents
+
+    docs = [d for _, d in DOCS] + [bad_documents()["mixed"]]
+    for doc in docs:
+        run = ocp.build_session(doc, None).source.document
+        facts = [run.facts[aid] for aids in run.attempts_of.values() for aid in aids]
+        want = ocp_text.Totals(attempts=len(facts), tokens=sum(f[1] for f in facts),
+                               statuses=Counter(f[0] for f in facts))
+        for f in facts:
+            if f[2] is not None:
+                want.usd += f[2]
+                want.priced += 1
+            if f[3] is not None and f[4] is not None and f[4] >= f[3]:
+                want.agent_seconds += f[4] - f[3]
+        want.first_start = min((f[3] for f in facts if f[3] is not None), default=math.inf)
+        want.last_end = max((f[4] for f in facts if f[4] is not None), default=-math.inf)
+        assert ocp_text.run_totals(run) == (want if facts else ocp_text.Totals())
+        for gid in run.groups:
+            members = run.group_members.get(gid, ())
+            in_group = [run.facts[a] for nid in members for a in run.attempts_of.get(nid, ())]
+            assert ocp_text.group_totals(run, gid) == (len(members), ocp_text.totals_from(in_group))
+            assert sum(f[1] for f in in_group) == ocp_text.group_totals(run, gid)[1].tokens
