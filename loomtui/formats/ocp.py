@@ -27,7 +27,6 @@ import math
 from itertools import islice
 from operator import lt
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -318,21 +317,17 @@ def topo_order(run: OcpRun) -> list[str]:
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
                   findings: list[Any] | None = None, checked_with: str = "",
-                  placed: tuple[OcpRun, Any, list[int], Callable[[], Any]] | None = None) -> SessionManager:
+                  placed: tuple[OcpRun, Any, list[int], Any] | None = None) -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now;
-    ``placed``: what ``place_run`` would return, the rows' subtree ends and what gives their
-    layout, made elsewhere (``ocp_split.placed_run``)."""
+    ``placed``: what ``place_run`` would return, the rows' subtree ends and their layout, made
+    elsewhere (``ocp_split.placed_run``)."""
     from loomtui.formats.ocp_tree import make_rows, preorder_ends
 
-    laid_out: Any = None
+    laid_out = None
     if placed is not None:
-        run, order, ends, laid_out = placed  # the layout: taken once the index is built
-        try:
-            rows = make_rows(run, order)
-        except BaseException:
-            laid_out()  # the child is waited for either way
-            raise
+        run, order, ends, laid_out = placed
+        rows = make_rows(run, order)
     else:
         run, order = place_run(doc, path, view, check, findings, checked_with)
         rows = make_rows(run, order)
@@ -365,8 +360,7 @@ def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | N
                ends: list[int] | None = None, laid_out: Any = None) -> SessionManager:
     """The session of a placed run and its rows; ``ends``: the rows' subtree ends (they come in
     pre-order, ``ocp_tree.row_order``: the tree view takes that order as it is), ``laid_out``
-    their layout if made (``view/layout.py``, ``packed``), or what gives it (called once the
-    index is built)."""
+    their layout if made (``view/layout.py``, ``packed``)."""
     diag = diagnostics if diagnostics is not None else []
     run.filters = T.filters(run)
     for p in run.problems:

@@ -26,13 +26,13 @@ import os
 from itertools import repeat
 from operator import getitem
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
-from loomtui.session.forked import can_fork, child_output, read_part, start_child, stop_child, unframed
+from loomtui.session.forked import can_fork, child_output, start_child, stop_child
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp import OcpRun
@@ -102,36 +102,19 @@ class OcpSplit:
         return cls(os.path.abspath(path), view, pid, read_fd, parsed)
 
     def collect(self) -> Any | None:
-        """Wait for the child's placement; its payload (unpacked by marshal), or None when it
-        failed (the child is ended then). The layout it sends next: ``laid_out``."""
-        fd = self._read_fd
-        if fd is None:
-            return None
-        try:
-            data = read_part(fd)
-            payload = marshal.loads(data) if data is not None else None
-        except (OSError, EOFError, ValueError, TypeError):
-            payload = None
-        if isinstance(payload, tuple) and payload and payload[0] == _PAYLOAD_VERSION:
-            return payload
-        self.cancel()
-        return None
-
-    def laid_out(self) -> Any | None:
-        """The layout of every row the child sends after the placement (``view/layout.py``,
-        ``packed``), once it has exited; None when it failed."""
+        """Wait for the child; its payload (unpacked by marshal), or None when it failed."""
         fd = self._read_fd
         if fd is None:
             return None
         self._read_fd = None
-        rest = child_output(self._pid, fd)
-        parts = unframed(rest) if rest is not None else None
-        if parts is None or len(parts) != 1:
+        data = child_output(self._pid, fd)
+        if data is None:
             return None
         try:
-            return marshal.loads(parts[0])
+            payload = marshal.loads(data)
         except (EOFError, ValueError, TypeError):
             return None
+        return payload if isinstance(payload, tuple) and payload and payload[0] == _PAYLOAD_VERSION else None
 
     def cancel(self) -> None:
         """The result is not wanted: stop the child."""
@@ -204,9 +187,8 @@ def parsed_before(path: str) -> Parsed | None:
 
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
-               fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int], Callable[[], Any]] | None:
-    """The run, its rows, their subtree ends as the child started for ``path`` placed them,
-    and what waits for the layout it sends next (``OcpSplit.laid_out``), rebuilt around
+               fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int], Any] | None:
+    """The run, its rows, their subtree ends and layout as the child started for ``path`` placed them, rebuilt around
     ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
     child or its result does not certainly describe this document (the caller places it)."""
     split = _started.pop(os.path.abspath(path), None) if _started else None
@@ -219,34 +201,25 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
     ready = _prepared(doc)  # while the child places the run
     payload = split.collect()
     if payload is None or payload[1] != view:
-        split.cancel()
         return None
     try:
-        run, rows, ends = _rebuilt(doc, path, view, payload[2], ready)
+        return _rebuilt(doc, path, view, payload[2], ready)
     except (KeyError, IndexError, TypeError, ValueError):  # not this document's
-        split.cancel()
         return None
-    return run, rows, ends, split.laid_out
 
 
 # the child ------------------------------------------------------------------------------------
-def _place_in_child(doc: dict[str, Any], path: str, view: str) -> Iterator[bytes]:
+def _place_in_child(doc: dict[str, Any], path: str, view: str) -> bytes:
     """In the child: place the run parsed before the fork, pack what the parent needs to
-    rebuild it around the same document; then, while the parent rebuilds it, lay out every
-    row (``view/layout.py``) and send that too."""
+    rebuild it around the same document."""
     import gc
 
     from loomtui.formats import ocp
-    from loomtui.view.layout import layout, packed
 
     gc.disable()  # a short-lived process that frees nothing
     run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
-    placed = _packed(doc, run, order)
-    yield marshal.dumps((_PAYLOAD_VERSION, view, placed), 4)
-    ends = array("i")
-    ends.frombytes(placed[-1][4])
-    # version 4: the gutter chains the rows share go once
-    yield marshal.dumps(packed(layout(None, list(range(len(ends))), ends.tolist())), 4)
+    # version 4: values the payload holds more than once (the layout's gutter chains) go once
+    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 4)
 
 
 def _document(data: bytes, path: str) -> tuple[bool, Any]:
@@ -297,16 +270,19 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) and the
+    layout of every row (``view/layout.py``, ``packed``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
     record id, the run row's as "run" with an empty record id: ``_rows`` takes them apart)."""
     from loomtui.formats.ocp_tree import parent_numbers, subtree_ends
+    from loomtui.view.layout import layout, packed
 
     makers = {make: i for i, make in enumerate(_makers())}
     eids, parents, kinds, makes, _rids = zip(*order)
     numbers = parent_numbers(eids, parents)
     parent_no = array("i", numbers).tobytes()
-    ends = array("i", subtree_ends(numbers)).tobytes()
-    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes)), ends
+    ends = subtree_ends(numbers)
+    laid_out = packed(layout(None, list(range(len(ends))), ends))
+    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes)), array("i", ends).tobytes(), laid_out
 
 
 def _makers() -> list[Any]:
@@ -355,7 +331,7 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int]]:
+             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int], Any]:
     """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
     from loomtui.formats.ocp import OcpRun
 
@@ -392,10 +368,10 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     return _rows(run, rows)
 
 
-def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int]]:
+def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int], Any]:
     """The run, its rows in order, made as they are read (``ocp_tree.make_rows`` reads them
-    once), and their subtree ends."""
-    eids, parents, kinds, maker_no, end_bytes = packed
+    once), their subtree ends and their layout as packed."""
+    eids, parents, kinds, maker_no, end_bytes, laid_out = packed
     numbers = array("i")
     numbers.frombytes(parents)
     ends = array("i")
@@ -410,4 +386,4 @@ def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], 
         at = maker_no.find(0, at + 1)
     makers = _makers()
     return run, zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True), \
-        ends.tolist()
+        ends.tolist(), laid_out

@@ -31,10 +31,8 @@ def can_fork() -> bool:
     )
 
 
-def start_child(produce: Callable[[], bytes | Iterator[bytes]]) -> tuple[int, int]:
-    """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on).
-    A ``produce`` that yields parts sends each with its length first (``read_part`` takes one;
-    ``child_output`` the rest, lengths included)."""
+def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
+    """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on)."""
     read_fd, write_fd = os.pipe()
     _widen(write_fd)
     pid = os.fork()
@@ -42,11 +40,9 @@ def start_child(produce: Callable[[], bytes | Iterator[bytes]]) -> tuple[int, in
         code = 1
         try:
             os.close(read_fd)
-            made = produce()
-            for part in [made] if isinstance(made, bytes) else (_framed(p) for p in made):
-                view = memoryview(part)
-                while view:
-                    view = view[os.write(write_fd, view) :]
+            view = memoryview(produce())
+            while view:
+                view = view[os.write(write_fd, view) :]
             code = 0
         except BaseException:
             pass
@@ -54,39 +50,6 @@ def start_child(produce: Callable[[], bytes | Iterator[bytes]]) -> tuple[int, in
             os._exit(code)
     os.close(write_fd)
     return pid, read_fd
-
-
-def _framed(part: bytes) -> bytes:
-    return len(part).to_bytes(8, "little") + part
-
-
-def read_part(read_fd: int) -> bytes | None:
-    """The next part a child that yields parts sent (None when the pipe ends first)."""
-    head = _read_exactly(read_fd, 8)
-    return None if head is None else _read_exactly(read_fd, int.from_bytes(head, "little"))
-
-
-def unframed(data: bytes) -> list[bytes] | None:
-    """The parts in what ``child_output`` read after ``read_part`` (None when cut short)."""
-    parts, at = [], 0
-    while at < len(data):
-        n = int.from_bytes(data[at : at + 8], "little")
-        if at + 8 + n > len(data):
-            return None
-        parts.append(data[at + 8 : at + 8 + n])
-        at += 8 + n
-    return parts
-
-
-def _read_exactly(fd: int, n: int) -> bytes | None:
-    chunks, left = [], n
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            return None
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
 
 
 #: the pipe's capacity asked for (Linux lets anyone ask for up to /proc/sys/fs/pipe-max-size,

@@ -182,13 +182,10 @@ class SessionManager:
         """``from_entries`` for an adapter that makes the skeletons itself (their ``data``
         holds each full entry; it may be made when first read). ``preorder_ends``: the
         skeletons are already the tree in pre-order and these are their subtree ends, with
-        ``preorder_layout`` their layout if made, or a function giving it once the index is
-        built (``SessionIndex.mark_preorder``)."""
+        ``preorder_layout`` their layout if made (``SessionIndex.mark_preorder``)."""
         sm = cls(header, None)
         sm.source = source
         in_order = sm.index.build(skeletons)
-        if callable(preorder_layout):  # made elsewhere meanwhile: taken (and waited for) now
-            preorder_layout = preorder_layout()
         if preorder_ends is not None and in_order:
             sm.index.mark_preorder(preorder_ends, preorder_layout)
         if diagnostics:

@@ -222,37 +222,3 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
     assert ocp_split.prestart(str(path), "dag", min_bytes=1)
     assert snapshot(open_any(str(path))) == here
     assert used == [False]
-
-
-def test_a_child_that_fails_after_the_placement_leaves_the_layout_to_be_made_here(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from loomtui.view import layout
-
-    path = tmp_path / "run.ocp.json"
-    path.write_bytes(orjson.dumps(generated()))
-    here = snapshot(open_any(str(path)))
-
-    def fails(*_: Any) -> Any:
-        raise RuntimeError("the child fails while laying out")
-
-    monkeypatch.setattr(layout, "packed", fails)  # only the child packs a layout
-    sm, used = open_with_child(path, "dag", monkeypatch)
-    assert used and sm.index.preorder_layout is None
-    assert snapshot(sm) == here
-
-
-def test_a_child_sends_its_parts_one_after_the_other() -> None:
-    from loomtui.session.forked import child_output, read_part, start_child, unframed
-
-    def parts() -> Any:
-        yield b"first"
-        yield b""
-        yield b"x" * (3 << 20)  # more than the pipe holds
-
-    pid, fd = start_child(parts)
-    assert read_part(fd) == b"first"
-    rest = child_output(pid, fd)
-    assert rest is not None and unframed(rest) == [b"", b"x" * (3 << 20)]
-    assert unframed(rest[:-1]) is None
-    pid, fd = start_child(lambda: b"plain")  # bytes: sent as they are
-    assert child_output(pid, fd) == b"plain"
