@@ -317,22 +317,21 @@ def topo_order(run: OcpRun) -> list[str]:
 def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None, view: str = "dag",
                   diagnostics: list[Diagnostic] | None = None, check: bool = True,
                   findings: list[Any] | None = None, checked_with: str = "",
-                  placed: tuple[OcpRun, Any, list[int], Any] | None = None) -> SessionManager:
+                  placed: tuple[OcpRun, Any, list[int]] | None = None) -> SessionManager:
     """A SessionManager for one OCP run (``view``: ``dag`` or ``lineage``); ``findings``: the
     conformance findings already known (another view of the same run), else checked now;
-    ``placed``: what ``place_run`` would return, the rows' subtree ends and their layout, made
-    elsewhere (``ocp_split.placed_run``)."""
+    ``placed``: what ``place_run`` would return and the rows' subtree ends, made elsewhere
+    (``ocp_split.placed_run``)."""
     from loomtui.formats.ocp_tree import make_rows, preorder_ends
 
-    laid_out = None
     if placed is not None:
-        run, order, ends, laid_out = placed
+        run, order, ends = placed
         rows = make_rows(run, order)
     else:
         run, order = place_run(doc, path, view, check, findings, checked_with)
         rows = make_rows(run, order)
         ends = preorder_ends(rows)
-    return session_of(run, rows, diagnostics, ends, laid_out)
+    return session_of(run, rows, diagnostics, ends)
 
 
 def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,
@@ -357,10 +356,9 @@ def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: b
 
 
 def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | None = None,
-               ends: list[int] | None = None, laid_out: Any = None) -> SessionManager:
+               ends: list[int] | None = None) -> SessionManager:
     """The session of a placed run and its rows; ``ends``: the rows' subtree ends (they come in
-    pre-order, ``ocp_tree.row_order``: the tree view takes that order as it is), ``laid_out``
-    their layout if made (``view/layout.py``, ``packed``)."""
+    pre-order, ``ocp_tree.row_order``: the tree view takes that order as it is)."""
     diag = diagnostics if diagnostics is not None else []
     run.filters = T.filters(run)
     for p in run.problems:
@@ -383,7 +381,7 @@ def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | N
                     filters=run.filters, describe=lambda eid: describe_row(run, eid))
     # the leaf is the run root: sibling order stays the dependency order
     return SessionManager.from_skeletons(header, rows, diag, session_name=T.run_name(run), source=source,
-                                         leaf=RUN_ID, preorder_ends=ends, preorder_layout=laid_out)
+                                         leaf=RUN_ID, preorder_ends=ends)
 
 
 def describe_row(run: OcpRun, eid: str) -> str | None:

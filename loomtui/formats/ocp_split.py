@@ -43,7 +43,7 @@ MIN_BYTES = 4 << 20
 #: how much of the file's start ``prestart`` looks at to guess that it is an OCP document
 #: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
-_PAYLOAD_VERSION = 3
+_PAYLOAD_VERSION = 4
 #: a row's record id in its entry id ("n:" + node id, …)
 _RECORD_ID = slice(2, None)
 #: list-valued members of the document whose records the run keeps (by position)
@@ -91,7 +91,6 @@ class OcpSplit:
         if parsed is None:
             return None
         from loomtui.formats import ocp, ocp_check, ocp_tree  # noqa: F401 - what the child runs
-        from loomtui.view import layout  # noqa: F401
 
         if not ocp.looks_like_ocp(parsed.doc):
             return None
@@ -187,8 +186,8 @@ def parsed_before(path: str) -> Parsed | None:
 
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
-               fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int], Any] | None:
-    """The run, its rows, their subtree ends and layout as the child started for ``path`` placed them, rebuilt around
+               fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int]] | None:
+    """The run, its rows and their subtree ends as the child started for ``path`` placed them, rebuilt around
     ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
     child or its result does not certainly describe this document (the caller places it)."""
     split = _started.pop(os.path.abspath(path), None) if _started else None
@@ -218,8 +217,7 @@ def _place_in_child(doc: dict[str, Any], path: str, view: str) -> bytes:
 
     gc.disable()  # a short-lived process that frees nothing
     run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
-    # version 4: values the payload holds more than once (the layout's gutter chains) go once
-    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 4)
+    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
 
 
 def _document(data: bytes, path: str) -> tuple[bool, Any]:
@@ -270,19 +268,16 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) and the
-    layout of every row (``view/layout.py``, ``packed``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
     record id, the run row's as "run" with an empty record id: ``_rows`` takes them apart)."""
     from loomtui.formats.ocp_tree import parent_numbers, subtree_ends
-    from loomtui.view.layout import layout, packed
 
     makers = {make: i for i, make in enumerate(_makers())}
     eids, parents, kinds, makes, _rids = zip(*order)
     numbers = parent_numbers(eids, parents)
     parent_no = array("i", numbers).tobytes()
-    ends = subtree_ends(numbers)
-    laid_out = packed(layout(None, list(range(len(ends))), ends))
-    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes)), array("i", ends).tobytes(), laid_out
+    ends = array("i", subtree_ends(numbers)).tobytes()
+    return eids, parent_no, _coded(kinds), bytes(map(makers.__getitem__, makes)), ends
 
 
 def _makers() -> list[Any]:
@@ -331,7 +326,7 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int], Any]:
+             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int]]:
     """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
     from loomtui.formats.ocp import OcpRun
 
@@ -368,10 +363,10 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     return _rows(run, rows)
 
 
-def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int], Any]:
+def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int]]:
     """The run, its rows in order, made as they are read (``ocp_tree.make_rows`` reads them
-    once), their subtree ends and their layout as packed."""
-    eids, parents, kinds, maker_no, end_bytes, laid_out = packed
+    once), and their subtree ends."""
+    eids, parents, kinds, maker_no, end_bytes = packed
     numbers = array("i")
     numbers.frombytes(parents)
     ends = array("i")
@@ -386,4 +381,4 @@ def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], 
         at = maker_no.find(0, at + 1)
     makers = _makers()
     return run, zip(eids, parent_ids, _uncoded(kinds), map(makers.__getitem__, maker_no), rids, strict=True), \
-        ends.tolist(), laid_out
+        ends.tolist()

@@ -94,13 +94,11 @@ class SessionIndex:
         #: set by ``mark_preorder`` while the entries (file order) are the tree's display order
         #: for its first root: one past the last entry of each entry's subtree; any change drops it
         self.preorder_ends: list[int] | None = None
-        #: with them, what ``view/layout.py`` made of every entry in that order (``packed``), if given
-        self.preorder_layout: Any = None
 
     # building -----------------------------------------------------------------------------
     def add(self, e: Entry, link: bool = True) -> bool:
         """Index ``e`` (the next entry in file order). Returns False for a duplicate id."""
-        self.preorder_ends = self.preorder_layout = None
+        self.preorder_ends = None
         if e.id in self.by_id:
             self.diagnostics.append(
                 Diagnostic(e.line, f"duplicate id {e.id!r}: the first entry with it wins, this line is kept as is")
@@ -204,7 +202,7 @@ class SessionIndex:
         """
         # ``add`` and linking in one loop without per-call overhead (the hot loop of opening a
         # big file). A parent usually precedes its children; the others are linked afterwards.
-        self.preorder_ends = self.preorder_layout = None
+        self.preorder_ends = None
         by_id = self.by_id
         own = self.entries
         labels = self.labels
@@ -286,15 +284,14 @@ class SessionIndex:
         self.version += 1
         return not later
 
-    def mark_preorder(self, ends: list[int], packed_layout: Any = None) -> bool:
+    def mark_preorder(self, ends: list[int]) -> bool:
         """Record that the entries, in file order, are already the tree in pre-order (every
         entry's subtree right after it, siblings in the order ``children`` gives) and that
         ``ends[i]`` is one past the last entry of entry ``i``'s subtree: an adapter that placed
         its rows itself says so, and ``view/flat.py`` takes that order instead of walking the
         tree. Kept only when it can hold: one build of every entry, each parent before its
         children, one shared timestamp (siblings then stay in file order), ends that fit. Call
-        it right after a ``build`` of a new index that returned True. ``packed_layout``: the
-        rows' layout in that order, made with the ends (``view/layout.py``, ``packed``)."""
+        it right after a ``build`` of a new index that returned True."""
         entries = self.entries
         n = len(entries)
         ok = (len(ends) == n and self.version == 1 and not self._waiting and n > 0
@@ -302,7 +299,6 @@ class SessionIndex:
               and len(set(map(_timestamp, entries))) == 1 and all(map(lt, range(n), ends))
               and max(ends) <= n)
         self.preorder_ends = ends if ok else None
-        self.preorder_layout = packed_layout if ok else None
         return ok
 
     def _break_cycles(self) -> None:

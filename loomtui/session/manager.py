@@ -177,17 +177,16 @@ class SessionManager:
         session_name: str | None = None,
         leaf: str | None = None,
         preorder_ends: list[int] | None = None,
-        preorder_layout: Any = None,
     ) -> "SessionManager":
         """``from_entries`` for an adapter that makes the skeletons itself (their ``data``
         holds each full entry; it may be made when first read). ``preorder_ends``: the
-        skeletons are already the tree in pre-order and these are their subtree ends, with
-        ``preorder_layout`` their layout if made (``SessionIndex.mark_preorder``)."""
+        skeletons are already the tree in pre-order and these are their subtree ends
+        (``SessionIndex.mark_preorder``)."""
         sm = cls(header, None)
         sm.source = source
         in_order = sm.index.build(skeletons)
         if preorder_ends is not None and in_order:
-            sm.index.mark_preorder(preorder_ends, preorder_layout)
+            sm.index.mark_preorder(preorder_ends)
         if diagnostics:
             sm.index.diagnostics[:0] = diagnostics
         for target, label in (labels or {}).items():

@@ -72,7 +72,7 @@ class Flat:
     """
 
     __slots__ = ("leaf_id", "entries", "classes", "_calls", "_calls_maker", "active", "version", "head", "_pos",
-                 "_end", "_end_abs", "_leaf_at", "preordered")
+                 "_end", "_end_abs", "_leaf_at")
 
     def __init__(
         self,
@@ -86,11 +86,8 @@ class Flat:
         version: int,
         head: int,
         leaf_at: int = -1,
-        preordered: bool = False,
     ) -> None:
         self.leaf_id = leaf_id
-        #: the entries are the index's, in file order (``SessionIndex.mark_preorder``), as flattened
-        self.preordered = preordered
         self.entries = entries
         self.classes = classes
         # the tool-call map, or what makes it when first asked for (a reopen that prints rows
@@ -163,7 +160,6 @@ class Flat:
         n1 = len(self.entries) + 1
         pos = {e.id: i for i, e in enumerate(self.entries)}
         ends = [self.end(p) for p in range(len(self.entries))]
-        self.preordered = False
         self.head = head
         self._pos = {k: (v if v < head else v - n1) for k, v in pos.items()}
         self._end = [x if x < head else x - n1 for x in ends]
@@ -173,7 +169,6 @@ class Flat:
         """Insert a new childless entry at ``head``; every stored value stays valid."""
         h = self.head
         n = len(self.entries)
-        self.preordered = False
         self._positions()
         self.entries.insert(h, e)
         self.classes.insert(h, cls)
@@ -335,7 +330,7 @@ def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: byte
         classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = ends[leaf_at] if leaf_at >= 0 else n
     return Flat(leaf_id, list(entries), None, list(ends), classes, tool_calls, set(path), index.version, head,
-                leaf_at, preordered=True)
+                leaf_at)
 
 
 def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:

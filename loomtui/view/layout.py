@@ -9,7 +9,6 @@ milliseconds.
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_left
 from itertools import islice, repeat
 from operator import lt, sub
@@ -159,23 +158,20 @@ class Layout:
 # radon rates this D: kept in one piece on purpose. It runs once per visible row over a whole
 # session (100k entries); a helper call per branch adds measurable time there
 # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
-def layout(flat: Flat | None, positions: list[int], ends: list[int] | None = None) -> Layout:
+def layout(flat: Flat, positions: list[int]) -> Layout:
     """pi's recalculateVisualStructure over the visible rows (in display order).
 
     Rows are in pre-order, so a row's visible parent is the nearest row above it whose
     subtree (``flat.end``) still contains it. Almost every row sits right below its parent in
     a single-child chain; those are found with one comparison per row, and only the few rows
     that start a new branch search for their parent (binary search along the chain above).
-    Then indent, connectors and gutters are computed per chain, not per row. ``ends``: the
-    positions' subtree ends (``flat.ends``), for a caller without a ``Flat`` (``packed``).
+    Then indent, connectors and gutters are computed per chain, not per row.
     """
     n = len(positions)
     lay = Layout(flat, positions)
     if n == 0:
         return lay
-    if ends is None:
-        assert flat is not None
-        ends = flat.ends(positions)
+    ends = flat.ends(positions)
     # continues[i] is 1 when row i lies inside row i-1's subtree: row i-1 is its parent
     continues = bytearray(1)
     continues += bytearray(map(lt, islice(positions, 1, None), ends))
@@ -291,46 +287,6 @@ def layout(flat: Flat | None, positions: list[int], ends: list[int] | None = Non
     lay.gutters = gutters
     lay.multiple_roots = multiple
     return lay
-
-
-def packed(lay: Layout) -> tuple[Any, ...]:
-    """A fresh ``layout``'s arrays but its positions, as marshal-able values (another process
-    may make them: ``unpacked`` puts them back; the gutter chains keep their sharing under
-    marshal 3 and up)."""
-    return (array("i", lay.parent).tobytes(), array("i", lay.kids).tobytes(), array("i", lay.indent).tobytes(),
-            bytes(lay.connector), bytes(lay.last), bytes(lay.virtual_root_child), lay.gutters, lay.multiple_roots)
-
-
-def unpacked(flat: Flat, positions: list[int], data: tuple[Any, ...]) -> Layout | None:
-    """The ``Layout`` of ``positions`` that ``packed`` took apart, over ``flat`` (None when it
-    does not fit)."""
-    try:
-        parent, kids, indent, connector, last, vrc, gutters, multiple = data
-        ints = [array("i"), array("i"), array("i")]
-        for a, raw in zip(ints, (parent, kids, indent)):
-            a.frombytes(raw)
-    except (TypeError, ValueError):
-        return None
-    n = len(positions)
-    if not (all(len(x) == n for x in (*ints, connector, last, vrc, gutters)) and isinstance(gutters, list)):
-        return None
-    lay = Layout(flat, positions)
-    lay.parent, lay.kids, lay.indent = ints[0].tolist(), ints[1].tolist(), ints[2].tolist()
-    lay.connector, lay.last, lay.virtual_root_child = bytearray(connector), bytearray(last), bytearray(vrc)
-    lay.gutters = list(gutters)  # rows added later change the list: ``made`` stays as it was
-    lay.multiple_roots = bool(multiple)
-    return lay
-
-
-def layout_of(flat: Flat, positions: list[int], made: Any = None) -> Layout:
-    """``layout(flat, positions)``; when every entry of a flat taken in the index's own order is
-    shown (``Flat.preordered``), the layout ``made`` of that order already (``packed``, kept as
-    ``SessionIndex.preorder_layout``), if it fits."""
-    if made is not None and flat.preordered and len(positions) == len(flat):
-        lay = unpacked(flat, positions, made)  # positions: every one, in order
-        if lay is not None:
-            return lay
-    return layout(flat, positions)
 
 
 def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> str:

@@ -479,7 +479,7 @@ class TreeModel(LoomState):
             positions = self._inside_hoist(positions)
         if self.folded:
             positions = F.drop_folded(self.flat, positions, self.folded)
-        self.rows = L.layout_of(self.flat, positions, self.index.preorder_layout)
+        self.rows = L.layout(self.flat, positions)
         if not self.folded:
             # recent layouts come back on Backspace or a filter toggle at no cost
             self._layouts[key] = self.rows

@@ -6,14 +6,12 @@ folds as the walk gives, on every fixture, bad documents and a generated run, bo
 
 from __future__ import annotations
 
-import marshal
 from typing import Any
 
 import pytest
 
 from loomtui.formats import ocp
 from loomtui.view import flat as F
-from loomtui.view import layout as L
 from loomtui.view.model import TreeModel
 from tests.formats.test_ocp_split import DOCS
 
@@ -60,26 +58,6 @@ def test_the_rows_order_is_taken_as_the_walk_would_give_it(name: str, doc: Any, 
     assert flat_of(fast) == flat_of(walked)
     assert ends == [walked.flat.end(p) for p in range(len(walked.flat))]
     assert screens(fast) == screens(walked)
-
-
-@pytest.mark.parametrize("name,doc", DOCS, ids=[n for n, _ in DOCS])
-def test_a_layout_made_elsewhere_is_the_layout_made_here(name: str, doc: Any) -> None:
-    sm = ocp.build_session(doc, None)
-    model = TreeModel(sm)
-    flat = model.flat
-    everything = list(range(len(flat)))
-    here = L.layout(flat, everything)
-    made = marshal.loads(marshal.dumps(L.packed(L.layout(None, everything, sm.index.preorder_ends)), 4))
-    taken = L.layout_of(flat, list(everything), made)
-    assert taken is not here and taken.flat is flat
-    assert fields(taken) == fields(here)
-    assert L.layout_of(flat, everything[:-1], made).positions == everything[:-1]  # not every row: laid out here
-    assert L.unpacked(flat, everything, made[:-2]) is None and L.unpacked(flat, everything[:-1], made) is None
-
-
-def fields(lay: L.Layout) -> tuple[Any, ...]:
-    return (lay.positions, lay.parent, lay.kids, lay.indent, lay.connector, lay.last, lay.virtual_root_child,
-            lay.gutters, lay.multiple_roots, lay.split, lay.encoded, [lay.parent_row(i) for i in range(len(lay))])
 
 
 def test_the_order_is_walked_when_the_leaf_is_elsewhere_or_entries_change() -> None:
