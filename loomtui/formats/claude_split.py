@@ -27,7 +27,7 @@ from loomtui.formats.claude_read import Scan, scan
 from loomtui.formats.claude_tree import tail_leads
 from loomtui.session.errors import Diagnostic, LoomError
 from loomtui.session.fileio import open_regular
-from loomtui.session.forked import can_fork, child_output, start_child, stop_child
+from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
@@ -39,7 +39,7 @@ READ_SPLIT = 0.6
 _started: dict[str, ClaudeSplit] = {}
 
 
-class ClaudeSplit:
+class ClaudeSplit(ForkedChild):
     """A child process scanning ``path`` from byte ``at`` to its end."""
 
     def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int]) -> None:
@@ -47,8 +47,7 @@ class ClaudeSplit:
         self.at = at
         #: (device, inode) of the file the child reads: the head must come from the same one
         self.file_id = file_id
-        self._pid = pid
-        self._read_fd: int | None = read_fd
+        super().__init__(pid, read_fd)
 
     @classmethod
     def start(cls, path: str, fraction: float = READ_SPLIT, min_bytes: int = MIN_BYTES) -> ClaudeSplit | None:
@@ -86,11 +85,7 @@ class ClaudeSplit:
     def collect(self, line_base: int = 0) -> Tail | None:
         """Wait for the child and return its scan (indices counted from the tail's start, line
         numbers moved by ``line_base``: the head's lines); None when it failed."""
-        fd = self._read_fd
-        if fd is None:
-            return None
-        self._read_fd = None
-        data = child_output(self._pid, fd)
+        data = self.output()
         if data is None:
             return None
         try:
@@ -101,13 +96,6 @@ class ClaudeSplit:
         except (EOFError, ValueError, TypeError, IndexError):
             return None
 
-    def cancel(self) -> None:
-        """The result is not wanted: stop the child."""
-        fd = self._read_fd
-        if fd is None:
-            return
-        self._read_fd = None
-        stop_child(self._pid, fd)
 
 
 def scan_file(fd: int, path: str) -> Scan:

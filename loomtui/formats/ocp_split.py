@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
-from loomtui.session.forked import can_fork, child_output, start_child, stop_child
+from loomtui.session.forked import ForkedChild, can_fork, start_child
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp import OcpRun
@@ -70,15 +70,14 @@ class Parsed(NamedTuple):
     fid: FileId
 
 
-class OcpSplit:
+class OcpSplit(ForkedChild):
     """A child process placing the OCP run at ``path`` in ``view``, parsed before it was forked."""
 
     def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed) -> None:
         self.path = path
         self.view = view
         self.parsed: Parsed | None = parsed
-        self._pid = pid
-        self._read_fd: int | None = read_fd
+        super().__init__(pid, read_fd)
 
     @classmethod
     def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> OcpSplit | None:
@@ -102,11 +101,7 @@ class OcpSplit:
 
     def collect(self) -> Any | None:
         """Wait for the child; its payload (unpacked by marshal), or None when it failed."""
-        fd = self._read_fd
-        if fd is None:
-            return None
-        self._read_fd = None
-        data = child_output(self._pid, fd)
+        data = self.output()
         if data is None:
             return None
         try:
@@ -115,13 +110,6 @@ class OcpSplit:
             return None
         return payload if isinstance(payload, tuple) and payload and payload[0] == _PAYLOAD_VERSION else None
 
-    def cancel(self) -> None:
-        """The result is not wanted: stop the child."""
-        fd = self._read_fd
-        if fd is None:
-            return
-        self._read_fd = None
-        stop_child(self._pid, fd)
 
 
 def looks_like_ocp_start(head: bytes) -> bool:

@@ -105,6 +105,42 @@ def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
     return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
 
 
+class ForkedChild:
+    """A child started by ``start_child``: its bytes are taken once (``output``), or it is
+    stopped (``cancel``); the readers of a big file's second part build on it."""
+
+    def __init__(self, pid: int, read_fd: int) -> None:
+        self._pid = pid
+        self._read_fd: int | None = read_fd
+
+    def output(self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None) -> bytes | None:
+        """Wait for the child and take what it wrote (``child_output``); None when it failed or
+        was taken or stopped already."""
+        fd = self._read_fd
+        if fd is None:
+            return None
+        self._read_fd = None
+        return child_output(self._pid, fd, poll, idle)
+
+    def abort(self) -> None:
+        """From another thread, while ``output`` may be waiting: end the child, so the wait
+        returns at once. Safe to call at any time, also after the output was taken."""
+        if self._read_fd is None:
+            return
+        try:
+            os.kill(self._pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def cancel(self) -> None:
+        """The result is not wanted: stop the child (a no-op once the output was taken)."""
+        fd = self._read_fd
+        if fd is None:
+            return
+        self._read_fd = None
+        stop_child(self._pid, fd)
+
+
 def stop_child(pid: int, read_fd: int) -> None:
     """The result is not wanted: close the pipe, end the child, reap it."""
     os.close(read_fd)

@@ -26,7 +26,7 @@ from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
-from loomtui.session.forked import can_fork, child_output, start_child, stop_child
+from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import session_version
 from loomtui.session.reader import LineInfo, LineParser, ParseState, line_value, parse_from
@@ -49,7 +49,7 @@ HeadWork = Callable[[list[Entry]], Iterator[None]]
 _COUNTS = struct.Struct("qq")
 
 
-class SplitParse:
+class SplitParse(ForkedChild):
     """A child process parsing ``path`` from byte ``at`` to its end."""
 
     def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int],
@@ -62,8 +62,7 @@ class SplitParse:
         self.at = at
         #: (device, inode) of the file the child reads: the head must come from the same one
         self.file_id = file_id
-        self._pid = pid
-        self._read_fd: int | None = read_fd
+        super().__init__(pid, read_fd)
         self._counts = counts
 
     @classmethod
@@ -171,11 +170,7 @@ class SplitParse:
         ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
         failed: the caller parses from ``at`` itself. ``poll``: called while waiting (what it
         raises ends the child and comes out of here); ``idle``: as ``forked.child_output`` takes it."""
-        fd = self._read_fd
-        if fd is None:
-            return None
-        self._read_fd = None
-        data = child_output(self._pid, fd, poll, idle)
+        data = self.output(poll, idle)
         if data is None:
             return None
         try:
@@ -194,25 +189,6 @@ class SplitParse:
         state.line_no = base + lines
         state.parsed_count += parsed
         return entries, consumed, eof
-
-    def abort(self) -> None:
-        """From another thread, while ``read`` may be waiting for the child: end the child, so
-        the wait returns at once (the reader then goes on alone, and its progress callback can
-        stop it). Safe to call at any time, also after the result was taken."""
-        if self._read_fd is None:
-            return
-        try:
-            os.kill(self._pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
-
-    def cancel(self) -> None:
-        """The result is not wanted (the open failed or was abandoned): stop the child."""
-        fd = self._read_fd
-        if fd is None:
-            return
-        self._read_fd = None
-        stop_child(self._pid, fd)
 
 
 #: the longest first line taken for a pi header when a split is considered

@@ -1,0 +1,58 @@
+"""A forked child's bytes (session/forked.py): taken once, or stopped; work done while waiting."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from loomtui.session.forked import ForkedChild, start_child
+
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+
+
+@needs_fork
+def test_the_output_is_taken_once_and_cancel_after_it_does_nothing() -> None:
+    child = ForkedChild(*start_child(lambda: b"x" * 3_000_000))  # more than a pipe holds
+    assert child.output() == b"x" * 3_000_000
+    assert child.output() is None
+    child.cancel()
+    child.abort()
+
+
+@needs_fork
+def test_a_cancelled_or_failed_child_gives_nothing() -> None:
+    def slow() -> bytes:
+        time.sleep(30)
+        return b"late"
+
+    child = ForkedChild(*start_child(slow))
+    started = time.monotonic()
+    child.cancel()  # killed and reaped at once
+    assert time.monotonic() - started < 10
+    assert child.output() is None
+
+    def fails() -> bytes:
+        raise ValueError("in the child")
+
+    assert ForkedChild(*start_child(fails)).output() is None
+
+
+@needs_fork
+def test_idle_work_runs_while_the_child_is_busy_and_stops_when_it_answers() -> None:
+    def slow() -> bytes:
+        time.sleep(0.3)
+        return b"done"
+
+    steps: list[int] = []
+
+    def work() -> object:
+        for k in range(10_000_000):
+            steps.append(k)
+            time.sleep(0.001)
+            yield
+
+    child = ForkedChild(*start_child(slow))
+    assert child.output(idle=iter(work())) == b"done"  # type: ignore[arg-type]
+    assert 10 < len(steps) < 10_000_000  # it ran meanwhile, and was left unfinished
