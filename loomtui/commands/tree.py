@@ -129,11 +129,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-        flat = model.unsaved_flat if model is not None else None
-        job = flatcache.store_job(model.manager, flat, model.base_classes) if model is not None and flat is not None else None
+        flat = model.unsaved_flat
+        job = flatcache.store_job(model.manager, flat, model.base_classes) if flat is not None else None
         if job is not None:
             jobs.append(job)
-        if model is not None and not color and (model.row_texts is None or None in model.row_texts):
+        if not color and (model.row_texts is None or None in model.row_texts):
             job = flatcache.texts_job(model.manager, model.flat, model.home)
             if job is not None:
                 jobs.append(job)
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tuple[int, TreeModel | None]:
+def _print(args: argparse.Namespace, stdout: TextIO, texts: bool = False) -> tuple[int, TreeModel]:
     """Print the rows; ``texts`` (plain rows): take the entries' row texts kept from an earlier
     run, else those the tail-parsing child wrote (view/tail_texts.py)."""
     # a big session is read on two CPUs: a child parses the second half meanwhile

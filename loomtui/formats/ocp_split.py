@@ -175,9 +175,10 @@ def parsed_before(path: str) -> Parsed | None:
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
                fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int]] | None:
-    """The run, its rows and their subtree ends as the child started for ``path`` placed them, rebuilt around
-    ``doc`` (this process's parse of the file ``fid`` names); None when there is no such
-    child or its result does not certainly describe this document (the caller places it)."""
+    """The run, its rows and their subtree ends as the child started for ``path`` placed them,
+    rebuilt around ``doc`` (this process's parse of the file ``fid`` names); None when there is
+    no such child or its result does not certainly describe this document (the caller places
+    it)."""
     split = _started.pop(os.path.abspath(path), None) if _started else None
     if split is None:
         return None
@@ -256,8 +257,9 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number, each row's subtree end (rows in pre-order: ``ocp_tree.subtree_ends``) (``ocp_tree._children`` makes every row's id as a two-character prefix and its
-    record id, the run row's as "run" with an empty record id: ``_rows`` takes them apart)."""
+    number, each row's subtree end (the rows are in pre-order: ``ocp_tree.subtree_ends``). No
+    record ids: ``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    record id (the run row's as "run", no record id), and ``_rows`` takes them apart."""
     from loomtui.formats.ocp_tree import parent_numbers, subtree_ends
 
     makers = {make: i for i, make in enumerate(_makers())}

@@ -9,7 +9,7 @@ Linear, a few lists, not an object per row, so 100k-entry sessions refilter in m
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from itertools import chain, compress
 from operator import add, attrgetter, is_not
 from typing import Any
@@ -169,11 +169,11 @@ class Flat:
         """Insert a new childless entry at ``head``; every stored value stays valid."""
         h = self.head
         n = len(self.entries)
-        self._positions()
+        pos = self._positions()  # made before the order changes
         self.entries.insert(h, e)
         self.classes.insert(h, cls)
         self._end.insert(h, h - n - 1)  # end = h + 1 = new head: stored relative to the new length
-        self._positions()[e.id] = h
+        pos[e.id] = h
         self.head = h + 1
         self._end_abs = None
         return h
@@ -223,6 +223,25 @@ def tool_call_map(entries: list[Entry]) -> dict[Any, tuple[Any, Any]] | None:
                     return None
                 out[call_id] = (name, args)
     return out
+
+
+def calls_in_order(entries: Iterable[Entry]) -> ToolCalls:
+    """Tool call id → (name, arguments) over ``entries`` in display order, the last one winning
+    where an id repeats (what ``flatten`` collects as it walks)."""
+    out: ToolCalls = {}
+    for e in entries:
+        if e.tool_calls is not None:
+            for call_id, name, args in e.tool_calls:
+                out[call_id] = (name, args)
+    return out
+
+
+def classified(entries: list[Entry], classes: bytearray) -> bytearray:
+    """``classes`` (``base_classes`` of the first entries) extended to every entry."""
+    have = len(classes)
+    if have < len(entries):
+        classes += base_classes(entries, have)
+    return classes
 
 
 # radon rates this E: kept in one piece on purpose. It runs once per entry over a whole
@@ -321,10 +340,7 @@ def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: byte
         classes_by_index = base_classes(entries)
     classes = bytearray(classes_by_index[:n])  # each entry's index is its position
     if tool_calls is None:
-        tool_calls = {}
-        for e in index.with_tool_calls:  # file order is the display order: the last one wins
-            for call_id, name, args in e.tool_calls or ():
-                tool_calls[call_id] = (name, args)
+        tool_calls = calls_in_order(index.with_tool_calls)  # file order is the display order
     leaf_at = len(path) - 1
     if leaf_at >= 0 and classes[leaf_at] == HIDDEN:
         classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)

@@ -118,29 +118,14 @@ def _rebuilt(manager: SessionManager, leaf_id: str | None, order: array[int], en
         if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
             return None
     head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, lambda: _in_order(tool_calls(), out), active, index.version, head,
+    return Flat(leaf_id, out, None, end, classes, lambda: _calls(tool_calls(), out), active, index.version, head,
                 leaf_at)
 
 
-def _in_order(calls: ToolCalls | None, out: list[Entry]) -> ToolCalls:
+def _calls(session_calls: ToolCalls | None, out: list[Entry]) -> ToolCalls:
     """The session's tool-call map, or, when call ids repeat (None), the one the flattened
-    order gives (the last one in that order wins), as ``flatten`` makes it."""
-    if calls is not None:
-        return calls
-    calls = {}
-    for e in out:
-        if e.tool_calls is not None:
-            for call_id, name, args in e.tool_calls:
-                calls[call_id] = (name, args)
-    return calls
-
-
-def classified(entries: list[Entry], classes: bytearray) -> bytearray:
-    """``classes`` (``flat.base_classes`` of the first entries) extended to every entry."""
-    have = len(classes)
-    if have < len(entries):
-        classes += F.base_classes(entries, have)
-    return classes
+    order gives, as ``flatten`` makes it."""
+    return session_calls if session_calls is not None else F.calls_in_order(out)
 
 
 def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: bytearray,
@@ -154,7 +139,7 @@ def flatten(manager: SessionManager, leaf_id: str | None, classes_by_index: byte
         stored = load(manager, leaf_id, tool_calls)
         if stored is not None:
             return stored[0], None, stored[1]
-    classes_by_index = classified(manager.index.entries, classes_by_index)
+    classes_by_index = F.classified(manager.index.entries, classes_by_index)
     flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls())
     if can_fork() and not indexcache.writes_held():
         save(manager, flat, classes_by_index)

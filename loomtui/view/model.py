@@ -319,7 +319,7 @@ class TreeModel(LoomState):
             if target_leaf is not None and target_leaf != self.leaf_id and \
                     self.selected == self._nearest_visible(self.leaf_id):
                 keep = target_leaf
-        self._classes = flatcache.classified(self.index.entries, self._classes)
+        self._classes = F.classified(self.index.entries, self._classes)
         incremental = (len(new) <= 64 and not self.query and not self.folded and self.hoist_id is None
                        and not any(is_record(e) for e in new))
         if incremental:
@@ -420,7 +420,7 @@ class TreeModel(LoomState):
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
             if not freeze:
-                self._classes = flatcache.classified(self.index.entries, self._classes)
+                self._classes = F.classified(self.index.entries, self._classes)
                 return F.flatten(self.index, self.leaf_id, self._classes, self._session_calls())
             # loading: a big session reopened as it was is classified and flattened already
             flat, self.unsaved_flat, self._classes = flatcache.flatten(self.manager, self.leaf_id, self._classes,
