@@ -100,15 +100,14 @@ Facts = tuple[str, int, "float | None", "float | None", "float | None", str, str
 
 def facts_of(a: dict[str, Any]) -> Facts:
     """What rows and totals need of one attempt (run once per attempt while a run opens: the
-    usual shapes are read inline, anything else by ``_num``, ``model_of``, ``fast_time``)."""
+    usual shapes are read inline, anything else by ``_num`` and ``model_of``)."""
     get = a.get
     cost = get("cost")
     tokens = 0
     usd = None
     if type(cost) is dict:
         cget = cost.get
-        for v in (cget("input_tokens"), cget("cached_input_tokens"), cget("cache_creation_tokens"),
-                  cget("output_tokens")):
+        for v in map(cget, TOKEN_FIELDS):
             if type(v) is int:
                 tokens += v
             elif v is not None:
@@ -126,19 +125,8 @@ def facts_of(a: dict[str, Any]) -> Facts:
     model = m.get("raw") if type(m) is dict else m
     if type(model) is not str or not model:
         model = model_of(a)
-    return (status if type(status) is str else "?", tokens, usd, _time(get("started_at")), _time(get("ended_at")),
-            model, harness if type(harness) is str else "")
-
-
-def _time(value: Any) -> float | None:
-    """``fast_time``, inline for the usual case."""
-    if type(value) is not str:
-        return None
-    try:
-        dt = _fromiso(value)
-    except ValueError:
-        return fast_time(value)
-    return dt.timestamp() if dt.tzinfo is not None else None
+    return (status if type(status) is str else "?", tokens, usd, fast_time(get("started_at")),
+            fast_time(get("ended_at")), model, harness if type(harness) is str else "")
 
 
 @dataclass
