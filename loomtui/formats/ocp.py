@@ -47,7 +47,7 @@ FAILED = frozenset(("failed", "rejected"))
 
 RUN_ID = "run"
 _STR = frozenset((str,))
-_INT = {int}
+_INT = frozenset((int,))
 _DICT = frozenset((dict,))
 
 
@@ -326,12 +326,10 @@ def build_session(doc: dict[str, Any], path: str | None, sha: str | None = None,
 
     if placed is not None:
         run, order, ends = placed
-        rows = make_rows(run, order)
-    else:
-        run, order = place_run(doc, path, view, check, findings, checked_with)
-        rows = make_rows(run, order)
-        ends = preorder_ends(rows)
-    return session_of(run, rows, diagnostics, ends)
+        return session_of(run, make_rows(run, order), diagnostics, ends)
+    run, order = place_run(doc, path, view, check, findings, checked_with)
+    rows = make_rows(run, order)
+    return session_of(run, rows, diagnostics, preorder_ends(rows))
 
 
 def place_run(doc: dict[str, Any], path: str | None, view: str = "dag", check: bool = True,

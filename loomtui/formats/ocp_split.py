@@ -257,10 +257,11 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
-    number, each row's subtree end (the rows are in pre-order: ``ocp_tree.subtree_ends``). No
+    number, each row's subtree end (the rows are in pre-order: ``flat.subtree_ends``). No
     record ids: ``ocp_tree._children`` makes every row's id as a two-character prefix and its
     record id (the run row's as "run", no record id), and ``_rows`` takes them apart."""
-    from loomtui.formats.ocp_tree import parent_numbers, subtree_ends
+    from loomtui.formats.ocp_tree import parent_numbers
+    from loomtui.view.flat import subtree_ends
 
     makers = {make: i for i, make in enumerate(_makers())}
     eids, parents, kinds, makes, _rids = zip(*order)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from loomtui.formats import ocp_text as T
 from loomtui.formats.common import iso_ms, parse_iso
 from loomtui.session.entries import Entry
+from loomtui.view.flat import subtree_ends
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp import OcpRun
@@ -321,18 +322,6 @@ def row_order(run: "OcpRun") -> list[Row]:
     return out
 
 
-def subtree_ends(parents: Sequence[int]) -> list[int]:
-    """For rows in pre-order given by their parent's row number (-1: none), one past the last
-    row of each row's subtree (what ``SessionIndex.mark_preorder`` takes)."""
-    n = len(parents)
-    end = list(range(1, n + 1))
-    for i in range(n - 1, 0, -1):
-        j = parents[i]
-        if j >= 0 and end[i] > end[j]:
-            end[j] = end[i]
-    return end
-
-
 def parent_numbers(eids: Sequence[str], parents: Iterable[str | None]) -> list[int]:
     """Each row's parent as a row number (-1: none) for rows ``eids`` in order."""
     row_no: dict[str | None, int] = dict(zip(eids, range(len(eids))))
@@ -341,7 +330,8 @@ def parent_numbers(eids: Sequence[str], parents: Iterable[str | None]) -> list[i
 
 
 def preorder_ends(rows: list[Entry]) -> list[int]:
-    """``subtree_ends`` of ``make_rows``'s rows (``row_order`` lists them in pre-order)."""
+    """``flat.subtree_ends`` of ``make_rows``'s rows (``row_order`` lists them in pre-order):
+    what ``SessionIndex.mark_preorder`` takes."""
     return subtree_ends(parent_numbers([e.id for e in rows], [e.parent_id for e in rows]))
 
 

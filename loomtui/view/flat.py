@@ -9,7 +9,7 @@ Linear, a few lists, not an object per row, so 100k-entry sessions refilter in m
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, compress
 from operator import add, attrgetter, is_not
 from typing import Any
@@ -225,6 +225,17 @@ def tool_call_map(entries: list[Entry]) -> dict[Any, tuple[Any, Any]] | None:
     return out
 
 
+def subtree_ends(parents: Sequence[int]) -> list[int]:
+    """For rows in pre-order given by their parent's row number (-1: none), one past the last
+    row of each row's subtree."""
+    end = list(range(1, len(parents) + 1))
+    for i in range(len(parents) - 1, 0, -1):
+        j = parents[i]
+        if j >= 0 and end[i] > end[j]:
+            end[j] = end[i]
+    return end
+
+
 def calls_in_order(entries: Iterable[Entry]) -> ToolCalls:
     """Tool call id → (name, arguments) over ``entries`` in display order, the last one winning
     where an id repeats (what ``flatten`` collects as it walks)."""
@@ -301,11 +312,7 @@ def flatten(
             stack.extend([(k, me) for k in reversed(ordered)])
             break
     n = len(out)
-    end = list(range(1, n + 1))
-    for i in range(n - 1, 0, -1):
-        j = parent_pos[i]
-        if j >= 0 and end[i] > end[j]:
-            end[j] = end[i]
+    end = subtree_ends(parent_pos)
     if classes_by_index is None or len(classes_by_index) < len(index.entries):
         classes_by_index = base_classes(index.entries)
     cls = classes_by_index
