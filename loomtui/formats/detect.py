@@ -111,7 +111,9 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
             first_obj = line_value(first)
     if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
-    agent = agent_format(path)
+    # a document parsed before the app started is an OCP run (an object with an ``ocp`` key,
+    # which no Claude Code or Codex line has): no second look at the file's first lines
+    agent = agent_format(path) if pre is None or not pre.one_line else None
     if agent is not None:
         return open_agent(path, agent)
     if size == 0 or not first.strip().removeprefix(BOM):

@@ -87,6 +87,7 @@ class OcpRun:
     facts: dict[str, Any] = field(default_factory=dict)
     node_tot: dict[str, Any] = field(default_factory=dict)
     run_tot: Any = None  # the run's totals, once made (ocp_text.run_totals)
+    group_tot: dict[str, Any] = field(default_factory=dict)  # group id -> its attempts' totals
     #: group id -> its nodes (document order)
     group_members: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)

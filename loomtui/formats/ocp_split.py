@@ -26,7 +26,7 @@ import os
 from itertools import repeat
 from operator import getitem
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -99,9 +99,10 @@ class OcpSplit(ForkedChild):
             return None
         return cls(os.path.abspath(path), view, pid, read_fd, parsed)
 
-    def collect(self) -> Any | None:
-        """Wait for the child; its payload (unpacked by marshal), or None when it failed."""
-        data = self.output()
+    def collect(self, idle: Iterator[None] | None = None) -> Any | None:
+        """Wait for the child (doing ``idle``'s steps meanwhile, ``forked.child_output``); its
+        payload (unpacked by marshal), or None when it failed."""
+        data = self.output(idle=idle)
         if data is None:
             return None
         try:
@@ -187,11 +188,13 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
         split.cancel()  # not the document the child places
         return None
     ready = _prepared(doc)  # while the child places the run
-    payload = split.collect()
+    totals: dict[str | None, Any] = {}
+    steps = _totals_steps(doc, ready["facts"], totals)
+    payload = split.collect(idle=steps)  # the totals, as far as the wait allows (the rows make the rest)
     if payload is None or payload[1] != view:
         return None
     try:
-        return _rebuilt(doc, path, view, payload[2], ready)
+        return _rebuilt(doc, path, view, payload[2], ready, totals)
     except (KeyError, IndexError, TypeError, ValueError):  # not this document's
         return None
 
@@ -299,6 +302,41 @@ def _prepared(doc: dict[str, Any]) -> dict[str, Any]:
     return ready
 
 
+#: attempts taken per step of ``_totals_steps`` (a few milliseconds each)
+TOTALS_STEP = 5000
+
+
+def _totals_steps(doc: dict[str, Any], facts: list[Any], out: dict[str | None, Any]) -> Iterator[None]:
+    """The totals of the run (``out[None]``, first) and of the groups (``out[gid]``) made from
+    the attempts' facts a step at a time, while the child places the run (as many as the wait
+    allows: the rows make the others when drawn). They are made in
+    document order (totals do not depend on the order: ``ocp_text.totals_from``) and are only
+    right when the run keeps every node and attempt, which ``_rebuilt`` checks before it takes
+    them; on anything unusual they are left unmade (the rows make their own)."""
+    from loomtui.formats.ocp_text import totals_from
+
+    attempts, nodes = doc.get("attempts"), doc.get("nodes")
+    if not isinstance(attempts, list) or not isinstance(nodes, list) or len(facts) != len(attempts) or None in facts:
+        return
+    out[None] = totals_from(facts)  # the run's, on its first row
+    yield
+    try:
+        group_of = {n["id"]: g for n in nodes if type(g := n.get("group")) is str}
+    except (TypeError, KeyError, AttributeError):
+        return
+    by_group: dict[str, list[Any]] = defaultdict(list)
+    for at in range(0, len(attempts), TOTALS_STEP):
+        for a, f in zip(attempts[at : at + TOTALS_STEP], facts[at : at + TOTALS_STEP]):
+            nid = a.get("node")
+            g = group_of.get(nid) if type(nid) is str else None
+            if g is not None:
+                by_group[g].append(f)
+        yield
+    for gid, group_facts in by_group.items():
+        out[gid] = totals_from(group_facts)
+        yield
+
+
 def _kept(items: Any, n: int, positions: list[int] | None) -> list[Any]:
     if n < 0:
         if isinstance(items, list):
@@ -316,9 +354,10 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
     return list(map(table.__getitem__, numbers))
 
 
-def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
-             ready: dict[str, Any]) -> tuple[OcpRun, Iterable[Row], list[int]]:
-    """The run around ``doc`` from the child's ``packed`` and what ``_prepared`` made."""
+def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...], ready: dict[str, Any],
+             totals: dict[str | None, Any] | None = None) -> tuple[OcpRun, Iterable[Row], list[int]]:
+    """The run around ``doc`` from the child's ``packed``, what ``_prepared`` made and the
+    totals ``_totals_steps`` made (taken when the run keeps every node and attempt)."""
     from loomtui.formats.ocp import OcpRun
 
     version, kept, missing, graph, findings, checked, problems, rows = packed
@@ -351,6 +390,9 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.findings = findings
     run.checked = checked
     run.problems = problems
+    if totals and kept[1][1] is None and kept[2][1] is None and kept[1][0] >= 0 and kept[2][0] >= 0:
+        run.run_tot = totals.pop(None, None)
+        run.group_tot = {gid: t for gid, t in totals.items() if gid in run.groups}
     return _rows(run, rows)
 
 

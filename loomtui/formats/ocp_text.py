@@ -8,10 +8,11 @@ Everything a row says comes from the attempts: a node's glyph is its attempts' s
 from __future__ import annotations
 
 import math
+from math import fsum
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from functools import partial, reduce
-from operator import add, is_not, itemgetter
+from functools import partial
+from operator import is_not, itemgetter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -177,7 +178,9 @@ def duration_text(seconds: float | None) -> str:
 
 def totals_from(facts: list[Facts]) -> Totals:
     """The totals of these attempts, summed column by column with builtins (a run's 50k
-    attempts are on its first row); the floats are added in the order given."""
+    attempts are on its first row). The floats are summed exactly rounded (``math.fsum``), so
+    the totals do not depend on the attempts' order (``ocp_split`` makes them in document
+    order while the run is placed)."""
     t = Totals()
     if not facts:
         return t
@@ -187,11 +190,10 @@ def totals_from(facts: list[Facts]) -> Totals:
     t.tokens = sum(tokens)
     priced = list(filter(_known, usd))
     t.priced = len(priced)
-    t.usd = reduce(add, priced, 0.0)
+    t.usd = fsum(priced)
     t.first_start = min(filter(_known, starts), default=math.inf)
     t.last_end = max(filter(_known, ends), default=-math.inf)
-    t.agent_seconds = reduce(add, [e - s for s, e in zip(starts, ends)
-                                   if s is not None and e is not None and e >= s], 0.0)
+    t.agent_seconds = fsum([e - s for s, e in zip(starts, ends) if s is not None and e is not None and e >= s])
     return t
 
 
@@ -215,8 +217,11 @@ def group_totals(run: "OcpRun", gid: str) -> tuple[int, Totals]:
     """(member nodes, their attempts' totals); made from the attempts directly: the group rows
     are on the first screen, and a per-node total for every member would cost more."""
     members = run.group_members.get(gid, ())
-    attempts_of, facts = run.attempts_of, run.facts
-    return len(members), totals_from([facts[aid] for nid in members for aid in attempts_of.get(nid, ())])
+    t = run.group_tot.get(gid)
+    if t is None:
+        attempts_of, facts = run.attempts_of, run.facts
+        t = run.group_tot[gid] = totals_from([facts[aid] for nid in members for aid in attempts_of.get(nid, ())])
+    return len(members), t
 
 
 def run_totals(run: "OcpRun") -> Totals:

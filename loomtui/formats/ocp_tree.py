@@ -16,10 +16,12 @@ before the first row is read.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from itertools import accumulate, chain, repeat
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.formats import ocp_text as T
 from loomtui.formats.common import iso_ms, parse_iso
@@ -244,8 +246,9 @@ def run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
 Row = tuple[str, "str | None", str, Maker, str]
 
 
-def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]], int]:
-    """The run's row, entry id -> its child rows in the wanted order, and the number of rows.
+def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]], int, _AttemptRows]:
+    """The run's row, entry id -> its child rows in the wanted order, the number of rows, and
+    the attempts' rows (``_attempt_rows``: those already in pre-order are not in the map).
 
     Each parent's children come out as group folders, then attempts and retries, then nodes
     in dependency order."""
@@ -259,15 +262,8 @@ def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]
     for nid in run.missing_nodes:
         kids[RUN_ID].append(("n:" + nid, RUN_ID, "missing node", T.missing_node_entry, nid))
         count += 1
-    retries = run.retries
-    make_attempt = T.attempt_entry
-    for nid, aids in run.attempts_of.items():
-        owner = "n:" + nid if nid else RUN_ID
-        for aid in aids:
-            ref = retries.get(aid)
-            parent = "a:" + ref if ref else owner
-            kids[parent].append(("a:" + aid, parent, "attempt", make_attempt, aid))
-        count += len(aids)
+    attempt_rows = _attempt_rows(run, kids)
+    count += len(attempt_rows.rows)
     placed_under, nodes, node_entry, node_kind = run.placed_under, run.nodes, T.node_entry, T.node_kind
     missing = set(run.missing_nodes)
     for nid in order:
@@ -275,7 +271,61 @@ def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]
         if not _has_row(run, parent, missing):
             parent = RUN_ID
         kids[parent].append(("n:" + nid, parent, node_kind(nodes[nid]), node_entry, nid))
-    return top, kids, count + len(order)
+    return top, kids, count + len(order), attempt_rows
+
+
+class _AttemptRows(NamedTuple):
+    #: every attempt's row, node by node (``run.attempts_of``'s order)
+    rows: list[Row]
+    #: a node's entry id -> where its attempts' rows are in ``rows``, when they are in
+    #: pre-order there already (they follow the node's own row as they are)
+    spans: dict[str, tuple[int, int]]
+
+
+def _attempt_rows(run: "OcpRun", kids: dict[str, list[Row]]) -> _AttemptRows:
+    """The attempts' rows, made in bulk: an attempt under its node (the run for an attempt
+    that names none), a retry under the attempt it retries.
+
+    A node's attempts are in pre-order as listed when every retry retries the attempt listed
+    just before it (a chain of sends-back, the usual case, or no retry at all) and no node
+    hangs under one of them (the lineage view): their rows are then taken as a block after
+    the node's row. Any other node's attempt rows go into ``kids`` under their parents,
+    ahead of the nodes that go there after them."""
+    attempts_of, retries = run.attempts_of, run.retries
+    aids = list(chain.from_iterable(attempts_of.values()))
+    sizes = list(map(len, attempts_of.values()))
+    owners = ["n:" + nid if nid else RUN_ID for nid in attempts_of]
+    parents = list(chain.from_iterable(map(repeat, owners, sizes)))
+    eids = list(map("a:".__add__, aids))
+    refs = list(map(retries.get, aids))
+    # a retry hangs under the attempt it retries; listed out of pre-order when that is not the
+    # one listed just before it (a retry is never a node's first attempt)
+    unordered: set[int] = set()
+    for i in [i for i, ref in enumerate(refs) if ref is not None]:
+        if refs[i] == aids[i - 1]:
+            parents[i] = eids[i - 1]
+        else:
+            parents[i] = "a:" + refs[i]
+            unordered.add(i)
+    rows = list(zip(eids, parents, repeat("attempt"), repeat(T.attempt_entry), aids))
+    # an attempt with a node under it (the lineage view) is followed by that node's rows too
+    under = [eid[2:] for eid in run.placed_under.values() if eid.startswith("a:")]
+    if under:
+        where = dict(zip(aids, range(len(aids))))
+        unordered.update(where[aid] for aid in under if aid in where)
+    ends = list(accumulate(sizes))
+    slow = {bisect_right(ends, i) for i in unordered}
+    slow.update(k for k, owner in enumerate(owners) if owner == RUN_ID)
+    spans: dict[str, tuple[int, int]] = {}
+    start = 0
+    for k, (owner, end) in enumerate(zip(owners, ends)):
+        if k in slow:
+            for row in rows[start:end]:
+                kids[row[1]].append(row)
+        elif end > start:
+            spans[owner] = (start, end)
+        start = end
+    return _AttemptRows(rows, spans)
 
 
 def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
@@ -306,19 +356,25 @@ def row_order(run: "OcpRun") -> list[Row]:
     else:
         place_lineage(run, order)
     place_retries(run)
-    top, kids, count = _children(run, order)
+    top, kids, count, attempts = _children(run, order)
     out: list[Row] = []
     stack = [top]
-    get = kids.get
+    get, span, rows = kids.get, attempts.spans.get, attempts.rows
     while stack:
         row = stack.pop()
         out.append(row)
-        below = get(row[0])
+        eid = row[0]
+        block = span(eid)
+        if block is not None:  # the node's attempts, in pre-order already
+            out += rows[block[0] : block[1]]
+        below = get(eid)
         if below:
             stack.extend(reversed(below))
     if len(out) < count:  # rows on a loop, only through a bug: under the run, never lost
         shown = {r[0] for r in out}
-        out += [(r[0], RUN_ID, *r[2:]) for below in kids.values() for r in below if r[0] not in shown]
+        lost = [r for below in kids.values() for r in below if r[0] not in shown]
+        lost += [r for eid, (start, end) in attempts.spans.items() if eid not in shown for r in rows[start:end]]
+        out += [(r[0], RUN_ID, *r[2:]) for r in lost]
     return out
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from loomtui.formats import ocp_split
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import is_pi_session_file
 from loomtui.session.split import SplitParse
@@ -18,7 +19,7 @@ def open_session(path: str, split: SplitParse | None = None, tree_id: str | None
     """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file;
     ``tree_id``: one tree of a multi-tree loom (an OpenLoom tree id, an OCP run's view);
     ``progress``: as ``SessionManager.open`` takes it (pi files only)."""
-    if tree_id is None and (split is not None or is_pi_session_file(path)):
+    if tree_id is None and (split is not None or (not ocp_split.parsed_before(path) and is_pi_session_file(path))):
         return SessionManager.open(path, split=split, progress=progress)  # the usual case, without the loom adapters
     from loomtui.formats.detect import open_any
 

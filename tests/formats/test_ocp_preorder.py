@@ -80,3 +80,72 @@ def test_the_order_is_walked_when_the_leaf_is_elsewhere_or_entries_change() -> N
     e.timestamp = deep.timestamp
     index.add(e)
     assert index.preorder_ends is None  # any change drops it: the tree is walked again
+
+
+def random_run(seed: int) -> dict[str, Any]:
+    """A small run with everything that bends placement: retries of any earlier attempt (or of
+    none), attempts at unknown nodes or none, launches, group cycles, duplicate ids."""
+    import random
+
+    r = random.Random(seed)
+    n = r.randint(1, 12)
+    nodes = [{"id": f"N{i}", "kind": r.choice(["impl", "review", "gate"]), "group": r.choice([None, "g0", "g1", "gx"])}
+             for i in range(n)]
+    edges = [{"from": f"N{r.randrange(n + 1)}", "to": f"N{r.randrange(n + 1)}",
+              "kind": r.choice(["dep", "fan_in", "spawn", "launch", "artifact"])} for _ in range(r.randint(0, 15))]
+    attempts: list[dict[str, Any]] = []
+    for j in range(r.randint(0, 30)):
+        a: dict[str, Any] = {"id": f"A{j}", "node": r.choice([f"N{r.randrange(n)}", f"N{r.randrange(n)}", "M1", None]),
+                             "n": r.choice([j, r.randint(1, 5), None]), "status": r.choice(["done", "failed", "working"]),
+                             "started_at": f"2026-01-01T00:{r.randint(0, 59):02d}:00Z"}
+        if attempts and r.random() < 0.6:
+            a["cause"] = {"type": "sent_back", "ref": r.choice(attempts)["id"] if r.random() < 0.9 else "nope"}
+        if attempts and r.random() < 0.3:
+            a["origin"] = {"launched_by": r.choice(attempts)["id"]}
+        attempts.append(a)
+    if attempts and r.random() < 0.2:
+        attempts.append(dict(attempts[0]))
+    groups = [{"id": "g0"}, {"id": "g1", "parent": r.choice([None, "g0", "g1"])}]
+    return {"ocp": "0.3", "run": {"id": "r"}, "groups": groups, "nodes": nodes, "edges": edges, "attempts": attempts}
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_every_row_hangs_where_placed_and_siblings_come_in_the_wanted_order(seed: int) -> None:
+    """``row_order`` (attempts' rows made in bulk, a node's chain of retries taken as a block)
+    against the rules themselves: every record once, under its placement, in pre-order, and
+    each parent's children as group folders, missing nodes, attempts (node by node, in order),
+    then nodes in dependency (or document) order."""
+    from itertools import chain
+
+    from loomtui.formats.ocp_tree import RUN_ID
+
+    doc = random_run(seed)
+    for view in ("dag", "lineage"):
+        run, rows = ocp.place_run(doc, None, view, check=False)
+        attempts = list(chain.from_iterable(run.attempts_of.values()))
+        nodes = ocp.topo_order(run) if view == "dag" else run.node_order
+        groups = list(run.groups) if view == "dag" else []
+        rank = {**{"g:" + g: (0, i) for i, g in enumerate(groups)},
+                **{"n:" + m: (1, i) for i, m in enumerate(run.missing_nodes)},
+                **{"a:" + a: (2, i) for i, a in enumerate(attempts)},
+                **{"n:" + nid: (3, i) for i, nid in enumerate(nodes)}}
+        assert len(rows) == len({r[0] for r in rows}) and sorted(r[0] for r in rows[1:]) == sorted(rank)
+        ancestors: list[str] = []
+        seen: dict[str, list[tuple[int, int]]] = {}
+        for eid, parent, *_ in rows:
+            while ancestors and ancestors[-1] != parent:
+                ancestors.pop()  # a subtree ends only once: its rows are contiguous
+            assert (parent is None) == (eid == RUN_ID) and (parent is None or ancestors)
+            ancestors.append(eid)
+            if parent is not None:
+                seen.setdefault(parent, []).append(rank[eid])
+            kind, rid = eid[:2], eid[2:]
+            if kind == "a:":
+                ref, nid = run.retries.get(rid), next(k for k, v in run.attempts_of.items() if rid in v)
+                assert parent == ("a:" + ref if ref else "n:" + nid if nid else RUN_ID)
+            elif kind == "n:" and rid in run.nodes:
+                placed = run.placed_under.get(rid, RUN_ID)
+                assert parent == (placed if placed in rank or placed == RUN_ID else RUN_ID)
+        for parent, ranks in seen.items():
+            assert ranks == sorted(ranks), (view, parent)
+

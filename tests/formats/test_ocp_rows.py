@@ -183,9 +183,9 @@ def test_a_header_line_of_exactly_the_sniff_limit_is_read_alone(tmp_path: Path) 
     assert is_pi_session_file(str(path))
 
 
-def test_totals_sum_the_attempts_in_the_placed_order() -> None:
-    """Run and group totals as a plain loop over the attempts (node by node, in order) gives
-    them: the floats added in that order, times missing, reversed or without a zone left out."""
+def test_totals_sum_the_attempts_exactly() -> None:
+    """Run and group totals as a plain loop over the attempts gives them, the floats summed
+    exactly rounded (``math.fsum``); times missing, reversed or without a zone left out."""
     from tests.formats.test_ocp_split import DOCS, bad_documents
 
     docs = [d for _, d in DOCS] + [bad_documents()["mixed"]]
@@ -194,12 +194,14 @@ def test_totals_sum_the_attempts_in_the_placed_order() -> None:
         facts = [run.facts[aid] for aids in run.attempts_of.values() for aid in aids]
         want = ocp_text.Totals(attempts=len(facts), tokens=sum(f[1] for f in facts),
                                statuses=Counter(f[0] for f in facts))
+        usd, agent = [], []
         for f in facts:
             if f[2] is not None:
-                want.usd += f[2]
+                usd.append(f[2])
                 want.priced += 1
             if f[3] is not None and f[4] is not None and f[4] >= f[3]:
-                want.agent_seconds += f[4] - f[3]
+                agent.append(f[4] - f[3])
+        want.usd, want.agent_seconds = math.fsum(usd), math.fsum(agent)
         want.first_start = min((f[3] for f in facts if f[3] is not None), default=math.inf)
         want.last_end = max((f[4] for f in facts if f[4] is not None), default=-math.inf)
         assert ocp_text.run_totals(run) == (want if facts else ocp_text.Totals())
@@ -208,3 +210,12 @@ def test_totals_sum_the_attempts_in_the_placed_order() -> None:
             in_group = [run.facts[a] for nid in members for a in run.attempts_of.get(nid, ())]
             assert ocp_text.group_totals(run, gid) == (len(members), ocp_text.totals_from(in_group))
             assert sum(f[1] for f in in_group) == ocp_text.group_totals(run, gid)[1].tokens
+
+
+def test_totals_do_not_depend_on_the_attempts_order() -> None:
+    """Amounts whose plain sum changes with the order (1e16 + 1 - 1e16) total the same either
+    way: the opening makes them in document order, the rows in placed order."""
+    facts = [("done", 5, usd, 0.0, end, "m", "h") for usd, end in ((1e16, 1e16), (1.0, 1.0), (-1e16, 0.1), (0.1, 0.2))]
+    forward, backward = ocp_text.totals_from(facts), ocp_text.totals_from(facts[::-1])
+    assert forward == backward
+    assert forward.usd == 1.1 and forward.agent_seconds == 1e16 + 1.3 and forward.tokens == 20

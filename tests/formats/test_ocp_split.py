@@ -16,6 +16,7 @@ import orjson
 import pytest
 
 from loomtui.formats import ocp, ocp_split
+from loomtui.formats import ocp_text as T
 from loomtui.formats.detect import open_any
 from loomtui.session.forked import can_fork
 from loomtui.view.model import TreeModel
@@ -80,16 +81,22 @@ def snapshot(sm: Any) -> dict[str, Any]:
     run = ocp.ocp_run(sm)
     assert run is not None
     fields = {f.name: (type(getattr(run, f.name)), getattr(run, f.name)) for f in dataclasses.fields(run)
-              if f.name not in ("doc", "filters")}
+              if f.name not in ("doc", "filters", *TOTALS_MADE_EARLY)}
     rows = [(e.id, e.parent_id, e.type, e.aux, e.line, e.text, json.dumps(sm.load(e), sort_keys=True, default=str))
             for e in sm.index.entries]
+    totals = (T.run_totals(run), {gid: T.group_totals(run, gid) for gid in run.groups})
     model = TreeModel(sm, page_size=40)
     shown = list(model.plain_rows(160, 0, 60))
     details = [sm.source.describe(e.id) for e in sm.index.entries]
     diags = [(d.line, d.reason) for d in sm.index.diagnostics]
     filters = {mode: (tag, sorted(ids())) for mode, (tag, ids) in (sm.source.filters or {}).items()}
     return {"fields": fields, "rows": rows, "shown": shown, "details": details, "diagnostics": diags,
-            "filters": filters, "name": sm.get_session_name(), "header": sm.header}
+            "filters": filters, "name": sm.get_session_name(), "header": sm.header, "totals": totals}
+
+
+#: the run's fields that may hold totals made while the child worked (``ocp_split._totals_steps``,
+#: as far as the wait allowed) before any row is read; compared once the rows made theirs
+TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot")
 
 
 def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, bool]:
@@ -219,3 +226,65 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
     assert ocp_split.prestart(str(path), "dag", min_bytes=1)
     assert snapshot(open_any(str(path))) == here
     assert used == [False]
+
+
+def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow child leaves time for the run's and every group's totals; they are taken, and
+    they are what the rows would have made (in another order: ``totals_from`` sums exactly)."""
+    import time
+
+    path = tmp_path / "run.ocp.json"
+    doc = generated()
+    path.write_bytes(orjson.dumps(doc))
+    place = ocp_split._place_in_child
+
+    def slow(*args: Any) -> bytes:
+        time.sleep(1.0)
+        return place(*args)
+
+    monkeypatch.setattr(ocp_split, "_place_in_child", slow)
+    sm, used = open_with_child(path, "dag", monkeypatch)
+    run = ocp.ocp_run(sm)
+    assert used and run is not None
+    early = (run.run_tot, dict(run.group_tot))
+    assert early[0] is not None and set(early[1]) == {g for g in run.groups if run.group_members.get(g)}
+    run.run_tot, run.group_tot = None, {}
+    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]})
+
+
+def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A duplicate attempt is dropped by the run, not by the totals made in document order:
+    those are left unmade, and the rows make their own."""
+    import time
+
+    path = tmp_path / "run.ocp.json"
+    doc = generated()
+    doc["attempts"].append(dict(doc["attempts"][0]))
+    path.write_bytes(orjson.dumps(doc))
+    place = ocp_split._place_in_child
+    monkeypatch.setattr(ocp_split, "_place_in_child", lambda *a: (time.sleep(1.0), place(*a))[1])
+    here = snapshot(open_any(str(path)))
+    sm, used = open_with_child(path, "dag", monkeypatch)
+    run = ocp.ocp_run(sm)
+    assert used and run is not None and run.run_tot is None and run.group_tot == {}
+    assert snapshot(sm) == here
+
+
+def test_a_run_parsed_before_the_app_is_not_sniffed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The document ``prestart`` parsed is an OCP run: the open neither reads the file's first
+    line as a pi header nor looks for Claude Code or Codex lines; without it, both still run."""
+    from loomtui.formats import detect, opening
+
+    path = tmp_path / "run.ocp.json"
+    path.write_bytes(orjson.dumps(generated()))
+    here = snapshot(open_any(str(path)))
+    looked: list[str] = []
+    pi_file, agent = opening.is_pi_session_file, detect.agent_format
+    monkeypatch.setattr(opening, "is_pi_session_file", lambda p: looked.append("pi") or pi_file(p))
+    monkeypatch.setattr(detect, "agent_format", lambda p: looked.append("agent") or agent(p))
+    assert ocp_split.prestart(str(path), min_bytes=1)
+    assert snapshot(opening.open_session(str(path))) == here
+    assert looked == []
+    assert snapshot(opening.open_session(str(path))) == here  # no child this time: the usual looks
+    assert looked == ["pi", "agent"]
