@@ -190,11 +190,25 @@ def totals_from(facts: list[Facts]) -> Totals:
     t.tokens = sum(tokens)
     priced = list(filter(_known, usd))
     t.priced = len(priced)
-    t.usd = fsum(priced)
+    t.usd = exact_sum(priced)
     t.first_start = min(filter(_known, starts), default=math.inf)
     t.last_end = max(filter(_known, ends), default=-math.inf)
-    t.agent_seconds = fsum([e - s for s, e in zip(starts, ends) if s is not None and e is not None and e >= s])
+    t.agent_seconds = exact_sum([e - s for s, e in zip(starts, ends) if s is not None and e is not None and e >= s])
     return t
+
+
+def exact_sum(values: list[float]) -> float:
+    """The sum of finite floats exactly rounded (``math.fsum``), so it does not depend on their
+    order; a sum that leaves the float range on the way (a document's 1e308 amounts) is made
+    from the values scaled down by a power of two (exact), then scaled back: ±inf when the
+    total itself is out of range, never an error."""
+    try:
+        return fsum(values)
+    except OverflowError:
+        return fsum([v * _DOWN for v in values]) * _UP
+
+
+_DOWN, _UP = 2.0**-64, 2.0**64
 
 
 #: not None (a C-level test for ``filter``)

@@ -219,3 +219,18 @@ def test_totals_do_not_depend_on_the_attempts_order() -> None:
     forward, backward = ocp_text.totals_from(facts), ocp_text.totals_from(facts[::-1])
     assert forward == backward
     assert forward.usd == 1.1 and forward.agent_seconds == 1e16 + 1.3 and forward.tokens == 20
+
+
+def test_amounts_beyond_the_float_range_total_without_an_error() -> None:
+    """1e308 twice is more than a float holds: the total is inf, in any order, and the row says
+    so instead of failing; 1e308 + 1e308 − 1e308 stays 1e308 whatever the order."""
+    facts = [("done", 0, usd, None, None, "", "") for usd in (1e308, 1e308, -1e308)]
+    for order in (facts, facts[::-1], facts[1:] + facts[:1]):
+        assert ocp_text.totals_from(order).usd == 1e308
+    over = [("done", 0, 1e308, None, None, "", "")] * 2
+    assert ocp_text.totals_from(over).usd == math.inf
+    doc = made_run(3, 1)
+    for a in doc["attempts"][:2]:
+        a["cost"] = {"usd": 1e308}
+    run = ocp.build_session(doc, None).source.document
+    assert "$inf" in ocp_text.run_entry(run)["content"]
