@@ -309,10 +309,10 @@ TOTALS_STEP = 5000
 def _totals_steps(doc: dict[str, Any], facts: list[Any], out: dict[str | None, Any]) -> Iterator[None]:
     """The totals of the run (``out[None]``, first) and of the groups (``out[gid]``) made from
     the attempts' facts a step at a time, while the child places the run (as many as the wait
-    allows: the rows make the others when drawn). They are made in
-    document order (totals do not depend on the order: ``ocp_text.totals_from``) and are only
-    right when the run keeps every node and attempt, which ``_rebuilt`` checks before it takes
-    them; on anything unusual they are left unmade (the rows make their own)."""
+    allows: the rows make the others when drawn). They are made in document order (totals do
+    not depend on the order: ``ocp_text.totals_from``) and are only right when the run keeps
+    every node and attempt, which ``_rebuilt`` checks before it takes them; on anything
+    unusual they are left unmade (the rows make their own)."""
     from loomtui.formats.ocp_text import totals_from
 
     attempts, nodes = doc.get("attempts"), doc.get("nodes")
