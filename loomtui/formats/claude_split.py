@@ -25,8 +25,8 @@ from typing import Any
 from loomtui.formats.claude import looks_like_claude
 from loomtui.formats.claude_read import Scan, scan
 from loomtui.formats.claude_tree import tail_leads
-from loomtui.session.errors import Diagnostic, LoomError
-from loomtui.session.fileio import open_regular
+from loomtui.session.errors import Diagnostic
+from loomtui.session.fileio import line_start_after, open_big
 from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
@@ -55,21 +55,13 @@ class ClaudeSplit(ForkedChild):
         does not apply: smaller than ``min_bytes``, no fork, threads running)."""
         if not can_fork():
             return None
-        try:
-            fd = open_regular(path)
-        except (OSError, LoomError):
+        opened = open_big(path, min_bytes)
+        if opened is None:
             return None
+        fd, st = opened
         try:
-            st = os.fstat(fd)
-            if st.st_size < max(min_bytes, 1):
-                return None
-            with open(fd, "rb", closefd=False) as f:
-                f.seek(int(st.st_size * fraction))
-                nl = f.read(1 << 20).find(b"\n")
-            if nl < 0:
-                return None
-            at = int(st.st_size * fraction) + nl + 1
-            if at >= st.st_size:
+            at = line_start_after(fd, int(st.st_size * fraction))
+            if at is None or at >= st.st_size:
                 return None
             pid, read_fd = start_child(lambda: _scan_tail(fd, at))
         except OSError:

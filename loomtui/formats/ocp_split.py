@@ -30,8 +30,7 @@ from collections.abc import Iterable, Iterator
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from loomtui.session.errors import LoomError
-from loomtui.session.fileio import open_regular
+from loomtui.session.fileio import open_big
 from loomtui.session.forked import ForkedChild, can_fork, start_child
 
 if TYPE_CHECKING:
@@ -136,13 +135,12 @@ def _read(path: str, min_bytes: int) -> Parsed | None:
     """The file parsed (``_document``), when it is big enough and starts like an OCP object."""
     import gc
 
-    try:
-        fd = open_regular(path)
-    except (OSError, LoomError):
+    opened = open_big(path, min_bytes)
+    if opened is None:
         return None
+    fd, st = opened
     try:
-        st = os.fstat(fd)
-        if st.st_size < max(min_bytes, 1) or not looks_like_ocp_start(os.pread(fd, SNIFF_BYTES, 0)):
+        if not looks_like_ocp_start(os.pread(fd, SNIFF_BYTES, 0)):
             return None
         data = os.pread(fd, st.st_size + 1, 0)
         fid = file_id(os.fstat(fd))

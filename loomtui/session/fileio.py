@@ -47,6 +47,31 @@ def open_regular(path: str, flags: int = os.O_RDONLY) -> int:
     return fd
 
 
+def open_big(path: str, min_bytes: int) -> tuple[int, os.stat_result] | None:
+    """A regular file of at least ``min_bytes`` (and one byte) opened for reading, with its
+    ``fstat``; None for a smaller, missing or unreadable file or anything but a regular file:
+    what reading a file's parts on two CPUs starts from. The caller closes the descriptor."""
+    try:
+        fd = open_regular(path)
+    except (OSError, SessionFormatError):
+        return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size >= max(min_bytes, 1):
+            return fd, st
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def line_start_after(fd: int, offset: int, look: int = 1 << 20) -> int | None:
+    """Where the first line that starts after byte ``offset`` begins (just past the next
+    newline); None when there is no newline in the ``look`` bytes from there."""
+    nl = os.pread(fd, look, offset).find(b"\n")
+    return None if nl < 0 else offset + nl + 1
+
+
 def open_regular_file(path: str) -> BinaryIO:
     """``open(path, "rb")`` through ``open_regular``."""
     return os.fdopen(open_regular(path), "rb")

@@ -22,8 +22,7 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loomtui.session.errors import LoomError
-from loomtui.session.fileio import open_regular
+from loomtui.session.fileio import line_start_after, open_big
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.forked import ForkedChild, can_fork, start_child
@@ -78,28 +77,21 @@ class SplitParse(ForkedChild):
 
         if indexcache.present(path):
             return None  # reading the persistent index beats a second process
-        try:
-            # the child reads through this descriptor: the very file sniffed here, even if the
-            # path is replaced meanwhile
-            fd = open_regular(path)
-        except (OSError, LoomError):
+        # the child reads through this descriptor: the very file sniffed here, even if the path
+        # is replaced meanwhile
+        opened = open_big(path, min_bytes)
+        if opened is None:
             return None
+        fd, st = opened
         try:
-            st = os.fstat(fd)
-            if st.st_size < max(min_bytes, 1):
-                return None
             with open(fd, "rb", closefd=False) as f:
                 # a pi header is a short line: a longer first line (a one-line JSON document)
                 # is not parsed here, so sniffing costs nothing for those
                 first = f.readline(HEADER_MAX_BYTES)
-                header = _v3_header(first) if first.endswith(b"\n") else None
-                if header is None:
-                    return None
-                f.seek(int(st.st_size * fraction))
-                nl = f.read(1 << 20).find(b"\n")
-            if nl < 0:
+            header = _v3_header(first) if first.endswith(b"\n") else None
+            at = line_start_after(fd, int(st.st_size * fraction)) if header is not None else None
+            if at is None:
                 return None
-            at = int(st.st_size * fraction) + nl + 1
             counts = mmap.mmap(-1, _COUNTS.size)  # shared with the child (MAP_SHARED)
             pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts, tail_work))
         except OSError:
