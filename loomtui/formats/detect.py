@@ -28,7 +28,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import Any
 
 from loomtui.formats import maitento_read, maitento_session, ocp, ocp_split, openloom, socketteer
 from loomtui.formats.common import (
@@ -50,8 +50,6 @@ from loomtui.session.manager import SessionManager
 from loomtui.session.reader import BOM, first_line, is_pi_header, line_value
 
 PI = "pi"
-#: what the sniff reads at once looking for the end of the first line
-SNIFF_CHUNK = 1 << 20
 BUNDLE_MEMBER = "tree.openloom"
 
 
@@ -156,29 +154,11 @@ def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
                 if f.read(24) == b"VersionedTapestryWeave__":
                     raise SessionFormatError(f"{path} is a Tapestry Loom weave (binary), which loomtui cannot read")
             f.seek(0)
-            line = _first_line(f)
+            line = first_line(f)
             st = os.fstat(f.fileno())
             return line, st.st_size, file_id(st)
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
-
-
-def _first_line(f: BinaryIO) -> bytes:
-    """``reader.first_line``; a first line longer than a chunk (a one-line document) is read
-    with plain reads, much faster than ``readline`` for tens of MB."""
-    head = f.read(SNIFF_CHUNK)
-    nl = head.find(b"\n")
-    if nl < 0 and len(head) == SNIFF_CHUNK:
-        fd = f.fileno()
-        head = os.pread(fd, os.fstat(fd).st_size + 1, 0)  # the whole file in one read, as a rule
-        while more := os.pread(fd, SNIFF_CHUNK, len(head)):
-            head += more
-        nl = head.find(b"\n")
-    line = head if nl < 0 else head[: nl + 1]
-    if line.strip() or not line:
-        return line
-    f.seek(0)  # blank lines first: rare
-    return first_line(f)
 
 
 def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None,

@@ -78,3 +78,28 @@ def test_a_line_longer_than_the_buffer_is_read_on_from_its_start(tmp_path: Path,
     assert taken == [path.read_bytes().index(b'{"type":"custom","id":"long"')]
     assert reused == _parse(path, real)
     assert any(row[0] == "long" for row in reused[2])
+
+
+def test_first_line_reads_a_line_of_any_length_and_leaves_the_file_after_it(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``first_line`` as ``readline`` gives it, for a line shorter or longer than its chunk,
+    after blank lines, without a newline, in an empty file; with a limit, at most that many."""
+    import io
+
+    from loomtui.session import reader
+
+    long = b'{"ocp":"0.3","x":"' + b"y" * (reader.FIRST_LINE_CHUNK + 5) + b'"}'
+    cases = [b"", b"\n\n  \n", b"short\nrest\n", long, long + b"\nnext\n", b"\n \n" + long + b"\nnext",
+             b"\n" * 3 + b"a\nb"]
+    for data in cases:
+        path = tmp_path / "f"
+        path.write_bytes(data)
+        with open(path, "rb") as f:
+            got = reader.first_line(f)
+            after = f.read()
+        plain = io.BytesIO(data)
+        want = plain.readline()
+        while want and not want.strip():
+            want = plain.readline()
+        assert (got, after) == (want, plain.read())
+    with open(path, "rb") as f:
+        assert reader.first_line(f, 2) == b"a\n"
