@@ -16,7 +16,7 @@ from loomtui.view import layout as L
 from loomtui.view.compact import compact_prefix
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK
 from loomtui.view.printable import printable
-from loomtui.view.text import display_segments, format_label_time
+from loomtui.view.text import display_text, format_label_time
 from loomtui.view.width import truncate_to_width
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def plain_rows(model: TreeModel, width: int, start: int = 0, stop: int | None = 
         k = e.index
         text = texts[k] if k < ntexts else None  # type: ignore[index]
         if text is None:
-            text = "".join([t for _s, t in display_segments(e, flat.tool_calls, home)])
+            text = display_text(e, flat.tool_calls, home)
         if hit is not None:
             body = f"[{js_string(hit[0])}] "
             if label_times and hit[1]:

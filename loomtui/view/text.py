@@ -226,7 +226,8 @@ def _display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None
 
 
 def display_text(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> str:
-    return "".join(s for _style, s in display_segments(e, tool_calls, home))
+    """``display_segments`` joined: the row's one-line text (`loomtui tree` writes it for every row)."""
+    return "".join([s for _style, s in display_segments(e, tool_calls, home)])
 
 
 def _part(v: Any) -> str:
