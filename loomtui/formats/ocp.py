@@ -272,22 +272,17 @@ def _read_dag(run: OcpRun) -> None:
         if kind not in DAG_KINDS:
             continue
         a, b = e.get("from"), e.get("to")
-        if type(a) is str and type(b) is str and a != b and a in nodes and b in nodes:
-            up = parents[b]
-            if a not in up:
-                up.append(a)
-                children[a].append(b)
-            continue
-        bad = [x for x in (a, b) if not isinstance(x, str) or x not in run.nodes]
-        if bad:
-            run.note(f"edges[{i}] ({kind} {a!r} → {b!r}) names an unknown node; ignored")
-            continue
-        if a == b:
-            run.note(f"edges[{i}]: node {a!r} depends on itself; ignored")
-            continue
-        if a not in run.parents[b]:
-            run.parents[b].append(a)
-            run.children[a].append(b)
+        if not (type(a) is str and type(b) is str and a != b and a in nodes and b in nodes):  # unusual: say why
+            if not isinstance(a, str) or not isinstance(b, str) or a not in nodes or b not in nodes:
+                run.note(f"edges[{i}] ({kind} {a!r} → {b!r}) names an unknown node; ignored")
+                continue
+            if a == b:
+                run.note(f"edges[{i}]: node {a!r} depends on itself; ignored")
+                continue
+        up = parents[b]
+        if a not in up:
+            up.append(a)
+            children[a].append(b)
 
 
 def topo_order(run: OcpRun) -> list[str]:
