@@ -89,7 +89,9 @@ class SplitParse(ForkedChild):
                 # is not parsed here, so sniffing costs nothing for those
                 first = f.readline(HEADER_MAX_BYTES)
             header = _v3_header(first) if first.endswith(b"\n") else None
-            at = line_start_after(fd, int(st.st_size * fraction)) if header is not None else None
+            if header is None:
+                return None
+            at = line_start_after(fd, int(st.st_size * fraction))
             if at is None:
                 return None
             counts = mmap.mmap(-1, _COUNTS.size)  # shared with the child (MAP_SHARED)
