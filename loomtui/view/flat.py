@@ -71,8 +71,8 @@ class Flat:
     without touching them. ``position``/``end`` decode.
     """
 
-    __slots__ = ("leaf_id", "entries", "classes", "_calls", "_calls_maker", "active", "version", "head", "_pos",
-                 "_end", "_end_abs", "_leaf_at")
+    __slots__ = ("leaf_id", "entries", "classes", "_calls", "active", "version", "head", "_pos", "_end",
+                 "_end_abs", "_leaf_at")
 
     def __init__(
         self,
@@ -92,8 +92,7 @@ class Flat:
         self.classes = classes
         # the tool-call map, or what makes it when first asked for (a reopen that prints rows
         # whose texts were kept needs none)
-        self._calls: ToolCalls | None = None if callable(tool_calls) else tool_calls
-        self._calls_maker: Callable[[], ToolCalls] | None = tool_calls if callable(tool_calls) else None
+        self._calls = tool_calls
         self.active = active
         self.version = version
         self.head = head
@@ -122,10 +121,8 @@ class Flat:
     def tool_calls(self) -> ToolCalls:
         """Tool call id -> (name, arguments) as this order shows them (``tool_call_map``)."""
         calls = self._calls
-        if calls is None:
-            assert self._calls_maker is not None
-            calls = self._calls = self._calls_maker()
-            self._calls_maker = None
+        if callable(calls):
+            calls = self._calls = calls()
         return calls
 
     def __len__(self) -> int:
