@@ -166,7 +166,7 @@ def test_new_options_take_each_entrys_row_text_from_an_earlier_run(
     """The memo misses (other width, filter): the rows are laid out anew, but each entry's text
     comes from the side file the first run left (view/flatcache.py), and prints the same."""
     from loomtui.view import model as model_module
-    from loomtui.view import plain_rows as rows_module
+    from loomtui.view import text as text_module
 
     tree(capsys, str(session), "--width", "90")
     made: list[str] = []
@@ -177,7 +177,7 @@ def test_new_options_take_each_entrys_row_text_from_an_earlier_run(
         return real(e, *a, **kw)
 
     monkeypatch.setattr(model_module, "display_segments", counted)
-    monkeypatch.setattr(rows_module, "display_segments", counted)
+    monkeypatch.setattr(text_module, "display_segments", counted)  # display_text, as plain_rows calls it
     for args in (("--width", "70", "--filter", "all"), ("--width", "120", "--search", "tree")):
         out = tree(capsys, str(session), *args)
         assert made == []  # every row's text from the side file
