@@ -56,9 +56,10 @@ t_imported = time.time()
 marks = {}
 orig_render_line = TreeView.render_line
 def render_line(self, y):
-    if self.model is not None and "tree" not in marks:
+    line = orig_render_line(self, y)
+    if self.model is not None and "tree" not in marks:  # the first row made and drawn
         marks["tree"] = time.time()
-    return orig_render_line(self, y)
+    return line
 TreeView.render_line = render_line
 
 # the end of each repaint: Screen._compositor updates are sent through App._display

@@ -63,9 +63,10 @@ from loomtui.app.widgets.tree_view import TreeView
 marks = {}
 orig = TreeView.render_line
 def render_line(self, y):
-    if self.model is not None and "tree" not in marks:
+    line = orig(self, y)
+    if self.model is not None and "tree" not in marks:  # the first row made and drawn
         marks["tree"] = time.time()
-    return orig(self, y)
+    return line
 TreeView.render_line = render_line
 
 async def main():

@@ -79,9 +79,9 @@ def peak_rss_mb() -> float:
 #: the start of an app benchmark's child process (``python -c``; ``sys.argv[1]`` the file,
 #: ``sys.argv[2]`` the parent's ``time.time()`` at the spawn): it starts as ``loomtui FILE`` does
 #: (``commands.app.start_split`` before Textual is imported) and hooks the widgets:
-#: ``marks["tree"]`` when the tree draws its first row of a loaded session (``marks["cpu"]``: CPU
-#: seconds so far, children included), ``marks["detail"]`` when the detail pane first draws an
-#: entry. The script goes on with its own ``main``.
+#: ``marks["tree"]`` when the tree has drawn its first row of a loaded session (the row's text
+#: made; ``marks["cpu"]``: CPU seconds so far, children included), ``marks["detail"]`` when the
+#: detail pane has first drawn an entry. The script goes on with its own ``main``.
 APP_CHILD_START = r"""
 import sys, time, json, os, resource, asyncio
 T_SPAWN = float(sys.argv[2])
@@ -96,13 +96,15 @@ def _cpu():
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 _tree_line, _detail_line = TreeView.render_line, DetailPane.render_line
 def _hooked_tree_line(self, y):
-    if self.model is not None and "tree" not in marks:
+    line = _tree_line(self, y)
+    if self.model is not None and "tree" not in marks:  # the first row made and drawn
         marks["tree"] = time.time()
         marks["cpu"] = _cpu()
-    return _tree_line(self, y)
+    return line
 def _hooked_detail_line(self, y):
+    line = _detail_line(self, y)
     if self.entry_id is not None and "detail" not in marks:
         marks["detail"] = time.time()
-    return _detail_line(self, y)
+    return line
 TreeView.render_line, DetailPane.render_line = _hooked_tree_line, _hooked_detail_line
 """
