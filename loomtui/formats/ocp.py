@@ -85,8 +85,11 @@ class OcpRun:
     attempts_of: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     #: attempt id -> what totals need of it (ocp_text.facts_of), node id -> its totals
     facts: dict[str, Any] = field(default_factory=dict)
+    #: attempt id -> when it ran (ocp_text.times_of), made when first asked for
+    times: dict[str, Any] = field(default_factory=dict)
     node_tot: dict[str, Any] = field(default_factory=dict)
     run_tot: Any = None  # the run's totals, once made (ocp_text.run_totals)
+    run_timing: Any = None  # the run's timing, once made (ocp_text.run_timing)
     group_tot: dict[str, Any] = field(default_factory=dict)  # group id -> its attempts' totals
     #: group id -> its nodes (document order)
     group_members: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
@@ -134,7 +137,8 @@ class OcpRun:
         aids = self.attempts_of.get(nid)
         if not aids or any(self.facts[a][0] in IN_FLIGHT for a in aids):
             return math.inf
-        known = [self.facts[a][4] for a in aids if self.facts[a][4] is not None]
+        ends = [self.times[a][1] for a in aids]
+        known = [end for end in ends if end is not None]
         return max(known) if known else -math.inf
 
 
@@ -224,7 +228,8 @@ def _read_attempts(run: OcpRun, records: list[tuple[str, dict[str, Any]]], lazy_
     """The attempts, their facts, and each node's attempts in order (``_attempt_rank``)."""
     run.attempts = attempts = dict(records)
     facts_of = T.facts_of
-    run.facts = _LazyFacts(attempts) if lazy_facts else {aid: facts_of(a) for aid, a in records}
+    run.facts = MadeOnRead(attempts, facts_of) if lazy_facts else {aid: facts_of(a) for aid, a in records}
+    run.times = MadeOnRead(attempts, T.times_of)
     nodes, attempts_of = run.nodes, run.attempts_of
     missing: dict[str, None] = {}
     for aid, a in records:
@@ -246,21 +251,23 @@ def _read_attempts(run: OcpRun, records: list[tuple[str, dict[str, Any]]], lazy_
                 aid_list.sort(key=lambda a: _attempt_rank(run, a))
 
 
-class _LazyFacts(dict[str, Any]):
-    """attempt id -> ``ocp_text.facts_of`` its record, made when first asked for."""
+class MadeOnRead(dict[str, Any]):
+    """attempt id -> ``make`` of its record, made when first asked for (iterating it sees only
+    the ones made so far)."""
 
-    def __init__(self, attempts: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, attempts: dict[str, dict[str, Any]], make: Any) -> None:
         super().__init__()
         self._attempts = attempts
+        self._make = make
 
     def __missing__(self, aid: str) -> Any:
-        facts = self[aid] = T.facts_of(self._attempts[aid])
-        return facts
+        value = self[aid] = self._make(self._attempts[aid])
+        return value
 
 
 def _attempt_rank(run: OcpRun, aid: str) -> tuple[float, float]:
     n = run.attempts[aid].get("n")
-    started = run.facts[aid][3]
+    started = run.times[aid][0]
     return (n if isinstance(n, (int, float)) and not isinstance(n, bool) else math.inf,
             started if started is not None else math.inf)
 

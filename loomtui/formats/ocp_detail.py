@@ -58,7 +58,7 @@ def _attempt_name(run: OcpRun, aid: Any) -> str:
     return f"{_esc(aid)} ({T.glyph(T.status_of(a))} {_esc(T.status_of(a))} at node {_esc(a.get('node'))})"
 
 
-def _totals(out: list[str], t: T.Totals, title: str) -> None:
+def _totals(out: list[str], t: T.Totals, timing: T.Timing, title: str) -> None:
     out.append(f"\n### {title}\n")
     out.append(f"- **attempts**: {t.attempts}" + (f" ({t.counts_text()})" if t.attempts else ""))
     out.append(f"- **tokens**: {t.tokens:,}")
@@ -66,8 +66,8 @@ def _totals(out: list[str], t: T.Totals, title: str) -> None:
     if t.priced and t.priced < t.attempts:
         usd += f" (priced on {t.priced} of {t.attempts} attempts)"
     out.append(f"- **USD**: {usd}")
-    out.append(f"- **wall time**: {T.duration_text(t.wall_seconds)} (first start to last end); "
-               f"agent time {T.duration_text(t.agent_seconds)}")
+    out.append(f"- **wall time**: {T.duration_text(timing.wall_seconds)} (first start to last end); "
+               f"agent time {T.duration_text(timing.agent_seconds)}")
 
 
 def _ext(out: list[str], record: dict[str, Any], where: str = "") -> None:
@@ -103,7 +103,7 @@ def describe(run: OcpRun, eid: str, session_path: str | None = None) -> str:
     elif eid.startswith("n:"):
         out.append(f"## missing node {_esc(eid[2:])}\n")
         out.append("Attempts name this node but the document does not define it.")
-        _totals(out, T.node_totals(run, eid[2:]), "totals")
+        _totals(out, T.node_totals(run, eid[2:]), T.node_timing(run, eid[2:]), "totals")
     elif eid.startswith("a:") and eid[2:] in run.attempts:
         _attempt(out, run, eid[2:], session_path)
     _findings(out, run, eid)
@@ -123,7 +123,7 @@ def _run(out: list[str], run: OcpRun) -> None:
     for key in ("provenance", "acceptance_rule", "slate", "rescue"):
         _row(out, key.replace("_", " "), r.get(key))
     _signals(out, r.get("signals"))
-    _totals(out, T.run_totals(run), "run totals")
+    _totals(out, T.run_totals(run), T.run_timing(run), "run totals")
     if run.checked:
         out.append(f"\nconformance checked with {run.checked}: {sum(len(v) for v in run.findings.values())} findings")
     _ext(out, r, " of the run")
@@ -174,7 +174,7 @@ def _group(out: list[str], run: OcpRun, gid: str) -> None:
     _row(out, "parent", g.get("parent"))
     count, t = T.group_totals(run, gid)
     _row(out, "nodes", count)
-    _totals(out, t, "totals")
+    _totals(out, t, T.group_timing(run, gid), "totals")
     _ext(out, g)
     _all_fields(out, g)
 
@@ -222,7 +222,7 @@ def _node(out: list[str], run: OcpRun, nid: str) -> None:
             a = run.attempts[aid]
             out.append(f"- {T.glyph(T.status_of(a))} {_esc(aid)} {_esc(T.status_of(a))} ({T.evidence_of(a)})"
                        + (f" · {_esc(T.model_of(a))}" if T.model_of(a) else ""))
-    _totals(out, T.node_totals(run, nid), "node totals")
+    _totals(out, T.node_totals(run, nid), T.node_timing(run, nid), "node totals")
     _ext(out, n)
     _all_fields(out, n)
 
@@ -267,11 +267,11 @@ def _attempt(out: list[str], run: OcpRun, aid: str, session_path: str | None) ->
         out.extend(f"{i + 1}. {c}" for i, c in enumerate(chain))
     _who_and_how(out, run, a, session_path)
     out.append("\n### timings\n")
-    f = run.facts[aid]
+    start, end = run.times[aid]
     _row(out, "started", a.get("started_at"))
     _row(out, "ended", a.get("ended_at"))
-    if f[3] is not None and f[4] is not None:
-        out.append(f"- **duration**: {T.duration_text(f[4] - f[3])}")
+    if start is not None and end is not None:
+        out.append(f"- **duration**: {T.duration_text(end - start)}")
     _cost(out, a.get("cost"))
     _artifacts(out, run, aid)
     events = [e for e in run.events if e.get("attempt") == aid]
@@ -379,7 +379,7 @@ def _artifacts(out: list[str], run: OcpRun, aid: str) -> None:
 def run_summary(run: OcpRun) -> dict[str, Any]:
     """What ``loomtui info`` adds for a run: version, producer, task, counts, totals, models,
     harnesses, findings (plain JSON-able data)."""
-    t = T.run_totals(run)
+    t, timing = T.run_totals(run), T.run_timing(run)
     producer = run.doc.get("producer") if isinstance(run.doc.get("producer"), dict) else {}
     models: dict[str, int] = {}
     harnesses: dict[str, int] = {}
@@ -397,7 +397,7 @@ def run_summary(run: OcpRun) -> dict[str, Any]:
         "attempts": t.attempts, "attemptsByStatus": dict(sorted(t.statuses.items())),
         "artifacts": len(run.artifacts), "events": len(run.events),
         "tokens": t.tokens, "usd": round(t.usd, 6) if t.priced else None, "pricedAttempts": t.priced,
-        "wallSeconds": t.wall_seconds, "agentSeconds": t.agent_seconds,
+        "wallSeconds": timing.wall_seconds, "agentSeconds": timing.agent_seconds,
         "models": models, "harnesses": harnesses,
         "checkedWith": run.checked or None,
         "errors": sum(f[0] == "error" for f in findings), "warnings": sum(f[0] != "error" for f in findings),

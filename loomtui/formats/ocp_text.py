@@ -94,9 +94,12 @@ def fast_time(value: Any) -> float | None:
 _fromiso = datetime.fromisoformat
 
 
-#: what rows and totals need of one attempt: status, tokens, usd (None when not priced),
-#: start, end (Unix seconds or None), model label, harness
-Facts = tuple[str, int, "float | None", "float | None", "float | None", str, str]
+#: what rows and totals need of one attempt: status, tokens, usd (None when not priced), model
+#: label, harness
+Facts = tuple[str, int, "float | None", str, str]
+#: when one attempt ran: start, end (Unix seconds or None). Apart from ``Facts``: only the
+#: details show times, and reading two ISO times is half the cost of an attempt's facts
+Times = tuple["float | None", "float | None"]
 
 
 def facts_of(a: dict[str, Any]) -> Facts:
@@ -126,24 +129,24 @@ def facts_of(a: dict[str, Any]) -> Facts:
     model = m.get("raw") if type(m) is dict else m
     if type(model) is not str or not model:
         model = model_of(a)
-    return (status if type(status) is str else "?", tokens, usd, fast_time(get("started_at")),
-            fast_time(get("ended_at")), model, harness if type(harness) is str else "")
+    return (status if type(status) is str else "?", tokens, usd, model, harness if type(harness) is str else "")
+
+
+def times_of(a: dict[str, Any]) -> Times:
+    """When an attempt started and ended (Unix seconds; None when missing or without a zone)."""
+    get = a.get
+    return fast_time(get("started_at")), fast_time(get("ended_at"))
 
 
 @dataclass
 class Totals:
+    """What a set of attempts adds up to on a row: counts by status, tokens, USD."""
+
     attempts: int = 0
     tokens: int = 0
     usd: float = 0.0
     priced: int = 0
-    agent_seconds: float = 0.0
-    first_start: float = math.inf
-    last_end: float = -math.inf
     statuses: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def wall_seconds(self) -> float | None:
-        return self.last_end - self.first_start if self.last_end >= self.first_start else None
 
     def cost_text(self) -> str:
         parts = []
@@ -157,6 +160,20 @@ class Totals:
         c = self.statuses
         keys = [k for k in STATUS_ORDER if c.get(k)] + sorted(k for k in c if k not in STATUS_ORDER)
         return " ".join(f"{c[k]}{glyph(k)}" for k in keys)
+
+
+@dataclass
+class Timing:
+    """When a set of attempts ran (what the details show): the first start, the last end, and
+    the agent time (the sum of the attempts' own durations)."""
+
+    first_start: float = math.inf
+    last_end: float = -math.inf
+    agent_seconds: float = 0.0
+
+    @property
+    def wall_seconds(self) -> float | None:
+        return self.last_end - self.first_start if self.last_end >= self.first_start else None
 
 
 def tokens_text(n: float) -> str:
@@ -184,13 +201,21 @@ def totals_from(facts: list[Facts]) -> Totals:
     t = Totals()
     if not facts:
         return t
-    statuses, tokens, usd, starts, ends = (list(map(itemgetter(i), facts)) for i in range(5))
     t.attempts = len(facts)
-    t.statuses = Counter(statuses)
-    t.tokens = sum(tokens)
-    priced = list(filter(_known, usd))
+    t.statuses = Counter(map(itemgetter(0), facts))
+    t.tokens = sum(map(itemgetter(1), facts))
+    priced = list(filter(_known, map(itemgetter(2), facts)))
     t.priced = len(priced)
     t.usd = exact_sum(priced)
+    return t
+
+
+def timing_from(times: list[Times]) -> Timing:
+    """The timing of these attempts (the agent time summed exactly, as ``totals_from`` sums)."""
+    t = Timing()
+    if not times:
+        return t
+    starts, ends = list(map(itemgetter(0), times)), list(map(itemgetter(1), times))
     t.first_start = min(filter(_known, starts), default=math.inf)
     t.last_end = max(filter(_known, ends), default=-math.inf)
     t.agent_seconds = exact_sum([e - s for s, e in zip(starts, ends) if s is not None and e is not None and e >= s])
@@ -236,6 +261,25 @@ def group_totals(run: "OcpRun", gid: str) -> tuple[int, Totals]:
         attempts_of, facts = run.attempts_of, run.facts
         t = run.group_tot[gid] = totals_from([facts[aid] for nid in members for aid in attempts_of.get(nid, ())])
     return len(members), t
+
+
+def node_timing(run: "OcpRun", nid: str) -> Timing:
+    times = run.times
+    return timing_from([times[aid] for aid in run.attempts_of.get(nid, ())])
+
+
+def group_timing(run: "OcpRun", gid: str) -> Timing:
+    attempts_of, times = run.attempts_of, run.times
+    return timing_from([times[aid] for nid in run.group_members.get(gid, ()) for aid in attempts_of.get(nid, ())])
+
+
+def run_timing(run: "OcpRun") -> Timing:
+    """The whole run's timing (made once)."""
+    t = run.run_timing
+    if t is None:  # read from the records straight: each attempt's times are not kept for this
+        attempts = run.attempts
+        t = run.run_timing = timing_from([times_of(attempts[aid]) for aids in run.attempts_of.values() for aid in aids])
+    return t
 
 
 def run_totals(run: "OcpRun") -> Totals:
@@ -311,7 +355,7 @@ def node_models(run: "OcpRun", nid: str) -> str:
     seen: dict[str, None] = {}
     facts = run.facts
     for aid in run.attempts_of.get(nid, ()):
-        m = facts[aid][5]
+        m = facts[aid][3]
         if m:
             seen.setdefault(m)
     names = list(seen)
@@ -375,14 +419,14 @@ def attempt_entry(run: "OcpRun", aid: str) -> dict[str, Any]:
     if type(outcome) is not dict:
         outcome = None
     parts = [_attempt_head(a.get("n"), f[0], outcome)]
-    model = f[5]
+    model = f[3]
     effort = a.get("effort")
     if type(effort) is str:
         parts.append(f"{model} {_short(effort, 20)}" if model else _short(effort, 20))
     elif model:
         parts.append(model)
-    if f[6]:
-        parts.append(_short(f[6], 40))
+    if f[4]:
+        parts.append(_short(f[4], 40))
     cost = _cost_of(f)
     if cost:
         parts.append(cost)
@@ -539,8 +583,8 @@ def _named_modes(run: "OcpRun") -> dict[str, tuple[str, Any]]:
     """One mode per model and per harness the attempts name (sorted by name)."""
     out: dict[str, tuple[str, Any]] = {}
     facts = run.facts.values()
-    models = set(map(itemgetter(5), facts))
-    harnesses = set(map(itemgetter(6), facts))
+    models = set(map(itemgetter(3), facts))
+    harnesses = set(map(itemgetter(4), facts))
     models.discard("")
     harnesses.discard("")
 
@@ -548,7 +592,7 @@ def _named_modes(run: "OcpRun") -> dict[str, tuple[str, Any]]:
         return lambda: _attempt_rows(run, [aid for aid, f in run.facts.items() if f[field] == value])
 
     for m in sorted(models):
-        out[f"model:{m}"] = (f" [model {m}]", by(5, m))
+        out[f"model:{m}"] = (f" [model {m}]", by(3, m))
     for h in sorted(harnesses):
-        out[f"harness:{h}"] = (f" [harness {h}]", by(6, h))
+        out[f"harness:{h}"] = (f" [harness {h}]", by(4, h))
     return out

@@ -192,7 +192,8 @@ def test_totals_per_node_and_run() -> None:
     assert t.attempts == 3 and t.priced == 3 and round(t.usd, 2) == 1.26
     total = ocp_text.run_totals(run)
     assert total.attempts == 4 and round(total.usd, 2) == 2.25
-    assert total.wall_seconds is not None and total.wall_seconds > 0
+    timing = ocp_text.run_timing(run)
+    assert timing.wall_seconds is not None and timing.wall_seconds > 0
 
 
 # bad documents ------------------------------------------------------------------------------

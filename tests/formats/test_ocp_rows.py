@@ -191,7 +191,8 @@ def test_totals_sum_the_attempts_exactly() -> None:
     docs = [d for _, d in DOCS] + [bad_documents()["mixed"]]
     for doc in docs:
         run = ocp.build_session(doc, None).source.document
-        facts = [run.facts[aid] for aids in run.attempts_of.values() for aid in aids]
+        aids = [aid for aids in run.attempts_of.values() for aid in aids]
+        facts = [run.facts[aid] for aid in aids]
         want = ocp_text.Totals(attempts=len(facts), tokens=sum(f[1] for f in facts),
                                statuses=Counter(f[0] for f in facts))
         usd, agent = [], []
@@ -199,35 +200,47 @@ def test_totals_sum_the_attempts_exactly() -> None:
             if f[2] is not None:
                 usd.append(f[2])
                 want.priced += 1
-            if f[3] is not None and f[4] is not None and f[4] >= f[3]:
-                agent.append(f[4] - f[3])
-        want.usd, want.agent_seconds = math.fsum(usd), math.fsum(agent)
-        want.first_start = min((f[3] for f in facts if f[3] is not None), default=math.inf)
-        want.last_end = max((f[4] for f in facts if f[4] is not None), default=-math.inf)
+        want.usd = math.fsum(usd)
         assert ocp_text.run_totals(run) == (want if facts else ocp_text.Totals())
+        # the times straight from each attempt's record, not from what the run made of them
+        times = [(ocp_text.fast_time(run.attempts[aid].get("started_at")),
+                  ocp_text.fast_time(run.attempts[aid].get("ended_at"))) for aid in aids]
+        timing = ocp_text.Timing()
+        for start, end in times:
+            if start is not None and end is not None and end >= start:
+                agent.append(end - start)
+        timing.agent_seconds = math.fsum(agent)
+        timing.first_start = min((s for s, _ in times if s is not None), default=math.inf)
+        timing.last_end = max((e for _, e in times if e is not None), default=-math.inf)
+        assert ocp_text.run_timing(run) == timing
         for gid in run.groups:
             members = run.group_members.get(gid, ())
             in_group = [run.facts[a] for nid in members for a in run.attempts_of.get(nid, ())]
             assert ocp_text.group_totals(run, gid) == (len(members), ocp_text.totals_from(in_group))
             assert sum(f[1] for f in in_group) == ocp_text.group_totals(run, gid)[1].tokens
+            in_group_times = [run.times[a] for nid in members for a in run.attempts_of.get(nid, ())]
+            assert ocp_text.group_timing(run, gid) == ocp_text.timing_from(in_group_times)
 
 
 def test_totals_do_not_depend_on_the_attempts_order() -> None:
     """Amounts whose plain sum changes with the order (1e16 + 1 - 1e16) total the same either
     way: the opening makes them in document order, the rows in placed order."""
-    facts = [("done", 5, usd, 0.0, end, "m", "h") for usd, end in ((1e16, 1e16), (1.0, 1.0), (-1e16, 0.1), (0.1, 0.2))]
+    facts = [("done", 5, usd, "m", "h") for usd in (1e16, 1.0, -1e16, 0.1)]
     forward, backward = ocp_text.totals_from(facts), ocp_text.totals_from(facts[::-1])
     assert forward == backward
-    assert forward.usd == 1.1 and forward.agent_seconds == 1e16 + 1.3 and forward.tokens == 20
+    assert forward.usd == 1.1 and forward.tokens == 20
+    times = [(0.0, end) for end in (1e16, 1.0, 0.1, 0.2)]
+    forward_t, backward_t = ocp_text.timing_from(times), ocp_text.timing_from(times[::-1])
+    assert forward_t == backward_t and forward_t.agent_seconds == 1e16 + 1.3
 
 
 def test_amounts_beyond_the_float_range_total_without_an_error() -> None:
     """1e308 twice is more than a float holds: the total is inf, in any order, and the row says
     so instead of failing; 1e308 + 1e308 − 1e308 stays 1e308 whatever the order."""
-    facts = [("done", 0, usd, None, None, "", "") for usd in (1e308, 1e308, -1e308)]
+    facts = [("done", 0, usd, "", "") for usd in (1e308, 1e308, -1e308)]
     for order in (facts, facts[::-1], facts[1:] + facts[:1]):
         assert ocp_text.totals_from(order).usd == 1e308
-    over = [("done", 0, 1e308, None, None, "", "")] * 2
+    over = [("done", 0, 1e308, "", "")] * 2
     assert ocp_text.totals_from(over).usd == math.inf
     doc = made_run(3, 1)
     for a in doc["attempts"][:2]:

@@ -96,7 +96,7 @@ def snapshot(sm: Any) -> dict[str, Any]:
 
 #: the run's fields that may hold totals made while the child worked (``ocp_split._totals_steps``,
 #: as far as the wait allowed) before any row is read; compared once the rows made theirs
-TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot")
+TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot", "run_timing")
 
 
 def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, bool]:
@@ -229,8 +229,9 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
 
 
 def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slow child leaves time for the run's and every group's totals; they are taken, and
-    they are what the rows would have made (in another order: ``totals_from`` sums exactly)."""
+    """A slow child leaves time for the run's and every group's totals and the run's timing;
+    they are taken, and they are what the rows and the detail would have made (in another
+    order: ``totals_from`` and ``timing_from`` sum exactly)."""
     import time
 
     path = tmp_path / "run.ocp.json"
@@ -246,10 +247,11 @@ def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, 
     sm, used = open_with_child(path, "dag", monkeypatch)
     run = ocp.ocp_run(sm)
     assert used and run is not None
-    early = (run.run_tot, dict(run.group_tot))
+    early = (run.run_tot, dict(run.group_tot), run.run_timing)
     assert early[0] is not None and set(early[1]) == {g for g in run.groups if run.group_members.get(g)}
-    run.run_tot, run.group_tot = None, {}
-    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]})
+    assert early[2] is not None
+    run.run_tot, run.group_tot, run.run_timing = None, {}, None
+    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]}, T.run_timing(run))
 
 
 def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Path,
@@ -267,7 +269,7 @@ def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Pa
     here = snapshot(open_any(str(path)))
     sm, used = open_with_child(path, "dag", monkeypatch)
     run = ocp.ocp_run(sm)
-    assert used and run is not None and run.run_tot is None and run.group_tot == {}
+    assert used and run is not None and run.run_tot is None and run.group_tot == {} and run.run_timing is None
     assert snapshot(sm) == here
 
 

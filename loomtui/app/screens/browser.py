@@ -203,11 +203,16 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         # request reaches the screen only after its next idle, and a screen that is not yet
         # marked runs the callbacks below before it paints
         self.refresh(layout=True)
-        self.call_after_refresh(self._update_detail, immediate=True, force=True)
+        self.call_after_refresh(self._first_detail)
         for notice in controller.opening_notices(self._keys("browser.diagnostics")):
             self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)  # type: ignore[arg-type]
-        self.call_after_refresh(self._warm_search)
         self.post_message(SessionOpened(self))
+
+    def _first_detail(self) -> None:
+        """The detail pane of a session just opened; then, once that is painted too, search
+        warmed in a thread (it shares the interpreter with the paint and would slow it)."""
+        self._update_detail(immediate=True, force=True)
+        self.call_after_refresh(self._warm_search)
 
     # outcomes -> widgets ------------------------------------------------------------------------
     def _apply(self, outcome: Outcome | None, *, keep_row: int | None = None) -> None:
