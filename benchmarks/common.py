@@ -92,6 +92,14 @@ from loomtui.app.widgets.tree_view import TreeView
 from loomtui.app.widgets.detail import DetailPane
 marks = {}
 def _cpu():
+    from loomtui.session import forked
+    _exiting = getattr(forked, "_exiting", [])  # (an older loomtui reaped each helper as it answered)
+    for pid in list(_exiting):  # a helper that answered may still be exiting: count its time too
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+        _exiting.remove(pid)
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 _tree_line, _detail_line = TreeView.render_line, DetailPane.render_line

@@ -142,4 +142,7 @@ def run() -> NoReturn:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass
+    from loomtui.session.forked import reap_finished
+
+    reap_finished()  # the helpers that have exited (one still exiting is left to init)
     os._exit(code)

@@ -31,8 +31,17 @@ def can_fork() -> bool:
     )
 
 
+#: the bytes before a child's answer that give its length (a whole answer is known by that, not
+#: by the child's exit: a process that ends lets go of its memory first, which takes a while)
+LENGTH_BYTES = 8
+#: children that answered in full and may still be exiting (``reap_finished`` collects them)
+_exiting: list[int] = []
+
+
 def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
-    """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on)."""
+    """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on).
+    The child writes its answer's length, then the answer, and closes the pipe before it exits."""
+    reap_finished()
     read_fd, write_fd = os.pipe()
     _widen(write_fd)
     pid = os.fork()
@@ -41,8 +50,10 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
         try:
             os.close(read_fd)
             view = memoryview(produce())
+            os.write(write_fd, len(view).to_bytes(LENGTH_BYTES, "little"))  # atomic: under PIPE_BUF
             while view:
                 view = view[os.write(write_fd, view) :]
+            os.close(write_fd)  # the reader has it all now, before this process's memory is let go
             code = 0
         except BaseException:
             pass
@@ -50,6 +61,17 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
             os._exit(code)
     os.close(write_fd)
     return pid, read_fd
+
+
+def reap_finished() -> None:
+    """Collect the children that answered and have exited since (a zombie each until then)."""
+    for pid in list(_exiting):
+        try:
+            done, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _exiting.remove(pid)
 
 
 #: the pipe's capacity asked for (Linux lets anyone ask for up to /proc/sys/fs/pipe-max-size,
@@ -68,12 +90,14 @@ def _widen(fd: int) -> None:
 
 def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
                  idle: Iterator[None] | None = None) -> bytes | None:
-    """Everything the child wrote, once it has exited (and been reaped); None if it failed.
-    ``poll`` is called about every 0.1 s while the child has nothing to say yet; whatever it
-    raises ends the child and comes out of here. ``idle``: work done a step at a time while
-    the child has nothing to say (each ``next`` a few milliseconds); left unfinished once the
-    child's answer starts to arrive."""
+    """The child's whole answer (``start_child``), or None if it failed. A whole answer is
+    taken as soon as its last byte arrives; the child, exiting then, is reaped later
+    (``reap_finished``); one that failed is reaped here. ``poll`` is called about every 0.1 s
+    while the child has nothing to say yet; whatever it raises ends the child and comes out of
+    here. ``idle``: work done a step at a time while the child has nothing to say (each
+    ``next`` a few milliseconds); left unfinished once the child's answer starts to arrive."""
     chunks = []
+    length = -1  # the answer's length, once its first bytes came
     done = False
     next_poll = time.monotonic() + POLL_SECONDS
     try:
@@ -88,11 +112,17 @@ def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
             if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
                 poll()
                 continue
+            if length < 0:
+                head = os.read(read_fd, LENGTH_BYTES)  # written at once: all 8 bytes, or the end
+                if len(head) < LENGTH_BYTES:
+                    break
+                length = int.from_bytes(head, "little")
+                idle = None  # the answer is arriving: take it whole, without pauses
+                continue
             chunk = os.read(read_fd, 1 << 20)
             if not chunk:
                 break
             chunks.append(chunk)
-            idle = None  # the answer is arriving: take it whole, without pauses
         done = True
     finally:
         os.close(read_fd)
@@ -101,8 +131,13 @@ def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
                 os.kill(pid, 9)
             except ProcessLookupError:
                 pass
-        _, status = os.waitpid(pid, 0)
-    return b"".join(chunks) if os.waitstatus_to_exitcode(status) == 0 else None
+    data = b"".join(chunks)
+    if done and len(data) == length:
+        _exiting.append(pid)  # its answer is whole; it is exiting
+        reap_finished()
+        return data
+    os.waitpid(pid, 0)
+    return None
 
 
 class ForkedChild:

@@ -56,3 +56,40 @@ def test_idle_work_runs_while_the_child_is_busy_and_stops_when_it_answers() -> N
     child = ForkedChild(*start_child(slow))
     assert child.output(idle=iter(work())) == b"done"  # type: ignore[arg-type]
     assert 10 < len(steps) < 10_000_000  # it ran meanwhile, and was left unfinished
+
+
+@needs_fork
+def test_a_whole_answer_is_taken_without_waiting_for_the_exit_and_reaped_later() -> None:
+    """The child says how long its answer is: a whole one is taken at its last byte and the
+    exiting child is collected later; nothing is left behind once it has gone."""
+    from loomtui.session import forked
+
+    pid, fd = start_child(lambda: b"answer")
+    assert forked.child_output(pid, fd) == b"answer"
+    deadline = time.monotonic() + 10
+    while pid in forked._exiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+        forked.reap_finished()
+    assert pid not in forked._exiting
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # reaped
+
+
+@needs_fork
+def test_an_answer_shorter_than_it_says_is_no_answer() -> None:
+    """A child that ends before its whole answer is written (killed, out of memory) gives
+    None, even when it exits with 0, and is reaped at once."""
+    from loomtui.session import forked
+
+    for head, body in ((100, b"x" * 10), (3, b""), (None, b"")):
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_fd)
+            if head is not None:
+                os.write(write_fd, head.to_bytes(forked.LENGTH_BYTES, "little") + body)
+            os._exit(0)
+        os.close(write_fd)
+        assert forked.child_output(pid, read_fd) is None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
