@@ -92,16 +92,21 @@ from loomtui.app.widgets.tree_view import TreeView
 from loomtui.app.widgets.detail import DetailPane
 marks = {}
 def _cpu():
-    from loomtui.session import forked
-    _exiting = getattr(forked, "_exiting", [])  # (an older loomtui reaped each helper as it answered)
-    for pid in list(_exiting):  # a helper that answered may still be exiting: count its time too
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
-        _exiting.remove(pid)
+    # CPU seconds of this process and of every helper it forked: those reaped (RUSAGE_CHILDREN)
+    # and those still running or not yet reaped (their /proc stat, Linux)
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    total = own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    me, tick = os.getpid(), os.sysconf("SC_CLK_TCK")
+    for name in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) == me:  # the parent pid
+                    total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            except (OSError, ValueError, IndexError):
+                pass
+    return total
 _tree_line, _detail_line = TreeView.render_line, DetailPane.render_line
 def _hooked_tree_line(self, y):
     line = _tree_line(self, y)

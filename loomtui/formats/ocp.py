@@ -90,6 +90,8 @@ class OcpRun:
     node_tot: dict[str, Any] = field(default_factory=dict)
     run_tot: Any = None  # the run's totals, once made (ocp_text.run_totals)
     run_timing: Any = None  # the run's timing, once made (ocp_text.run_timing)
+    #: what gives the run's timing made elsewhere (the child that placed the run), or None
+    timing_later: Any = None
     group_tot: dict[str, Any] = field(default_factory=dict)  # group id -> its attempts' totals
     #: group id -> its nodes (document order)
     group_members: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))

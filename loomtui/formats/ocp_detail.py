@@ -103,7 +103,7 @@ def describe(run: OcpRun, eid: str, session_path: str | None = None) -> str:
     elif eid.startswith("n:"):
         out.append(f"## missing node {_esc(eid[2:])}\n")
         out.append("Attempts name this node but the document does not define it.")
-        _totals(out, T.node_totals(run, eid[2:]), T.node_timing(run, eid[2:]), "totals")
+        _totals(out, T.node_totals(run, eid[2:]), T.nodes_timing(run, [eid[2:]]), "totals")
     elif eid.startswith("a:") and eid[2:] in run.attempts:
         _attempt(out, run, eid[2:], session_path)
     _findings(out, run, eid)
@@ -174,7 +174,7 @@ def _group(out: list[str], run: OcpRun, gid: str) -> None:
     _row(out, "parent", g.get("parent"))
     count, t = T.group_totals(run, gid)
     _row(out, "nodes", count)
-    _totals(out, t, T.group_timing(run, gid), "totals")
+    _totals(out, t, T.nodes_timing(run, run.group_members.get(gid, ())), "totals")
     _ext(out, g)
     _all_fields(out, g)
 
@@ -222,7 +222,7 @@ def _node(out: list[str], run: OcpRun, nid: str) -> None:
             a = run.attempts[aid]
             out.append(f"- {T.glyph(T.status_of(a))} {_esc(aid)} {_esc(T.status_of(a))} ({T.evidence_of(a)})"
                        + (f" · {_esc(T.model_of(a))}" if T.model_of(a) else ""))
-    _totals(out, T.node_totals(run, nid), T.node_timing(run, nid), "node totals")
+    _totals(out, T.node_totals(run, nid), T.nodes_timing(run, [nid]), "node totals")
     _ext(out, n)
     _all_fields(out, n)
 

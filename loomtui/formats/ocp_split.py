@@ -26,7 +26,7 @@ import os
 from itertools import repeat
 from operator import getitem, itemgetter
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -51,6 +51,9 @@ _RECORD_LISTS = ("groups", "nodes", "attempts", "artifacts")
 #: children started before the app's threads, by absolute path (``prestart``; ``parsed_before``
 #: and ``placed_run`` take what they hold)
 _started: dict[str, OcpSplit] = {}
+#: the child whose run has not yet asked for its timing: let go when another run is placed
+#: (that run then makes its timing itself, if it is ever shown)
+_timing_due: list[OcpSplit] = []
 
 FileId = tuple[int, int, int, int]
 
@@ -94,15 +97,29 @@ class OcpSplit(ForkedChild):
         if not ocp.looks_like_ocp(parsed.doc):
             return None
         try:
-            pid, read_fd = start_child(lambda: _place_in_child(parsed.doc, path, view))
+            place, timing = _child_work(parsed.doc, path, view)
+            pid, read_fd = start_child(place, then=timing)
         except OSError:
             return None
         return cls(os.path.abspath(path), view, pid, read_fd, parsed)
 
+    def timing(self) -> Any | None:
+        """The run's timing (``ocp_text.Timing``) the child made after its answer, or None."""
+        from loomtui.formats.ocp_text import Timing
+
+        try:
+            data = self.then()
+            if data is None:
+                return None
+            first_start, last_end, agent_seconds = marshal.loads(data)
+            return Timing(float(first_start), float(last_end), float(agent_seconds))
+        except (OSError, EOFError, ValueError, TypeError):
+            return None
+
     def collect(self, idle: Iterator[None] | None = None) -> Any | None:
         """Wait for the child (doing ``idle``'s steps meanwhile, ``forked.child_output``); its
         payload (unpacked by marshal), or None when it failed."""
-        data = self.output(idle=idle)
+        data = self.output(idle=idle, keep=True)  # the run's timing follows
         if data is None:
             return None
         try:
@@ -190,24 +207,52 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
     totals = EarlyTotals()
     steps = _totals_steps(doc, ready["facts"], totals)
     payload = split.collect(idle=steps)  # the totals, as far as the wait allows (the rows make the rest)
-    if payload is None or payload[1] != view:
+    placed = None
+    if payload is not None and payload[1] == view:
+        try:
+            placed = _rebuilt(doc, path, view, payload[2], ready, totals)
+        except (KeyError, IndexError, TypeError, ValueError):  # not this document's
+            pass
+    if placed is None:
+        split.cancel()
         return None
-    try:
-        return _rebuilt(doc, path, view, payload[2], ready, totals)
-    except (KeyError, IndexError, TypeError, ValueError):  # not this document's
-        return None
+    for earlier in _timing_due:  # one child at most waits to be asked (the latest run's)
+        earlier.cancel()
+    _timing_due[:] = [split]
+    placed[0].timing_later = split.timing  # the first to show the run's timing takes it (ocp_text.run_timing)
+    return placed
 
 
 # the child ------------------------------------------------------------------------------------
-def _place_in_child(doc: dict[str, Any], path: str, view: str) -> bytes:
+def _child_work(doc: dict[str, Any], path: str, view: str) -> tuple[Callable[[], bytes], Callable[[], bytes]]:
+    """What the child does: place the run (``_place_in_child``, its answer), then make the
+    run's timing (its second message: the run's detail shows it right after the first paint,
+    and reading 100k ISO times would delay that detail in the app)."""
+    placed: list[Any] = []
+
+    def place() -> bytes:
+        return _place_in_child(doc, path, view, placed)
+
+    def timing() -> bytes:
+        from loomtui.formats.ocp_text import run_timing
+
+        t = run_timing(placed[0])
+        return marshal.dumps((t.first_start, t.last_end, t.agent_seconds), 2)
+
+    return place, timing
+
+
+def _place_in_child(doc: dict[str, Any], path: str, view: str, out: list[Any] | None = None) -> bytes:
     """In the child: place the run parsed before the fork, pack what the parent needs to
-    rebuild it around the same document."""
+    rebuild it around the same document (``out`` gets the run)."""
     import gc
 
     from loomtui.formats import ocp
 
     gc.disable()  # a short-lived process that frees nothing
     run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
+    if out is not None:
+        out.append(run)
     return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
 
 
@@ -312,18 +357,17 @@ class EarlyTotals:
 
     run: Any = None
     groups: dict[str, Any] = field(default_factory=dict)
-    run_timing: Any = None
 
 
 def _totals_steps(doc: dict[str, Any], facts: list[Any], out: EarlyTotals) -> Iterator[None]:
     """The totals of the run (first: its row is the first drawn), then of the groups (their
-    folders are on the first screen too), then the run's timing (its detail), made from the
-    attempts a step at a time while the child places the run (as far as the wait allows: the
-    rows and details make the rest when shown). They are made in document order (they do not
-    depend on the order: ``ocp_text.totals_from``) and are only right when the run keeps every
-    node and attempt, which ``_rebuilt`` checks before it takes them; on anything unusual they
-    are left unmade (the rows make their own)."""
-    from loomtui.formats.ocp_text import timing_from, times_of, totals_from
+    folders are on the first screen too), made from the attempts' facts a step at a time
+    while the child places the run (as far as the wait allows: the rows make the rest when
+    shown). They are made in document order (they do not depend on the order:
+    ``ocp_text.totals_from``) and are only right when the run keeps every node and attempt,
+    which ``_rebuilt`` checks before it takes them; on anything unusual they are left unmade
+    (the rows make their own)."""
+    from loomtui.formats.ocp_text import totals_from
 
     attempts, nodes = doc.get("attempts"), doc.get("nodes")
     if not isinstance(attempts, list) or not isinstance(nodes, list) or len(facts) != len(attempts) or None in facts:
@@ -345,11 +389,6 @@ def _totals_steps(doc: dict[str, Any], facts: list[Any], out: EarlyTotals) -> It
     for gid, group_facts in by_group.items():
         out.groups[gid] = totals_from(group_facts)
         yield
-    times: list[Any] = []
-    for at in range(0, len(attempts), TOTALS_STEP):
-        times += map(times_of, attempts[at : at + TOTALS_STEP])  # dicts: checked with the facts
-        yield
-    out.run_timing = timing_from(times)
 
 
 def _kept(items: Any, n: int, positions: list[int] | None) -> list[Any]:
@@ -410,7 +449,6 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     if totals is not None and kept[1][1] is None and kept[2][1] is None and kept[1][0] >= 0 and kept[2][0] >= 0:
         run.run_tot = totals.run
         run.group_tot = {gid: t for gid, t in totals.groups.items() if gid in run.groups}
-        run.run_timing = totals.run_timing
     return _rows(run, rows)
 
 

@@ -263,22 +263,22 @@ def group_totals(run: "OcpRun", gid: str) -> tuple[int, Totals]:
     return len(members), t
 
 
-def node_timing(run: "OcpRun", nid: str) -> Timing:
-    times = run.times
-    return timing_from([times[aid] for aid in run.attempts_of.get(nid, ())])
-
-
-def group_timing(run: "OcpRun", gid: str) -> Timing:
+def nodes_timing(run: "OcpRun", nids: Any) -> Timing:
+    """The timing of these nodes' attempts (a node's, a group's members')."""
     attempts_of, times = run.attempts_of, run.times
-    return timing_from([times[aid] for nid in run.group_members.get(gid, ()) for aid in attempts_of.get(nid, ())])
+    return timing_from([times[aid] for nid in nids for aid in attempts_of.get(nid, ())])
 
 
 def run_timing(run: "OcpRun") -> Timing:
     """The whole run's timing (made once)."""
     t = run.run_timing
-    if t is None:  # read from the records straight: each attempt's times are not kept for this
-        attempts = run.attempts
-        t = run.run_timing = timing_from([times_of(attempts[aid]) for aids in run.attempts_of.values() for aid in aids])
+    if t is None:
+        later, run.timing_later = run.timing_later, None
+        t = later() if later is not None else None  # made by the child that placed the run
+        if t is None:  # read from the records straight: each attempt's times are not kept for this
+            attempts = run.attempts
+            t = timing_from([times_of(attempts[aid]) for aids in run.attempts_of.values() for aid in aids])
+        run.run_timing = t
     return t
 
 

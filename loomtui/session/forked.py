@@ -31,16 +31,20 @@ def can_fork() -> bool:
     )
 
 
-#: the bytes before a child's answer that give its length (a whole answer is known by that, not
-#: by the child's exit: a process that ends lets go of its memory first, which takes a while)
+#: the bytes before each of a child's messages that give its length (a whole answer is known
+#: by that, not by the child's exit: a process that ends lets go of its memory first, which
+#: takes a while)
 LENGTH_BYTES = 8
 #: children that answered in full and may still be exiting (``reap_finished`` collects them)
 _exiting: list[int] = []
 
 
-def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
+def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None = None) -> tuple[int, int]:
     """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on).
-    The child writes its answer's length, then the answer, and closes the pipe before it exits."""
+    The child sends the answer as one message (its length, then its bytes); ``then``, when
+    given, is made after that and sent as a second message (``ForkedChild.output`` with
+    ``keep=True``, then ``ForkedChild.then``): work the caller wants soon, but not before the
+    answer. The child closes the pipe before it exits."""
     reap_finished()
     read_fd, write_fd = os.pipe()
     _widen(write_fd)
@@ -49,10 +53,9 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
         code = 1
         try:
             os.close(read_fd)
-            view = memoryview(produce())
-            os.write(write_fd, len(view).to_bytes(LENGTH_BYTES, "little"))  # atomic: under PIPE_BUF
-            while view:
-                view = view[os.write(write_fd, view) :]
+            _send(write_fd, produce())
+            if then is not None:
+                _send(write_fd, then())
             os.close(write_fd)  # the reader has it all now, before this process's memory is let go
             code = 0
         except BaseException:
@@ -61,6 +64,13 @@ def start_child(produce: Callable[[], bytes]) -> tuple[int, int]:
             os._exit(code)
     os.close(write_fd)
     return pid, read_fd
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    os.write(fd, len(view).to_bytes(LENGTH_BYTES, "little"))  # atomic: under PIPE_BUF
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def reap_finished() -> None:
@@ -89,73 +99,113 @@ def _widen(fd: int) -> None:
 
 
 def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
-                 idle: Iterator[None] | None = None) -> bytes | None:
-    """The child's whole answer (``start_child``), or None if it failed. A whole answer is
-    taken as soon as its last byte arrives; the child, exiting then, is reaped later
-    (``reap_finished``); one that failed is reaped here. ``poll`` is called about every 0.1 s
-    while the child has nothing to say yet; whatever it raises ends the child and comes out of
-    here. ``idle``: work done a step at a time while the child has nothing to say (each
+                 idle: Iterator[None] | None = None, keep: bool = False) -> bytes | None:
+    """The child's answer (``start_child``), or None if it failed. A whole answer is taken as
+    soon as its last byte arrives; the pipe is then closed and the child, exiting, is reaped
+    later (``reap_finished``), unless ``keep`` (a second message follows: ``next_message``,
+    then ``finish``); one that failed is ended and reaped here. ``poll`` is called about every
+    0.1 s while the child has nothing to say yet; whatever it raises ends the child and comes
+    out of here. ``idle``: work done a step at a time while the child has nothing to say (each
     ``next`` a few milliseconds); left unfinished once the child's answer starts to arrive."""
-    chunks = []
-    length = -1  # the answer's length, once its first bytes came
-    done = False
-    next_poll = time.monotonic() + POLL_SECONDS
+    data = None
     try:
-        while True:
-            if idle is not None and not select.select([read_fd], [], [], 0)[0]:
-                if next(idle, _DONE) is _DONE:
-                    idle = None
-                if poll is not None and time.monotonic() >= next_poll:
-                    next_poll = time.monotonic() + POLL_SECONDS
-                    poll()
-                continue
-            if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
-                poll()
-                continue
-            if length < 0:
-                head = os.read(read_fd, LENGTH_BYTES)  # written at once: all 8 bytes, or the end
-                if len(head) < LENGTH_BYTES:
-                    break
-                length = int.from_bytes(head, "little")
-                idle = None  # the answer is arriving: take it whole, without pauses
-                continue
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        done = True
+        data = _message(read_fd, poll, idle)
     finally:
-        os.close(read_fd)
-        if not done:  # not wanted any more: do not wait for it to finish
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
-    data = b"".join(chunks)
-    if done and len(data) == length:
-        _exiting.append(pid)  # its answer is whole; it is exiting
+        if data is None or not keep:
+            finish(pid, read_fd, whole=data is not None)
+    return data
+
+
+def next_message(read_fd: int) -> bytes | None:
+    """The child's next message (waiting for it), or None when the pipe ends first."""
+    return _message(read_fd)
+
+
+def finish(pid: int, read_fd: int, whole: bool) -> None:
+    """Done with a child: close its pipe; one that sent all it had to is left to exit and
+    reaped later, any other is ended and reaped now."""
+    os.close(read_fd)
+    if whole:
+        _exiting.append(pid)
         reap_finished()
-        return data
+        return
+    try:
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
     os.waitpid(pid, 0)
-    return None
+
+
+def _message(read_fd: int, poll: Callable[[], None] | None = None,
+             idle: Iterator[None] | None = None) -> bytes | None:
+    """One length-prefixed message from ``read_fd`` (``child_output`` says what ``poll`` and
+    ``idle`` do meanwhile); None when the pipe ends before it is whole."""
+    chunks = []
+    length = got = -1  # the message's length and the bytes of it read, once its first bytes came
+    next_poll = time.monotonic() + POLL_SECONDS
+    while length < 0 or got < length:
+        if idle is not None and not select.select([read_fd], [], [], 0)[0]:
+            if next(idle, _DONE) is _DONE:
+                idle = None
+            if poll is not None and time.monotonic() >= next_poll:
+                next_poll = time.monotonic() + POLL_SECONDS
+                poll()
+            continue
+        if poll is not None and not select.select([read_fd], [], [], POLL_SECONDS)[0]:
+            poll()
+            continue
+        if length < 0:
+            head = os.read(read_fd, LENGTH_BYTES)  # written at once: all 8 bytes, or the end
+            if len(head) < LENGTH_BYTES:
+                return None
+            length, got = int.from_bytes(head, "little"), 0
+            idle = None  # the answer is arriving: take it whole, without pauses
+            continue
+        chunk = os.read(read_fd, min(1 << 20, length - got))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 class ForkedChild:
-    """A child started by ``start_child``: its bytes are taken once (``output``), or it is
-    stopped (``cancel``); the readers of a big file's second part build on it."""
+    """A child started by ``start_child``: its answer is taken once (``output``), then its
+    second message if it sends one (``then``), or it is stopped (``cancel``); the readers of a
+    big file's second part build on it."""
 
     def __init__(self, pid: int, read_fd: int) -> None:
         self._pid = pid
         self._read_fd: int | None = read_fd
+        self._second: int | None = None  # the pipe, kept for the second message
+        self._taking = threading.Lock()  # ``then`` and ``cancel`` may come from two threads
 
-    def output(self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None) -> bytes | None:
-        """Wait for the child and take what it wrote (``child_output``); None when it failed or
-        was taken or stopped already."""
+    def output(self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None,
+               keep: bool = False) -> bytes | None:
+        """Wait for the child and take its answer (``child_output``); None when it failed or
+        was taken or stopped already. ``keep``: the child sends a second message (``then``)."""
         fd = self._read_fd
         if fd is None:
             return None
         self._read_fd = None
-        return child_output(self._pid, fd, poll, idle)
+        data = child_output(self._pid, fd, poll, idle, keep)
+        if keep and data is not None:
+            self._second = fd
+        return data
+
+    def then(self) -> bytes | None:
+        """The child's second message (waiting for it), once, after ``output(keep=True)``;
+        None when there is none or it failed."""
+        with self._taking:
+            fd, self._second = self._second, None
+        if fd is None:
+            return None
+        data = None
+        try:
+            data = next_message(fd)
+        finally:
+            finish(self._pid, fd, whole=data is not None)
+        return data
 
     def abort(self) -> None:
         """From another thread, while ``output`` may be waiting: end the child, so the wait
@@ -168,19 +218,10 @@ class ForkedChild:
             pass
 
     def cancel(self) -> None:
-        """The result is not wanted: stop the child (a no-op once the output was taken)."""
-        fd = self._read_fd
-        if fd is None:
-            return
-        self._read_fd = None
-        stop_child(self._pid, fd)
-
-
-def stop_child(pid: int, read_fd: int) -> None:
-    """The result is not wanted: close the pipe, end the child, reap it."""
-    os.close(read_fd)
-    try:
-        os.kill(pid, 9)
-    except ProcessLookupError:
-        pass
-    os.waitpid(pid, 0)
+        """The result (or the second message) is not wanted: stop the child; a no-op once all
+        of it was taken."""
+        with self._taking:
+            fd = self._read_fd if self._read_fd is not None else self._second
+            self._read_fd = self._second = None
+        if fd is not None:
+            finish(self._pid, fd, whole=False)

@@ -219,7 +219,7 @@ def test_totals_sum_the_attempts_exactly() -> None:
             assert ocp_text.group_totals(run, gid) == (len(members), ocp_text.totals_from(in_group))
             assert sum(f[1] for f in in_group) == ocp_text.group_totals(run, gid)[1].tokens
             in_group_times = [run.times[a] for nid in members for a in run.attempts_of.get(nid, ())]
-            assert ocp_text.group_timing(run, gid) == ocp_text.timing_from(in_group_times)
+            assert ocp_text.nodes_timing(run, members) == ocp_text.timing_from(in_group_times)
 
 
 def test_totals_do_not_depend_on_the_attempts_order() -> None:

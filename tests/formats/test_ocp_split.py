@@ -96,7 +96,7 @@ def snapshot(sm: Any) -> dict[str, Any]:
 
 #: the run's fields that may hold totals made while the child worked (``ocp_split._totals_steps``,
 #: as far as the wait allowed) before any row is read; compared once the rows made theirs
-TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot", "run_timing")
+TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot", "run_timing", "timing_later")
 
 
 def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, bool]:
@@ -229,9 +229,8 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
 
 
 def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slow child leaves time for the run's and every group's totals and the run's timing;
-    they are taken, and they are what the rows and the detail would have made (in another
-    order: ``totals_from`` and ``timing_from`` sum exactly)."""
+    """A slow child leaves time for the run's and every group's totals; they are taken, and
+    they are what the rows would have made (in another order: ``totals_from`` sums exactly)."""
     import time
 
     path = tmp_path / "run.ocp.json"
@@ -247,11 +246,10 @@ def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, 
     sm, used = open_with_child(path, "dag", monkeypatch)
     run = ocp.ocp_run(sm)
     assert used and run is not None
-    early = (run.run_tot, dict(run.group_tot), run.run_timing)
+    early = (run.run_tot, dict(run.group_tot))
     assert early[0] is not None and set(early[1]) == {g for g in run.groups if run.group_members.get(g)}
-    assert early[2] is not None
-    run.run_tot, run.group_tot, run.run_timing = None, {}, None
-    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]}, T.run_timing(run))
+    run.run_tot, run.group_tot = None, {}
+    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]})
 
 
 def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Path,
@@ -290,3 +288,55 @@ def test_a_run_parsed_before_the_app_is_not_sniffed_again(tmp_path: Path, monkey
     assert looked == []
     assert snapshot(opening.open_session(str(path))) == here  # no child this time: the usual looks
     assert looked == ["pi", "agent"]
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_the_run_timing_comes_from_the_child_after_its_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             drop: bool) -> None:
+    """The child makes the run's timing after the rows (its second message): the run's detail
+    takes it from there, and it is the timing made here from the records; with a duplicate
+    attempt dropped too (the child's run keeps the same records)."""
+    path = tmp_path / "run.ocp.json"
+    doc = generated()
+    if drop:
+        doc["attempts"].append(dict(doc["attempts"][0]))
+    path.write_bytes(orjson.dumps(doc))
+    sm, used = open_with_child(path, "dag", monkeypatch)
+    run = ocp.ocp_run(sm)
+    assert used and run is not None and run.run_timing is None and run.timing_later is not None
+    asked: list[Any] = []
+    later = run.timing_later
+    run.timing_later = lambda: asked.append(later()) or asked[0]
+    from_child = T.run_timing(run)
+    assert asked and asked[0] is not None and from_child is asked[0]
+    run.run_timing = None
+    assert T.run_timing(run) == from_child  # made here this time: the same
+    assert run.timing_later is None
+
+
+def test_a_run_whose_timing_is_not_asked_for_lets_its_child_go_at_the_next_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The child waits with the timing in its pipe until the run asks; when another run is
+    placed by a child first, the waiting one is let go (reaped), and its run makes the same
+    timing itself when asked."""
+    paths = [tmp_path / "a.ocp.json", tmp_path / "b.ocp.json"]
+    for path in paths:
+        path.write_bytes(orjson.dumps(generated()))
+    started: list[int] = []
+    start = ocp_split.start_child
+    monkeypatch.setattr(ocp_split, "start_child", lambda *a, **k: started.append((got := start(*a, **k))[0]) or got)
+    first, used = open_with_child(paths[0], "dag", monkeypatch)
+    assert used and len(started) == 1
+    os.kill(started[0], 0)  # still there (a zombie at most): its timing waits
+    second, used = open_with_child(paths[1], "dag", monkeypatch)
+    assert used and len(started) == 2
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started[0], os.WNOHANG)  # the first child: ended and reaped
+    run = ocp.ocp_run(first)
+    assert run is not None
+    made = T.run_timing(run)  # its child is gone: made here
+    run.run_timing = None
+    run.timing_later = None
+    assert T.run_timing(run) == made
+    other = ocp.ocp_run(second)
+    assert other is not None and T.run_timing(other) == made  # the same document: the same timing

@@ -93,3 +93,43 @@ def test_an_answer_shorter_than_it_says_is_no_answer() -> None:
         assert forked.child_output(pid, read_fd) is None
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+@needs_fork
+def test_a_second_message_is_taken_after_the_answer_once() -> None:
+    """``then``: made after the answer is sent, taken after it; a second ask gives None."""
+    child = ForkedChild(*start_child(lambda: b"answer", then=lambda: b"y" * 2_000_000))
+    assert child.output(keep=True) == b"answer"
+    assert child.then() == b"y" * 2_000_000
+    assert child.then() is None and child.output() is None
+    child.cancel()
+
+    def fails() -> bytes:
+        raise ValueError("in the child")
+
+    failing = ForkedChild(*start_child(lambda: b"answer", then=fails))
+    pid = failing._pid
+    assert failing.output(keep=True) == b"answer" and failing.then() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped
+
+
+@needs_fork
+def test_a_second_message_not_wanted_is_dropped() -> None:
+    """Without ``keep`` the second message is not waited for; ``cancel`` after ``keep`` ends
+    the child that would send it."""
+    child = ForkedChild(*start_child(lambda: b"answer", then=lambda: b"late"))
+    assert child.output() == b"answer" and child.then() is None
+
+    def slow() -> bytes:
+        time.sleep(30)
+        return b"late"
+
+    kept = ForkedChild(*start_child(lambda: b"answer", then=slow))
+    pid = kept._pid
+    assert kept.output(keep=True) == b"answer"
+    started = time.monotonic()
+    kept.cancel()
+    assert time.monotonic() - started < 10 and kept.then() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
