@@ -7,7 +7,9 @@ so before any thread runs) reads and parses the file here, exactly as
 fork copies nothing up front) and does the per-record work of ``ocp.place_run``: the records
 kept, each node's attempts in order, the dependency graph, the placement of every node and
 retry, the findings, the notes, and the rows in order (ids, parents, kinds, makers by number).
-It packs that with marshal and hands it over a pipe.
+It packs that with marshal and hands it over a pipe; then it makes the run's timing (what the
+run's detail shows: every attempt's start and end read) and sends that as a second message,
+taken when the run's detail is first made (``OcpRun.timing_later``).
 
 When the app opens the file, ``open_any`` takes the document parsed here (``parsed_before``:
 only while the file is the same, by device, inode, size and modification time) instead of

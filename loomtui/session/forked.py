@@ -3,7 +3,10 @@
 Used where a second CPU pays and the child needs nothing but what this process already has in
 memory (copy-on-write): reading the tail of a big session (``split``) and formatting half of a
 big tree (``commands._output``). The child never runs cleanup code (``os._exit``); any failure
-in it shows as ``None`` here and the caller does the work itself.
+in it shows as ``None`` here and the caller does the work itself. Each message the child sends
+starts with its length, so a whole answer is known by its last byte, without waiting for the
+child to exit (an exiting process first lets go of its memory, which takes milliseconds); a
+child that answered is reaped later (``reap_finished``).
 """
 
 from __future__ import annotations
