@@ -97,21 +97,19 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")
         return found
-    # read and parsed already, before the app started (a big OCP run: formats/ocp_split.py)
     pre = ocp_split.parsed_before(path)
-    first, size, fid = (_first_of(pre.data), len(pre.data), pre.fid) if pre is not None else _sniff(path)
+    if pre is not None and not is_pi_header(pre.doc):
+        # read and parsed before the app started: an OCP run (formats/ocp_split.py), not a pi,
+        # Claude Code or Codex file; the file is not looked at again
+        return open_document(pre.doc, path, _digest(pre.doc, pre.data), tree_id, file_id=pre.fid)
+    first, size, fid = _sniff(path)
     if first is None:
         return open_bundle(path, tree_id)
-    if pre is not None and pre.one_line:
-        first_obj = pre.doc
-    else:
-        with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
-            first_obj = line_value(first)
+    with bulk_allocation(freeze=False):  # a one-line document is all parsed here: nothing to collect
+        first_obj = line_value(first)
     if is_pi_header(first_obj):
         return SessionManager.open(path)  # pi/omp JSONL (the reader explains v4 files)
-    # a document parsed before the app started is an OCP run (an object with an ``ocp`` key,
-    # which no Claude Code or Codex line has): no second look at the file's first lines
-    agent = agent_format(path) if pre is None or not pre.one_line else None
+    agent = agent_format(path)
     if agent is not None:
         return open_agent(path, agent)
     if size == 0 or not first.strip().removeprefix(BOM):
@@ -123,21 +121,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     if first_obj is not None and len(first) == size:
         # a one-line document: the first line was the whole file, already parsed
         return open_document(first_obj, path, _digest(first_obj, first), tree_id, file_id=fid)
-    return _open_json(path, first_obj, tree_id, fid, pre)
-
-
-def _first_of(data: bytes) -> bytes:
-    """``reader.first_line`` of a file's bytes: its first line that is not blank."""
-    at = 0
-    while True:
-        nl = data.find(b"\n", at)
-        line = data[at:] if nl < 0 else data[at : nl + 1]
-        if not line.strip():
-            if nl < 0:
-                return b""
-            at = nl + 1
-            continue
-        return line
+    return _open_json(path, first_obj, tree_id, fid)
 
 
 def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
@@ -161,30 +145,10 @@ def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
 
 
-def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None,
-               pre: ocp_split.Parsed | None = None) -> SessionManager:
+def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None) -> SessionManager:
     """A file of at most ``MAX_DOCUMENT_BYTES`` read whole: a JSON document, a loom definition
     file, or JSON lines without a session header (the pi reader says what is wrong). ``fid``:
-    the file's identity when it was sniffed (kept only if this read saw the same file);
-    ``pre``: the file read and parsed as a whole already."""
-    if pre is not None:
-        data, doc, fid = pre.data, pre.doc, pre.fid
-    else:
-        data, doc, fid = _read_json(path, fid)
-        if doc is _NOT_JSON:  # a definition file or JSON lines
-            return _not_json(path, first_obj, data)
-    if classify(doc) is None and maitento_read.has_configuration(doc):
-        return _loom_config_map(path)
-    return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
-
-
-#: what ``_read_json`` gives for a file that is not one JSON document
-_NOT_JSON = object()
-
-
-def _read_json(path: str, fid: FileId | None) -> tuple[bytes, Any, FileId | None]:
-    """The file's bytes, its document (``_NOT_JSON`` when it is not JSON) and ``fid`` if it
-    still holds."""
+    the file's identity when it was sniffed (kept only if this read saw the same file)."""
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)
         if fid is not None and file_id(os.stat(path)) != fid:
@@ -192,17 +156,18 @@ def _read_json(path: str, fid: FileId | None) -> tuple[bytes, Any, FileId | None
     except OSError as exc:
         raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
     try:
-        return data, load_json(data, path), fid
+        doc = load_json(data, path)
     except SessionFormatError:
-        return data, _NOT_JSON, fid
-
-
-def _not_json(path: str, first_obj: Any, data: bytes) -> SessionManager:
-    if maitento_read.is_definition(data):
+        if maitento_read.is_definition(data):
+            return _loom_config_map(path)
+        if isinstance(first_obj, dict):
+            return SessionManager.open(path)
+        raise SessionFormatError(
+            f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
+        ) from None
+    if classify(doc) is None and maitento_read.has_configuration(doc):
         return _loom_config_map(path)
-    if isinstance(first_obj, dict):
-        return SessionManager.open(path)
-    raise SessionFormatError(f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)")
+    return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
 
 
 def _digest(doc: Any, data: bytes) -> str | None:

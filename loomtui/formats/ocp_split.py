@@ -70,8 +70,6 @@ class Parsed(NamedTuple):
 
     data: bytes
     doc: Any
-    #: parsed as one line (``reader.line_value``), else as a whole document (``common.load_json``)
-    one_line: bool
     fid: FileId
 
 
@@ -168,7 +166,7 @@ def _read(path: str, min_bytes: int) -> Parsed | None:
             return None  # changed while read: the app reads it as usual
         gc.disable()  # many objects, none freed; frozen after (the app's collections skip them)
         try:
-            one_line, doc = _document(data, str(path))
+            doc = _document(data, str(path))
         finally:
             gc.enable()
             gc.freeze()
@@ -176,7 +174,7 @@ def _read(path: str, min_bytes: int) -> Parsed | None:
         return None
     finally:
         os.close(fd)
-    return Parsed(data, doc, one_line, fid)
+    return Parsed(data, doc, fid)
 
 
 def parsed_before(path: str) -> Parsed | None:
@@ -258,10 +256,10 @@ def _place_in_child(doc: dict[str, Any], path: str, view: str, out: list[Any] | 
     return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
 
 
-def _document(data: bytes, path: str) -> tuple[bool, Any]:
+def _document(data: bytes, path: str) -> Any:
     """The document as ``formats.detect.open_any`` parses the same bytes: a file that is one
-    line with ``line_value``, anything else (or a line it cannot read) with ``load_json``;
-    and whether it was the first. Raises for what is neither."""
+    line with ``line_value``, anything else (or a line it cannot read) with ``load_json``.
+    Raises for what is neither."""
     from loomtui.formats.common import MAX_DOCUMENT_BYTES, load_json
     from loomtui.session.reader import line_value
 
@@ -269,7 +267,7 @@ def _document(data: bytes, path: str) -> tuple[bool, Any]:
         raise ValueError("too big to be read as one document")
     nl = data.find(b"\n")
     value = line_value(data) if data.strip() and nl in (-1, len(data) - 1) else None
-    return (True, value) if value is not None else (False, load_json(data, path))
+    return value if value is not None else load_json(data, path)
 
 
 def _positions(items: Any, kept: list[Any]) -> list[int] | None:
