@@ -182,6 +182,7 @@ class ForkedChild:
         self._read_fd: int | None = read_fd
         self._second: int | None = None  # the pipe, kept for the second message
         self._taking = threading.Lock()  # ``then`` and ``cancel`` may come from two threads
+        self._answering = False  # ``output`` is waiting for the answer (``abort`` ends the child)
 
     def output(self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None,
                keep: bool = False) -> bytes | None:
@@ -191,7 +192,11 @@ class ForkedChild:
         if fd is None:
             return None
         self._read_fd = None
-        data = child_output(self._pid, fd, poll, idle, keep)
+        self._answering = True
+        try:
+            data = child_output(self._pid, fd, poll, idle, keep)
+        finally:
+            self._answering = False
         if keep and data is not None:
             self._second = fd
         return data
@@ -213,7 +218,7 @@ class ForkedChild:
     def abort(self) -> None:
         """From another thread, while ``output`` may be waiting: end the child, so the wait
         returns at once. Safe to call at any time, also after the output was taken."""
-        if self._read_fd is None:
+        if self._read_fd is None and not self._answering:
             return
         try:
             os.kill(self._pid, 9)

@@ -133,3 +133,24 @@ def test_a_second_message_not_wanted_is_dropped() -> None:
     assert time.monotonic() - started < 10 and kept.then() is None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
+
+
+@needs_fork
+def test_abort_from_another_thread_ends_a_wait_at_once() -> None:
+    """The loading thread waits in ``output``; the screen going away calls ``abort`` from the
+    app's thread: the child is ended and the wait returns None."""
+    import threading
+
+    def slow() -> bytes:
+        time.sleep(30)
+        return b"late"
+
+    child = ForkedChild(*start_child(slow))
+    pid = child._pid
+    threading.Timer(0.3, child.abort).start()
+    started = time.monotonic()
+    assert child.output() is None
+    assert time.monotonic() - started < 10
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped
+    child.abort()  # later calls are no-ops
