@@ -139,8 +139,8 @@ class OcpRun:
         aids = self.attempts_of.get(nid)
         if not aids or any(self.facts[a][0] in IN_FLIGHT for a in aids):
             return math.inf
-        ends = [self.times[a][1] for a in aids]
-        known = [end for end in ends if end is not None]
+        times = self.times
+        known = [end for a in aids if (end := times[a][1]) is not None]
         return max(known) if known else -math.inf
 
 

@@ -94,8 +94,11 @@ def summarize_run(path: str) -> SessionSummary | None:
     started = parse_iso(r.get("started_at"))
     ended = parse_iso(r.get("ended_at"))
     created = started.timestamp() if started else mtime
-    last_end = T.run_timing(run).last_end if not ended else 0.0
-    modified = ended.timestamp() if ended else (last_end if last_end > 0 else created)
+    if ended:
+        modified = ended.timestamp()
+    else:  # the last attempt's end, when any has one
+        last_end = T.run_timing(run).last_end
+        modified = last_end if last_end > 0 else created
     workspace = r.get("workspace")
     return SessionSummary(
         path=os.path.abspath(path), id=str(r.get("id") or ""),

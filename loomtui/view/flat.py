@@ -328,7 +328,7 @@ def flatten(
 
 
 def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None,
-                tool_calls: dict[Any, tuple[Any, Any]] | None) -> Flat | None:
+                tool_calls: ToolCalls | None) -> Flat | None:
     """``flatten`` of an index whose entries are already its display order
     (``SessionIndex.mark_preorder``): the same ``Flat`` without walking the tree, when the
     leaf's path is the start of that order (then putting it first changes nothing); else None."""
