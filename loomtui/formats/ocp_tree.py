@@ -340,11 +340,6 @@ def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
     return eid == RUN_ID
 
 
-def build_rows(run: "OcpRun") -> list[Entry]:
-    """The run as session skeletons in pre-order (every parent before its children)."""
-    return make_rows(run, row_order(run))
-
-
 def row_order(run: "OcpRun") -> list[Row]:
     """Place every record (``run.placed_under``, ``run.retries``, …) and list the rows in
     pre-order: every parent before its children."""
