@@ -387,6 +387,19 @@ def session_of(run: OcpRun, rows: list[Entry], diagnostics: list[Diagnostic] | N
                                          leaf=RUN_ID, preorder_ends=ends)
 
 
+def first_screen_session(path: str | None, rows: list[tuple[str, str | None, str, str]], ts: str) -> SessionManager:
+    """A session of a run's first rows with their texts made already (``ocp_tree.first_screen``,
+    ``ocp_split.first_screen``): what the app paints while the whole run is rebuilt. Its
+    rows are laid out as the whole run's first rows are; nothing else in it is the run's."""
+    from loomtui.formats.ocp_tree import made_rows, preorder_ends
+
+    entries = made_rows(rows, ts)
+    header = {"type": "session", "version": 3, "id": "", "timestamp": ts, "cwd": ""}
+    source = Source(OCP, os.path.abspath(path) if path else None, labels="memory", leaf_moves=False)
+    return SessionManager.from_skeletons(header, entries, [], source=source, leaf=RUN_ID,
+                                         preorder_ends=preorder_ends(entries))
+
+
 def describe_row(run: OcpRun, eid: str) -> str | None:
     """The Markdown detail of a row (what every renderer shows: the pane, the HTML export)."""
     from loomtui.formats.ocp_detail import describe

@@ -3,22 +3,28 @@
 The app spends its first few tenths of a second importing and starting Textual on one CPU.
 For a big OCP document, ``prestart`` (called by ``loomtui FILE`` before Textual is imported,
 so before any thread runs) reads and parses the file here, exactly as
-``formats.detect.open_any`` would, then forks a child that shares the parsed document (the
-fork copies nothing up front) and does the per-record work of ``ocp.place_run``: the records
-kept, each node's attempts in order, the dependency graph, the placement of every node and
-retry, the findings, the notes, and the rows in order (ids, parents, kinds, makers by number).
-It packs that with marshal and hands it over a pipe; then it makes the run's timing (what the
-run's detail shows: every attempt's start and end read) and sends that as a second message,
-taken when the run's detail is first made (``OcpRun.timing_later``).
+``formats.detect.open_any`` would, makes every attempt's facts and the run's total (both
+processes use them; made after the fork they would cost each process more, as every object
+touched is then copied), then forks a child that shares all of it (the fork copies nothing up
+front) and does the per-record work of ``ocp.place_run``. The child sends, in order (see
+docs/ocp.md, "Opening a big run"):
+
+1. the run's first screen: its first rows with their texts, and the rows their layout
+   depends on (``ocp_tree.first_screen``; ``first_screen`` here takes it, the app paints it);
+2. the run placed: the records kept, each node's attempts in order, the dependency graph,
+   the placement of every node and retry, the findings, the notes (``_packed_run``);
+3. the rows in order (ids, parents, kinds, makers by number), the rest of the same walk;
+4. the run's timing (every attempt's start and end read), taken when the run's detail is
+   first made (``OcpRun.timing_later``).
 
 When the app opens the file, ``open_any`` takes the document parsed here (``parsed_before``:
 only while the file is the same, by device, inode, size and modification time) instead of
 reading it again, and ``placed_run`` rebuilds the ``OcpRun`` around it from the child's
-positions and placement; this process makes every attempt's facts while the child works.
-The result is used only for that very document and the same view; anything unexpected (no
-child, a failed child, another file, a payload that does not fit) means the run is placed
-here, as without a child. Either way the rows, details, notes and findings are the same
-(tests compare them on every fixture, on bad documents and on a generated run, both views).
+positions and placement, then its rows. The result is used only for that very document and
+the same view; anything unexpected (no child, a failed child, another file, a payload that
+does not fit) means the run is placed here, as without a child. Either way the rows, details,
+notes and findings are the same (tests compare them on every fixture, on bad documents and on
+a generated run, both views).
 """
 
 from __future__ import annotations
@@ -30,7 +36,6 @@ from operator import getitem, itemgetter
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from loomtui.session.fileio import open_big
@@ -42,6 +47,9 @@ if TYPE_CHECKING:
 
 #: smaller runs open fast enough in one process
 MIN_BYTES = 4 << 20
+#: the rows of the first screen the child sends before the rest (at least; twice the
+#: terminal's height when that is more)
+FIRST_ROWS = 200
 #: how much of the file's start ``prestart`` looks at to guess that it is an OCP document
 #: before parsing it (what decides is the content: a parsed object with an ``ocp`` key)
 SNIFF_BYTES = 64 << 10
@@ -76,14 +84,32 @@ class Parsed(NamedTuple):
 class OcpSplit(ForkedChild):
     """A child process placing the OCP run at ``path`` in ``view``, parsed before it was forked."""
 
-    def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed) -> None:
+    def __init__(self, path: str, view: str, pid: int, read_fd: int, parsed: Parsed, facts: list[Any],
+                 total: Any) -> None:
         self.path = path
         self.view = view
         self.parsed: Parsed | None = parsed
-        super().__init__(pid, read_fd)
+        #: made before the fork for both processes (``_facts``, ``_early_total``)
+        self.facts = facts
+        self.total = total
+        self.screen_taken = False  # the first screen (``first_screen``): the first message
+        #: the records by id, made while this process waits for the child (``_by_id``)
+        self.ready: dict[str, Any] = {}
+        self.by_id = _by_id(parsed.doc, self.ready)
+        super().__init__(pid, read_fd, early=2)
+
+    def run_part(self) -> bytes | None:
+        """The second message: the run placed (``_packed_run``); the first screen is skipped
+        when nobody took it."""
+        if not self.screen_taken:
+            self.screen_taken = True
+            if self.early() is None:
+                return None
+        return self.early()
 
     @classmethod
-    def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> OcpSplit | None:
+    def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES,
+              first_rows: int = FIRST_ROWS) -> OcpSplit | None:
         """Read and parse ``path`` here, then fork the child that places it, when it is a regular
         file of at least ``min_bytes`` that is an OCP document (None otherwise, or when no fork
         is possible). The child shares the parsed document (copy-on-write): one parse for both."""
@@ -96,12 +122,20 @@ class OcpSplit(ForkedChild):
 
         if not ocp.looks_like_ocp(parsed.doc):
             return None
+        import gc
+
+        gc.disable()
+        try:  # for both processes: the child places the run with them, this one rebuilds it with them
+            facts = _facts(parsed.doc)
+            total = _early_total(facts)
+        finally:
+            gc.enable()
         try:
-            place, timing = _child_work(parsed.doc, path, view)
-            pid, read_fd = start_child(place, then=timing)
+            first, rows, timing = _child_work(parsed.doc, path, view, first_rows, facts, total)
+            pid, read_fd = start_child(rows, then=timing, first=first)
         except OSError:
             return None
-        return cls(os.path.abspath(path), view, pid, read_fd, parsed)
+        return cls(os.path.abspath(path), view, pid, read_fd, parsed, facts, total)
 
     def timing(self) -> Any | None:
         """The run's timing (``ocp_text.Timing``) the child made after its answer, or None."""
@@ -139,7 +173,9 @@ def prestart(path: str, view: str = "dag", min_bytes: int = MIN_BYTES) -> bool:
     """Start the child for ``path`` now (before threads start) if it looks like a big OCP run;
     ``parsed_before`` gives what it read, ``placed_run`` the child's result. True when a child
     was started."""
-    split = OcpSplit.start(path, view, min_bytes)
+    import shutil
+
+    split = OcpSplit.start(path, view, min_bytes, max(FIRST_ROWS, 2 * shutil.get_terminal_size().lines))
     if split is None:
         return False
     old = _started.pop(split.path, None)
@@ -190,6 +226,39 @@ def parsed_before(path: str) -> Parsed | None:
     return parsed if same else None
 
 
+class FirstScreen(NamedTuple):
+    """The first rows of a run the child placed, with their texts (``ocp_tree.first_screen``:
+    the shown rows, then rows that only shape the layout, with empty texts)."""
+
+    rows: list[tuple[str, str | None, str, str]]
+    shown: int
+    total: int  # the rows of the whole run
+    timestamp: str
+
+
+def first_screen(path: str, view: str = "dag") -> FirstScreen | None:
+    """The first screen of the run the child started for ``path`` is placing (waiting for it
+    while this process makes its share, ``OcpSplit.work``), when the file is still the one it
+    read; None otherwise or when the child could not make it. Taken once; the rest comes
+    from ``placed_run`` as usual."""
+    split = _started.get(os.path.abspath(path)) if _started else None
+    if split is None or split.view != view or parsed_before(path) is None:
+        return None
+    if split.screen_taken:
+        return None
+    split.screen_taken = True
+    data = split.early(idle=split.by_id)
+    if not data:
+        return None
+    try:
+        version, got_view, rows, shown, count, ts = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    if version != _PAYLOAD_VERSION or got_view != view or not 0 < shown <= len(rows):
+        return None
+    return FirstScreen(rows, shown, count, ts)
+
+
 def placed_run(doc: dict[str, Any], path: str, view: str,
                fid: FileId | None) -> tuple[OcpRun, Iterable[Row], list[int]] | None:
     """The run, its rows and their subtree ends as the child started for ``path`` placed them,
@@ -203,16 +272,19 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
     if parsed is None or doc is not parsed.doc or fid != parsed.fid or split.view != view:
         split.cancel()  # not the document the child places
         return None
-    ready = _prepared(doc)  # while the child places the run
-    totals = EarlyTotals()
-    steps = _totals_steps(doc, ready["facts"], totals)
-    payload = split.collect(idle=steps)  # the totals, as far as the wait allows (the rows make the rest)
     placed = None
-    if payload is not None and payload[1] == view:
-        try:
-            placed = _rebuilt(doc, path, view, payload[2], ready, totals)
-        except (KeyError, IndexError, TypeError, ValueError):  # not this document's
+    try:  # the run while the child lists the rows, then the rows
+        part = split.run_part()  # read at once: a message bigger than the pipe holds stops the child
+        for _ in split.by_id:  # what the wait for the first screen left
             pass
+        version, got_view, packed = marshal.loads(part) if part else (None, None, ())
+        if version == _PAYLOAD_VERSION and got_view == view and isinstance(packed, tuple):
+            run = _rebuilt(doc, path, view, packed, split.facts, split.total, split.ready)
+            payload = split.collect()
+            if payload is not None and payload[1] == view:
+                placed = _rows(run, payload[2])
+    except (KeyError, IndexError, TypeError, ValueError, EOFError):  # not this document's
+        placed = None
     if placed is None:
         split.cancel()
         return None
@@ -224,14 +296,25 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
 
 
 # the child ------------------------------------------------------------------------------------
-def _child_work(doc: dict[str, Any], path: str, view: str) -> tuple[Callable[[], bytes], Callable[[], bytes]]:
-    """What the child does: place the run (``_place_in_child``, its answer), then make the
-    run's timing (its second message: the run's detail shows it right after the first paint,
-    and reading 100k ISO times would delay that detail in the app)."""
-    placed: list[Any] = []
+def _child_work(doc: dict[str, Any], path: str, view: str, first_rows: int, facts: list[Any],
+                total: Any) -> tuple[list[Callable[[], bytes]], Callable[[], bytes], Callable[[], bytes]]:
+    """What the child sends, in order: the run's first screen (``_first_screen``: the app
+    paints it at once), the run placed (``_run_part``: the app rebuilds it while the rest of
+    the rows are listed), the rows (``_rest_rows``, the answer), then the run's timing (the
+    run's detail shows it right after the whole run is drawn, and reading 100k ISO times
+    would delay that detail in the app)."""
+    placed: list[Any] = []  # the run, its walk and the rows taken from it, once placed
 
-    def place() -> bytes:
-        return _place_in_child(doc, path, view, placed)
+    def first() -> bytes:
+        return _first_screen(doc, path, view, first_rows, facts, total, placed)
+
+    def run_part() -> bytes:
+        if not placed:  # the first screen failed: placed anew
+            placed[:] = [*_placed(doc, path, view, facts, total), []]
+        return marshal.dumps((_PAYLOAD_VERSION, view, _packed_run(doc, placed[0])), 2)
+
+    def rows() -> bytes:
+        return _rest_rows(view, placed)
 
     def timing() -> bytes:
         from loomtui.formats.ocp_text import run_timing
@@ -239,21 +322,61 @@ def _child_work(doc: dict[str, Any], path: str, view: str) -> tuple[Callable[[],
         t = run_timing(placed[0])
         return marshal.dumps((t.first_start, t.last_end, t.agent_seconds), 2)
 
-    return place, timing
+    return [first, run_part], rows, timing
 
 
-def _place_in_child(doc: dict[str, Any], path: str, view: str, out: list[Any] | None = None) -> bytes:
-    """In the child: place the run parsed before the fork, pack what the parent needs to
-    rebuild it around the same document (``out`` gets the run)."""
+def _placed(doc: dict[str, Any], path: str, view: str, facts: list[Any], total: Any) -> tuple[OcpRun, Any]:
+    """In the child: the run read, checked and placed (with the attempts' facts and the run's
+    total made before the fork, when they are its own), and the walk of its rows begun."""
     import gc
 
-    from loomtui.formats import ocp
+    from loomtui.formats import ocp, ocp_check
+    from loomtui.formats.ocp_tree import RowWalk, place
 
     gc.disable()  # a short-lived process that frees nothing
-    run, order = ocp.place_run(doc, path, view, lazy_facts=True)  # the parent makes the facts meanwhile
-    if out is not None:
-        out.append(run)
-    return marshal.dumps((_PAYLOAD_VERSION, view, _packed(doc, run, order)), 2)
+    run = ocp.read_run(doc, path, view, lazy_facts=True)
+    _take_early(doc, run, facts, total)  # else the facts are made as asked for
+    ocp_check.attach_findings(run)
+    return run, RowWalk(run, place(run))
+
+
+def _first_screen(doc: dict[str, Any], path: str, view: str, first_rows: int, facts: list[Any],
+                  total: Any, out: list[Any]) -> bytes:
+    """In the child: place the run (``_placed``) and pack its first ``first_rows`` rows with
+    their texts (``ocp_tree.first_screen``); ``out`` gets the run, the walk and the rows taken
+    from it. Empty bytes when anything fails (the run is then placed anew for the rest)."""
+    from loomtui.formats.ocp_tree import first_screen
+
+    try:
+        run, walk = _placed(doc, path, view, facts, total)
+        shown, taken, pending = first_screen(walk, first_rows)
+        rows = [(eid, parent, kind, make(run, rid)["content"]) for eid, parent, kind, make, rid in shown]
+        rows += [(eid, parent, kind, "") for eid, parent, kind, _make, _rid in taken[len(shown) :] + pending]
+        data = marshal.dumps((_PAYLOAD_VERSION, view, rows, len(shown), walk.count, _timestamp(run)), 2)
+    except Exception:
+        return b""
+    out[:] = [run, walk, taken]
+    return data
+
+
+def _rest_rows(view: str, placed: list[Any]) -> bytes:
+    """In the child: every row (those taken for the first screen, then the rest of the walk),
+    packed; ``placed`` keeps the run alone."""
+    from loomtui.formats.ocp_tree import lost_rows
+
+    run, walk, order = placed
+    order += walk
+    if len(order) < walk.count:
+        order += lost_rows(walk, {r[0] for r in order})
+    placed[:] = [run]
+    return marshal.dumps((_PAYLOAD_VERSION, view, _packed_rows(order)), 2)
+
+
+def _timestamp(run: OcpRun) -> str:
+    """The one timestamp every row has (``ocp_tree.make_rows``)."""
+    from loomtui.formats.ocp_tree import rows_timestamp
+
+    return rows_timestamp(run)
 
 
 def _document(data: bytes, path: str) -> Any:
@@ -285,9 +408,9 @@ def _coded(values: Any) -> tuple[list[Any], bytes]:
     return table, array("I", map(number.__getitem__, values)).tobytes()
 
 
-def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ...]:
-    """What the parent needs to rebuild ``run`` and ``order`` around its own parse: records by
-    position, the rest as made (the parent makes the attempts' facts itself)."""
+def _packed_run(doc: dict[str, Any], run: OcpRun) -> tuple[Any, ...]:
+    """What the parent needs to rebuild ``run`` around its own parse: records by position, the
+    rest as made (the attempts' facts were made before the fork)."""
     kept = []
     for key in _RECORD_LISTS:
         items = doc.get(key)
@@ -299,7 +422,7 @@ def _packed(doc: dict[str, Any], run: OcpRun, order: list[Row]) -> tuple[Any, ..
         kept.append((n, _positions(items, kept_list) if n >= 0 else None))
     graph = (dict(run.attempts_of), dict(run.group_members), dict(run.parents), dict(run.children), run.also_after,
              run.placed_under, run.retries)
-    return (run.version, kept, run.missing_nodes, graph, run.findings, run.checked, run.problems, _packed_rows(order))
+    return (run.version, kept, run.missing_nodes, graph, run.findings, run.checked, run.problems)
 
 
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
@@ -329,66 +452,61 @@ def _makers() -> list[Any]:
 
 
 # the parent -----------------------------------------------------------------------------------
-def _prepared(doc: dict[str, Any]) -> dict[str, Any]:
-    """What the rebuild needs that this process can make before the child's result: each
-    attempt's facts by position, and the node and attempt records by id as they are when the
-    child kept all of them (the usual case)."""
+def _facts(doc: dict[str, Any]) -> list[Any]:
+    """Each attempt's facts by position (None for what is not an object), made before the fork:
+    the child places the run with them, this process rebuilds it with them."""
     from loomtui.formats.ocp_text import facts_of
 
     items = doc.get("attempts")
-    facts = [facts_of(a) if isinstance(a, dict) else None for a in items] if isinstance(items, list) else []
-    ready: dict[str, Any] = {"facts": facts}
-    for key in ("nodes", "attempts"):
-        items = doc.get(key)
-        try:
-            ready[key] = dict(zip([x["id"] for x in items], items))  # checked against the child's
-        except (TypeError, KeyError, IndexError):
-            pass
-    return ready
+    return [facts_of(a) if isinstance(a, dict) else None for a in items] if isinstance(items, list) else []
 
 
-#: attempts taken per step of ``_totals_steps`` (a few milliseconds each)
-TOTALS_STEP = 5000
-
-
-@dataclass
-class EarlyTotals:
-    """What ``_totals_steps`` made while the child worked (None or missing: not made)."""
-
-    run: Any = None
-    groups: dict[str, Any] = field(default_factory=dict)
-
-
-def _totals_steps(doc: dict[str, Any], facts: list[Any], out: EarlyTotals) -> Iterator[None]:
-    """The totals of the run (first: its row is the first drawn), then of the groups (their
-    folders are on the first screen too), made from the attempts' facts a step at a time
-    while the child places the run (as far as the wait allows: the rows make the rest when
-    shown). They are made in document order (they do not depend on the order:
-    ``ocp_text.totals_from``) and are only right when the run keeps every node and attempt,
-    which ``_rebuilt`` checks before it takes them; on anything unusual they are left unmade
-    (the rows make their own)."""
+def _early_total(facts: list[Any]) -> Any:
+    """The run's totals (on its first row) from every attempt's facts, made in document order
+    (they do not depend on the order: ``ocp_text.totals_from``); None when an attempt is not
+    an object. Only the run's when it keeps every attempt (``_keeps_all``), which its takers
+    check."""
     from loomtui.formats.ocp_text import totals_from
 
-    attempts, nodes = doc.get("attempts"), doc.get("nodes")
-    if not isinstance(attempts, list) or not isinstance(nodes, list) or len(facts) != len(attempts) or None in facts:
+    return None if None in facts else totals_from(facts)
+
+
+#: records taken per step of ``_by_id`` (a few milliseconds each)
+BY_ID_STEP = 5000
+
+
+def _by_id(doc: dict[str, Any], ready: dict[str, Any]) -> Iterator[None]:
+    """The node and attempt records by id into ``ready`` as they are when the run keeps all of
+    them (the usual case; the rebuild checks them against the child's), a step at a time:
+    made while this process waits for the child (``OcpSplit.by_id``)."""
+    for key in ("nodes", "attempts"):
+        items = doc.get(key)
+        if not isinstance(items, list):
+            continue
+        ids: list[Any] = []
+        try:
+            for at in range(0, len(items), BY_ID_STEP):
+                ids += [x["id"] for x in items[at : at + BY_ID_STEP]]
+                yield
+        except (TypeError, KeyError, IndexError):
+            continue
+        ready[key] = dict(zip(ids, items))
+
+
+def _keeps_all(doc: dict[str, Any], run: OcpRun) -> bool:
+    """The run keeps every node and attempt the document lists (what was made from the
+    document's lists by position is then the run's)."""
+    nodes, attempts = doc.get("nodes"), doc.get("attempts")
+    return (isinstance(nodes, list) and isinstance(attempts, list) and len(run.nodes) == len(nodes)
+            and len(run.attempts) == len(attempts))
+
+
+def _take_early(doc: dict[str, Any], run: OcpRun, facts: list[Any], total: Any) -> None:
+    """Give ``run`` the facts and the total made before the fork, when they are its own."""
+    if not _keeps_all(doc, run) or len(facts) != len(run.attempts):
         return
-    out.run = totals_from(facts)  # the run's, on its first row
-    yield
-    try:
-        group_of = {n["id"]: g for n in nodes if type(g := n.get("group")) is str}
-    except (TypeError, KeyError, AttributeError):
-        return
-    by_group: dict[str, list[Any]] = defaultdict(list)
-    for at in range(0, len(attempts), TOTALS_STEP):
-        for a, f in zip(attempts[at : at + TOTALS_STEP], facts[at : at + TOTALS_STEP]):
-            nid = a.get("node")
-            g = group_of.get(nid) if type(nid) is str else None
-            if g is not None:
-                by_group[g].append(f)
-        yield
-    for gid, group_facts in by_group.items():
-        out.groups[gid] = totals_from(group_facts)
-        yield
+    run.facts = dict(zip(run.attempts, facts))
+    run.run_tot = total
 
 
 def _kept(items: Any, n: int, positions: list[int] | None) -> list[Any]:
@@ -408,14 +526,19 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
     return list(map(table.__getitem__, numbers))
 
 
-def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...], ready: dict[str, Any],
-             totals: EarlyTotals | None = None) -> tuple[OcpRun, Iterable[Row], list[int]]:
-    """The run around ``doc`` from the child's ``packed``, what ``_prepared`` made and the
-    totals ``_totals_steps`` made (taken when the run keeps every node and attempt)."""
+def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...], facts: list[Any],
+             total: Any = None, ready: dict[str, Any] | None = None) -> OcpRun:
+    """The run around ``doc`` from the child's ``packed``, the attempts' facts by position
+    and the run's total made before the fork (taken when the run keeps every node and
+    attempt), and the records by id (``_by_id``)."""
     from loomtui.formats.ocp import MadeOnRead, OcpRun
     from loomtui.formats.ocp_text import times_of
 
-    version, kept, missing, graph, findings, checked, problems, rows = packed
+    version, kept, missing, graph, findings, checked, problems = packed
+    if ready is None:
+        ready = {}
+        for _ in _by_id(doc, ready):
+            pass
     run = OcpRun(doc=doc, path=path, version=version, view=view)
     r = doc.get("run")
     if isinstance(r, dict):
@@ -432,7 +555,6 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.events = _kept(doc.get("events"), *kept[5])
     run.node_order = list(run.nodes)
     n, positions = kept[2]
-    facts = ready["facts"]
     if len(facts) != max(n, 0):
         raise ValueError("the document differs from the child's")
     run.facts = dict(zip(run.attempts, facts if positions is None else [facts[i] for i in positions], strict=True))
@@ -446,10 +568,9 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.findings = findings
     run.checked = checked
     run.problems = problems
-    if totals is not None and kept[1][1] is None and kept[2][1] is None and kept[1][0] >= 0 and kept[2][0] >= 0:
-        run.run_tot = totals.run
-        run.group_tot = {gid: t for gid, t in totals.groups.items() if gid in run.groups}
-    return _rows(run, rows)
+    if kept[1][1] is None and kept[2][1] is None and kept[1][0] >= 0 and kept[2][0] >= 0:
+        run.run_tot = total
+    return run
 
 
 def _rows(run: OcpRun, packed: tuple[Any, ...]) -> tuple[OcpRun, Iterable[Row], list[int]]:

@@ -12,16 +12,19 @@ costs the tree's structure only; the rows on screen are written as they are draw
 when search first needs them (the app warms search after the first paint). The texts are the
 same whenever they are made: everything they say (totals, placement, findings) is fixed
 before the first row is read.
+
+The rows are listed by a lazy walk (:class:`RowWalk`), so a big run's first screen can be
+taken from it before the rest (``first_screen``, ``made_rows``: docs/ocp.md, "Opening a big
+run").
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
-from itertools import accumulate, chain, repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
+from itertools import chain, islice
+from typing import TYPE_CHECKING, Any
 
 from loomtui.formats import ocp_text as T
 from loomtui.formats.common import iso_ms, parse_iso
@@ -246,86 +249,122 @@ def run_row(run: "OcpRun", _rid: str) -> dict[str, Any]:
 Row = tuple[str, "str | None", str, Maker, str]
 
 
-def _children(run: "OcpRun", order: list[str]) -> tuple[Row, dict[str, list[Row]], int, _AttemptRows]:
-    """The run's row, entry id -> its child rows in the wanted order, the number of rows, and
-    the attempts' rows (``_attempt_rows``: those already in pre-order are not in the map).
+class RowWalk:
+    """The rows in pre-order, made as the walk reaches them (``row_order`` takes them all, the
+    first screen of a big run takes its first rows: ``first_rows``).
 
-    Each parent's children come out as group folders, then attempts and retries, then nodes
-    in dependency order."""
-    kids: dict[str, list[Row]] = defaultdict(list)
-    top: Row = (RUN_ID, None, "run" if run.view == "dag" else "run lineage", run_row, "")
-    count = 1
-    if run.view == "dag":
-        for gid, parent in group_parents(run).items():
-            kids[parent].append(("g:" + gid, parent, "group", T.group_entry, gid))
-            count += 1
-    for nid in run.missing_nodes:
-        kids[RUN_ID].append(("n:" + nid, RUN_ID, "missing node", T.missing_node_entry, nid))
-        count += 1
-    attempt_rows = _attempt_rows(run, kids)
-    count += len(attempt_rows.rows)
-    placed_under, nodes, node_entry, node_kind = run.placed_under, run.nodes, T.node_entry, T.node_kind
-    missing = set(run.missing_nodes)
-    for nid in order:
-        parent = placed_under.get(nid, RUN_ID)
-        if not _has_row(run, parent, missing):
-            parent = RUN_ID
-        kids[parent].append(("n:" + nid, parent, node_kind(nodes[nid]), node_entry, nid))
-    return top, kids, count + len(order), attempt_rows
+    Each parent's children come out as group folders, then missing nodes (under the run), then
+    attempts and retries, then nodes in dependency order. A node's attempts are in pre-order
+    as listed when every retry retries the attempt listed just before it (a chain of
+    sends-back, the usual case, or no retry at all) and no node hangs under one of them (the
+    lineage view): they are then taken as one block after the node's row; any other node's
+    attempts hang under their parents one by one.
 
+    ``stack`` holds the rows not yet reached, the next one last: each is a later sibling of a
+    row already given or of one of its ancestors."""
 
-class _AttemptRows(NamedTuple):
-    #: every attempt's row, node by node (``run.attempts_of``'s order)
-    rows: list[Row]
-    #: a node's entry id -> where its attempts' rows are in ``rows``, when they are in
-    #: pre-order there already (they follow the node's own row as they are)
-    spans: dict[str, tuple[int, int]]
+    def __init__(self, run: "OcpRun", order: list[str]) -> None:
+        self.run = run
+        groups: dict[str, list[Row]] = defaultdict(list)
+        if run.view == "dag":
+            for gid, parent in group_parents(run).items():
+                groups[parent].append(("g:" + gid, parent, "group", T.group_entry, gid))
+        self.groups = groups
+        self.missing: list[Row] = [("n:" + nid, RUN_ID, "missing node", T.missing_node_entry, nid)
+                                   for nid in run.missing_nodes]
+        missing = set(run.missing_nodes)
+        nodes_under: dict[str, list[Row]] = defaultdict(list)
+        get, nodes, node_entry, node_kind = run.placed_under.get, run.nodes, T.node_entry, T.node_kind
+        for nid in order:
+            parent = get(nid, RUN_ID)
+            if not _has_row(run, parent, missing):
+                parent = RUN_ID
+            nodes_under[parent].append(("n:" + nid, parent, node_kind(nodes[nid]), node_entry, nid))
+        self.nodes_under = nodes_under
+        #: the attempts' rows nodes hang under (the lineage view)
+        self.launched = {p for p in nodes_under if p.startswith("a:")}
+        #: an attempt's row -> the retries hanging under it when they are not in a block
+        self.below_attempt: dict[str, list[Row]] = {}
+        #: how many rows the run has (``row_order`` checks that the walk reached them all)
+        self.count = (1 + sum(map(len, groups.values())) + len(self.missing) + len(order)
+                      + sum(map(len, run.attempts_of.values())))
+        top: Row = (RUN_ID, None, "run" if run.view == "dag" else "run lineage", run_row, "")
+        self.stack: list[Row] = [top]
+        self._rows = self._walk()
 
+    def _attempts(self, owner: str, aids: list[str]) -> tuple[list[Row], list[Row]]:
+        """(block, own): the rows of ``owner``'s attempts as one block in pre-order, or those
+        hanging right under ``owner`` (the others are put under their attempts)."""
+        retries, below, launched = self.run.retries, self.below_attempt, self.launched
+        rows: list[Row] = []
+        ordered = owner != RUN_ID  # the run's own attempts always go one by one
+        prev = None
+        for aid in aids:
+            ref = retries.get(aid)
+            if ref is None:
+                parent = owner
+            else:
+                parent = "a:" + ref
+                if ref != prev:
+                    ordered = False
+            rows.append(("a:" + aid, parent, "attempt", T.attempt_entry, aid))
+            prev = aid
+        if ordered and launched and any(r[0] in launched for r in rows):
+            ordered = False
+        if ordered:
+            return rows, []
+        own: list[Row] = []
+        for r in rows:
+            parent = r[1]
+            if parent == owner or parent is None:
+                own.append(r)
+            else:
+                below.setdefault(parent, []).append(r)
+        return [], own
 
-def _attempt_rows(run: "OcpRun", kids: dict[str, list[Row]]) -> _AttemptRows:
-    """The attempts' rows, made in bulk: an attempt under its node (the run for an attempt
-    that names none), a retry under the attempt it retries.
+    def __iter__(self) -> Iterator[Row]:
+        """The rows not taken yet (one walk: every iteration goes on where the last stopped)."""
+        return self._rows
 
-    A node's attempts are in pre-order as listed when every retry retries the attempt listed
-    just before it (a chain of sends-back, the usual case, or no retry at all) and no node
-    hangs under one of them (the lineage view): their rows are then taken as a block after
-    the node's row. Any other node's attempt rows go into ``kids`` under their parents,
-    ahead of the nodes that go there after them."""
-    attempts_of, retries = run.attempts_of, run.retries
-    aids = list(chain.from_iterable(attempts_of.values()))
-    sizes = list(map(len, attempts_of.values()))
-    owners = ["n:" + nid if nid else RUN_ID for nid in attempts_of]
-    parents = list(chain.from_iterable(map(repeat, owners, sizes)))
-    eids = list(map("a:".__add__, aids))
-    refs = list(map(retries.get, aids))
-    # a retry hangs under the attempt it retries; listed out of pre-order when that is not the
-    # one listed just before it (a retry is never a node's first attempt)
-    unordered: set[int] = set()
-    for i in [i for i, ref in enumerate(refs) if ref is not None]:
-        if refs[i] == aids[i - 1]:
-            parents[i] = eids[i - 1]
-        else:
-            parents[i] = "a:" + refs[i]
-            unordered.add(i)
-    rows = list(zip(eids, parents, repeat("attempt"), repeat(T.attempt_entry), aids))
-    # an attempt with a node under it (the lineage view) is followed by that node's rows too
-    under = [eid[2:] for eid in run.placed_under.values() if eid.startswith("a:")]
-    if under:
-        where = dict(zip(aids, range(len(aids))))
-        unordered.update(where[aid] for aid in under if aid in where)
-    ends = list(accumulate(sizes))
-    slow = {bisect_right(ends, i) for i in unordered}
-    slow.update(k for k, owner in enumerate(owners) if owner == RUN_ID)
-    spans: dict[str, tuple[int, int]] = {}
-    start = 0
-    for k, (owner, end) in enumerate(zip(owners, ends)):
-        if k in slow:
-            for row in rows[start:end]:
-                kids[row[1]].append(row)
-        elif end > start:
-            spans[owner] = (start, end)
-        start = end
-    return _AttemptRows(rows, spans)
+    def _walk(self) -> Iterator[Row]:
+        attempts_of, nodes_under, groups = self.run.attempts_of, self.nodes_under, self.groups
+        below, launched = self.below_attempt, self.launched
+        stack = self.stack
+        pop, extend = stack.pop, stack.extend
+        empty: list[Row] = []
+        while stack:
+            row = pop()
+            yield row
+            eid = row[0]
+            kind = eid[:2]
+            if kind == "a:":
+                if below or launched:
+                    kids = below.get(eid, empty) + nodes_under.get(eid, empty)
+                    if kids:
+                        extend(reversed(kids))
+                continue
+            if kind == "n:":
+                kids = nodes_under.get(eid, empty)
+                aids = attempts_of.get(row[4])
+                if aids:
+                    block, own = self._attempts(eid, aids)
+                    if kids:
+                        extend(reversed(kids))
+                    if block:
+                        extend(reversed(block))  # next: the block, then the nodes under it
+                    elif own:
+                        extend(reversed(own))
+                    continue
+            elif kind == "g:":
+                kids = groups.get(eid, empty) + nodes_under.get(eid, empty)
+            else:  # the run
+                kids = groups.get(eid, empty) + self.missing
+                aids = attempts_of.get("")
+                if aids:
+                    kids += self._attempts(RUN_ID, aids)[1]
+                kids += nodes_under.get(eid, empty)
+            if kids:
+                extend(reversed(kids))
 
 
 def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
@@ -343,6 +382,16 @@ def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
 def row_order(run: "OcpRun") -> list[Row]:
     """Place every record (``run.placed_under``, ``run.retries``, …) and list the rows in
     pre-order: every parent before its children."""
+    walk = RowWalk(run, place(run))
+    out = list(walk)
+    if len(out) < walk.count:  # rows on a loop, only through a bug: under the run, never lost
+        out += lost_rows(walk, {r[0] for r in out})
+    return out
+
+
+def place(run: "OcpRun") -> list[str]:
+    """Place every node (``place_dag`` or ``place_lineage``) and retry (``place_retries``);
+    the nodes in the order they are listed under their parents."""
     from loomtui.formats.ocp import topo_order
 
     order = topo_order(run) if run.view == "dag" else list(run.node_order)
@@ -351,26 +400,32 @@ def row_order(run: "OcpRun") -> list[Row]:
     else:
         place_lineage(run, order)
     place_retries(run)
-    top, kids, count, attempts = _children(run, order)
-    out: list[Row] = []
-    stack = [top]
-    get, span, rows = kids.get, attempts.spans.get, attempts.rows
-    while stack:
-        row = stack.pop()
-        out.append(row)
-        eid = row[0]
-        block = span(eid)
-        if block is not None:  # the node's attempts, in pre-order already
-            out += rows[block[0] : block[1]]
-        below = get(eid)
-        if below:
-            stack.extend(reversed(below))
-    if len(out) < count:  # rows on a loop, only through a bug: under the run, never lost
-        shown = {r[0] for r in out}
-        lost = [r for below in kids.values() for r in below if r[0] not in shown]
-        lost += [r for eid, (start, end) in attempts.spans.items() if eid not in shown for r in rows[start:end]]
-        out += [(r[0], RUN_ID, *r[2:]) for r in lost]
-    return out
+    return order
+
+
+def first_screen(walk: RowWalk, k: int) -> tuple[list[Row], list[Row], list[Row]]:
+    """The first ``k`` rows of a walk just begun (``shown``), the rows taken from it
+    (``taken``: one more, so that the last shown row's children are known) and the rows not
+    yet reached that the layout of the shown ones depends on (``pending``: the first child
+    not yet reached of each parent, so that every row knows whether a sibling follows it).
+    ``taken`` then ``pending`` is a tree in pre-order whose first ``k`` rows are laid out as
+    in the whole run; the walk goes on after ``taken``."""
+    taken = list(islice(walk, k + 1))
+    reached = {row[0] for row in taken}
+    firsts: dict[str | None, Row] = {}
+    for row in reversed(walk.stack):  # the next one first; a block's rows may hang under rows not reached
+        if row[1] in reached:
+            firsts.setdefault(row[1], row)
+    return taken[:k], taken, list(firsts.values())
+
+
+def lost_rows(walk: RowWalk, shown: set[str]) -> list[Row]:
+    """The rows a walk did not reach (on a loop, only through a bug), each under the run."""
+    run = walk.run
+    rows = [*chain.from_iterable(walk.groups.values()), *walk.missing, *chain.from_iterable(walk.nodes_under.values())]
+    for nid, aids in run.attempts_of.items():
+        rows += [("a:" + aid, RUN_ID, "attempt", T.attempt_entry, aid) for aid in aids]
+    return [(r[0], RUN_ID, *r[2:]) for r in rows if r[0] not in shown]
 
 
 def parent_numbers(eids: Sequence[str], parents: Iterable[str | None]) -> list[int]:
@@ -391,7 +446,7 @@ def make_rows(run: "OcpRun", order: Iterable[Row]) -> list[Entry]:
     in that order (pi sorts siblings by time, ties in file order). Every slot of each row is
     set here (the rest are ``RowEntry``'s class attributes; ``text`` and ``data`` are written
     with the row), in one loop: a 60k-row run makes 60k of them while it opens."""
-    ts = iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
+    ts = rows_timestamp(run)
     out: list[Entry] = []
     append, new = out.append, _NEW
     for n, (eid, parent, kind, make, rid) in enumerate(order, start=1):
@@ -404,4 +459,29 @@ def make_rows(run: "OcpRun", order: Iterable[Row]) -> list[Entry]:
         e.aux = kind
         e._pending = (run, make, rid)
         append(e)
+    return out
+
+
+def rows_timestamp(run: "OcpRun") -> str:
+    """The timestamp every row has: the run's start."""
+    return iso_ms(parse_iso(run.run.get("started_at")) or datetime(2000, 1, 1, tzinfo=UTC))
+
+
+def made_rows(rows: Iterable[tuple[str, "str | None", str, str]], ts: str) -> list[Entry]:
+    """Rows whose texts were made already (entry id, parent id, kind, text), as ``make_rows``
+    makes them: a run's first screen made by the process that placed it."""
+    out: list[Entry] = []
+    for n, (eid, parent, kind, text) in enumerate(rows, start=1):
+        e = _NEW(RowEntry)
+        e.id = eid
+        e.parent_id = parent
+        e.timestamp = ts
+        e.index = -1
+        e.line = n
+        e.aux = kind
+        e._pending = None
+        e.text = text
+        e.data = {"type": "custom_message", "customType": kind, "content": text, "display": True, "details": None,
+                  "id": eid, "parentId": parent, "timestamp": ts}
+        out.append(e)
     return out

@@ -7,6 +7,7 @@ importing the loom adapters; anything else goes through ``formats.detect.open_an
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from loomtui.formats import ocp_split
 from loomtui.session.manager import SessionManager
@@ -24,3 +25,23 @@ def open_session(path: str, split: SplitParse | None = None, tree_id: str | None
     from loomtui.formats.detect import open_any
 
     return open_any(path, tree_id=tree_id)
+
+
+class FirstRows(NamedTuple):
+    """A session's first rows, made before the whole of it: what can be painted meanwhile."""
+
+    manager: SessionManager  # the first rows, then rows that only shape their layout
+    shown: int  # how many of its rows are the session's own first rows (the rest are not drawn)
+    total: int  # the rows of the whole session
+
+
+def first_rows(path: str) -> FirstRows | None:
+    """The first rows of the session at ``path`` when a helper started before the app makes
+    them ahead of the whole (a big OCP run: ``ocp_split.first_screen``), waiting for them;
+    None when there is no such helper. ``open_session`` then reads the whole as usual."""
+    first = ocp_split.first_screen(path)
+    if first is None:
+        return None
+    from loomtui.formats.ocp import first_screen_session
+
+    return FirstRows(first_screen_session(path, first.rows, first.timestamp), first.shown, first.total)

@@ -15,7 +15,7 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 
 #: how often ``child_output`` calls its ``poll`` while it waits
@@ -42,12 +42,14 @@ LENGTH_BYTES = 8
 _exiting: list[int] = []
 
 
-def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None = None) -> tuple[int, int]:
+def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None = None,
+                first: Sequence[Callable[[], bytes]] = ()) -> tuple[int, int]:
     """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on).
     The child sends the answer as one message (its length, then its bytes); ``then``, when
     given, is made after that and sent as a second message (``ForkedChild.output`` with
     ``keep=True``, then ``ForkedChild.then``): work the caller wants soon, but not before the
-    answer. The child closes the pipe before it exits."""
+    answer. ``first``: messages made and sent before the answer, in order (``ForkedChild.early``):
+    parts of it wanted sooner than the whole. The child closes the pipe before it exits."""
     reap_finished()
     read_fd, write_fd = os.pipe()
     _widen(write_fd)
@@ -56,6 +58,8 @@ def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None =
         code = 1
         try:
             os.close(read_fd)
+            for part in first:
+                _send(write_fd, part())
             _send(write_fd, produce())
             if then is not None:
                 _send(write_fd, then())
@@ -177,9 +181,10 @@ class ForkedChild:
     second message if it sends one (``then``), or it is stopped (``cancel``); the readers of a
     big file's second part build on it."""
 
-    def __init__(self, pid: int, read_fd: int) -> None:
+    def __init__(self, pid: int, read_fd: int, early: int = 0) -> None:
         self._pid = pid
         self._read_fd: int | None = read_fd
+        self._early = early  # messages that come before the answer (``start_child(first=…)``)
         self._second: int | None = None  # the pipe, kept for the second message
         self._taking = threading.Lock()  # ``then`` and ``cancel`` may come from two threads
         self._answering = False  # ``output`` is waiting for the answer (``abort`` ends the child)
@@ -188,6 +193,9 @@ class ForkedChild:
                keep: bool = False) -> bytes | None:
         """Wait for the child and take its answer (``child_output``); None when it failed or
         was taken or stopped already. ``keep``: the child sends a second message (``then``)."""
+        while self._early:  # not asked for: skipped
+            if self.early() is None:
+                return None
         fd = self._read_fd
         if fd is None:
             return None
@@ -199,6 +207,25 @@ class ForkedChild:
             self._answering = False
         if keep and data is not None:
             self._second = fd
+        return data
+
+    def early(self, idle: Iterator[None] | None = None) -> bytes | None:
+        """The child's next message before its answer (``start_child(first=…)``), waiting for it
+        (doing ``idle``'s steps meanwhile, as ``child_output`` does); each once, in order, before
+        ``output``. None when there is none left or the child failed (it is then ended)."""
+        fd = self._read_fd
+        if not self._early or fd is None:
+            return None
+        self._early -= 1
+        self._answering = True
+        data = None
+        try:
+            data = _message(fd, None, idle)
+        finally:
+            self._answering = False
+            if data is None:
+                self._read_fd = None
+                finish(self._pid, fd, whole=False)
         return data
 
     def then(self) -> bytes | None:

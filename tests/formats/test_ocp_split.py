@@ -94,8 +94,9 @@ def snapshot(sm: Any) -> dict[str, Any]:
             "filters": filters, "name": sm.get_session_name(), "header": sm.header, "totals": totals}
 
 
-#: the run's fields that may hold totals made while the child worked (``ocp_split._totals_steps``,
-#: as far as the wait allowed) before any row is read; compared once the rows made theirs
+#: the run's fields that may hold totals made before the rows are read (the run's total, made
+#: before the fork: ``ocp_split._early_total``) or made as rows are read; compared once the
+#: rows made theirs
 TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot", "run_timing", "timing_later")
 
 
@@ -205,7 +206,10 @@ def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tm
     assert snapshot(open_any(str(path))) == here
 
 
-def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("part", ["_packed_run", "_rest_rows"])
+def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             part: str) -> None:
+    """The child fails while it packs the run placed, or its rows (after the first screen)."""
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(bad_documents()["mixed"]))
     here = snapshot(open_any(str(path)))
@@ -213,7 +217,7 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
     def fails(*_: Any) -> bytes:
         raise RuntimeError("the child fails")
 
-    monkeypatch.setattr(ocp_split, "_place_in_child", fails)
+    monkeypatch.setattr(ocp_split, part, fails)
     used: list[bool] = []
     placed_run = ocp_split.placed_run
 
@@ -228,42 +232,31 @@ def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, mon
     assert used == [False]
 
 
-def test_the_totals_made_while_the_child_works_are_the_rows_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A slow child leaves time for the run's and every group's totals; they are taken, and
-    they are what the rows would have made (in another order: ``totals_from`` sums exactly)."""
-    import time
-
+def test_the_run_total_made_before_the_fork_is_the_rows_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's total is made from every attempt's facts before the fork (the first screen
+    shows it); it is taken, and it is what the run's row would have made (in another order:
+    ``totals_from`` sums exactly)."""
     path = tmp_path / "run.ocp.json"
     doc = generated()
     path.write_bytes(orjson.dumps(doc))
-    place = ocp_split._place_in_child
-
-    def slow(*args: Any) -> bytes:
-        time.sleep(1.0)
-        return place(*args)
-
-    monkeypatch.setattr(ocp_split, "_place_in_child", slow)
     sm, used = open_with_child(path, "dag", monkeypatch)
     run = ocp.ocp_run(sm)
     assert used and run is not None
-    early = (run.run_tot, dict(run.group_tot))
-    assert early[0] is not None and set(early[1]) == {g for g in run.groups if run.group_members.get(g)}
-    run.run_tot, run.group_tot = None, {}
-    assert early == (T.run_totals(run), {gid: T.group_totals(run, gid)[1] for gid in early[1]})
+    early = run.run_tot
+    assert early is not None
+    run.run_tot = None
+    assert early == T.run_totals(run)
 
 
 def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """A duplicate attempt is dropped by the run, not by the totals made in document order:
-    those are left unmade, and the rows make their own."""
-    import time
-
+    """A duplicate attempt is dropped by the run, not by the total made in document order
+    before the fork: it is not taken (by the child's first screen either), and the rows make
+    their own."""
     path = tmp_path / "run.ocp.json"
     doc = generated()
     doc["attempts"].append(dict(doc["attempts"][0]))
     path.write_bytes(orjson.dumps(doc))
-    place = ocp_split._place_in_child
-    monkeypatch.setattr(ocp_split, "_place_in_child", lambda *a: (time.sleep(1.0), place(*a))[1])
     here = snapshot(open_any(str(path)))
     sm, used = open_with_child(path, "dag", monkeypatch)
     run = ocp.ocp_run(sm)

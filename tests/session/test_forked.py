@@ -154,3 +154,28 @@ def test_abort_from_another_thread_ends_a_wait_at_once() -> None:
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # ended and reaped
     child.abort()  # later calls are no-ops
+
+
+@needs_fork
+def test_first_messages_come_before_the_answer_and_are_skipped_when_not_asked_for() -> None:
+    """``first``: sent before the answer, in order, each taken with ``early`` (once); ``output``
+    then takes the answer, skipping those nobody asked for."""
+    done: list[int] = []
+    child = ForkedChild(*start_child(lambda: b"answer", then=lambda: b"then",
+                                     first=[lambda: b"f" * 3_000_000, lambda: b""]), early=2)
+    assert child.early(idle=iter(lambda: done.append(1), 0)) == b"f" * 3_000_000
+    assert child.early() == b""
+    assert child.early() is None
+    assert child.output(keep=True) == b"answer" and child.then() == b"then"
+    skipped = ForkedChild(*start_child(lambda: b"answer", first=[lambda: b"one", lambda: b"two"]), early=2)
+    assert skipped.early() == b"one"
+    assert skipped.output() == b"answer" and skipped.early() is None
+
+    def fails() -> bytes:
+        raise ValueError("in the child")
+
+    failing = ForkedChild(*start_child(lambda: b"answer", first=[fails]), early=1)
+    pid = failing._pid
+    assert failing.early() is None and failing.output() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped

@@ -175,7 +175,7 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         model = controller.model
         tree = self.tree
         tree.loading = False
-        self.remove_class("-loading")
+        self.remove_class("-loading", "-first-rows")
         self.query_one(LoadProgress).stop()
         model.page_size = self._page_size()
         if self.select_id is not None:

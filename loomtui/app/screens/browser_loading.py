@@ -14,12 +14,13 @@ from textual.worker import get_current_worker
 from loomtui.app.screens.dialogs import ErrorScreen
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
-from loomtui.formats.opening import open_session
+from loomtui.formats.opening import FirstRows, first_rows, open_session
 from loomtui.session import indexcache
 from loomtui.session.errors import LoomError, SessionFormatError
 from loomtui.session.split import SplitParse
 from loomtui.view import flatcache
 from loomtui.view.controller import SessionController
+from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -83,6 +84,11 @@ class BrowserLoading(_Base):
             if split is not None:
                 split.cancel()
             raise LoadCancelled()
+        if split is None and self.initial_filter == "default" and self.select_id is None:
+            first = first_rows(self.path)  # a big OCP run: its first screen comes first
+            if first is not None and not (self._abandoned or worker.is_cancelled):
+                model = TreeModel(first.manager, page_size=self._page_size())
+                self.app.call_from_thread(self._paint_first_rows, model, first)
         try:
             manager = open_session(self.path, split, progress=report)
         finally:
@@ -91,6 +97,16 @@ class BrowserLoading(_Base):
             raise LoadCancelled()
         progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
         return self._controller(manager)
+
+    def _paint_first_rows(self, model: TreeModel, first: FirstRows) -> None:
+        """The session's first rows, drawn while the whole is still being made (they are laid
+        out as they will be; nothing responds to keys until the whole is installed)."""
+        if self.controller is not None or self._abandoned:
+            return
+        self.add_class("-first-rows")
+        self.query_one(LoadProgress).stop()
+        self.query_one(FilterBar).show(f"Opening {self.path}: {first.total:,} rows…", self.initial_filter, "", False)
+        self.tree.show_first_rows(model, first.shown)
 
     @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
     def _warm_search(self) -> None:

@@ -103,6 +103,9 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         super().__init__(id=id)
         self.model = model
         self._last_selected = -1
+        #: a session's first rows shown before the whole (``show_first_rows``): rows from this
+        #: one on are not drawn, and clicks do nothing; None once the whole is shown
+        self.first_rows: int | None = None
 
     # setup ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -124,8 +127,15 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         return self.role_style("selectedBg")
 
     def set_model(self, model: TreeModel) -> None:
+        self.first_rows = None
         self.model = model
         self.model_changed(center=True)
+
+    def show_first_rows(self, model: TreeModel, shown: int) -> None:
+        """Draw the first ``shown`` rows of ``model`` (a session's first screen, made before the
+        whole of it: ``formats.opening.first_rows``) until ``set_model`` gives the whole."""
+        self.set_model(model)
+        self.first_rows = shown
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None:
@@ -286,7 +296,7 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
 
     # mouse ---------------------------------------------------------------------------------
     def on_click(self, event: events.Click) -> None:
-        if self.model is None or not len(self.model):
+        if self.model is None or not len(self.model) or self.first_rows is not None:
             return
         offset = event.get_content_offset(self)
         if offset is None:
@@ -312,7 +322,7 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         if model is not None and not len(model) and row == 0 and width > 0:
             empty = "  No entries found" if (model.query or len(model.index.entries)) else "  No entries in this session"
             return Strip([Segment(empty, self.role_style("muted"))]).adjust_cell_length(width)
-        if model is None or row >= len(model) or width <= 0:
+        if model is None or row >= len(model) or width <= 0 or (self.first_rows is not None and row >= self.first_rows):
             return Strip.blank(max(0, width))
         selected = row == model.selected
         try:
