@@ -274,7 +274,7 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
         return None
     placed = None
     try:  # the run while the child lists the rows, then the rows
-        part = split.run_part()  # read at once: a message bigger than the pipe holds stops the child
+        part = split.run_part()
         for _ in split.by_id:  # what the wait for the first screen left
             pass
         version, got_view, packed = marshal.loads(part) if part else (None, None, ())

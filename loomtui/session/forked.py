@@ -6,7 +6,9 @@ big tree (``commands._output``). The child never runs cleanup code (``os._exit``
 in it shows as ``None`` here and the caller does the work itself. Each message the child sends
 starts with its length, so a whole answer is known by its last byte, without waiting for the
 child to exit (an exiting process first lets go of its memory, which takes milliseconds); a
-child that answered is reaped later (``reap_finished``).
+child that answered is reaped later (``reap_finished``). The child writes its messages from a
+thread of its own, so a message bigger than the pipe holds does not stop it while the reader
+is busy elsewhere.
 """
 
 from __future__ import annotations
@@ -56,21 +58,60 @@ def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None =
     pid = os.fork()
     if pid == 0:
         code = 1
+        writer = None
         try:
             os.close(read_fd)
+            writer = _Writer(write_fd)
             for part in first:
-                _send(write_fd, part())
-            _send(write_fd, produce())
+                writer.send(part())
+            writer.send(produce())
             if then is not None:
-                _send(write_fd, then())
-            os.close(write_fd)  # the reader has it all now, before this process's memory is let go
+                writer.send(then())
             code = 0
         except BaseException:
             pass
         finally:
+            try:  # what was made is sent (a part that failed is missing: the reader sees the end)
+                if writer is not None:
+                    writer.close()  # the reader has it all now, before this process's memory is let go
+            except BaseException:
+                code = 1
             os._exit(code)
     os.close(write_fd)
     return pid, read_fd
+
+
+class _Writer:
+    """In the child: its messages written to the pipe, in order, by a thread of their own, so
+    the child goes on with the next while the reader is busy (a message bigger than the pipe
+    holds would otherwise stop it until the reader takes it)."""
+
+    def __init__(self, fd: int) -> None:
+        import queue
+
+        self.fd = fd
+        self.queue: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self.failed = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            while (data := self.queue.get()) is not None:
+                _send(self.fd, data)
+        except OSError:  # the reader went away
+            self.failed = True
+
+    def send(self, data: bytes) -> None:
+        self.queue.put(data)
+
+    def close(self) -> None:
+        """Wait until every message is written, then close the pipe (raises if one was not)."""
+        self.queue.put(None)
+        self.thread.join()
+        os.close(self.fd)
+        if self.failed:
+            raise OSError("the reader went away")
 
 
 def _send(fd: int, data: bytes) -> None:

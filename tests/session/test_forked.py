@@ -179,3 +179,14 @@ def test_first_messages_come_before_the_answer_and_are_skipped_when_not_asked_fo
     assert failing.early() is None and failing.output() is None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # ended and reaped
+
+
+@needs_fork
+def test_a_message_bigger_than_the_pipe_does_not_stop_the_child_while_nobody_reads() -> None:
+    """The child writes from a thread: it makes its answer while its first message (more than
+    the pipe holds) waits for a reader busy elsewhere."""
+    child = ForkedChild(*start_child(lambda: repr(time.time()).encode(), first=[lambda: b"x" * 5_000_000]), early=1)
+    time.sleep(0.5)  # the reader is busy
+    reading = time.time()
+    assert child.early() == b"x" * 5_000_000
+    assert float(child.output() or b"inf") < reading
