@@ -311,6 +311,7 @@ def _child_work(doc: dict[str, Any], path: str, view: str, first_rows: int, fact
     def run_part() -> bytes:
         if not placed:  # the first screen failed: placed anew
             placed[:] = [*_placed(doc, path, view, facts, total), []]
+        placed[1].finish()  # every retry placed, before the run is sent
         return marshal.dumps((_PAYLOAD_VERSION, view, _packed_run(doc, placed[0])), 2)
 
     def rows() -> bytes:
@@ -366,6 +367,7 @@ def _rest_rows(view: str, placed: list[Any]) -> bytes:
 
     run, walk, order = placed
     order += walk
+    walk.finish()
     if len(order) < walk.count:
         order += lost_rows(walk, {r[0] for r in order})
     placed[:] = [run]

@@ -222,22 +222,24 @@ def place_lineage(run: "OcpRun", order: list[str]) -> None:
         run.placed_under.setdefault(nid, RUN_ID)
 
 
-def place_retries(run: "OcpRun") -> None:
-    """``run.retries``: an attempt whose cause.ref names an earlier attempt at its node."""
-    attempts = run.attempts
-    for aids in run.attempts_of.values():
-        earlier: set[str] = set()
-        for aid in aids:
-            cause = attempts[aid].get("cause")
-            ref = cause.get("ref") if type(cause) is dict else None
-            if isinstance(ref, str) and ref:
-                if ref in earlier:
-                    run.retries[aid] = ref
-                elif ref not in attempts:
-                    run.note(f"attempt {aid}: cause.ref {ref!r} names no attempt")
-                elif attempts[ref].get("node") == attempts[aid].get("node"):
-                    run.note(f"attempt {aid}: cause.ref {ref!r} is not an earlier attempt at its node")
-            earlier.add(aid)
+def node_retries(run: "OcpRun", aids: list[str]) -> list[str]:
+    """``run.retries`` for one node's attempts: an attempt whose cause.ref names an earlier
+    attempt at its node; the notes on the refs that do not (``RowWalk.finish`` adds them)."""
+    attempts, retries = run.attempts, run.retries
+    notes: list[str] = []
+    earlier: set[str] = set()
+    for aid in aids:
+        cause = attempts[aid].get("cause")
+        ref = cause.get("ref") if type(cause) is dict else None
+        if isinstance(ref, str) and ref:
+            if ref in earlier:
+                retries[aid] = ref
+            elif ref not in attempts:
+                notes.append(f"attempt {aid}: cause.ref {ref!r} names no attempt")
+            elif attempts[ref].get("node") == attempts[aid].get("node"):
+                notes.append(f"attempt {aid}: cause.ref {ref!r} is not an earlier attempt at its node")
+        earlier.add(aid)
+    return notes
 
 
 # the rows --------------------------------------------------------------------------------------
@@ -285,6 +287,10 @@ class RowWalk:
         self.launched = {p for p in nodes_under if p.startswith("a:")}
         #: an attempt's row -> the retries hanging under it when they are not in a block
         self.below_attempt: dict[str, list[Row]] = {}
+        #: node id (the run's own attempts: "") -> the notes on its retries, once they are
+        #: placed (``node_retries``: a node's when the walk reaches it, the others' in ``finish``)
+        self.retried: dict[str, list[str]] = {}
+        self.finished = False
         #: how many rows the run has (``row_order`` checks that the walk reached them all)
         self.count = (1 + sum(map(len, groups.values())) + len(self.missing) + len(order)
                       + sum(map(len, run.attempts_of.values())))
@@ -292,9 +298,26 @@ class RowWalk:
         self.stack: list[Row] = [top]
         self._rows = self._walk()
 
-    def _attempts(self, owner: str, aids: list[str]) -> tuple[list[Row], list[Row]]:
+    def finish(self) -> None:
+        """Place the retries of the nodes the walk has not reached yet (every retry is then in
+        ``run.retries``) and note the refs that are no retries, node by node in the run's
+        order, whichever were reached first. Once."""
+        if self.finished:
+            return
+        self.finished = True
+        run, retried = self.run, self.retried
+        for nid, aids in run.attempts_of.items():
+            notes = retried.get(nid)
+            if notes is None:
+                notes = node_retries(run, aids)
+            for note in notes:
+                run.note(note)
+
+    def _attempts(self, owner: str, nid: str, aids: list[str]) -> tuple[list[Row], list[Row]]:
         """(block, own): the rows of ``owner``'s attempts as one block in pre-order, or those
         hanging right under ``owner`` (the others are put under their attempts)."""
+        if nid not in self.retried and not self.finished:
+            self.retried[nid] = node_retries(self.run, aids)
         retries, below, launched = self.run.retries, self.below_attempt, self.launched
         rows: list[Row] = []
         ordered = owner != RUN_ID  # the run's own attempts always go one by one
@@ -347,7 +370,7 @@ class RowWalk:
                 kids = nodes_under.get(eid, empty)
                 aids = attempts_of.get(row[4])
                 if aids:
-                    block, own = self._attempts(eid, aids)
+                    block, own = self._attempts(eid, row[4], aids)
                     if kids:
                         extend(reversed(kids))
                     if block:
@@ -361,7 +384,7 @@ class RowWalk:
                 kids = groups.get(eid, empty) + self.missing
                 aids = attempts_of.get("")
                 if aids:
-                    kids += self._attempts(RUN_ID, aids)[1]
+                    kids += self._attempts(RUN_ID, "", aids)[1]
                 kids += nodes_under.get(eid, empty)
             if kids:
                 extend(reversed(kids))
@@ -384,14 +407,15 @@ def row_order(run: "OcpRun") -> list[Row]:
     pre-order: every parent before its children."""
     walk = RowWalk(run, place(run))
     out = list(walk)
+    walk.finish()
     if len(out) < walk.count:  # rows on a loop, only through a bug: under the run, never lost
         out += lost_rows(walk, {r[0] for r in out})
     return out
 
 
 def place(run: "OcpRun") -> list[str]:
-    """Place every node (``place_dag`` or ``place_lineage``) and retry (``place_retries``);
-    the nodes in the order they are listed under their parents."""
+    """Place every node (``place_dag`` or ``place_lineage``; the retries are placed by the walk,
+    ``RowWalk``); the nodes in the order they are listed under their parents."""
     from loomtui.formats.ocp import topo_order
 
     order = topo_order(run) if run.view == "dag" else list(run.node_order)
@@ -399,7 +423,6 @@ def place(run: "OcpRun") -> list[str]:
         place_dag(run, order)
     else:
         place_lineage(run, order)
-    place_retries(run)
     return order
 
 
