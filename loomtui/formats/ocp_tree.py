@@ -469,7 +469,11 @@ def make_rows(run: "OcpRun", order: Iterable[Row]) -> list[Entry]:
     in that order (pi sorts siblings by time, ties in file order). Every slot of each row is
     set here (the rest are ``RowEntry``'s class attributes; ``text`` and ``data`` are written
     with the row), in one loop: a 60k-row run makes 60k of them while it opens."""
-    ts = rows_timestamp(run)
+    return _skeletons(run, order, rows_timestamp(run))
+
+
+def _skeletons(run: "OcpRun | None", order: Iterable[Row], ts: str) -> list[Entry]:
+    """``make_rows``'s loop: each row's text is made by its maker when first read."""
     out: list[Entry] = []
     append, new = out.append, _NEW
     for n, (eid, parent, kind, make, rid) in enumerate(order, start=1):
@@ -493,18 +497,11 @@ def rows_timestamp(run: "OcpRun") -> str:
 def made_rows(rows: Iterable[tuple[str, "str | None", str, str]], ts: str) -> list[Entry]:
     """Rows whose texts were made already (entry id, parent id, kind, text), as ``make_rows``
     makes them: a run's first screen made by the process that placed it."""
-    out: list[Entry] = []
-    for n, (eid, parent, kind, text) in enumerate(rows, start=1):
-        e = _NEW(RowEntry)
-        e.id = eid
-        e.parent_id = parent
-        e.timestamp = ts
-        e.index = -1
-        e.line = n
-        e.aux = kind
-        e._pending = None
+    rows = list(rows)
+    out = _skeletons(None, [(eid, parent, kind, None, "") for eid, parent, kind, _text in rows], ts)  # type: ignore[misc]
+    for e, (eid, parent, kind, text) in zip(out, rows):
+        e._pending = None  # type: ignore[attr-defined]
         e.text = text
         e.data = {"type": "custom_message", "customType": kind, "content": text, "display": True, "details": None,
                   "id": eid, "parentId": parent, "timestamp": ts}
-        out.append(e)
     return out
