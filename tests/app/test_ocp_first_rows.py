@@ -62,7 +62,8 @@ async def test_the_first_rows_are_the_whole_runs_and_keys_wait_for_the_whole(slo
         await pilot.pause()
         early = tree_lines(screen)
         assert early[0].startswith("› • [run]: bench-") and all(early)  # the screen is full
-        assert "1,921 rows…" in screen_text(pilot.app).splitlines()[0]
+        top = screen_text(pilot.app).splitlines()
+        assert "1,921 rows…" in top[0] and "default" in top[1] and "failed" not in top[1]
         await pilot.press("down", "down")  # nothing to move yet
         await pilot.click("#tree", offset=(5, 3))
         screen = await browser(pilot)
@@ -70,6 +71,7 @@ async def test_the_first_rows_are_the_whole_runs_and_keys_wait_for_the_whole(slo
         assert screen.tree.first_rows is None and not screen.has_class("-first-rows")
         assert screen.model is not None and screen.model.selected == 0  # the leaf: the run
         assert tree_lines(screen) == early  # the same lines, at the same width
+        assert "failed" in screen_text(pilot.app).splitlines()[1]  # the run's own filters now
         await pilot.press("down")
         assert screen.model.selected == 1
 

@@ -105,7 +105,8 @@ class BrowserLoading(_Base):
             return
         self.add_class("-first-rows")
         self.query_one(LoadProgress).stop()
-        self.query_one(FilterBar).show(f"Opening {self.path}: {first.total:,} rows…", self.initial_filter, "", False)
+        self.query_one(FilterBar).show(f"Opening {self.path}: {first.total:,} rows…", self.initial_filter, "", False,
+                                       modes=(self.initial_filter,))  # the others once the whole is there
         self.tree.show_first_rows(model, first.shown)
 
     @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
