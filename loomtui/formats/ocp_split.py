@@ -43,7 +43,7 @@ from loomtui.session.forked import ForkedChild, can_fork, start_child
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp import OcpRun
-    from loomtui.formats.ocp_tree import Row
+    from loomtui.formats.ocp_tree import Row, RowWalk
 
 #: smaller runs open fast enough in one process
 MIN_BYTES = 4 << 20
@@ -92,20 +92,18 @@ class OcpSplit(ForkedChild):
         #: made before the fork for both processes (``_facts``, ``_early_total``)
         self.facts = facts
         self.total = total
-        self.screen_taken = False  # the first screen (``first_screen``): the first message
         #: the records by id, made while this process waits for the child (``_by_id``)
         self.ready: dict[str, Any] = {}
         self.by_id = _by_id(parsed.doc, self.ready)
         super().__init__(pid, read_fd, early=2)
 
-    def run_part(self) -> bytes | None:
-        """The second message: the run placed (``_packed_run``); the first screen is skipped
-        when nobody took it."""
-        if not self.screen_taken:
-            self.screen_taken = True
+    def run_part(self) -> Any | None:
+        """The second message: the run placed (``_packed_run``, unpacked); the first screen is
+        skipped when nobody took it."""
+        while self.early_left > 1:
             if self.early() is None:
                 return None
-        return self.early()
+        return _unpacked(self.early(), self.view)
 
     @classmethod
     def start(cls, path: str, view: str = "dag", min_bytes: int = MIN_BYTES,
@@ -131,7 +129,7 @@ class OcpSplit(ForkedChild):
         finally:
             gc.enable()
         try:
-            first, rows, timing = _child_work(parsed.doc, path, view, first_rows, facts, total)
+            first, rows, timing = _Child(parsed.doc, path, view, first_rows, facts, total).messages()
             pid, read_fd = start_child(rows, then=timing, first=first)
         except OSError:
             return None
@@ -150,18 +148,20 @@ class OcpSplit(ForkedChild):
         except (OSError, EOFError, ValueError, TypeError):
             return None
 
-    def collect(self, idle: Iterator[None] | None = None) -> Any | None:
-        """Wait for the child (doing ``idle``'s steps meanwhile, ``forked.child_output``); its
-        payload (unpacked by marshal), or None when it failed."""
-        data = self.output(idle=idle, keep=True)  # the run's timing follows
-        if data is None:
-            return None
-        try:
-            payload = marshal.loads(data)
-        except (EOFError, ValueError, TypeError):
-            return None
-        return payload if isinstance(payload, tuple) and payload and payload[0] == _PAYLOAD_VERSION else None
+    def collect(self) -> Any | None:
+        """Wait for the child's answer, the rows (unpacked), or None when it failed."""
+        return _unpacked(self.output(keep=True), self.view)  # the run's timing follows
 
+
+def _unpacked(data: bytes | None, view: str) -> Any | None:
+    """What one of the child's messages holds (``_Child``), when it is whole and for ``view``."""
+    if not data:
+        return None
+    try:
+        version, got_view, body = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return body if version == _PAYLOAD_VERSION and got_view == view else None
 
 
 def looks_like_ocp_start(head: bytes) -> bool:
@@ -238,25 +238,20 @@ class FirstScreen(NamedTuple):
 
 def first_screen(path: str, view: str = "dag") -> FirstScreen | None:
     """The first screen of the run the child started for ``path`` is placing (waiting for it
-    while this process makes its share, ``OcpSplit.work``), when the file is still the one it
+    while this process makes the records by id, ``_by_id``), when the file is still the one it
     read; None otherwise or when the child could not make it. Taken once; the rest comes
     from ``placed_run`` as usual."""
     split = _started.get(os.path.abspath(path)) if _started else None
-    if split is None or split.view != view or parsed_before(path) is None:
+    if split is None or split.view != view or split.early_left < 2 or parsed_before(path) is None:
         return None
-    if split.screen_taken:
-        return None
-    split.screen_taken = True
-    data = split.early(idle=split.by_id)
-    if not data:
-        return None
+    body = _unpacked(split.early(idle=split.by_id), view)
     try:
-        version, got_view, rows, shown, count, ts = marshal.loads(data)
-    except (EOFError, ValueError, TypeError):
+        first = FirstScreen(*body) if body is not None else None
+    except TypeError:
         return None
-    if version != _PAYLOAD_VERSION or got_view != view or not 0 < shown <= len(rows):
+    if first is None:
         return None
-    return FirstScreen(rows, shown, count, ts)
+    return first if 0 < first.shown <= len(first.rows) else None
 
 
 def placed_run(doc: dict[str, Any], path: str, view: str,
@@ -274,16 +269,15 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
         return None
     placed = None
     try:  # the run while the child lists the rows, then the rows
-        part = split.run_part()
+        packed = split.run_part()
         for _ in split.by_id:  # what the wait for the first screen left
             pass
-        version, got_view, packed = marshal.loads(part) if part else (None, None, ())
-        if version == _PAYLOAD_VERSION and got_view == view and isinstance(packed, tuple):
+        if packed is not None:
             run = _rebuilt(doc, path, view, packed, split.facts, split.total, split.ready)
-            payload = split.collect()
-            if payload is not None and payload[1] == view:
-                placed = _rows(run, payload[2])
-    except (KeyError, IndexError, TypeError, ValueError, EOFError):  # not this document's
+            rows = split.collect()
+            if rows is not None:
+                placed = _rows(run, rows)
+    except (KeyError, IndexError, TypeError, ValueError):  # not this document's
         placed = None
     if placed is None:
         split.cancel()
@@ -296,89 +290,76 @@ def placed_run(doc: dict[str, Any], path: str, view: str,
 
 
 # the child ------------------------------------------------------------------------------------
-def _child_work(doc: dict[str, Any], path: str, view: str, first_rows: int, facts: list[Any],
-                total: Any) -> tuple[list[Callable[[], bytes]], Callable[[], bytes], Callable[[], bytes]]:
-    """What the child sends, in order: the run's first screen (``_first_screen``: the app
-    paints it at once), the run placed (``_run_part``: the app rebuilds it while the rest of
-    the rows are listed), the rows (``_rest_rows``, the answer), then the run's timing (the
-    run's detail shows it right after the whole run is drawn, and reading 100k ISO times
-    would delay that detail in the app)."""
-    placed: list[Any] = []  # the run, its walk and the rows taken from it, once placed
+class _Child:
+    """What the child sends, in order (``messages``): the run's first screen (``first``: the
+    app paints it at once), the run placed (``run_part``: the app rebuilds it while the rest of
+    the rows are listed), the rows (``rows``, the answer), then the run's timing (``timing``:
+    the run's detail shows it right after the whole run is drawn, and reading 100k ISO times
+    would delay that detail in the app). Each goes on from what the one before placed."""
 
-    def first() -> bytes:
-        return _first_screen(doc, path, view, first_rows, facts, total, placed)
+    def __init__(self, doc: dict[str, Any], path: str | None, view: str, first_rows: int, facts: list[Any],
+                 total: Any) -> None:
+        self.doc, self.path, self.view, self.first_rows = doc, path, view, first_rows
+        self.facts, self.total = facts, total
+        self.run: OcpRun | None = None
+        self.walk: RowWalk | None = None
+        self.taken: list[Row] = []  # the rows taken from the walk so far
 
-    def run_part() -> bytes:
-        if not placed:  # the first screen failed: placed anew
-            placed[:] = [*_placed(doc, path, view, facts, total), []]
-        placed[1].finish()  # every retry placed, before the run is sent
-        return marshal.dumps((_PAYLOAD_VERSION, view, _packed_run(doc, placed[0])), 2)
+    def messages(self) -> tuple[list[Callable[[], bytes]], Callable[[], bytes], Callable[[], bytes]]:
+        """``forked.start_child``'s ``first``, answer and ``then``."""
+        return [self.first, self.run_part], self.rows, self.timing
 
-    def rows() -> bytes:
-        return _rest_rows(view, placed)
+    def place(self) -> tuple[OcpRun, RowWalk]:
+        """The run read (with the attempts' facts and the run's total made before the fork, when
+        they are its own), checked and placed, and the walk of its rows begun."""
+        import gc
 
-    def timing() -> bytes:
+        from loomtui.formats import ocp, ocp_check
+        from loomtui.formats.ocp_tree import RowWalk, place
+
+        gc.disable()  # a short-lived process that frees nothing
+        run = ocp.read_run(self.doc, self.path, self.view, lazy_facts=True)
+        _take_early(self.doc, run, self.facts, self.total)  # else the facts are made as asked for
+        ocp_check.attach_findings(run)
+        self.run, self.walk, self.taken = run, RowWalk(run, place(run)), []
+        return self.run, self.walk
+
+    def first(self) -> bytes:
+        """The first ``first_rows`` rows with their texts, then the rows their layout depends
+        on (``ocp_tree.first_screen``); empty bytes when anything fails (``run_part`` then
+        places the run anew)."""
+        from loomtui.formats.ocp_tree import first_screen, rows_timestamp
+
+        try:
+            run, walk = self.place()
+            shown, taken, pending = first_screen(walk, self.first_rows)
+            rows = [(eid, parent, kind, make(run, rid)["content"]) for eid, parent, kind, make, rid in shown]
+            rows += [(eid, parent, kind, "") for eid, parent, kind, _make, _rid in taken[len(shown) :] + pending]
+            data = marshal.dumps((_PAYLOAD_VERSION, self.view, (rows, len(shown), walk.count, rows_timestamp(run))),
+                                 2)
+        except Exception:
+            self.run = self.walk = None
+            return b""
+        self.taken = taken
+        return data
+
+    def run_part(self) -> bytes:
+        """The run placed, every retry included (``_packed_run``)."""
+        run, walk = (self.run, self.walk) if self.run is not None and self.walk is not None else self.place()
+        walk.finish()
+        return marshal.dumps((_PAYLOAD_VERSION, self.view, _packed_run(self.doc, run)), 2)
+
+    def rows(self) -> bytes:
+        """Every row: those taken for the first screen, then the rest of the walk."""
+        assert self.walk is not None
+        return marshal.dumps((_PAYLOAD_VERSION, self.view, _packed_rows(self.walk.rows_after(self.taken))), 2)
+
+    def timing(self) -> bytes:
         from loomtui.formats.ocp_text import run_timing
 
-        t = run_timing(placed[0])
+        assert self.run is not None
+        t = run_timing(self.run)
         return marshal.dumps((t.first_start, t.last_end, t.agent_seconds), 2)
-
-    return [first, run_part], rows, timing
-
-
-def _placed(doc: dict[str, Any], path: str, view: str, facts: list[Any], total: Any) -> tuple[OcpRun, Any]:
-    """In the child: the run read, checked and placed (with the attempts' facts and the run's
-    total made before the fork, when they are its own), and the walk of its rows begun."""
-    import gc
-
-    from loomtui.formats import ocp, ocp_check
-    from loomtui.formats.ocp_tree import RowWalk, place
-
-    gc.disable()  # a short-lived process that frees nothing
-    run = ocp.read_run(doc, path, view, lazy_facts=True)
-    _take_early(doc, run, facts, total)  # else the facts are made as asked for
-    ocp_check.attach_findings(run)
-    return run, RowWalk(run, place(run))
-
-
-def _first_screen(doc: dict[str, Any], path: str, view: str, first_rows: int, facts: list[Any],
-                  total: Any, out: list[Any]) -> bytes:
-    """In the child: place the run (``_placed``) and pack its first ``first_rows`` rows with
-    their texts (``ocp_tree.first_screen``); ``out`` gets the run, the walk and the rows taken
-    from it. Empty bytes when anything fails (the run is then placed anew for the rest)."""
-    from loomtui.formats.ocp_tree import first_screen
-
-    try:
-        run, walk = _placed(doc, path, view, facts, total)
-        shown, taken, pending = first_screen(walk, first_rows)
-        rows = [(eid, parent, kind, make(run, rid)["content"]) for eid, parent, kind, make, rid in shown]
-        rows += [(eid, parent, kind, "") for eid, parent, kind, _make, _rid in taken[len(shown) :] + pending]
-        data = marshal.dumps((_PAYLOAD_VERSION, view, rows, len(shown), walk.count, _timestamp(run)), 2)
-    except Exception:
-        return b""
-    out[:] = [run, walk, taken]
-    return data
-
-
-def _rest_rows(view: str, placed: list[Any]) -> bytes:
-    """In the child: every row (those taken for the first screen, then the rest of the walk),
-    packed; ``placed`` keeps the run alone."""
-    from loomtui.formats.ocp_tree import lost_rows
-
-    run, walk, order = placed
-    order += walk
-    walk.finish()
-    if len(order) < walk.count:
-        order += lost_rows(walk, {r[0] for r in order})
-    placed[:] = [run]
-    return marshal.dumps((_PAYLOAD_VERSION, view, _packed_rows(order)), 2)
-
-
-def _timestamp(run: OcpRun) -> str:
-    """The one timestamp every row has (``ocp_tree.make_rows``)."""
-    from loomtui.formats.ocp_tree import rows_timestamp
-
-    return rows_timestamp(run)
 
 
 def _document(data: bytes, path: str) -> Any:
@@ -430,7 +411,7 @@ def _packed_run(doc: dict[str, Any], run: OcpRun) -> tuple[Any, ...]:
 def _packed_rows(order: list[Row]) -> tuple[Any, ...]:
     """The rows as columns: ids, parents by row number (-1: none), kinds coded, makers by
     number, each row's subtree end (the rows are in pre-order: ``flat.subtree_ends``). No
-    record ids: ``ocp_tree._children`` makes every row's id as a two-character prefix and its
+    record ids: ``ocp_tree.RowWalk`` makes every row's id as a two-character prefix and its
     record id (the run row's as "run", no record id), and ``_rows`` takes them apart."""
     from loomtui.formats.ocp_tree import parent_numbers
     from loomtui.view.flat import subtree_ends
@@ -450,7 +431,6 @@ def _makers() -> list[Any]:
     from loomtui.formats.ocp_tree import run_row
 
     return [run_row, T.group_entry, T.missing_node_entry, T.node_entry, T.attempt_entry]
-
 
 
 # the parent -----------------------------------------------------------------------------------
@@ -505,7 +485,7 @@ def _keeps_all(doc: dict[str, Any], run: OcpRun) -> bool:
 
 def _take_early(doc: dict[str, Any], run: OcpRun, facts: list[Any], total: Any) -> None:
     """Give ``run`` the facts and the total made before the fork, when they are its own."""
-    if not _keeps_all(doc, run) or len(facts) != len(run.attempts):
+    if not _keeps_all(doc, run):
         return
     run.facts = dict(zip(run.attempts, facts))
     run.run_tot = total
@@ -529,7 +509,7 @@ def _uncoded(coded: tuple[list[Any], bytes]) -> list[Any]:
 
 
 def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...], facts: list[Any],
-             total: Any = None, ready: dict[str, Any] | None = None) -> OcpRun:
+             total: Any, ready: dict[str, Any]) -> OcpRun:
     """The run around ``doc`` from the child's ``packed``, the attempts' facts by position
     and the run's total made before the fork (taken when the run keeps every node and
     attempt), and the records by id (``_by_id``)."""
@@ -537,10 +517,6 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     from loomtui.formats.ocp_text import times_of
 
     version, kept, missing, graph, findings, checked, problems = packed
-    if ready is None:
-        ready = {}
-        for _ in _by_id(doc, ready):
-            pass
     run = OcpRun(doc=doc, path=path, version=version, view=view)
     r = doc.get("run")
     if isinstance(r, dict):
@@ -570,7 +546,7 @@ def _rebuilt(doc: dict[str, Any], path: str, view: str, packed: tuple[Any, ...],
     run.findings = findings
     run.checked = checked
     run.problems = problems
-    if kept[1][1] is None and kept[2][1] is None and kept[1][0] >= 0 and kept[2][0] >= 0:
+    if _keeps_all(doc, run):
         run.run_tot = total
     return run
 

@@ -253,7 +253,7 @@ Row = tuple[str, "str | None", str, Maker, str]
 
 class RowWalk:
     """The rows in pre-order, made as the walk reaches them (``row_order`` takes them all, the
-    first screen of a big run takes its first rows: ``first_rows``).
+    first screen of a big run takes its first rows: ``first_screen``).
 
     Each parent's children come out as group folders, then missing nodes (under the run), then
     attempts and retries, then nodes in dependency order. A node's attempts are in pre-order
@@ -313,6 +313,15 @@ class RowWalk:
             for note in notes:
                 run.note(note)
 
+    def rows_after(self, taken: list[Row]) -> list[Row]:
+        """``taken`` (the rows taken from this walk so far) and the rest of them; every retry
+        placed (``finish``); rows on a loop, only through a bug, under the run, never lost."""
+        out = taken + list(self)
+        self.finish()
+        if len(out) < self.count:
+            out += _lost_rows(self, {r[0] for r in out})
+        return out
+
     def _attempts(self, owner: str, nid: str, aids: list[str]) -> tuple[list[Row], list[Row]]:
         """(block, own): the rows of ``owner``'s attempts as one block in pre-order, or those
         hanging right under ``owner`` (the others are put under their attempts)."""
@@ -338,11 +347,11 @@ class RowWalk:
             return rows, []
         own: list[Row] = []
         for r in rows:
-            parent = r[1]
-            if parent == owner or parent is None:
+            up = r[1]
+            if up == owner or up is None:
                 own.append(r)
             else:
-                below.setdefault(parent, []).append(r)
+                below.setdefault(up, []).append(r)
         return [], own
 
     def __iter__(self) -> Iterator[Row]:
@@ -405,12 +414,7 @@ def _has_row(run: "OcpRun", eid: str, missing: set[str]) -> bool:
 def row_order(run: "OcpRun") -> list[Row]:
     """Place every record (``run.placed_under``, ``run.retries``, …) and list the rows in
     pre-order: every parent before its children."""
-    walk = RowWalk(run, place(run))
-    out = list(walk)
-    walk.finish()
-    if len(out) < walk.count:  # rows on a loop, only through a bug: under the run, never lost
-        out += lost_rows(walk, {r[0] for r in out})
-    return out
+    return RowWalk(run, place(run)).rows_after([])
 
 
 def place(run: "OcpRun") -> list[str]:
@@ -442,7 +446,7 @@ def first_screen(walk: RowWalk, k: int) -> tuple[list[Row], list[Row], list[Row]
     return taken[:k], taken, list(firsts.values())
 
 
-def lost_rows(walk: RowWalk, shown: set[str]) -> list[Row]:
+def _lost_rows(walk: RowWalk, shown: set[str]) -> list[Row]:
     """The rows a walk did not reach (on a loop, only through a bug), each under the run."""
     run = walk.run
     rows = [*chain.from_iterable(walk.groups.values()), *walk.missing, *chain.from_iterable(walk.nodes_under.values())]

@@ -250,6 +250,11 @@ class ForkedChild:
             self._second = fd
         return data
 
+    @property
+    def early_left(self) -> int:
+        """How many of the messages before the answer are still to be taken (``early``)."""
+        return self._early if self._read_fd is not None else 0
+
     def early(self, idle: Iterator[None] | None = None) -> bytes | None:
         """The child's next message before its answer (``start_child(first=…)``), waiting for it
         (doing ``idle``'s steps meanwhile, as ``child_output`` does); each once, in order, before

@@ -29,13 +29,13 @@ def slow_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr(browser_loading, "ASYNC_OPEN_BYTES", 10)
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(make_run(400, 1500)))
-    rows = ocp_split._rest_rows
+    rows = ocp_split._Child.rows
 
     def late(*args: Any) -> bytes:
         time.sleep(1.5)
         return rows(*args)
 
-    monkeypatch.setattr(ocp_split, "_rest_rows", late)  # the child is forked with it
+    monkeypatch.setattr(ocp_split._Child, "rows", late)  # the child is forked with it
     assert ocp_split.prestart(str(path), min_bytes=1)
     return path
 

@@ -5,7 +5,6 @@ any number of rows; and it changes nothing in what the open gives after it."""
 
 from __future__ import annotations
 
-import marshal
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +24,12 @@ SIZES = (1, 2, 3, 5, 8, 13, 40, 200)
 
 
 def made_here(doc: Any, view: str, k: int) -> ocp_split.FirstScreen:
-    """What the child sends as its first message, made in this process (its own function)."""
+    """What the child sends as its first message, made in this process (its own code)."""
     facts = ocp_split._facts(doc)
-    placed: list[Any] = []
-    data = ocp_split._first_screen(doc, None, view, k, facts, ocp_split._early_total(facts), placed)
-    assert data and placed  # made, and the walk left to go on
-    _version, _view, rows, shown, total, ts = marshal.loads(data)
-    return ocp_split.FirstScreen(rows, shown, total, ts)
+    child = ocp_split._Child(doc, None, view, k, facts, ocp_split._early_total(facts))
+    first = ocp_split._unpacked(child.first(), view)
+    assert first is not None and child.walk is not None  # made, and the walk left to go on
+    return ocp_split.FirstScreen(*first)
 
 
 def first_lines(first: ocp_split.FirstScreen) -> list[str]:

@@ -206,7 +206,7 @@ def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tm
     assert snapshot(open_any(str(path))) == here
 
 
-@pytest.mark.parametrize("part", ["_packed_run", "_rest_rows"])
+@pytest.mark.parametrize("part", ["_packed_run", "_packed_rows"])
 def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                              part: str) -> None:
     """The child fails while it packs the run placed, or its rows (after the first screen)."""
