@@ -42,11 +42,10 @@ CHILD = r"""
 import sys, time, json, os
 T_SPAWN = float(sys.argv[2])
 t_start = time.time()
-# what `loomtui FILE` does first (loomtui/commands/app.py): a child parses the tail of a big
+# what `loomtui FILE` does first (loomtui/formats/opening): a child parses the tail of a big
 # session while Textual is imported
-from loomtui.commands.app import APP_SPLIT
-from loomtui.session.split import SplitParse
-split = SplitParse.start(sys.argv[1], fraction=APP_SPLIT) if os.environ.get("LOOMTUI_BENCH_SPLIT", "1") == "1" else None
+from loomtui.formats.opening import Opening
+opening = Opening.before_app(sys.argv[1]) if os.environ.get("LOOMTUI_BENCH_SPLIT", "1") == "1" else None
 import asyncio, resource, statistics
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
@@ -74,16 +73,16 @@ def _display(self, screen, renderable):
 LoomApp._display = _display
 
 # where the load goes: the session open and the view model, timed inside the worker
-import loomtui.app.screens.browser as browser_module
+import loomtui.formats.opening as opening_module
 from loomtui.view.model import TreeModel
-orig_open = browser_module.open_session
+orig_open = opening_module.open_session
 def timed_open(path, split=None, **kw):
     t = time.perf_counter()
     try:
         return orig_open(path, split, **kw)
     finally:
         marks["open_s"] = time.perf_counter() - t
-browser_module.open_session = timed_open
+opening_module.open_session = timed_open
 orig_model_init = TreeModel.__init__
 def timed_model_init(self, *a, **k):
     t = time.perf_counter()
@@ -95,7 +94,7 @@ TreeModel.__init__ = timed_model_init
 
 async def main():
     w, h = (int(x) for x in sys.argv[3].split("x"))
-    app = LoomApp(sys.argv[1], watch=False, split=split)
+    app = LoomApp(sys.argv[1], watch=False, opening=opening)
     out = {}
     async with app.run_test(size=(w, h)) as pilot:
         deadline = time.time() + 120
@@ -212,8 +211,9 @@ def main() -> int:
     ap.add_argument("--size", default="160x50")
     ap.add_argument("--runs", type=int, default=1, help="repeat the whole child run (first paint varies)")
     ap.add_argument("--pi", action="store_true", help="also time pi's first /tree screen on the same file")
-    ap.add_argument("--cold", action="store_true",
-                    help="no persistent index (default: a private one, made before the runs)")
+    ap.add_argument(
+        "--cold", action="store_true", help="no persistent index (default: a private one, made before the runs)"
+    )
     args = ap.parse_args()
     if args.file:
         path = Path(args.file)
@@ -235,8 +235,13 @@ def main() -> int:
         env["LOOMTUI_NO_CACHE"] = "1"
     else:
         env.pop("LOOMTUI_NO_CACHE", None)
-        subprocess.run([sys.executable, "-m", "loomtui", "tree", str(path)], env=env, cwd=str(ROOT),
-                       stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "loomtui", "tree", str(path)],
+            env=env,
+            cwd=str(ROOT),
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
         deadline = time.time() + 60  # written by a background child after the output
         while time.time() < deadline and not any(f.endswith(".lti") for f in os.listdir(cache)):
             time.sleep(0.1)
@@ -247,13 +252,18 @@ def main() -> int:
     results = []
     for _ in range(args.runs):
         t_spawn = time.time()
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(path), repr(t_spawn), args.size, str(args.moves)],
-                              capture_output=True, text=True, env=env, cwd=str(ROOT))
+        proc = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path), repr(t_spawn), args.size, str(args.moves)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(ROOT),
+        )
         line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")), None)
         if line is None:
             print(proc.stdout[-2000:], proc.stderr[-4000:], file=sys.stderr)
             return 1
-        results.append(json.loads(line[len("RESULT "):]))
+        results.append(json.loads(line[len("RESULT ") :]))
     r = results[0]
     fp = statistics.median(x["first_paint_s"] for x in results)
     chrome = statistics.median(x["chrome_paint_s"] for x in results)
@@ -262,8 +272,10 @@ def main() -> int:
         return "ok" if value <= target else "OVER"
 
     print(f"file: {path} ({r['entries']:,} entries, {r['rows']:,} rows in the default filter), terminal {args.size}")
-    print(f"first paint after launch   {fp:7.3f} s   (target <= 1.0 s: {verdict(fp, 1.0)}); "
-          f"screen chrome {chrome:.3f} s, python start {r['python_start_s']:.3f} s, imports {r['imports_s']:.3f} s")
+    print(
+        f"first paint after launch   {fp:7.3f} s   (target <= 1.0 s: {verdict(fp, 1.0)}); "
+        f"screen chrome {chrome:.3f} s, python start {r['python_start_s']:.3f} s, imports {r['imports_s']:.3f} s"
+    )
     print(f"  in the loading worker: SessionManager.open {r['open_s']:.3f} s, TreeModel() {r['model_s']:.3f} s")
     rows = [
         ("no-op key (baseline)", r["noop_key"], None),
@@ -278,29 +290,36 @@ def main() -> int:
             print(f"{name:26s} no repaint; {s['cpu_median_ms']:6.1f} ms CPU per key incl. Pilot")
             continue
         tgt = f"(target <= {target} ms: {verdict(s['median_ms'], target)})" if target else ""
-        print(f"{name:26s} {s['median_ms']:7.1f} ms median, {s['max_ms']:7.1f} ms max to the repaint; "
-              f"all settled {s['last_median_ms']:6.1f} ms; {s['cpu_median_ms']:6.1f} ms CPU per key incl. Pilot  {tgt}")
-    print(f"{'  view model alone':26s} set_query {r['model_keystroke_ms']:.1f} ms median "
-          f"({r['model_keystroke_max_ms']:.1f} max), backspace {r['model_backspace_ms']:.1f} ms, "
-          f"set_filter {r['model_filter_ms']:.1f} ms")
+        print(
+            f"{name:26s} {s['median_ms']:7.1f} ms median, {s['max_ms']:7.1f} ms max to the repaint; "
+            f"all settled {s['last_median_ms']:6.1f} ms; {s['cpu_median_ms']:6.1f} ms CPU per key incl. Pilot  {tgt}"
+        )
+    print(
+        f"{'  view model alone':26s} set_query {r['model_keystroke_ms']:.1f} ms median "
+        f"({r['model_keystroke_max_ms']:.1f} max), backspace {r['model_backspace_ms']:.1f} ms, "
+        f"set_filter {r['model_filter_ms']:.1f} ms"
+    )
     print(f"{'Esc (clear search)':26s} {r['escape_clear_s'] * 1000:7.1f} ms (incl. Pilot waits)")
     print(f"{'detail pane update':26s} {r['detail_update_ms']:7.1f} ms (after a move; debounced 60 ms)")
-    print(f"peak RSS                   {r['peak_rss_mb']:7.1f} MB  (target <= 400 MB: {verdict(r['peak_rss_mb'], 400)})")
+    print(
+        f"peak RSS                   {r['peak_rss_mb']:7.1f} MB  (target <= 400 MB: {verdict(r['peak_rss_mb'], 400)})"
+    )
     if args.pi:
-        from benchmarks.common import SHARED, pi_available, run_measured
+        from benchmarks.common import PI_CURRENT, pi_available, run_measured
 
         if not pi_available():
             print("pi: not installed (run ../shared/oracle/ensure_peer.sh)")
         else:
-            wall, rss, out = run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path),
-                                           "--first-screen-only"])
+            wall, rss, out = run_measured(PI_CURRENT.first_screen_cmd(path), PI_CURRENT.env())
             try:
                 first = json.loads(out.strip().splitlines()[-1])["total_first_screen_ms"] / 1000
             except (ValueError, KeyError, IndexError):
                 first = float("nan")
-            print(f"pi (same file, this run)   first /tree screen {first:.3f} s (process {wall:.2f} s), "
-                  f"peak RSS {rss:.0f} MB; loomtui first paint is {first / fp:.1f}x faster, "
-                  f"{rss / r['peak_rss_mb']:.1f}x less memory")
+            print(
+                f"{PI_CURRENT.name} (this run)     first /tree screen {first:.3f} s (process {wall:.2f} s), "
+                f"peak RSS {rss:.0f} MB; loomtui first paint is {first / fp:.1f}x faster, "
+                f"{rss / r['peak_rss_mb']:.1f}x less memory"
+            )
     return 0
 
 

@@ -57,8 +57,10 @@ def main() -> None:
             else:
                 narrowest = 0
         mode = "compact" if compact else "pi (default)"
-        print(f"{mode:>13}: {shown:,} of {len(lines):,} rows show text at {width} columns; "
-              f"fewest columns left for text: {narrowest}; rows formatted in {ms(elapsed)}")
+        print(
+            f"{mode:>13}: {shown:,} of {len(lines):,} rows show text at {width} columns; "
+            f"fewest columns left for text: {narrowest}; rows formatted in {ms(elapsed)}"
+        )
 
 
 if __name__ == "__main__":

@@ -71,23 +71,48 @@ def with_branches(entries: int, branch: int) -> tuple[Path, str, str]:
                         break
                     eid = f"{side}{k:07x}"
                     clock += 1500
-                    ts = f"2026-02-01T{clock // 3_600_000 % 24:02d}:{clock // 60_000 % 60:02d}:" \
-                         f"{clock // 1000 % 60:02d}.{clock % 1000:03d}Z"
+                    ts = (
+                        f"2026-02-01T{clock // 3_600_000 % 24:02d}:{clock // 60_000 % 60:02d}:"
+                        f"{clock // 1000 % 60:02d}.{clock % 1000:03d}Z"
+                    )
                     if kind == "user":
                         msg: dict[str, Any] = {"role": "user", "content": _text(own, 12)}
                     elif kind == "toolResult":
-                        msg = {"role": "toolResult", "toolCallId": f"c{side}{k}", "toolName": "read",
-                               "content": [{"type": "text", "text": _text(own, 120)}], "isError": False}
+                        msg = {
+                            "role": "toolResult",
+                            "toolCallId": f"c{side}{k}",
+                            "toolName": "read",
+                            "content": [{"type": "text", "text": _text(own, 120)}],
+                            "isError": False,
+                        }
                     else:
                         content: list[Any] = [{"type": "text", "text": _text(own, 40)}]
                         if k % 4 == 1:
-                            content.append({"type": "toolCall", "id": f"c{side}{k + 1}", "name": "read",
-                                            "arguments": {"path": f"src/{own.choice(WORDS)}.py"}})
-                        msg = {"role": "assistant", "content": content, "stopReason": "toolUse" if k % 4 == 1
-                               else "stop", "usage": {"input": 1000, "output": 200, "cacheRead": 0, "cacheWrite": 0,
-                                                      "totalTokens": 1200, "cost": {"total": 0.004}}}
-                    out.write(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": ts,
-                                          "message": msg}) + "\n")
+                            content.append(
+                                {
+                                    "type": "toolCall",
+                                    "id": f"c{side}{k + 1}",
+                                    "name": "read",
+                                    "arguments": {"path": f"src/{own.choice(WORDS)}.py"},
+                                }
+                            )
+                        msg = {
+                            "role": "assistant",
+                            "content": content,
+                            "stopReason": "toolUse" if k % 4 == 1 else "stop",
+                            "usage": {
+                                "input": 1000,
+                                "output": 200,
+                                "cacheRead": 0,
+                                "cacheWrite": 0,
+                                "totalTokens": 1200,
+                                "cost": {"total": 0.004},
+                            },
+                        }
+                    out.write(
+                        json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": ts, "message": msg})
+                        + "\n"
+                    )
                     parent = eid
                     k += 1
             leaves.append(parent)
@@ -170,18 +195,24 @@ def main() -> None:
         for y in range(int(args.size.split("x")[1])):
             lay.row(y)
         layout_times.append(time.perf_counter() - t)
-    print(f"branches: {cmp.totals_a.entries:,} and {cmp.totals_b.entries:,} entries after the common ancestor, "
-          f"{len(cmp.pairs):,} aligned pairs, {cmp.changed_count():,} not identical")
-    print(f"comparison model (load, align, totals): median {ms(statistics.median(model_times))}, "
-          f"best {ms(min(model_times))}")
+    print(
+        f"branches: {cmp.totals_a.entries:,} and {cmp.totals_b.entries:,} entries after the common ancestor, "
+        f"{len(cmp.pairs):,} aligned pairs, {cmp.changed_count():,} not identical"
+    )
+    print(
+        f"comparison model (load, align, totals): median {ms(statistics.median(model_times))}, "
+        f"best {ms(min(model_times))}"
+    )
     print(f"first screen layout ({args.size}): median {ms(statistics.median(layout_times))}")
     w, h = (int(x) for x in args.size.split("x"))
     runs = asyncio.run(app_first_screen(path, a, b, (w, h), args.runs))
     lines = [r[0] for r in runs]
     paints = [r[1] for r in runs]
     print(f"app, c key -> first compare line drawn: median {ms(statistics.median(lines))}, max {ms(max(lines))}")
-    print(f"app, c key -> first screen painted: median {ms(statistics.median(paints))}, max {ms(max(paints))} "
-          f"(target <= 300 ms)")
+    print(
+        f"app, c key -> first screen painted: median {ms(statistics.median(paints))}, max {ms(max(paints))} "
+        f"(target <= 300 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@
 Prints, per size, from runs interleaved with pi's in the same process: export wall time, peak
 RSS (of the whole process tree) and page size, each with its ratio to pi's; then, in Debian's
 chromium (playwright), the time from navigation to the first sidebar rows painted on both
-pages, and on loomtui's page the time of each filter switch until the next frame. Goals:
-time ≤ 0.5×, size ≤ 0.3×, RSS ≤ 0.5×, first rows ≤ 0.3× pi's page, filter switch ≤ 100 ms.
+pages, and on loomtui's page the time of each filter switch until the next frame. Goals
+against pi 1.6.0 (pi 0.73.1 a second column): time ≤ 0.40×, size ≤ 0.30×, RSS ≤ 0.30×,
+first rows ≤ 0.3× pi's page, filter switch ≤ 100 ms.
 
 ``--before DIR`` also runs the loomtui package in DIR (e.g. ``git archive REV loomtui | tar -x
 -C DIR``) in the same interleaved runs, for before/after figures. ``--no-cache`` runs loomtui
@@ -35,9 +36,18 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import PEER, ROOT, SHARED, compile_bytecode, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    PI_CURRENT,
+    PI_OLD,
+    ROOT,
+    SHARED,
+    compile_bytecode,
+    load_average,
+    pair_ratios,
+    run_measured,
+    session_file,
+)
 
-PI_CLI = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "cli.js"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 #: records when the first sidebar row is added to the DOM, and the frame that paints it
@@ -110,8 +120,10 @@ def loomtui_cmd(package_dir: Path, *args: str) -> list[str]:
 
 def pair_line(what: str, ours: list[float], theirs: list[float]) -> str:
     pairs = [o / t for o, t in zip(ours, theirs)]
-    return (f"  {what}, ratio of each interleaved pair: {', '.join(f'{x:.2f}' for x in pairs)}"
-            f"   median {statistics.median(pairs):.2f}×  best {min(pairs):.2f}×")
+    return (
+        f"  {what}, ratio of each interleaved pair: {', '.join(f'{x:.2f}' for x in pairs)}"
+        f"   median {statistics.median(pairs):.2f}×  best {min(pairs):.2f}×"
+    )
 
 
 def fmt_ratio(ours: float, theirs: float | None) -> str:
@@ -126,6 +138,7 @@ def main() -> None:
     ap.add_argument("--no-browser", action="store_true")
     ap.add_argument("--before", type=Path, metavar="DIR", help="a directory holding an older loomtui package")
     ap.add_argument("--no-cache", action="store_true", help="loomtui without its persistent index")
+    ap.add_argument("--no-old", action="store_true", help="leave out the pi 0.73.1 column")
     a = ap.parse_args()
     compile_bytecode()
     env = dict(os.environ, LOOMTUI_NO_CACHE="1") if a.no_cache else None
@@ -133,7 +146,8 @@ def main() -> None:
         import compileall
 
         compileall.compile_dir(str(a.before / "loomtui"), quiet=1)
-    with_pi = pi_available()
+    with_pi = PI_CURRENT.available()
+    with_old = PI_OLD.available() and not a.no_old
     if not with_pi:
         print("pi is not installed (shared/oracle/ensure_peer.sh): loomtui's figures only")
     out_dir = Path(tempfile.mkdtemp(prefix="bench_html_"))
@@ -142,14 +156,18 @@ def main() -> None:
         sessions: list[tuple[int | str, Path]] = [(n, session_file(n)) for n in a.entries]
         if a.image:
             image = out_dir / "image-session.jsonl"
-            subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gen_image_session.py"), str(image),
-                            "--size", a.image], check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, str(ROOT / "benchmarks" / "gen_image_session.py"), str(image), "--size", a.image],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             sessions.append(("image", image))
         for n, path in sessions:
             lines = path.read_bytes().count(b"\n") if n == "image" else n
             print(f"\nsession: {path.name} ({path.stat().st_size / 1e6:.0f} MB, {lines} lines)")
             pi_failed = 0
             ours_t, ours_rss, pi_t, pi_rss, before_t = [], [], [], [], []
+            old_t, old_rss, old_size = [], [], 0.0  # type: ignore[var-annotated]
             ours_out = pi_out = None
             for r in range(a.runs):
                 if a.before is not None:
@@ -164,7 +182,10 @@ def main() -> None:
                 ours_rss.append(rss)
                 if with_pi:
                     pi_out = out_dir / f"pi-{n}-{r}.html"
-                    t, rss, _ = run_measured(["node", str(PI_CLI), "--export", str(path), str(pi_out)])
+                    t, rss, _ = run_measured(
+                        [str(PI_CURRENT.node), str(PI_CURRENT.cli()), "--export", str(path), str(pi_out)],
+                        PI_CURRENT.env(),
+                    )
                     if pi_out.exists():
                         pi_t.append(t)
                         pi_rss.append(rss)
@@ -172,6 +193,16 @@ def main() -> None:
                         pi_failed += 1
                         print(f"  pi --export failed on {path.name} after {t:.1f} s, peak RSS {rss:.0f} MB")
                         pi_out = None
+                if with_old:
+                    old_out = out_dir / f"pi-old-{n}-{r}.html"
+                    t, rss, _ = run_measured(
+                        [str(PI_OLD.node), str(PI_OLD.cli()), "--export", str(path), str(old_out)], PI_OLD.env()
+                    )
+                    if old_out.exists():
+                        old_t.append(t)
+                        old_rss.append(rss)
+                        old_size = old_out.stat().st_size / 1e6
+                        old_out.unlink()
                 if r < a.runs - 1:
                     ours_out.unlink()
                     if pi_out is not None:
@@ -182,21 +213,38 @@ def main() -> None:
             pt = statistics.median(pi_t) if pi_t else None
             prss = max(pi_rss) if pi_rss else None
             psize = pi_out.stat().st_size / 1e6 if pi_out is not None else None
-            print(f"  export time   loomtui {ot:6.2f} s (runs {', '.join(f'{x:.2f}' for x in ours_t)})"
-                  + (f"   pi {pt:6.2f} s (runs {', '.join(f'{x:.2f}' for x in pi_t)})" if pt else "")
-                  + f"   ratio {fmt_ratio(ot, pt)}  (goal ≤ 0.5×)")
+            print(f"  {load_average()}; ratios against {PI_CURRENT.name}" + (f", then {PI_OLD.name}" if old_t else ""))
+            print(
+                f"  export time   loomtui {ot:6.2f} s (runs {', '.join(f'{x:.2f}' for x in ours_t)})"
+                + (f"   pi {pt:6.2f} s (runs {', '.join(f'{x:.2f}' for x in pi_t)})" if pt else "")
+                + f"   ratio {fmt_ratio(ot, pt)}  (goal ≤ 0.40×)"
+            )
             if pi_t and not pi_failed:
                 print(pair_line("export time", ours_t, pi_t))
+            if old_t:
+                print(
+                    f"  {PI_OLD.name}: export {statistics.median(old_t):.2f} s, peak {max(old_rss):.0f} MB, page "
+                    f"{old_size:.1f} MB; ratios time {pair_ratios(ours_t, old_t)}, memory "
+                    f"{fmt_ratio(max(ours_rss), max(old_rss))}, page {fmt_ratio(ours_out.stat().st_size / 1e6, old_size)}"
+                )
             if before_t:
-                print(f"  before        loomtui {statistics.median(before_t):6.2f} s (runs "
-                      f"{', '.join(f'{x:.2f}' for x in before_t)}), page {before_size:.1f} MB")
+                print(
+                    f"  before        loomtui {statistics.median(before_t):6.2f} s (runs "
+                    f"{', '.join(f'{x:.2f}' for x in before_t)}), page {before_size:.1f} MB"
+                )
                 if pi_t:
                     print(pair_line("before: export time", before_t, pi_t))
                 print(pair_line("after / before", ours_t, before_t))
-            print(f"  peak RSS      loomtui {orss:6.0f} MB" + (f"   pi {prss:6.0f} MB" if prss else "")
-                  + f"   ratio {fmt_ratio(orss, prss)}  (goal ≤ 0.5×)")
-            print(f"  page size     loomtui {osize:6.1f} MB" + (f"   pi {psize:6.1f} MB" if psize else "")
-                  + f"   ratio {fmt_ratio(osize, psize)}  (goal ≤ 0.3×)")
+            print(
+                f"  peak RSS      loomtui {orss:6.0f} MB"
+                + (f"   pi {prss:6.0f} MB" if prss else "")
+                + f"   ratio {fmt_ratio(orss, prss)}  (goal ≤ 0.30×)"
+            )
+            print(
+                f"  page size     loomtui {osize:6.1f} MB"
+                + (f"   pi {psize:6.1f} MB" if psize else "")
+                + f"   ratio {fmt_ratio(osize, psize)}  (goal ≤ 0.3×)"
+            )
             if n == "image":
                 path.unlink()
                 ours_out.unlink()
@@ -216,7 +264,9 @@ def main() -> None:
             pi_real = None
             if with_pi:
                 pi_real = out_dir / "pi-real.html"
-                run_measured(["node", str(PI_CLI), "--export", str(real), str(pi_real)])
+                run_measured(
+                    [str(PI_CURRENT.node), str(PI_CURRENT.cli()), "--export", str(real), str(pi_real)], PI_CURRENT.env()
+                )
                 if not pi_real.exists():
                     print(f"\npi --export failed on {real.name}: its page is left out")
                     pi_real = None
@@ -233,7 +283,9 @@ def main() -> None:
                     print(f"\nbrowser, {n if isinstance(n, str) else f'{n} entries'}")
                     o = [first_rows_ms(browser, ours)[0] or float("nan") for _ in range(a.runs)]
                     om = statistics.median(o)
-                    line = f"  first sidebar rows painted   loomtui {om:7.0f} ms (runs {', '.join(f'{x:.0f}' for x in o)})"
+                    line = (
+                        f"  first sidebar rows painted   loomtui {om:7.0f} ms (runs {', '.join(f'{x:.0f}' for x in o)})"
+                    )
                     if theirs is not None:
                         t, err = zip(*[first_rows_ms(browser, theirs) for _ in range(max(1, a.runs - 1))])
                         if all(x is not None for x in t):
@@ -243,8 +295,10 @@ def main() -> None:
                             line += f"   pi: no rows ({next(e for e in err if e)})"
                     print(line)
                     sw = filter_switches(browser, ours)
-                    print(f"  filter switch (to the next frame)   median {statistics.median(sw):.0f} ms, "
-                          f"max {max(sw):.0f} ms  (goal ≤ 100 ms)")
+                    print(
+                        f"  filter switch (to the next frame)   median {statistics.median(sw):.0f} ms, "
+                        f"max {max(sw):.0f} ms  (goal ≤ 100 ms)"
+                    )
             finally:
                 browser.close()
     finally:

@@ -39,7 +39,7 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SHARED, compile_bytecode, pi_available  # noqa: E402
+from benchmarks.common import PI_CURRENT, compile_bytecode, pi_available  # noqa: E402
 from benchmarks.gen_image_session import generate, parse_size  # noqa: E402
 
 PROBE = (
@@ -55,8 +55,8 @@ PROBE = (
 APP_CHILD = r"""
 import sys, time, json, os, resource
 T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import start_split
-split = start_split(sys.argv[1])  # as `loomtui FILE` starts it
+from loomtui.formats.opening import Opening
+opening = Opening.before_app(sys.argv[1])  # as `loomtui FILE` starts it
 import asyncio
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
@@ -70,7 +70,7 @@ def render_line(self, y):
 TreeView.render_line = render_line
 
 async def main():
-    app = LoomApp(sys.argv[1], watch=False, split=split)
+    app = LoomApp(sys.argv[1], watch=False, opening=opening)
     out = {}
     async with app.run_test(size=(160, 50)) as pilot:
         while "tree" not in marks:
@@ -110,8 +110,13 @@ def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, bool, str]:
 
 
 def app_first_paint(path: Path, env: dict[str, str]) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", APP_CHILD, str(path), repr(time.time())], capture_output=True,
-                         text=True, env=env, timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-c", APP_CHILD, str(path), repr(time.time())],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])  # type: ignore[no-any-return]
@@ -121,11 +126,15 @@ def app_first_paint(path: Path, env: dict[str, str]) -> dict[str, float]:
 def fmt(samples: list[tuple[float, float, bool, str]]) -> str:
     ok = [s for s in samples if s[2]]
     if not ok:
-        return (f"FAILED after {statistics.median(s[0] for s in samples):.2f} s, peak "
-                f"{max(s[1] for s in samples):.0f} MB: {samples[0][3]}")
-    return (f"{min(s[0] for s in ok):.2f} s best, {statistics.median(s[0] for s in ok):.2f} s median, "
-            f"peak {max(s[1] for s in ok):.0f} MB" + ("" if len(ok) == len(samples) else
-                                                     f" ({len(samples) - len(ok)} runs failed)"))
+        return (
+            f"FAILED after {statistics.median(s[0] for s in samples):.2f} s, peak "
+            f"{max(s[1] for s in samples):.0f} MB: {samples[0][3]}"
+        )
+    return (
+        f"{min(s[0] for s in ok):.2f} s best, {statistics.median(s[0] for s in ok):.2f} s median, "
+        f"peak {max(s[1] for s in ok):.0f} MB"
+        + ("" if len(ok) == len(samples) else f" ({len(samples) - len(ok)} runs failed)")
+    )
 
 
 def bench_size(path: Path, runs: int, with_pi: bool, with_app: bool) -> None:
@@ -135,13 +144,14 @@ def bench_size(path: Path, runs: int, with_pi: bool, with_app: bool) -> None:
     env = {**os.environ, "NO_COLOR": "1", "LOOMTUI_CACHE_DIR": cache}
     ours_cmd = [sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200", "--no-cache"]
     info_cmd = [sys.executable, "-m", "loomtui", "info", str(path), "--no-cache"]
-    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"]
+    pi_cmd = PI_CURRENT.first_screen_cmd(path) if with_pi else []
+    pi_env = {**PI_CURRENT.env(), "NO_COLOR": "1", "LOOMTUI_CACHE_DIR": cache}
     ours, infos, refs = [], [], []
     try:
         for _ in range(runs):
             ours.append(run(ours_cmd, env))
             if with_pi:
-                refs.append(run(pi_cmd, env))
+                refs.append(run(pi_cmd, pi_env))
             infos.append(run(info_cmd, env))
         print(f"loomtui tree, cold:  {fmt(ours)}")
         print(f"loomtui info, cold:  {fmt(infos)}")
@@ -151,28 +161,38 @@ def bench_size(path: Path, runs: int, with_pi: bool, with_app: bool) -> None:
                 pairs = [o[0] / r[0] for o, r in zip(ours, refs)]
                 best = min(o[0] for o in ours) / min(r[0] for r in refs)
                 mem = max(o[1] for o in ours) / max(r[1] for r in refs)
-                print(f"ratio:               time {statistics.median(pairs):.2f}x median of pairs, {best:.2f}x best/best"
-                      f" (goal <= 0.40x); peak RSS {mem:.3f}x (goal <= 0.25x)")
+                print(
+                    f"ratio:               time {statistics.median(pairs):.2f}x median of pairs, {best:.2f}x best/best"
+                    f" (goal <= 0.40x); peak RSS {mem:.3f}x (goal <= 0.25x)"
+                )
             elif all(o[2] for o in ours):
-                print("ratio:               pi fails on this file, loomtui opens it "
-                      f"(peak RSS {max(o[1] for o in ours):.0f} MB vs pi's {max(r[1] for r in refs):.0f} MB "
-                      "when it failed)")
+                print(
+                    "ratio:               pi fails on this file, loomtui opens it "
+                    f"(peak RSS {max(o[1] for o in ours):.0f} MB vs pi's {max(r[1] for r in refs):.0f} MB "
+                    "when it failed)"
+                )
         warm_cmd = ours_cmd[:-1]
         run(warm_cmd, env)  # writes the index (in a background child)
         time.sleep(2)
         warm = [run(warm_cmd, env) for _ in range(runs)]
-        print(f"loomtui tree, warm:  {fmt(warm)}  (index {sum(f.stat().st_size for f in Path(cache).iterdir()) / 1e3:.0f} KB)")
+        print(
+            f"loomtui tree, warm:  {fmt(warm)}  (index {sum(f.stat().st_size for f in Path(cache).iterdir()) / 1e3:.0f} KB)"
+        )
         if with_app:
             apps = [app_first_paint(path, {**env, "LOOMTUI_NO_CACHE": "1"}) for _ in range(max(1, runs - 1))]
             fp = [a["first_paint_s"] for a in apps]
-            print(f"app first paint:     {min(fp):.2f} s best, {statistics.median(fp):.2f} s median "
-                  f"(RSS {max(a['rss_at_paint_mb'] for a in apps):.0f} MB); detail pane over "
-                  f"{apps[0]['detail_shown']:.0f} image entries: {statistics.median(a['detail_each_ms'] for a in apps):.0f}"
-                  f" ms each, peak RSS after {max(a['peak_rss_mb'] for a in apps):.0f} MB")
+            print(
+                f"app first paint:     {min(fp):.2f} s best, {statistics.median(fp):.2f} s median "
+                f"(RSS {max(a['rss_at_paint_mb'] for a in apps):.0f} MB); detail pane over "
+                f"{apps[0]['detail_shown']:.0f} image entries: {statistics.median(a['detail_each_ms'] for a in apps):.0f}"
+                f" ms each, peak RSS after {max(a['peak_rss_mb'] for a in apps):.0f} MB"
+            )
             warm_apps = [app_first_paint(path, env) for _ in range(max(1, runs - 1))]
             fp = [a["first_paint_s"] for a in warm_apps]
-            print(f"app first paint, warm: {min(fp):.2f} s best, {statistics.median(fp):.2f} s median "
-                  f"(RSS {max(a['rss_at_paint_mb'] for a in warm_apps):.0f} MB)")
+            print(
+                f"app first paint, warm: {min(fp):.2f} s best, {statistics.median(fp):.2f} s median "
+                f"(RSS {max(a['rss_at_paint_mb'] for a in warm_apps):.0f} MB)"
+            )
     finally:
         shutil.rmtree(cache, ignore_errors=True)
 

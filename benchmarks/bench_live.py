@@ -28,7 +28,7 @@ import subprocess
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -50,10 +50,17 @@ def ensure_file() -> None:
 
 
 def entry_line(parent: str | None, n: int) -> bytes:
-    now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    msg = {"role": "assistant", "content": [{"type": "text", "text": f"live append number {n}: " + "word " * 60}],
-           "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
-           "usage": {"input": 10, "output": 70}, "stopReason": "stop", "timestamp": int(time.time() * 1000)}
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    msg = {
+        "role": "assistant",
+        "content": [{"type": "text", "text": f"live append number {n}: " + "word " * 60}],
+        "api": "anthropic-messages",
+        "provider": "anthropic",
+        "model": "claude-sonnet-4-5",
+        "usage": {"input": 10, "output": 70},
+        "stopReason": "stop",
+        "timestamp": int(time.time() * 1000),
+    }
     obj = {"type": "message", "id": uuid.uuid4().hex[:8], "parentId": parent, "timestamp": now, "message": msg}
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
@@ -77,7 +84,11 @@ def summary(name: str, values: list[float], goal: float | None = None) -> str:
     ms = sorted(v * 1000 for v in values)
     med, worst = statistics.median(ms), ms[-1]
     p90 = ms[min(len(ms) - 1, int(len(ms) * 0.9))]
-    tail = f"  goal ≤ {goal:.0f} ms: {'met' if worst <= goal else 'MISSED (worst)' if med <= goal else 'MISSED'}" if goal else ""
+    tail = (
+        f"  goal ≤ {goal:.0f} ms: {'met' if worst <= goal else 'MISSED (worst)' if med <= goal else 'MISSED'}"
+        if goal
+        else ""
+    )
     return f"{name:38s} median {med:7.2f} ms   p90 {p90:7.2f} ms   max {worst:7.2f} ms{tail}"
 
 
@@ -220,8 +231,10 @@ def bench_app(trials: int) -> None:
         return out
 
     r = asyncio.run(run())
-    print(f"app: first append after opening: model {r['model'][0] * 1000:.0f} ms, painted "
-          f"{r['painted'][0] * 1000:.0f} ms, apply_appended CPU {r['cpu'][0] * 1000:.0f} ms")
+    print(
+        f"app: first append after opening: model {r['model'][0] * 1000:.0f} ms, painted "
+        f"{r['painted'][0] * 1000:.0f} ms, apply_appended CPU {r['cpu'][0] * 1000:.0f} ms"
+    )
     print(summary("app: apply_appended() CPU", r["cpu"][1:], 20))
     print(summary("app: compositor render of the update", r["paint"][1:]))
     print(summary("app: write → model has the new leaf", r["model"][1:]))

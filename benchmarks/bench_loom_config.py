@@ -67,8 +67,9 @@ def generate(root: str, files: int, seed: int = 7) -> None:
         for k, v in cfg.items():
             if v is not None:
                 body.append(f"  {k} = {json.dumps(v)}")
-        text = (f"# definition {i}\nname = \"agent-{i}\"\nmodel = \"large\"\n\n"
-                "loom = {\n" + "\n".join(body) + "\n  # end\n}\n")
+        text = (
+            f'# definition {i}\nname = "agent-{i}"\nmodel = "large"\n\nloom = {{\n' + "\n".join(body) + "\n  # end\n}\n"
+        )
         with open(os.path.join(d, f"agent-{i}.loom"), "w") as f:
             f.write(text)
 
@@ -82,7 +83,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="loomtui-bench-loomcfg-") as root:
         generate(root, args.files)
         print(f"{args.files} files in {root} ({sum(len(fs) for _r, _d, fs in os.walk(root))} on disk)")
-        from loomtui.formats.maitento_read import read_paths
+        from loomtui.formats.maitento.read import read_paths
 
         t = time.perf_counter()
         items = read_paths([root])
@@ -96,8 +97,10 @@ def main() -> None:
                 walls.append(wall)
             name = " ".join(["loom-config", *extra, "DIR"])
             verdict = "ok" if min(walls) < 1.0 else "OVER 1 s"
-            print(f"{name:<28} best {min(walls):.3f} s, median {statistics.median(walls):.3f} s, "
-                  f"peak {rss:.0f} MB  [{verdict}]")
+            print(
+                f"{name:<28} best {min(walls):.3f} s, median {statistics.median(walls):.3f} s, "
+                f"peak {rss:.0f} MB  [{verdict}]"
+            )
 
 
 if __name__ == "__main__":

@@ -36,16 +36,18 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchmarks.common import APP_CHILD_START, DATA, compile_bytecode, run_measured, session_file  # noqa: E402
 from benchmarks.gen_ocp import make_run  # noqa: E402
 
-CHILD = APP_CHILD_START + r"""
-import loomtui.app.screens.browser_loading as browser_module
-orig_open = browser_module.open_session
+CHILD = (
+    APP_CHILD_START
+    + r"""
+import loomtui.formats.opening as opening_module
+orig_open = opening_module.open_session
 def timed_open(path, *args, **kwargs):
     t = time.perf_counter()
     try:
         return orig_open(path, *args, **kwargs)
     finally:
         marks["open_s"] = time.perf_counter() - t
-browser_module.open_session = timed_open
+opening_module.open_session = timed_open
 
 _first_line = TreeView.render_line
 def _whole_line(self, y):
@@ -56,7 +58,7 @@ def _whole_line(self, y):
 TreeView.render_line = _whole_line
 
 async def main():
-    app = LoomApp(sys.argv[1], watch=False, split=split)
+    app = LoomApp(sys.argv[1], watch=False, opening=opening)
     async with app.run_test(size=(160, 50)) as pilot:
         while "tree" not in marks or "detail" not in marks or "whole" not in marks:
             if type(app.screen).__name__ == "ErrorScreen":
@@ -70,6 +72,7 @@ async def main():
     print("RESULT " + json.dumps(out))
 asyncio.run(main())
 """
+)
 
 
 def app_first_paint(path: str, env: dict[str, str], root: str | None = None) -> dict[str, float] | None:
@@ -79,8 +82,14 @@ def app_first_paint(path: str, env: dict[str, str], root: str | None = None) -> 
     if root is not None:
         env = {**env, "PYTHONPATH": root}
     try:
-        out = subprocess.run([sys.executable, "-c", CHILD, path, repr(t)], capture_output=True, text=True, env=env,
-                             cwd=root, timeout=CHILD_TIMEOUT)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD, path, repr(t)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=root,
+            timeout=CHILD_TIMEOUT,
+        )
     except subprocess.TimeoutExpired:
         print(f"(an app child did not paint within {CHILD_TIMEOUT} s; that round is left out)")
         return None
@@ -107,8 +116,10 @@ def tree_run(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 def _pairs(name: str, ours: list[float], ref: list[float]) -> str:
     ratios = [o / r for o, r in zip(ours, ref)]
     best = min(range(len(ratios)), key=ratios.__getitem__)
-    return (f"{name} median of pairs {statistics.median(ratios):.2f}, best pair {ratios[best]:.2f} "
-            f"({ours[best]:.2f} s / {ref[best]:.2f} s)")
+    return (
+        f"{name} median of pairs {statistics.median(ratios):.2f}, best pair {ratios[best]:.2f} "
+        f"({ours[best]:.2f} s / {ref[best]:.2f} s)"
+    )
 
 
 def main() -> None:
@@ -117,9 +128,12 @@ def main() -> None:
     ap.add_argument("--attempts", type=int, default=50_000)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--skip-check", action="store_true", help="only the first-paint figures")
-    ap.add_argument("--before", metavar="DIR",
-                    help="also time the first paint with the loomtui package under DIR (e.g. `git archive` of an "
-                         "older commit), interleaved with the others")
+    ap.add_argument(
+        "--before",
+        metavar="DIR",
+        help="also time the first paint with the loomtui package under DIR (e.g. `git archive` of an "
+        "older commit), interleaved with the others",
+    )
     a = ap.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     run_path = DATA / f"ocp-{a.nodes // 1000}k-{a.attempts // 1000}k.ocp.json"
@@ -159,16 +173,26 @@ def main() -> None:
         warm.append(w)
         warm_cpu.append(c)
     shutil.rmtree(cache, ignore_errors=True)
-    print(f"app first paint (OCP run):   {min(paints):.2f} s best, {statistics.median(paints):.2f} s median "
-          f"(open in the worker {min(opens):.2f} s best; CPU to first paint {statistics.median(cpus):.2f} s median)")
-    print(f"loomtui tree (50k pi), cold: {min(cold):.2f} s best, {statistics.median(cold):.2f} s median "
-          f"(CPU {statistics.median(cold_cpu):.2f} s)")
-    print(f"loomtui tree (50k pi), warm: {min(warm):.2f} s best, {statistics.median(warm):.2f} s median "
-          f"(CPU {statistics.median(warm_cpu):.2f} s; its persistent index read back)")
-    print(f"whole run drawn (OCP run):    {min(wholes):.2f} s best, {statistics.median(wholes):.2f} s median "
-          "(the first screen replaced by the whole run's rows: keys act from here)")
-    print(f"whole first screen (OCP run): {min(screens):.2f} s best, {statistics.median(screens):.2f} s median "
-          "(the detail pane of the run too, built once the whole run is drawn)")
+    print(
+        f"app first paint (OCP run):   {min(paints):.2f} s best, {statistics.median(paints):.2f} s median "
+        f"(open in the worker {min(opens):.2f} s best; CPU to first paint {statistics.median(cpus):.2f} s median)"
+    )
+    print(
+        f"loomtui tree (50k pi), cold: {min(cold):.2f} s best, {statistics.median(cold):.2f} s median "
+        f"(CPU {statistics.median(cold_cpu):.2f} s)"
+    )
+    print(
+        f"loomtui tree (50k pi), warm: {min(warm):.2f} s best, {statistics.median(warm):.2f} s median "
+        f"(CPU {statistics.median(warm_cpu):.2f} s; its persistent index read back)"
+    )
+    print(
+        f"whole run drawn (OCP run):    {min(wholes):.2f} s best, {statistics.median(wholes):.2f} s median "
+        "(the first screen replaced by the whole run's rows: keys act from here)"
+    )
+    print(
+        f"whole first screen (OCP run): {min(screens):.2f} s best, {statistics.median(screens):.2f} s median "
+        "(the detail pane of the run too, built once the whole run is drawn)"
+    )
     print(_pairs("ratio to cold tree (goal <= 1.5):", paints, cold))
     print(_pairs("whole run, ratio to cold tree:   ", wholes, cold))
     print(_pairs("whole screen, ratio to cold tree:", screens, cold))
@@ -191,7 +215,7 @@ def main() -> None:
     ref_cmd = [sys.executable, "-m", "loopmath.ocp.conformance", str(run_path)]
     for i in range(min(a.runs, 3)):  # interleaved, alternating which goes first
         pair = [("ref", lambda: validate_doc(doc)), ("ours", lambda: check_files([str(run_path)]))]
-        for name, fn in (pair if i % 2 == 0 else pair[::-1]):
+        for name, fn in pair if i % 2 == 0 else pair[::-1]:
             t, c = time.perf_counter(), time.process_time()
             fn()
             (refs if name == "ref" else ours).append(time.perf_counter() - t)
@@ -199,13 +223,17 @@ def main() -> None:
         procs.append(run_measured(check_cmd, env)[0])
         ref_procs.append(run_measured(ref_cmd, env)[0])
     print(f"loopmath validate_doc alone: {min(refs):.2f} s best, {statistics.median(refs):.2f} s median")
-    print(f"check_files (read + check):  {min(ours):.2f} s best, {statistics.median(ours):.2f} s median "
-          f"({min(ours) / min(refs):.2f}x best/best, goal <= 1.2)")
+    print(
+        f"check_files (read + check):  {min(ours):.2f} s best, {statistics.median(ours):.2f} s median "
+        f"({min(ours) / min(refs):.2f}x best/best, goal <= 1.2)"
+    )
     print(_pairs("check_files / validate_doc:  ", ours, refs))
     print(_pairs("the same in CPU seconds:     ", our_cpu, ref_cpu))
     print(f"loomtui check (process):     {min(procs):.2f} s best ({min(procs) / min(refs):.2f}x validate_doc)")
-    print(f"loopmath's CLI (process):    {min(ref_procs):.2f} s best (loomtui check / it: "
-          f"{min(procs) / min(ref_procs):.2f}x)")
+    print(
+        f"loopmath's CLI (process):    {min(ref_procs):.2f} s best (loomtui check / it: "
+        f"{min(procs) / min(ref_procs):.2f}x)"
+    )
 
 
 if __name__ == "__main__":

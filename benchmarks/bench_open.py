@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import compile_bytecode  # noqa: E402
+from benchmarks.common import PI_CURRENT, PI_OLD, compile_bytecode, load_average  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -54,15 +53,26 @@ def session_file(entries: int) -> Path:
         DATA.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
         print(f"generating {path.name} ...", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_session.py"), str(tmp), "--entries", str(entries),
-                        "--seed", "1"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                str(SHARED / "bench" / "gen_session.py"),
+                str(tmp),
+                "--entries",
+                str(entries),
+                "--seed",
+                "1",
+            ],
+            check=True,
+        )
         tmp.replace(path)
     return path
 
 
 def measure_open(path: Path, how: str = "one") -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", MEASURE, str(path), how], capture_output=True, text=True, check=True,
-                         cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(path), how], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
@@ -97,13 +107,17 @@ def main() -> int:
         runs = [measure_open(path) for _ in range(args.repeat)]
         opens = sorted(r["open_s"] for r in runs)
         rss = max(r["maxrss_mb"] for r in runs)
-        print(f"{runs[0]['entries']:>8} {path.stat().st_size / 1e6:>8.1f} "
-              f"{opens[0]:>14.3f} / {statistics.median(opens):<13.3f} {rss:>12.0f} "
-              f"{statistics.median(r['import_s'] for r in runs):>9.3f}")
+        print(
+            f"{runs[0]['entries']:>8} {path.stat().st_size / 1e6:>8.1f} "
+            f"{opens[0]:>14.3f} / {statistics.median(opens):<13.3f} {rss:>12.0f} "
+            f"{statistics.median(r['import_s'] for r in runs):>9.3f}"
+        )
         split_runs = [measure_open(path, "split") for _ in range(args.repeat)]
         split_opens = sorted(r["open_s"] for r in split_runs)
-        print(f"{'':>8} {'on two CPUs':>8} {split_opens[0]:>14.3f} / {statistics.median(split_opens):<13.3f} "
-              f"{max(r['maxrss_mb'] for r in split_runs):>12.0f}   (session/split.py; used from 16 MB on)")
+        print(
+            f"{'':>8} {'on two CPUs':>8} {split_opens[0]:>14.3f} / {statistics.median(split_opens):<13.3f} "
+            f"{max(r['maxrss_mb'] for r in split_runs):>12.0f}   (session/split.py; used from 16 MB on)"
+        )
         if n == 100_000:
             best = min(opens[0], split_opens[0])
             ok_t = "meets" if best <= 0.8 else "MISSES"
@@ -113,25 +127,29 @@ def main() -> int:
     if args.no_pi or largest is None:
         return 0
     print(f"\nwhole processes on {largest.name} (/usr/bin/time wall s, peak RSS MB):")
-    node = shutil.which("node")
-    bench_ref = SHARED / "oracle" / "bench_ref.mjs"
+    print(f"  {load_average()}")
     pi = None
-    if node and (PEER / "node_modules" / "@mariozechner" / "pi-coding-agent").exists():
-        pi = timed_process([node, str(bench_ref), str(largest), "--first-screen-only"])
-    if pi:
-        detail = pi[2].strip().splitlines()[-1] if pi[2].strip() else ""
-        print(f"  pi (node bench_ref.mjs --first-screen-only)  {pi[0]:6.2f} s {pi[1]:7.0f} MB   {detail}")
-    else:
-        print("  pi: not measured (needs node and ../shared/oracle/ensure_peer.sh)")
+    for release in (PI_CURRENT, PI_OLD):
+        got = timed_process(release.first_screen_cmd(largest), env=release.env()) if release.available() else None
+        if got:
+            detail = got[2].strip().splitlines()[-1] if got[2].strip() else ""
+            print(f"  {release.name} (bench_ref.mjs --first-screen-only) {got[0]:6.2f} s {got[1]:7.0f} MB   {detail}")
+            pi = pi or got
+        else:
+            print(f"  {release.name}: not measured (needs ../shared/oracle/ensure_peer.sh)")
     py_open = timed_process([sys.executable, "-c", MEASURE, str(largest), "one"])
     if py_open:
         print(f"  loomtui: python -c SessionManager.open      {py_open[0]:6.2f} s {py_open[1]:7.0f} MB")
-    tree = timed_process([sys.executable, "-m", "loomtui", "tree", str(largest), "--width", "200", "--color", "never"],
-                         env={**os.environ, "NO_COLOR": "1", "LOOMTUI_NO_CACHE": "1"})  # a plain read
+    tree = timed_process(
+        [sys.executable, "-m", "loomtui", "tree", str(largest), "--width", "200", "--color", "never"],
+        env={**os.environ, "NO_COLOR": "1", "LOOMTUI_NO_CACHE": "1"},
+    )  # a plain read
     if tree:
         print(f"  loomtui tree FILE (whole tree printed)      {tree[0]:6.2f} s {tree[1]:7.0f} MB")
     if pi and py_open:
-        print(f"  ratio pi / loomtui open process: {pi[0] / py_open[0]:.1f}x time, {pi[1] / py_open[1]:.1f}x memory")
+        print(
+            f"  ratio {PI_CURRENT.name} / loomtui open process: {pi[0] / py_open[0]:.1f}x time, {pi[1] / py_open[1]:.1f}x memory"
+        )
     return 0
 
 

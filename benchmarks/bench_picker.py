@@ -21,13 +21,15 @@ import sys
 import tempfile
 import time
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
-WORDS = ("parser cache index branch label fork retry timeout refactor flaky test fixture config "
-         "schema migrate sqlite tokens context window render widget picker session tree").split()
+WORDS = (
+    "parser cache index branch label fork retry timeout refactor flaky test fixture config "
+    "schema migrate sqlite tokens context window render widget picker session tree"
+).split()
 
 
 def js(o: object) -> str:
@@ -42,11 +44,13 @@ def words(rng: random.Random, lo: int, hi: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(rng.randint(lo, hi)))
 
 
-def make_session(rng: random.Random, out_dir: str, n: int, forks_from: list[tuple[str, str, str]]) -> tuple[str, str, str]:
+def make_session(
+    rng: random.Random, out_dir: str, n: int, forks_from: list[tuple[str, str, str]]
+) -> tuple[str, str, str]:
     project = f"/home/dev/proj{rng.randint(0, 59):02d}"
     bucket = os.path.join(out_dir, "--" + project.strip("/").replace("/", "-") + "--")
     os.makedirs(bucket, exist_ok=True)
-    t = datetime(2025, 6, 1, tzinfo=timezone.utc) + timedelta(minutes=n * 97 + rng.randint(0, 90))
+    t = datetime(2025, 6, 1, tzinfo=UTC) + timedelta(minutes=n * 97 + rng.randint(0, 90))
     sid = str(uuid.UUID(int=rng.getrandbits(128)))
     header: dict[str, object] = {"type": "session", "version": 3, "id": sid, "timestamp": iso(t), "cwd": project}
     kind = rng.random()
@@ -57,7 +61,9 @@ def make_session(rng: random.Random, out_dir: str, n: int, forks_from: list[tupl
         header["parentSession"] = parent[0]
     lines = []
     if kind < 0.1:  # omp title slot
-        slot = js({"type": "title", "v": 1, "title": words(rng, 2, 5), "source": "auto", "updatedAt": iso(t), "pad": ""})
+        slot = js(
+            {"type": "title", "v": 1, "title": words(rng, 2, 5), "source": "auto", "updatedAt": iso(t), "pad": ""}
+        )
         lines.append(slot[:-2] + " " * (255 - len(slot.encode())) + '"}')
     if kind > 0.97:  # v1
         del header["version"]
@@ -84,20 +90,46 @@ def make_session(rng: random.Random, out_dir: str, n: int, forks_from: list[tupl
         elif r < 0.1:
             e = {"type": "custom", "customType": "ext-state", "data": {"n": i}, **base}
         elif i % 3 == 1:
-            e = {"type": "message", **base, "message": {
-                "role": "assistant", "content": [
-                    {"type": "text", "text": words(rng, 5, 60)},
-                    {"type": "toolCall", "id": f"toolu_{eid}", "name": "bash", "arguments": {"command": words(rng, 2, 6)}}],
-                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
-                "usage": {"input": 900, "output": 200}, "stopReason": "toolUse"}}
+            e = {
+                "type": "message",
+                **base,
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": words(rng, 5, 60)},
+                        {
+                            "type": "toolCall",
+                            "id": f"toolu_{eid}",
+                            "name": "bash",
+                            "arguments": {"command": words(rng, 2, 6)},
+                        },
+                    ],
+                    "api": "anthropic-messages",
+                    "provider": "anthropic",
+                    "model": "claude-sonnet-4-5",
+                    "usage": {"input": 900, "output": 200},
+                    "stopReason": "toolUse",
+                },
+            }
         else:
-            e = {"type": "message", **base, "message": {
-                "role": "toolResult", "toolCallId": f"toolu_{leaf}", "toolName": "bash",
-                "content": [{"type": "text", "text": words(rng, 40, 400)}], "isError": False}}
+            e = {
+                "type": "message",
+                **base,
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": f"toolu_{leaf}",
+                    "toolName": "bash",
+                    "content": [{"type": "text", "text": words(rng, 40, 400)}],
+                    "isError": False,
+                },
+            }
         lines.append(js(e))
         ids.append(eid)
         leaf = eid
-    path = os.path.join(bucket, f"{iso(datetime.fromisoformat(str(header['timestamp']).replace('Z', '+00:00'))).replace(':', '-').replace('.', '-')}_{sid}.jsonl")
+    path = os.path.join(
+        bucket,
+        f"{iso(datetime.fromisoformat(str(header['timestamp']).replace('Z', '+00:00'))).replace(':', '-').replace('.', '-')}_{sid}.jsonl",
+    )
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     return path, sid, project
@@ -137,9 +169,11 @@ def main() -> None:
             groups = group_sessions(sessions)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             results.append((label, wall))
-            print(f"{label:5s} listing: {wall * 1000:7.1f} ms wall, {cpu * 1000:7.1f} ms CPU "
-                  f"({len(sessions)} sessions, {len(groups)} projects, "
-                  f"{sum(1 for g in groups for _s, d in g.items if d)} threaded forks)")
+            print(
+                f"{label:5s} listing: {wall * 1000:7.1f} ms wall, {cpu * 1000:7.1f} ms CPU "
+                f"({len(sessions)} sessions, {len(groups)} projects, "
+                f"{sum(1 for g in groups for _s, d in g.items if d)} threaded forks)"
+            )
         print(f"cache file: {os.path.getsize(cache_file) / 1e6:.2f} MB")
     worst = max(w for _l, w in results)
     print(f"goal ≤ 1 s: {'met' if worst <= 1.0 else 'MISSED'} (worst {worst * 1000:.0f} ms)")

@@ -8,11 +8,12 @@ cold (no index: the cache dir is emptied before each run), warm (the index and t
 memo written by the cold run are present: the same command again) and "index only" (the index
 is present but the options differ from the memo's: the session is loaded from the index, laid
 out and every row formatted), beside pi's open + first /tree screen (`node
-shared/oracle/bench_ref.mjs FILE --first-screen-only`), all interleaved in the same run; ratios
+shared/oracle/bench_ref.mjs FILE --first-screen-only`) of pi 1.6.0 (the reference) and of pi
+0.73.1 (a second column), all interleaved in the same run (``--cpus 0``: one CPU); ratios
 are the median of the per-run pairs and the best pair. Then the CPU time to bring the index up
 to date after one appended entry (parse the new line + write the small delta file next to the
-index), and the size of the cache files. Goals: warm `tree` <= 0.15x pi's time, RSS <= 0.3x;
-cold <= 0.35x; one append <= 20 ms CPU.
+index), and the size of the cache files. Goals against pi 1.6.0: warm `tree` <= 0.10x
+pi's time, RSS <= 0.3x; cold <= 0.35x; one append <= 20 ms CPU.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SHARED, compile_bytecode, pi_available, session_file  # noqa: E402
+from benchmarks.common import PI_CURRENT, PI_OLD, compile_bytecode, load_average, session_file  # noqa: E402
 
 PROBE = (
     "import resource, subprocess, sys, time\n"
@@ -52,6 +53,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=3, help="runs of each (interleaved)")
+    ap.add_argument("--cpus", default="", help="taskset CPU list for every process, e.g. 0 (one CPU)")
     a = ap.parse_args()
     src = session_file(a.entries)
     work = tempfile.mkdtemp(prefix="loomtui-reopen-")
@@ -62,44 +64,63 @@ def main() -> None:
     compile_bytecode()
     env = {**os.environ, "NO_COLOR": "1", "LOOMTUI_CACHE_DIR": cache}
     env.pop("LOOMTUI_NO_CACHE", None)
-    ours_cmd = [sys.executable, "-m", "loomtui", "tree", path, "--width", "200"]
-    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), path, "--first-screen-only"]
-    with_pi = pi_available()
-    cold, warm, index_only, refs = [], [], [], []
+    pin = ["taskset", "-c", a.cpus] if a.cpus else []
+    ours_cmd = [*pin, sys.executable, "-m", "loomtui", "tree", path, "--width", "200"]
+    with_pi = PI_CURRENT.available()
+    with_old = PI_OLD.available()
+    cold, warm, index_only, refs, old_refs = [], [], [], [], []  # type: ignore[var-annotated]
     for n in range(a.runs):  # interleaved, so all see the same machine load
         shutil.rmtree(cache, ignore_errors=True)
         cold.append(measured(ours_cmd, env))
         deadline = time.time() + 30  # index, flat and memo: written by a background child of the cold run
-        while time.time() < deadline and not (os.path.isdir(cache) and {".lti", ".ltr"} <= {
-                f[-4:] for f in os.listdir(cache)}):
+        while time.time() < deadline and not (
+            os.path.isdir(cache) and {".lti", ".ltr"} <= {f[-4:] for f in os.listdir(cache)}
+        ):
             time.sleep(0.05)
         time.sleep(0.2)
         warm.append(measured(ours_cmd, env))
         # options the memo has not seen (another width each run): the index alone
         index_only.append(measured([*ours_cmd[:-1], str(190 - n)], env))
         if with_pi:
-            refs.append(measured(pi_cmd))
-        print(f"run {n + 1}: cold {cold[-1][0]:.2f} s, warm {warm[-1][0]:.2f} s, index only {index_only[-1][0]:.2f} s"
-              + (f", pi {refs[-1][0]:.2f} s" if with_pi else ""), flush=True)
+            refs.append(measured([*pin, *PI_CURRENT.first_screen_cmd(path)], PI_CURRENT.env()))
+        if with_old:
+            old_refs.append(measured([*pin, *PI_OLD.first_screen_cmd(path)], PI_OLD.env()))
+        print(
+            f"run {n + 1}: cold {cold[-1][0]:.2f} s, warm {warm[-1][0]:.2f} s, index only {index_only[-1][0]:.2f} s"
+            + (f", {PI_CURRENT.name} {refs[-1][0]:.2f} s" if with_pi else "")
+            + (f", {PI_OLD.name} {old_refs[-1][0]:.2f} s" if with_old else ""),
+            flush=True,
+        )
+
+    print(load_average() + (f"; pinned to CPU {a.cpus}" if a.cpus else ""))
 
     def line(name: str, runs: list[tuple[float, float, float]], goal: float | None = None) -> None:
         w, r = min(x[0] for x in runs), max(x[2] for x in runs)
-        print(f"{name:<22}{w:.2f} s best, {statistics.median(x[0] for x in runs):.2f} s median, "
-              f"CPU {statistics.median(x[1] for x in runs):.2f} s median, peak {r:.0f} MB")
-        if not refs or goal is None:
+        print(
+            f"{name:<22}{w:.2f} s best, {statistics.median(x[0] for x in runs):.2f} s median, "
+            f"CPU {statistics.median(x[1] for x in runs):.2f} s median, peak {r:.0f} MB"
+        )
+        if goal is None:
             return
-        pairs = [o[0] / p[0] for o, p in zip(runs, refs)]
-        cpu_pairs = [o[1] / p[1] for o, p in zip(runs, refs)]
-        best = min(range(len(pairs)), key=pairs.__getitem__)
-        print(f"{'':<22}ratio to pi: time {statistics.median(pairs):.2f}x median of pairs, best pair {pairs[best]:.2f}x;"
-              f" CPU {statistics.median(cpu_pairs):.2f}x; memory {r / max(x[2] for x in refs):.2f}x"
-              f"   (goal <= {goal}x time, <= 0.3x memory)")
+        for release, against in ((PI_CURRENT, refs), (PI_OLD, old_refs)):
+            if not against:
+                continue
+            pairs = [o[0] / p[0] for o, p in zip(runs, against)]
+            cpu_pairs = [o[1] / p[1] for o, p in zip(runs, against)]
+            print(
+                f"{'':<22}ratio to {release.name}: time {statistics.median(pairs):.2f}x median of pairs, best pair "
+                f"{min(pairs):.2f}x; CPU {statistics.median(cpu_pairs):.2f}x; memory "
+                f"{r / max(x[2] for x in against):.2f}x"
+                + (f"   (goal <= {goal}x time, <= 0.3x memory)" if release is PI_CURRENT else "")
+            )
 
     line("loomtui tree, cold:", cold, 0.35)
-    line("loomtui tree, warm:", warm, 0.15)
-    line("  index only:", index_only, 0.15)
+    line("loomtui tree, warm:", warm, 0.10)
+    line("  index only:", index_only, 0.10)
     if with_pi:
-        line("pi first /tree:", refs)
+        line(f"{PI_CURRENT.name} first /tree:", refs)
+    if with_old:
+        line(f"{PI_OLD.name} first /tree:", old_refs)
     else:
         print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
     for f in sorted(os.listdir(cache)):
@@ -108,16 +129,25 @@ def main() -> None:
     # one append, in this process: the reopen that brings the index up to date
     os.environ["LOOMTUI_CACHE_DIR"] = cache
     os.environ.pop("LOOMTUI_NO_CACHE", None)
-    from loomtui.session.manager import SessionManager
-
     from loomtui.session import indexcache
+    from loomtui.session.manager import SessionManager
 
     sm = SessionManager.open(path)  # the index is current
     leaf = sm.index.leaf_id
     del sm
     with open(path, "ab") as f:
-        f.write(json.dumps({"type": "custom", "id": "bench-append-1", "parentId": leaf, "customType": "bench",
-                            "timestamp": "2026-05-01T00:00:00.000Z"}).encode() + b"\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "custom",
+                    "id": "bench-append-1",
+                    "parentId": leaf,
+                    "customType": "bench",
+                    "timestamp": "2026-05-01T00:00:00.000Z",
+                }
+            ).encode()
+            + b"\n"
+        )
     os.environ["LOOMTUI_JOBS"] = "1"  # write the index in this process, so its CPU time counts
     spent: list[float] = []
     real_parse, real_delta = indexcache.parse_from, indexcache.save_delta
@@ -129,6 +159,7 @@ def main() -> None:
                 return fn(*args, **kw)
             finally:
                 spent.append(time.process_time() - c0)
+
         return run
 
     indexcache.parse_from, indexcache.save_delta = timed(real_parse), timed(real_delta)
@@ -137,8 +168,10 @@ def main() -> None:
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     indexcache.parse_from, indexcache.save_delta = real_parse, real_delta
     indexcache.reap(block=True)
-    print(f"index update for 1 append: {sum(spent) * 1000:.1f} ms CPU (parse the new line + write the delta file;"
-          f" goal <= 20 ms)")
+    print(
+        f"index update for 1 append: {sum(spent) * 1000:.1f} ms CPU (parse the new line + write the delta file;"
+        f" goal <= 20 ms)"
+    )
     assert sm.index.leaf_id == "bench-append-1"
     t, c = time.perf_counter(), time.process_time()
     SessionManager.open(path)

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_picker import make_session  # noqa: E402
-from benchmarks.common import PEER, pi_available  # noqa: E402
+from benchmarks.common import PEER, PI_CURRENT, pi_available  # noqa: E402
 from benchmarks.gen_image_session import generate, parse_size  # noqa: E402
 
 CHILD = r"""
@@ -62,7 +62,7 @@ print("RESULT " + json.dumps({"wall": time.perf_counter() - t, "read": rchar() -
 
 PI_CHILD = r"""
 import { join } from "node:path"; import { pathToFileURL } from "node:url";
-const pkg = (process.env.PI_PEER || "/tmp/peer") + "/node_modules/@mariozechner/pi-coding-agent/dist";
+const pkg = (process.env.PI_PEER || "/tmp/peer") + "/node_modules/" + (process.env.PI_PKG || "@earendil-works/pi-coding-agent") + "/dist";
 const { SessionManager } = await import(pathToFileURL(join(pkg, "core/session-manager.js")).href);
 const t = performance.now();
 const sessions = await SessionManager.listAll();
@@ -80,8 +80,13 @@ def make_store(root: Path, sessions: int, huge: int, huge_size: int) -> None:
     for k in range(huge):
         project = sessions_dir / f"--home-dev-screens{k:02d}--"
         project.mkdir()
-        generate(str(project / f"2026-02-0{1 + k % 9}T10-00-00-000Z_huge{k:02d}.jsonl"), huge_size, seed=k + 1,
-                 hole=True, cwd=f"/home/dev/screens{k:02d}")
+        generate(
+            str(project / f"2026-02-0{1 + k % 9}T10-00-00-000Z_huge{k:02d}.jsonl"),
+            huge_size,
+            seed=k + 1,
+            hole=True,
+            cwd=f"/home/dev/screens{k:02d}",
+        )
 
 
 def store_size(root: Path) -> tuple[int, int, int]:
@@ -90,8 +95,13 @@ def store_size(root: Path) -> tuple[int, int, int]:
 
 
 def ours(store: Path, mode: str) -> dict[str, float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, str(store), mode], capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "LOOMTUI_NO_CACHE": "1"})
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(store), mode],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "LOOMTUI_NO_CACHE": "1"},
+    )
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line[7:])  # type: ignore[no-any-return]
@@ -99,14 +109,29 @@ def ours(store: Path, mode: str) -> dict[str, float]:
 
 
 def pi(root: Path, heap_mb: int) -> dict[str, object]:
-    probe = ("import resource, subprocess, sys, time\n"
-             "t = time.perf_counter()\n"
-             "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
-             "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
-             "print(p.stdout[-300:]); print(p.stderr[:300]); print(p.stderr[-300:])\n")
-    env = {**os.environ, "PI_CODING_AGENT_DIR": str(root / "agent"), "PI_PEER": str(PEER)}
-    out = subprocess.run([sys.executable, "-c", probe, "node", f"--max-old-space-size={heap_mb}", "--input-type=module",
-                          "-e", PI_CHILD], capture_output=True, text=True, env=env)
+    probe = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
+        "print(p.stdout[-300:]); print(p.stderr[:300]); print(p.stderr[-300:])\n"
+    )
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(root / "agent"), "PI_PEER": str(PEER), "PI_PKG": PI_CURRENT.package}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            probe,
+            str(PI_CURRENT.node),
+            f"--max-old-space-size={heap_mb}",
+            "--input-type=module",
+            "-e",
+            PI_CHILD,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     first, *rest = out.stdout.splitlines()
     wall, kb, rc = first.split()
     result: dict[str, object] = {"wall": float(wall), "rss": int(kb) / 1024, "ok": rc == "0"}
@@ -136,8 +161,10 @@ def main() -> None:
             make_store(root, a.sessions, a.huge, parse_size(a.huge_size))
             print(f"generated in {time.perf_counter() - t:.0f} s")
         n, apparent, disk = store_size(root)
-        print(f"store: {n} sessions, {apparent / 1e9:.2f} GB ({disk / 1e6:.0f} MB on disk), {a.huge} huge image "
-              f"sessions of {a.huge_size}")
+        print(
+            f"store: {n} sessions, {apparent / 1e9:.2f} GB ({disk / 1e6:.0f} MB on disk), {a.huge} huge image "
+            f"sessions of {a.huge_size}"
+        )
         store = root / "agent" / "sessions"
         with_pi = pi_available() and not a.no_pi
         rows: dict[str, list[dict[str, object]]] = {"windows": [], "whole": [], "pi": []}
@@ -149,24 +176,32 @@ def main() -> None:
                 rows["pi"].append(pi(root, a.pi_heap))
         for name, label in (("windows", "loomtui, huge files in windows"), ("whole", "loomtui, every file read whole")):
             r = rows[name]
-            print(f"{label:<32} {min(x['wall'] for x in r):6.2f} s best, {statistics.median(x['wall'] for x in r):6.2f} s"
-                  f" median, peak {max(x['rss'] for x in r):5.0f} MB, read {r[0]['read'] / 1e6:7.0f} MB, "
-                  f"{r[0]['sessions']} sessions ({r[0]['partial']} from windows)")
+            print(
+                f"{label:<32} {min(x['wall'] for x in r):6.2f} s best, {statistics.median(x['wall'] for x in r):6.2f} s"
+                f" median, peak {max(x['rss'] for x in r):5.0f} MB, read {r[0]['read'] / 1e6:7.0f} MB, "
+                f"{r[0]['sessions']} sessions ({r[0]['partial']} from windows)"
+            )
         if with_pi:
             r = rows["pi"]
             ok = [x for x in r if x["ok"]]
             if ok:
-                print(f"{'pi SessionManager.listAll':<32} {min(x['wall'] for x in ok):6.2f} s best, "
-                      f"{statistics.median(x['wall'] for x in ok):6.2f} s median, peak {max(x['rss'] for x in ok):5.0f} MB,"
-                      f" {ok[0].get('sessions')} sessions")
+                print(
+                    f"{'pi SessionManager.listAll':<32} {min(x['wall'] for x in ok):6.2f} s best, "
+                    f"{statistics.median(x['wall'] for x in ok):6.2f} s median, peak {max(x['rss'] for x in ok):5.0f} MB,"
+                    f" {ok[0].get('sessions')} sessions"
+                )
                 pairs = [w["wall"] / p["wall"] for w, p in zip(rows["windows"], r) if p["ok"]]
-                print(f"ratio (windows / pi): time {statistics.median(pairs):.3f}x median of pairs; peak RSS "
-                      f"{max(x['rss'] for x in rows['windows']) / max(x['rss'] for x in ok):.3f}x")
+                print(
+                    f"ratio (windows / pi): time {statistics.median(pairs):.3f}x median of pairs; peak RSS "
+                    f"{max(x['rss'] for x in rows['windows']) / max(x['rss'] for x in ok):.3f}x"
+                )
             if len(ok) < len(r):
                 bad = [x for x in r if not x["ok"]]
-                print(f"{'pi SessionManager.listAll':<32} FAILED {len(bad)}/{len(r)} runs after "
-                      f"{statistics.median(x['wall'] for x in bad):.1f} s, peak {max(x['rss'] for x in bad):.0f} MB: "
-                      f"{bad[0].get('why')}")
+                print(
+                    f"{'pi SessionManager.listAll':<32} FAILED {len(bad)}/{len(r)} runs after "
+                    f"{statistics.median(x['wall'] for x in bad):.1f} s, peak {max(x['rss'] for x in bad):.0f} MB: "
+                    f"{bad[0].get('why')}"
+                )
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)

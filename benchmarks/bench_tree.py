@@ -5,10 +5,12 @@
 
 Prints: whole-process wall time and peak RSS of `loomtui tree FILE` (open + layout + print
 every row) beside pi's open + first /tree screen (`node shared/oracle/bench_ref.mjs FILE
---first-screen-only`) when node and the reference package are present; then, on the loaded
-model, the time of each filter switch and of each keystroke of "refactor" typed in no-tools
-mode (what bench_ref.mjs times for pi). Goals (issue 3): tree ≤ 0.4× pi's time and memory,
-filter switch ≤ 100 ms, search keystroke ≤ 30 ms.
+--first-screen-only`) of pi 1.6.0 (the current release, the reference of every ratio) and of
+pi 0.73.1 (the release earlier goals were quoted against, a second column), runs interleaved;
+``--cpus 0`` pins every process to one CPU. Then, on the loaded model, the time of each filter
+switch and of each keystroke of "refactor" typed in no-tools mode (what bench_ref.mjs times for
+pi). Goals: tree ≤ 0.35× pi 1.6.0's time and ≤ 0.30× its peak memory, filter switch ≤ 100 ms,
+search keystroke ≤ 30 ms.
 """
 
 from __future__ import annotations
@@ -22,7 +24,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.common import SHARED, compile_bytecode, ms, pi_available, run_measured, session_file  # noqa: E402
+from benchmarks.bench_reopen import measured  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    PI_CURRENT,
+    PI_OLD,
+    compile_bytecode,
+    load_average,
+    ms,
+    pair_ratios,
+    run_measured,
+    session_file,
+)
 
 
 def main() -> None:
@@ -30,6 +42,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--entries", type=int, default=100_000)
     ap.add_argument("--runs", type=int, default=5, help="runs of each (interleaved)")
+    ap.add_argument("--cpus", default="", help="taskset CPU list for every process, e.g. 0 (one CPU)")
+    ap.add_argument("--no-old", action="store_true", help="leave out the pi 0.73.1 column")
+    ap.add_argument("--no-search", action="store_true", help="only the whole-process comparison")
     a = ap.parse_args()
     path = session_file(a.entries)
     print(f"session: {path} ({path.stat().st_size / 1e6:.0f} MB, {a.entries} entries)")
@@ -37,32 +52,48 @@ def main() -> None:
     # a plain read every run (the persistent index and its row memo: benchmarks/bench_reopen.py)
     env = {**os.environ, "NO_COLOR": "1", "LOOMTUI_NO_CACHE": "1"}
     compile_bytecode()
-    ours_cmd = [sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"]
-    pi_cmd = ["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path), "--first-screen-only"]
-    with_pi = pi_available()
-    ours, refs = [], []
-    for _ in range(a.runs):  # interleaved, so both see the same machine load
-        ours.append(run_measured(ours_cmd, env))
-        if with_pi:
-            refs.append(run_measured(pi_cmd))
-    wall, rss = min(w for w, _, _ in ours), max(r for _, r, _ in ours)
-    print(f"loomtui tree:        {wall:.2f} s best, {statistics.median(w for w, _, _ in ours):.2f} s median, "
-          f"peak {rss:.0f} MB   ({a.runs} runs)")
-    if with_pi:
-        pw, pr = min(w for w, _, _ in refs), max(r for _, r, _ in refs)
-        print(f"pi first /tree:      {pw:.2f} s best, {statistics.median(w for w, _, _ in refs):.2f} s median, "
-              f"peak {pr:.0f} MB")
-        pairs = [o[0] / r[0] for o, r in zip(ours, refs)]
-        print(f"ratio:               time {wall / pw:.2f}x best/best, {statistics.median(pairs):.2f}x median of "
-              f"pairs  memory {rss / pr:.2f}x   (goal <= 0.40x both)")
-        full = run_measured(["node", str(SHARED / "oracle" / "bench_ref.mjs"), str(path)])[2]
+    pin = ["taskset", "-c", a.cpus] if a.cpus else []
+    ours_cmd = [*pin, sys.executable, "-m", "loomtui", "tree", str(path), "--width", "200"]
+    releases = [r for r in (PI_CURRENT, PI_OLD) if r.available() and (r is PI_CURRENT or not a.no_old)]
+    ours: list[tuple[float, float, float]] = []  # (wall s, CPU s, peak RSS MB)
+    refs: dict[str, list[tuple[float, float, float]]] = {r.name: [] for r in releases}
+    for _ in range(a.runs):  # interleaved, so all see the same machine load
+        ours.append(measured(ours_cmd, env))
+        for r in releases:
+            refs[r.name].append(measured([*pin, *r.first_screen_cmd(path)], r.env()))
+    print(load_average() + (f"; pinned to CPU {a.cpus}" if a.cpus else ""))
+    wall, rss = min(w for w, _, _ in ours), max(r for _, _, r in ours)
+    print(
+        f"loomtui tree:        {wall:.2f} s best, {statistics.median(w for w, _, _ in ours):.2f} s median, "
+        f"CPU {statistics.median(c for _, c, _ in ours):.2f} s median, peak {rss:.0f} MB   ({a.runs} runs)"
+    )
+    for r in releases:
+        runs = refs[r.name]
+        pw, pr = min(w for w, _, _ in runs), max(m for _, _, m in runs)
+        print(
+            f"{r.name} first /tree: {pw:.2f} s best, {statistics.median(w for w, _, _ in runs):.2f} s median, "
+            f"CPU {statistics.median(c for _, c, _ in runs):.2f} s median, peak {pr:.0f} MB"
+        )
+        goal = "   (goal <= 0.35x time, <= 0.30x memory)" if r is PI_CURRENT else ""
+        print(
+            f"  ratio to {r.name}: time {wall / pw:.2f}x best/best, "
+            f"{pair_ratios([o[0] for o in ours], [x[0] for x in runs])}; CPU "
+            f"{pair_ratios([o[1] for o in ours], [x[1] for x in runs])}; memory {rss / pr:.2f}x{goal}"
+        )
+    if not releases:
+        print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
+    elif not a.no_search:
+        full = run_measured(PI_CURRENT.first_screen_cmd(path, first_screen_only=False), PI_CURRENT.env())[2]
         try:
             ref = json.loads(full.strip().splitlines()[-1])
-            print(f"pi filter cycle:     {ref['filter_cycle_ms']:.0f} ms; search {ref['search_8keys_ms'] / 8:.0f} ms/key")
+            print(
+                f"{PI_CURRENT.name} filter cycle: {ref['filter_cycle_ms']:.0f} ms; "
+                f"search {ref['search_8keys_ms'] / 8:.0f} ms/key"
+            )
         except (ValueError, KeyError, IndexError):
             pass
-    else:
-        print("pi reference: not installed (sh ../shared/oracle/ensure_peer.sh), skipped")
+    if a.no_search:
+        return
 
     from loomtui.session.manager import SessionManager
     from loomtui.view.model import TreeModel

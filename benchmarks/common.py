@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "benchmarks" / "data"
@@ -21,8 +22,9 @@ def session_file(entries: int) -> Path:
     DATA.mkdir(parents=True, exist_ok=True)
     path = DATA / f"s{entries // 1000}k.jsonl"
     if not path.exists():
-        subprocess.run([sys.executable, str(SHARED / "bench" / "gen_session.py"), str(path), "--entries", str(entries)],
-                       check=True)
+        subprocess.run(
+            [sys.executable, str(SHARED / "bench" / "gen_session.py"), str(path), "--entries", str(entries)], check=True
+        )
     return path
 
 
@@ -55,8 +57,63 @@ def compile_bytecode() -> None:
         compileall.compile_dir(packages, quiet=1)
 
 
-def pi_available() -> bool:
-    return shutil.which("node") is not None and (PEER / "node_modules/@mariozechner/pi-coding-agent").is_dir()
+class PiRelease(NamedTuple):
+    """One installed pi release the benchmarks compare against: its name, npm package and the
+    node that runs it."""
+
+    name: str
+    package: str
+    node: str | None
+
+    def available(self) -> bool:
+        return self.node is not None and (PEER / "node_modules" / self.package / "dist").is_dir()
+
+    def env(self) -> dict[str, str]:
+        """The environment of ``shared/oracle/bench_ref.mjs`` for this release (``PI_PKG``)."""
+        return {**os.environ, "PI_PEER": str(PEER), "PI_PKG": self.package}
+
+    def first_screen_cmd(self, path: str | Path, *, first_screen_only: bool = True) -> list[str]:
+        """pi's open + first /tree screen of ``path`` (``bench_ref.mjs``); run it with ``env()``."""
+        assert self.node is not None
+        return [
+            self.node,
+            str(SHARED / "oracle" / "bench_ref.mjs"),
+            str(path),
+            *(["--first-screen-only"] if first_screen_only else []),
+        ]
+
+    def cli(self) -> Path:
+        return PEER / "node_modules" / self.package / "dist" / "cli.js"
+
+
+_PEER_NODE = PEER / "bin" / "node"
+#: pi 1.6.0, the current release: every ratio is against it (it needs Node 22, from ensure_peer.sh)
+PI_CURRENT = PiRelease("pi 1.6.0", "@earendil-works/pi-coding-agent", str(_PEER_NODE) if _PEER_NODE.exists() else None)
+#: pi 0.73.1, the release earlier goals were quoted against: a second column where they were
+PI_OLD = PiRelease("pi 0.73.1", "@mariozechner/pi-coding-agent", shutil.which("node"))
+
+
+def pi_available(release: PiRelease = PI_CURRENT) -> bool:
+    return release.available()
+
+
+def load_average() -> str:
+    """The machine's 1/5/15-minute load, printed with every comparison (the machine is shared)."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load average: unknown"
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def pair_ratios(ours: list[float], theirs: list[float]) -> str:
+    """The median of the per-run ratios (interleaved pairs) and the best pair."""
+    import statistics
+
+    pairs = [o / t for o, t in zip(ours, theirs) if t > 0]
+    if not pairs:
+        return "n/a"
+    return f"{statistics.median(pairs):.2f}x median of pairs, {min(pairs):.2f}x best pair"
 
 
 def ms(seconds: float) -> str:
@@ -78,15 +135,15 @@ def peak_rss_mb() -> float:
 
 #: the start of an app benchmark's child process (``python -c``; ``sys.argv[1]`` the file,
 #: ``sys.argv[2]`` the parent's ``time.time()`` at the spawn): it starts as ``loomtui FILE`` does
-#: (``commands.app.start_split`` before Textual is imported) and hooks the widgets:
+#: (``formats.opening.Opening.before_app`` before Textual is imported) and hooks the widgets:
 #: ``marks["tree"]`` when the tree has drawn its first row of a loaded session (the row's text
 #: made; ``marks["cpu"]``: CPU seconds so far, children included), ``marks["detail"]`` when the
 #: detail pane has first drawn an entry. The script goes on with its own ``main``.
 APP_CHILD_START = r"""
 import sys, time, json, os, resource, asyncio
 T_SPAWN = float(sys.argv[2])
-from loomtui.commands.app import start_split
-split = start_split(sys.argv[1])
+from loomtui.formats.opening import Opening
+opening = Opening.before_app(sys.argv[1])
 from loomtui.app.app import LoomApp
 from loomtui.app.widgets.tree_view import TreeView
 from loomtui.app.widgets.detail import DetailPane

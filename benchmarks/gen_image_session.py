@@ -24,12 +24,14 @@ import json
 import os
 import random
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-WORDS = ("the screenshot shows the layout broken on narrow screens fix the css grid button overlaps "
-         "sidebar after resize compare with the design mockup image attached please check again "
-         "render test failing because of font hinting crop the region around the dialog").split()
+WORDS = (
+    "the screenshot shows the layout broken on narrow screens fix the css grid button overlaps "
+    "sidebar after resize compare with the design mockup image attached please check again "
+    "render test failing because of font hinting crop the region around the dialog"
+).split()
 TOOLS = ("read", "screenshot", "bash", "edit")
 #: image payload sizes in bytes (before base64): screenshots of 100 KB to 1.5 MB
 IMAGE_MIN, IMAGE_MAX = 100_000, 1_500_000
@@ -52,14 +54,14 @@ class Writer:
         self.pool = pool
         self.ids: set[str] = set()
         self.clock = 0
-        self.t0 = datetime(2026, 2, 1, tzinfo=timezone.utc)
+        self.t0 = datetime(2026, 2, 1, tzinfo=UTC)
         self.leaf: str | None = None
         self.path: list[str] = []
         self.entries = 0
 
     def new_id(self) -> str:
         while True:
-            i = "%08x" % self.rng.getrandbits(32)
+            i = f"{self.rng.getrandbits(32):08x}"
             if i not in self.ids:
                 self.ids.add(i)
                 return i
@@ -79,7 +81,11 @@ class Writer:
         n = size if size is not None else self.rng.randint(IMAGE_MIN, IMAGE_MAX)
         n4 = (n * 4 // 3) // 4 * 4
         at = self.rng.randrange(0, max(1, len(self.pool) - n4)) // 4 * 4
-        return {"type": "image", "data": self.pool[at:at + n4], "mimeType": self.rng.choice(("image/png", "image/jpeg"))}
+        return {
+            "type": "image",
+            "data": self.pool[at : at + n4],
+            "mimeType": self.rng.choice(("image/png", "image/jpeg")),
+        }
 
     def emit(self, kind: str, **fields: Any) -> str:
         eid = self.new_id()
@@ -91,8 +97,20 @@ class Writer:
         return eid
 
     def header(self, cwd: str = "/home/user/webapp") -> None:
-        self.out.write((dumps({"type": "session", "version": 3, "id": str(uuid.UUID(int=self.rng.getrandbits(128))),
-                               "timestamp": self.ts(), "cwd": cwd}) + "\n").encode())
+        self.out.write(
+            (
+                dumps(
+                    {
+                        "type": "session",
+                        "version": 3,
+                        "id": str(uuid.UUID(int=self.rng.getrandbits(128))),
+                        "timestamp": self.ts(),
+                        "cwd": cwd,
+                    }
+                )
+                + "\n"
+            ).encode()
+        )
 
     def user(self, images: int) -> str:
         content: list[dict[str, Any]] = [{"type": "text", "text": self.text(4, 40)}]
@@ -104,16 +122,32 @@ class Writer:
         cid = None
         if tool is not None:
             cid = "toolu_" + uuid.UUID(int=self.rng.getrandbits(128)).hex[:20]
-            args = {"path": f"/home/user/webapp/shots/{self.rng.choice(WORDS)}.png"} if tool != "bash" else {
-                "command": self.text(2, 6)}
+            args = (
+                {"path": f"/home/user/webapp/shots/{self.rng.choice(WORDS)}.png"}
+                if tool != "bash"
+                else {"command": self.text(2, 6)}
+            )
             content.append({"type": "toolCall", "id": cid, "name": tool, "arguments": args})
-        self.emit("message", message={
-            "role": "assistant", "content": content, "api": "anthropic-messages", "provider": "anthropic",
-            "model": "claude-sonnet-4-5", "usage": {"input": 3000, "output": 400, "cacheRead": 0, "cacheWrite": 0,
-                                                    "totalTokens": 3400, "cost": {"input": 0.009, "output": 0.006,
-                                                                                  "cacheRead": 0, "cacheWrite": 0,
-                                                                                  "total": 0.015}},
-            "stopReason": "toolUse" if tool else "stop", "timestamp": self.ms()})
+        self.emit(
+            "message",
+            message={
+                "role": "assistant",
+                "content": content,
+                "api": "anthropic-messages",
+                "provider": "anthropic",
+                "model": "claude-sonnet-4-5",
+                "usage": {
+                    "input": 3000,
+                    "output": 400,
+                    "cacheRead": 0,
+                    "cacheWrite": 0,
+                    "totalTokens": 3400,
+                    "cost": {"input": 0.009, "output": 0.006, "cacheRead": 0, "cacheWrite": 0, "total": 0.015},
+                },
+                "stopReason": "toolUse" if tool else "stop",
+                "timestamp": self.ms(),
+            },
+        )
         return cid
 
     def tool_result(self, cid: str, tool: str) -> None:
@@ -121,8 +155,17 @@ class Writer:
             content: list[dict[str, Any]] = [{"type": "text", "text": "Read image file [image/png]"}, self.image()]
         else:
             content = [{"type": "text", "text": self.text(20, 200)}]
-        self.emit("message", message={"role": "toolResult", "toolCallId": cid, "toolName": tool, "content": content,
-                                      "isError": False, "timestamp": self.ms()})
+        self.emit(
+            "message",
+            message={
+                "role": "toolResult",
+                "toolCallId": cid,
+                "toolName": tool,
+                "content": content,
+                "isError": False,
+                "timestamp": self.ms(),
+            },
+        )
 
     def turn(self) -> None:
         """One user turn: the prompt (often with screenshots), tool calls, the answer."""
@@ -130,7 +173,9 @@ class Writer:
         if len(self.path) > 6 and rng.random() < 0.05:  # a retry from an earlier point
             self.leaf = self.path[rng.randrange(len(self.path) - 6, len(self.path) - 1)]
         if rng.random() < 0.02:
-            self.emit("model_change", provider="anthropic", modelId=rng.choice(["claude-sonnet-4-5", "claude-opus-4-1"]))
+            self.emit(
+                "model_change", provider="anthropic", modelId=rng.choice(["claude-sonnet-4-5", "claude-opus-4-1"])
+            )
         self.user(images=rng.choice((0, 1, 1, 2)))
         for _ in range(rng.randint(0, 3)):
             tool = rng.choice(TOOLS)
@@ -145,9 +190,21 @@ class Writer:
 def write_hole_message(w: Writer, f: Any, hole: int) -> None:
     """A user message whose image data is ``hole`` bytes of file hole."""
     eid = w.new_id()
-    head = dumps({"type": "message", "id": eid, "parentId": w.leaf, "timestamp": w.ts(),
-                  "message": {"role": "user", "content": [{"type": "text", "text": "huge screenshot attached"},
-                                                          {"type": "image", "mimeType": "image/png", "data": ""}]}})
+    head = dumps(
+        {
+            "type": "message",
+            "id": eid,
+            "parentId": w.leaf,
+            "timestamp": w.ts(),
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "huge screenshot attached"},
+                    {"type": "image", "mimeType": "image/png", "data": ""},
+                ],
+            },
+        }
+    )
     cut = head.index('"data":"') + len('"data":"')
     f.write(head[:cut].encode())
     f.seek(hole, os.SEEK_CUR)

@@ -36,8 +36,9 @@ def make_run(nodes: int, attempts: int, seed: int = 7, groups: int = 20) -> dict
         ns.append(n)
         if i:
             for p in {rnd.randrange(max(0, i - 50), i) for _ in range(1 + (i % 3 == 0))}:
-                es.append({"from": f"N{p}", "to": f"N{i}", "kind": "fan_in" if kind == "gate" else "dep",
-                           "tier": "verified"})
+                es.append(
+                    {"from": f"N{p}", "to": f"N{i}", "kind": "fan_in" if kind == "gate" else "dep", "tier": "verified"}
+                )
     per = [1] * nodes
     for _ in range(attempts - nodes):
         per[rnd.randrange(nodes)] += 1
@@ -51,15 +52,25 @@ def make_run(nodes: int, attempts: int, seed: int = 7, groups: int = 20) -> dict
             status = rnd.choice(("done", "done", "done", "working")) if last else rnd.choice(("failed", "rejected"))
             start, clock = clock, clock + rnd.uniform(1, 30)
             a: dict[str, Any] = {
-                "id": aid, "node": f"N{i}", "n": j + 1, "status": status,
+                "id": aid,
+                "node": f"N{i}",
+                "n": j + 1,
+                "status": status,
                 "harness": HARNESSES[(i + j) % 3],
                 "model": {"raw": MODELS[(i * 7 + j) % 4], "id": MODELS[(i * 7 + j) % 4]},
-                "effort": "high", "started_at": ts(start),
-                "cause": {"type": "initial"} if prev is None else
-                {"type": "sent_back", "ref": prev, "reason": f"review found issue {j}"},
-                "cost": {"input_tokens": rnd.randrange(1000, 50000), "cached_input_tokens": rnd.randrange(0, 90000),
-                         "output_tokens": rnd.randrange(100, 9000), "requests": rnd.randrange(1, 30),
-                         "usd": round(rnd.uniform(0.01, 2.0), 4), "basis": "measured"},
+                "effort": "high",
+                "started_at": ts(start),
+                "cause": {"type": "initial"}
+                if prev is None
+                else {"type": "sent_back", "ref": prev, "reason": f"review found issue {j}"},
+                "cost": {
+                    "input_tokens": rnd.randrange(1000, 50000),
+                    "cached_input_tokens": rnd.randrange(0, 90000),
+                    "output_tokens": rnd.randrange(100, 9000),
+                    "requests": rnd.randrange(1, 30),
+                    "usd": round(rnd.uniform(0.01, 2.0), 4),
+                    "basis": "measured",
+                },
             }
             if status != "working":
                 a["ended_at"] = ts(clock)
@@ -71,7 +82,10 @@ def make_run(nodes: int, attempts: int, seed: int = 7, groups: int = 20) -> dict
         "producer": {"name": "bench-generator", "version": "1"},
         "privacy": {"profile": "metadata_only"},
         "run": {"id": f"bench-{nodes}-{attempts}", "title": "generated benchmark run", "started_at": ts(0)},
-        "groups": gs, "nodes": ns, "edges": es, "attempts": atts,
+        "groups": gs,
+        "nodes": ns,
+        "edges": es,
+        "attempts": atts,
     }
 
 

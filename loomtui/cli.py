@@ -18,7 +18,10 @@ from loomtui.session.errors import LoomError
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tree": ("tree", "print the session tree as pi's /tree draws it"),
     "info": ("info", "summarise a session: entries, branches, labels, models, tokens, diagnostics"),
-    "label": ("label", "set or clear the label of an entry (appends a label entry)"),
+    "label": (
+        "label",
+        "set or clear the label of an entry (pi: a label entry appended; Claude Code, Codex: the label store)",
+    ),
     "export-branch": ("export_branch", "write the branch ending at an entry to a new session file"),
     "migrate": ("migrate", "rewrite a v1/v2 session as v3 (keeps FILE.bak)"),
     "export-openloom": ("export_openloom", "export a session or loom (or one branch) as OpenLoom v2"),
@@ -27,20 +30,25 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "check OCP run documents against the spec (E/W findings; exit 1 on errors)"),
     "export-html": ("export_html", "write a session or loom as one self-contained HTML page"),
     "context": ("context", "print what pi would send to the model at a leaf (messages, model, thinking level)"),
+    "resume": ("resume", "resume the agent (pi, omp, Claude Code, Codex) at an entry, in this terminal"),
+    "carry": ("carry", "carry what one branch did onto another: a pi branch_summary entry"),
 }
 
 
 APP_USAGE = """\
 browser:
   loomtui [FILE] [--theme NAME] [--filter MODE] [--sessions-dir DIR]
-      open FILE (a pi/omp session or another loom) in the browser; without FILE, the
-      session picker over ~/.pi/agent/sessions, ~/.omp/agent/sessions and --sessions-dir
-      (the bundled samples when there are none). `loomtui app --help` shows every option.
+      open FILE (a pi/omp, Claude Code or Codex session, a loom, an OCP run) in the browser;
+      without FILE, the session picker over ~/.pi/agent/sessions, ~/.omp/agent/sessions,
+      ~/.claude/projects, ~/.codex/sessions and --sessions-dir (the bundled samples when
+      there are none). `loomtui app --help` shows every option.
 """
 
 
 def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
-    """The parser; only the selected subcommand's module is imported (fast start)."""
+    """The parser: with ``selected``, that subcommand alone, its module imported (a fast start:
+    each other subcommand's parser costs about as much as the rest of parsing); without, every
+    subcommand with its one-line help (``loomtui --help``)."""
     parser = argparse.ArgumentParser(
         prog="loomtui",
         description="Browse, label and branch pi / oh-my-pi session trees and other LLM looms.",
@@ -49,6 +57,8 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
+        if selected is not None and name != selected:
+            continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == selected:
             importlib.import_module(f"loomtui.commands.{module}").add_arguments(p)
@@ -70,8 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv[0])
     args = parser.parse_args(argv)
     module = importlib.import_module(f"loomtui.commands.{SUBCOMMANDS[args.command][0]}")
+    from loomtui.commands.safe_output import guarded
+
+    colour = getattr(args, "color", "never") != "never"
     try:
-        code = int(module.run(args) or 0)
+        code = guarded(lambda: module.run(args) or 0, colour)
         sys.stdout.flush()  # a full disk or /dev/full shows here, not as a traceback at exit
         return code
     except Exception as exc:  # noqa: BLE001 - one line, never a traceback (docs/style.md)
@@ -142,7 +155,7 @@ def run() -> NoReturn:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
         pass
-    from loomtui.session.forked import reap_finished
+    from loomtui.formats.opening import reap_helpers
 
-    reap_finished()  # the helpers that have exited (one still exiting is left to init)
+    reap_helpers()  # the helpers that have exited (one still exiting is left to init)
     os._exit(code)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ class AgentWriter:
 
     def append(self, entry_type: str, **fields: Any) -> str:
         eid = uuid.uuid4().hex[:8]
-        ts = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        ts = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
         obj = {"type": entry_type, "id": eid, "parentId": self.leaf, "timestamp": ts, **fields}
         line = (json.dumps(obj, separators=(",", ":"), ensure_ascii=False) + "\n").encode()
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)

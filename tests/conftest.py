@@ -1,18 +1,60 @@
-"""Shared fixtures: where the project's shared material (fixtures, oracle) lives."""
+"""Shared fixtures: where the project's shared material (fixtures, oracle) lives
+(``tests/shared_material.py`` says what a test does when it is missing)."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-from collections.abc import Callable
+import stat
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+from tests.shared_material import MARK, ROOT, SHARED, absent, require_shared
+
+__all__ = ["ROOT", "SHARED"]
+
+# Compiled modules are kept (``__pycache__``, ignored by git) even where PYTHONDONTWRITEBYTECODE
+# is set, as on the shared machine: otherwise each xdist worker rewrites the asserts of every test
+# module anew, and each Python the tests start (``pytest`` inside a test, ``python -m loomtui``,
+# the tmux app) compiles Textual, Rich, pytest and loomtui again, seconds of every run. Set here,
+# before the workers start and the test modules are collected, so both inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARK}(missing): the test needs material outside the repository; "
+        "skipped (failed on CI) when `missing` names what is absent",
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep ``xdist_group`` working (``--dist loadgroup``, pyproject's addopts): pytest-xdist 3.8
+    names a grouped test's group by writing ``test_id@group`` into ``item._nodeid``, which pytest
+    9.2 no longer reads (its ids are structured), so every group was spread over both workers.
+    Where xdist has written it and the id does not carry it, the id is made from it; once xdist
+    sets the group itself, nothing is left to do here."""
+    for item in items:
+        grouped = item.__dict__.get("_nodeid")
+        if isinstance(grouped, str) and grouped != item.nodeid and grouped.startswith(item.nodeid + "@"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(grouped)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    for mark in item.iter_markers(MARK):
+        if mark.args and mark.args[0]:
+            absent(mark.args[0])
 
 
 @pytest.fixture(autouse=True)
@@ -22,18 +64,60 @@ def _index_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
 
 
+_real_fsync = os.fsync
+
+
+def _fsync_where_it_can_fail(fd: Any) -> None:
+    """``os.fsync`` in the tests: on a regular file or a directory only the descriptor is
+    checked (a closed one fails as before); anything else (a pipe, a device) is synced as
+    usual. What a sync adds, that the bytes survive a power cut, no test can see, and on this
+    disk each one waits milliseconds: the suite's writes (labels, exports, migrations, safe
+    writes) make thousands."""
+    mode = os.fstat(fd if isinstance(fd, int) else fd.fileno()).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        _real_fsync(fd)
+
+
+@pytest.fixture(autouse=True)
+def _no_wait_for_the_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "fsync", _fsync_where_it_can_fail)
+
+
+@pytest.fixture
+def ocp_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each OCP document's conformance check is made once for the whole run
+    (``tests/ocp_checks.py``): for modules that open the same documents many times."""
+    from tests.ocp_checks import check_each_document_once
+
+    check_each_document_once(monkeypatch)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _nothing_left_in_the_checkout() -> Iterator[None]:
+    """No test leaves a file at the top of the checkout (an export written "here" when a test
+    did not run in its own directory)."""
+    before = {p.name for p in ROOT.iterdir()}
+    yield
+    left = sorted({p.name for p in ROOT.iterdir()} - before - {"snapshot_report.html"})
+    assert left == [], f"tests left files in {ROOT}: {left}"
+
+
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    if not SHARED.is_dir():
-        pytest.fail(f"shared material not found at {SHARED}")
+    require_shared()
     return SHARED
 
 
 # --- session files (session core and command tests) -------------------------------------------
 
 #: the header ``write_session`` puts first (tests/session/session_helpers.py has the same)
-SESSION_HEADER = {"type": "session", "version": 3, "id": "sess-0001", "timestamp": "2026-03-01T09:00:00.000Z",
-                  "cwd": "/srv/demo"}
+SESSION_HEADER = {
+    "type": "session",
+    "version": 3,
+    "id": "sess-0001",
+    "timestamp": "2026-03-01T09:00:00.000Z",
+    "cwd": "/srv/demo",
+}
 
 
 def _json_line(obj: object) -> bytes:
@@ -72,8 +156,9 @@ def write_session(tmp_path: Path) -> Callable[..., Path]:
     (None: no header line)."""
     counter = [0]
 
-    def write(parts: list[Any], header: Any = SESSION_HEADER, name: str | None = None,
-              trailing_newline: bool = True) -> Path:
+    def write(
+        parts: list[Any], header: Any = SESSION_HEADER, name: str | None = None, trailing_newline: bool = True
+    ) -> Path:
         counter[0] += 1
         path = tmp_path / (name or f"s{counter[0]}.jsonl")
         chunks = [] if header is None else [_json_line(header)]
@@ -108,6 +193,11 @@ def cache_mode(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pyte
     return str(request.param)
 
 
+#: what ``parity_file`` writes for a file (path, size, mtime): its bytes as version 3 (an older
+#: file migrated), so a file opened by many parity tests is read and migrated once
+_VERSION_3_BYTES: dict[tuple[str, int, int], bytes] = {}
+
+
 @pytest.fixture
 def parity_file(cache_mode: str, tmp_path: Path) -> Callable[[Path], Path]:
     """The file a parity test opens, for ``cache_mode``: with the cache on, a version 3 copy
@@ -124,10 +214,12 @@ def parity_file(cache_mode: str, tmp_path: Path) -> Callable[[Path], Path]:
 
         dst = tmp_path / "indexed" / path.name
         dst.parent.mkdir(exist_ok=True)
-        if SessionManager.open(str(path)).version < 3:
-            dst.write_bytes(migrated_bytes(str(path))[0])
-        else:
-            shutil.copyfile(path, dst)
+        st = path.stat()
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        if key not in _VERSION_3_BYTES:  # the same shared files, test after test: made once
+            old = SessionManager.open(str(path)).version < 3
+            _VERSION_3_BYTES[key] = migrated_bytes(str(path))[0] if old else path.read_bytes()
+        dst.write_bytes(_VERSION_3_BYTES[key])
         SessionManager.open(str(dst))  # cold: writes the index
         indexcache.reap(block=True)
         fd = open_regular(str(dst))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import subprocess
@@ -38,12 +39,22 @@ def test_the_app_does_not_reach_into_the_cli_or_textual_internals() -> None:
     import re
 
     root = pathlib.Path(loomtui.__file__).parent
-    banned = re.compile(r"_scroll_update|set_reactive|_fatal_error|\._filters\b|type: ignore\[attr-defined\]|loomtui\.commands")
-    offenders = [f"{p.relative_to(root)}:{n}" for p in (root / "app").rglob("*.py")
-                 for n, line in enumerate(p.read_text().splitlines(), 1) if banned.search(line)]
+    banned = re.compile(
+        r"_scroll_update|set_reactive|_fatal_error|\._filters\b|type: ignore\[attr-defined\]|loomtui\.commands"
+    )
+    offenders = [
+        f"{p.relative_to(root)}:{n}"
+        for p in (root / "app").rglob("*.py")
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if banned.search(line)
+    ]
     assert offenders == []
-    probing = [f"{p.relative_to(root)}:{n}" for p in root.rglob("*.py")
-               for n, line in enumerate(p.read_text().splitlines(), 1) if "getattr(manager" in line]
+    probing = [
+        f"{p.relative_to(root)}:{n}"
+        for p in root.rglob("*.py")
+        for n, line in enumerate(p.read_text().splitlines(), 1)
+        if "getattr(manager" in line
+    ]
     assert probing == []
 
 
@@ -52,19 +63,26 @@ _SELF_ATTR = r"\bself\.(_[a-z]\w*)"
 
 def _textual_private(cls: type) -> set[str]:
     """The private names (``_x``) Textual's own classes in ``cls``'s MRO define or set on ``self``."""
+    names: set[str] = set()
+    for base in cls.__mro__:
+        if base.__module__.startswith("textual"):
+            names.update(_private_of(base))
+    return names
+
+
+@functools.cache
+def _private_of(base: type) -> frozenset[str]:
+    """The private names one Textual class defines or sets on ``self`` (each class read once:
+    ``inspect.getsource`` parses the class's whole module, and every app class shares bases)."""
     import inspect
     import re
 
-    names: set[str] = set()
-    for base in cls.__mro__:
-        if not base.__module__.startswith("textual"):
-            continue
-        names.update(n for n in vars(base) if re.match(r"_[a-z]", n))
-        try:
-            names.update(re.findall(_SELF_ATTR, inspect.getsource(base)))
-        except (OSError, TypeError):
-            pass
-    return names
+    names = {n for n in vars(base) if re.match(r"_[a-z]", n)}
+    try:
+        names.update(re.findall(_SELF_ATTR, inspect.getsource(base)))
+    except (OSError, TypeError):
+        pass
+    return frozenset(names)
 
 
 def test_the_app_touches_no_private_attribute_of_textual_objects() -> None:
@@ -94,8 +112,11 @@ def test_the_app_touches_no_private_attribute_of_textual_objects() -> None:
             if not any(b.__module__.startswith("textual") for b in cls.__mro__):
                 continue
             private = _textual_private(cls)
-            offenders += [f"{mod.__name__}.{name}: self.{a}" for a in re.findall(_SELF_ATTR, inspect.getsource(cls))
-                          if a in private]
+            offenders += [
+                f"{mod.__name__}.{name}: self.{a}"
+                for a in re.findall(_SELF_ATTR, inspect.getsource(cls))
+                if a in private
+            ]
     core = _textual_private(App) | _textual_private(Screen) | _textual_private(Widget)
     root = pathlib.Path(loomtui.__file__).parent
     ours: set[str] = set()

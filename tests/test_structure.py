@@ -1,5 +1,5 @@
 """Structure budgets of the package (docs/architecture.md, "Where each rule lives"): no module
-over 600 lines, and at most eight functions that radon rates D or worse, each a hot loop that
+over 600 lines, and at most three functions that radon rates D or worse, each a hot loop that
 says in a comment why it stays whole.
 
 ``KNOWN_LEFT`` lists what is still over budget and waits to be split. It must only shrink: a new
@@ -16,19 +16,12 @@ from radon.complexity import cc_rank, cc_visit
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loomtui"
 MAX_LINES = 600
-MAX_HOT = 8
+MAX_HOT = 3
 
 #: the hot loops that keep their shape (radon D or worse), per module: each runs once per
 #: entry, line or row of a whole session, where a call per branch costs measurable time
 RESERVED = {
-    ("view/flat.py", "flatten"),
-    ("view/layout.py", "layout"),
     ("view/plain_rows.py", "plain_rows"),
-    ("session/reader.py", "LineParser._route"),
-    ("session/entries.py", "fill"),
-    ("session/index.py", "SessionIndex.build"),
-    ("formats/claude_read.py", "_skeleton"),
-    ("view/text.py", "_display_segments"),
 }
 
 #: still over budget, to be split (modules over MAX_LINES by path; functions by module and name)
@@ -74,17 +67,21 @@ def test_every_message_of_the_app_is_declared_in_messages_py() -> None:
     import re
 
     pattern = re.compile(r"^\s*class \w+\((?:textual\.message\.)?Message\)", re.M)
-    elsewhere = [_rel(p) for p in _modules() if _rel(p).startswith("app/") and _rel(p) != "app/messages.py"
-                 and pattern.search(p.read_text(encoding="utf-8"))]
+    elsewhere = [
+        _rel(p)
+        for p in _modules()
+        if _rel(p).startswith("app/") and _rel(p) != "app/messages.py" and pattern.search(p.read_text(encoding="utf-8"))
+    ]
     assert elsewhere == []
 
 
-def test_radon_lists_at_most_eight_functions_each_a_reserved_hot_loop() -> None:
+def test_radon_lists_at_most_three_functions_each_a_reserved_hot_loop() -> None:
     found = _complex_blocks()
     known = {k for k in KNOWN_LEFT if k[1]}
     unexpected = set(found) - RESERVED - known
     assert not unexpected, "split these (C or better), or measure and justify: " + ", ".join(
-        f"{m}:{f} ({found[(m, f)]})" for m, f in sorted(unexpected))
+        f"{m}:{f} ({found[(m, f)]})" for m, f in sorted(unexpected)
+    )
     if known - set(found):
         warnings.warn(f"now C or better, take them off KNOWN_LEFT: {sorted(known - set(found))}", stacklevel=1)
     assert len(RESERVED) <= MAX_HOT
@@ -95,7 +92,7 @@ def test_each_reserved_hot_loop_says_why_it_stays_whole() -> None:
         lines = (PACKAGE / module).read_text(encoding="utf-8").splitlines()
         short = name.rsplit(".", 1)[-1]
         at = next(i for i, line in enumerate(lines) if line.lstrip().startswith(f"def {short}("))
-        comment = " ".join(line.strip() for line in lines[max(0, at - 6):at] if line.strip().startswith("#"))
+        comment = " ".join(line.strip() for line in lines[max(0, at - 6) : at] if line.strip().startswith("#"))
         assert "kept in one piece" in comment, f"{module}:{name} has no comment saying why it stays whole"
 
 

@@ -11,7 +11,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_session_and_view_pass_mypy_strict() -> None:
     out, err, status = api.run(
-        ["--strict", "--no-incremental", "--config-file", str(ROOT / "pyproject.toml"),
-         str(ROOT / "loomtui" / "session"), str(ROOT / "loomtui" / "view")]
+        [
+            "--strict",
+            "--no-incremental",
+            "--config-file",
+            str(ROOT / "pyproject.toml"),
+            str(ROOT / "loomtui" / "session"),
+            str(ROOT / "loomtui" / "view"),
+        ]
     )
     assert status == 0, out + err

@@ -6,18 +6,19 @@ import io
 import os
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from textual import events
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.filter import LineFilter
+from textual.screen import Screen
 from textual.theme import Theme
 
-from loomtui.app import keymap
+from loomtui.app import keymap, samples
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import SafeFilters, monochrome
@@ -26,7 +27,7 @@ from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, load_themes, resolve_theme_name, tree_colors, variable_name
-from loomtui.session.split import SplitParse
+from loomtui.formats.opening import Opening
 from loomtui.view.printable import printable
 
 
@@ -56,22 +57,23 @@ class LoomApp(App[int], inherit_bindings=False):
         sessions_dirs: list[str] | None = None,
         only_dirs: bool = False,
         watch: bool = True,
-        split: SplitParse | None = None,
+        opening: Opening | None = None,
     ) -> None:
         self._theme_request = theme
         super().__init__()
         #: Textual prints an unexpected exception's traceback on ``error_console`` as it stops:
         #: kept here, written to the log by ``run``
         self._crash_report = io.StringIO()
-        self.error_console = Console(file=self._crash_report, markup=False, highlight=False, width=120,
-                                     color_system=None)
+        self.error_console = Console(
+            file=self._crash_report, markup=False, highlight=False, width=120, color_system=None
+        )
         # NO_COLOR: Textual's monochrome filter fails on unstyled segments; ours does not
         self._safe_filters = SafeFilters()
         #: drawn without colours: the cursor row is shown in reverse video
         self.monochrome = monochrome(super().get_line_filters())
         self.start_path = path
-        #: a child already parsing the tail of ``path`` (``session.split``), for its first open
-        self._start_split = split
+        #: ``path``'s opening, started before Textual (``formats/opening``), for its first open
+        self._start_opening = opening
         self.filter_mode = filter_mode
         self.sessions_dirs = list(sessions_dirs or [])
         #: ``loomtui DIR``: the picker lists that directory alone, not the usual roots too
@@ -107,8 +109,9 @@ class LoomApp(App[int], inherit_bindings=False):
             self._pending_notices.append((ignored, "theme"))
         if DEFAULT_THEME not in self.available_themes:  # no bundled themes found: a built-in fallback
             self.register_theme(Theme(name=DEFAULT_THEME, primary="#5f87ff", accent="#00d7ff", dark=True))
-        name, problem = resolve_theme_name(self._theme_request or os.environ.get("LOOMTUI_THEME"),
-                                           self.available_themes)
+        name, problem = resolve_theme_name(
+            self._theme_request or os.environ.get("LOOMTUI_THEME"), self.available_themes
+        )
         if problem:
             self._pending_notices.append((problem, "theme"))
         self.theme = name
@@ -131,8 +134,8 @@ class LoomApp(App[int], inherit_bindings=False):
             self.notify(message, title=title, severity="warning", timeout=10)
         self._pending_notices.clear()
         if self.start_path:
-            split, self._start_split = self._start_split, None
-            self.open_session_file(self.start_path, split=split)
+            opening, self._start_opening = self._start_opening, None
+            self.open_session_file(self.start_path, opening=opening)
         else:
             self.open_picker()
 
@@ -153,11 +156,23 @@ class LoomApp(App[int], inherit_bindings=False):
 
         self.push_screen(PickerScreen(self.sessions_dirs, only=self.only_dirs))
 
-    def open_session_file(self, path: str, select_id: str | list[str] | None = None,
-                          split: SplitParse | None = None) -> BrowserScreen:
+    def open_session_file(
+        self, path: str, select_id: str | list[str] | None = None, opening: Opening | None = None
+    ) -> BrowserScreen:
         """Open ``path`` in a new browser on top of the current screen (Esc returns); with
-        ``select_id``, that entry (or its nearest visible ancestor) is selected once loaded."""
-        screen = BrowserScreen(path, filter_mode=self.filter_mode, select_id=select_id, split=split)
+        ``select_id``, that entry (or its nearest visible ancestor) is selected once loaded. A
+        bundled sample is never opened itself: the user's copy is (``app/samples.py``)."""
+        if samples.is_bundled(path):
+            if opening is not None:
+                opening.cancel()
+                opening = None
+            path = samples.user_copy(path)
+            self.notify(
+                f"A bundled sample: opened your copy, {path}, so that nothing is written into loomtui itself.",
+                title="Sample session",
+                timeout=8,
+            )
+        screen = BrowserScreen(path, filter_mode=self.filter_mode, select_id=select_id, opening=opening)
         self.push_screen(screen)
         return screen
 
@@ -174,10 +189,45 @@ class LoomApp(App[int], inherit_bindings=False):
             self.notify(f"Live follow is off: {exc}", severity="warning", timeout=6)
 
     def notify(self, message: str, *, title: str = "", **kwargs: Any) -> None:  # type: ignore[override]
-        """Every notice made printable (it may quote a label, a path, an error about the file);
-        shown as plain text, never as markup."""
-        kwargs.setdefault("markup", False)
+        """Every notice made printable (it may quote a label, a path, an error about the file)
+        and shown exactly as written, never as markup: ``[agents]`` or ``\\[`` stay what they are.
+        The one place for it: a screen's or a widget's ``notify`` ends here, with ``markup=True``
+        passed by Textual's ``Widget.notify`` whatever the caller said; loomtui's notices are
+        plain text, so it is overridden here."""
+        kwargs["markup"] = False
         super().notify(printable(str(message), keep_lines=True), title=printable(str(title)), **kwargs)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Of Textual's own palette entries only the screenshot, worded as loomtui's are: its
+        Theme and Quit are loomtui's theme and quit entries already, its Keys panel repeats F1's
+        help, and Maximize (which nothing else undoes but the palette) is not a loomtui view."""
+        yield SystemCommand(
+            "screenshot: save the screen as an SVG picture",
+            "in ~/Downloads, or the current directory without one",
+            lambda: self.set_timer(0.1, self.deliver_screenshot),
+        )
+
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
+        """The palette's Screenshot: saved in the Downloads folder, or in the current directory
+        where there is none (a fresh home), and the notice says where it went."""
+        from platformdirs import user_downloads_path
+
+        where = path
+        fallback = False
+        if where is None:
+            downloads = user_downloads_path()
+            fallback = not downloads.is_dir()
+            where = os.getcwd() if fallback else str(downloads)
+        try:
+            saved = self.save_screenshot(filename, where, time_format)
+        except OSError as exc:
+            self.notify(f"Screenshot not saved: {exc}", title="Screenshot", severity="error", timeout=8)
+            return None
+        note = " (there is no Downloads folder: saved in the current directory)" if fallback else ""
+        self.notify(f"Saved the screenshot to {os.path.abspath(saved)}{note}", title="Screenshot", timeout=8)
+        return saved
 
     # actions -------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -187,18 +237,27 @@ class LoomApp(App[int], inherit_bindings=False):
 
     async def action_quit(self) -> None:
         """Ctrl+Q: quit; with a leaf moved (Enter) and not persisted, ask first."""
-        moved = [s for s in self.screen_stack if isinstance(s, BrowserScreen) and s.user_moved_leaf
-                 and s.model is not None and s.manager is not None and s.manager.path is not None
-                 and s.model.leaf_id != s.manager.index.leaf_id]
+        moved = [
+            s
+            for s in self.screen_stack
+            if isinstance(s, BrowserScreen)
+            and s.user_moved_leaf
+            and s.model is not None
+            and s.manager is not None
+            and s.manager.path is not None
+            and s.model.leaf_id != s.manager.index.leaf_id
+        ]
         if not moved or any(isinstance(s, ConfirmDialog) for s in self.screen_stack):
             self.exit()
             return
         b = moved[-1]
         assert b.model is not None and b.manager is not None
         keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
-        body = (f"The leaf was moved to {b.model.leaf_id or '(before the first entry)'} and not persisted: "
-                f"pi will resume {os.path.basename(b.path)} at {b.manager.index.leaf_id}, its last entry.\n\n"
-                f"Quit anyway? (Esc stays; {keys} persists the leaf)")
+        body = (
+            f"The leaf was moved to {b.model.leaf_id or '(before the first entry)'} and not persisted: "
+            f"pi will resume {os.path.basename(b.path)} at {b.manager.index.leaf_id}, its last entry.\n\n"
+            f"Quit anyway? (Esc stays; {keys} persists the leaf)"
+        )
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -237,4 +296,3 @@ class LoomApp(App[int], inherit_bindings=False):
             msg = f"loomtui stopped after an internal error: {last}" if last else "loomtui stopped"
             print(msg + (f" (details in {where})" if where is not None else ""), file=sys.stderr)
         return result
-

@@ -1,12 +1,13 @@
 """Every key binding of the app, with an id, and user overrides from ``keymap.toml``.
 
-The keys follow pi's /tree (docs/formats.md §9.6): in the tree, printable keys type into the
-search query, so every action sits on a key a query cannot use (Shift+L and Shift+T are capital
-letters pi never lets into the query either). Users remap a binding by id in
+The keys follow pi's /tree (docs/formats.md §9.6): in the browser every printable key, capitals
+and punctuation included, types into the search query, so every action sits on a key that never
+types: Ctrl+letter (pi's filters), Alt+letter (the loom tools, named by their first letter where
+it is free), F-keys and the cursor keys. Users remap a binding by id in
 ``~/.config/loomtui/keymap.toml``::
 
     [keys]
-    "browser.export" = "ctrl+x"
+    "browser.export" = "ctrl+n"
     "tree.page-down" = "pagedown,ctrl+f"
 
 (a top-level ``"id" = "keys"`` works too). Unknown ids and malformed values are reported, not
@@ -20,8 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from textual.binding import Binding
+from textual.keys import key_to_character
 
 from loomtui.app.themes import config_dir
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import read_regular
 
 
 @dataclass(frozen=True)
@@ -41,87 +45,266 @@ SPECS: tuple[KeySpec, ...] = (
     # the tree (focused)
     KeySpec("tree.up", "up", "cursor(-1)", "move up (wraps)", "tree", key_display="↑"),
     KeySpec("tree.down", "down", "cursor(1)", "move down (wraps)", "tree", key_display="↓"),
-    KeySpec("tree.page-up", "left,pageup,ctrl+b", "page(-1)", "page up", "tree", key_display="←/PgUp"),
-    KeySpec("tree.page-down", "right,pagedown,ctrl+f", "page(1)", "page down", "tree", key_display="→/PgDn"),
+    KeySpec("tree.page-up", "left,pageup,ctrl+b", "page(-1)", "page up", "tree", key_display="←/PgUp/^B"),
+    KeySpec("tree.page-down", "right,pagedown,ctrl+f", "page(1)", "page down", "tree", key_display="→/PgDn/^F"),
     KeySpec("tree.home", "home", "home", "first row", "tree", key_display="Home"),
     KeySpec("tree.end", "end", "end", "last row", "tree", key_display="End"),
-    KeySpec("tree.fold-or-up", "ctrl+left,alt+left", "fold_or_up", "fold, or jump to the previous branch segment",
-            "tree", key_display="^←/Alt+←"),
-    KeySpec("tree.unfold-or-down", "ctrl+right,alt+right", "unfold_or_down",
-            "unfold, or jump to the next branch segment", "tree", key_display="^→/Alt+→"),
-    KeySpec("tree.backspace", "backspace", "backspace", "delete the last search character", "tree",
-            key_display="Backspace"),
+    KeySpec(
+        "tree.fold-or-up",
+        "ctrl+left,alt+left",
+        "fold_or_up",
+        "fold, or jump to the previous branch segment",
+        "tree",
+        key_display="^←/Alt+←",
+    ),
+    KeySpec(
+        "tree.unfold-or-down",
+        "ctrl+right,alt+right",
+        "unfold_or_down",
+        "unfold, or jump to the next branch segment",
+        "tree",
+        key_display="^→/Alt+→",
+    ),
+    KeySpec(
+        "tree.backspace", "backspace", "backspace", "delete the last search character", "tree", key_display="Backspace"
+    ),
     # the browser screen (tree or detail focused)
-    KeySpec("browser.select", "enter", "move_leaf", "move the leaf here (a user message: to its parent)",
-            "browser", show=True, key_display="Enter"),
-    KeySpec("browser.label", "L,shift+l", "edit_label", "edit the label (empty clears)", "browser", show=True,
-            key_display="⇧L"),
-    KeySpec("browser.label-times", "T,shift+t", "toggle_label_times", "show label timestamps", "browser",
-            key_display="⇧T"),
-    KeySpec("browser.filter-default", "ctrl+d", "set_filter('default')", "filter: default", "browser",
-            key_display="^D"),
-    KeySpec("browser.filter-no-tools", "ctrl+t", "toggle_filter('no-tools')", "filter: no tool results ↔ default",
-            "browser", key_display="^T"),
-    KeySpec("browser.filter-user-only", "ctrl+u", "toggle_filter('user-only')", "filter: user messages ↔ default",
-            "browser", key_display="^U"),
-    KeySpec("browser.filter-labeled-only", "ctrl+l", "toggle_filter('labeled-only')",
-            "filter: labeled entries ↔ default", "browser", key_display="^L"),
-    KeySpec("browser.filter-all", "ctrl+a", "toggle_filter('all')", "filter: everything ↔ default", "browser",
-            key_display="^A"),
+    KeySpec(
+        "browser.select",
+        "enter",
+        "move_leaf",
+        "move the leaf here (a user message: to its parent)",
+        "browser",
+        show=True,
+        key_display="Enter",
+    ),
+    KeySpec(
+        "browser.label",
+        "alt+l",
+        "edit_label",
+        "edit the label (empty clears)",
+        "browser",
+        show=True,
+        key_display="Alt+L",
+    ),
+    KeySpec(
+        "browser.label-times", "alt+t", "toggle_label_times", "show label timestamps", "browser", key_display="Alt+T"
+    ),
+    KeySpec(
+        "browser.filter-default", "ctrl+d", "set_filter('default')", "filter: default", "browser", key_display="^D"
+    ),
+    KeySpec(
+        "browser.filter-no-tools",
+        "ctrl+t",
+        "toggle_filter('no-tools')",
+        "filter: no tool results ↔ default",
+        "browser",
+        key_display="^T",
+    ),
+    KeySpec(
+        "browser.filter-user-only",
+        "ctrl+u",
+        "toggle_filter('user-only')",
+        "filter: user messages ↔ default",
+        "browser",
+        key_display="^U",
+    ),
+    KeySpec(
+        "browser.filter-labeled-only",
+        "ctrl+l",
+        "toggle_filter('labeled-only')",
+        "filter: labeled entries ↔ default",
+        "browser",
+        key_display="^L",
+    ),
+    KeySpec(
+        "browser.filter-all",
+        "ctrl+a",
+        "toggle_filter('all')",
+        "filter: everything ↔ default",
+        "browser",
+        key_display="^A",
+    ),
     KeySpec("browser.filter-next", "ctrl+o", "cycle_filter(1)", "next filter", "browser", key_display="^O"),
-    KeySpec("browser.filter-prev", "ctrl+shift+o", "cycle_filter(-1)", "previous filter", "browser",
-            key_display="⇧^O"),
-    KeySpec("browser.escape", "escape", "escape", "clear the search (else back to the session list)", "browser",
-            key_display="Esc"),
-    KeySpec("browser.export", "ctrl+e", "export_branch", "export the branch ending here to a new session",
-            "browser", show=True, key_display="^E"),
-    KeySpec("browser.export-html", "E,shift+e", "export_html", "export the session as an HTML page (at this entry)",
-            "browser", key_display="⇧E"),
-    KeySpec("browser.persist-leaf", "ctrl+s", "persist_leaf", "persist the leaf (pi resumes there)", "browser",
-            show=True, key_display="^S"),
-    KeySpec("browser.copy", "ctrl+y", "copy_text", "copy the entry's text", "browser", key_display="^Y"),
-    KeySpec("browser.open-parent", "ctrl+g", "open_parent", "open the parent session of a fork",
-            "browser", key_display="^G"),
-    KeySpec("browser.diagnostics", "f2", "show_diagnostics", "list lines the reader repaired or skipped",
-            "browser", key_display="F2"),
-    KeySpec("browser.detail-wider", "shift+left", "resize_detail(4)", "widen the detail pane (or drag its border)",
-            "browser", key_display="⇧←"),
-    KeySpec("browser.detail-narrower", "shift+right", "resize_detail(-4)", "narrow the detail pane",
-            "browser", key_display="⇧→"),
-    KeySpec("browser.switch-focus", "tab", "switch_focus", "switch between tree and detail pane", "browser",
-            key_display="Tab"),
-    KeySpec("browser.switch-focus-back", "shift+tab", "switch_focus", "switch between tree and detail pane",
-            "browser", key_display="⇧Tab"),
-    # loom tools (browser). Printable keys act while the search is empty; with a query they type
-    # into it (a query may start with a space to begin with one of them)
-    KeySpec("browser.mark", "m", "mark", "mark the entry for a comparison (again: unmark)", "browser",
-            key_display="m"),
-    KeySpec("browser.compare", "c", "compare", "compare the marked entry's branch with this one", "browser",
-            key_display="c"),
-    KeySpec("browser.hoist", "h", "hoist", "hoist: show only the subtree under this entry", "browser",
-            key_display="h"),
-    KeySpec("browser.unhoist", "H,shift+h", "unhoist", "unhoist: the whole tree again (Esc too)", "browser", key_display="⇧H"),
-    KeySpec("browser.next-label", "right_square_bracket", "next_label(1)", "next labelled entry", "browser",
-            key_display="]"),
-    KeySpec("browser.prev-label", "left_square_bracket", "next_label(-1)", "previous labelled entry", "browser",
-            key_display="["),
-    KeySpec("browser.next-branch", "right_curly_bracket", "next_branch(1)", "next branch point", "browser",
-            key_display="}"),
-    KeySpec("browser.prev-branch", "left_curly_bracket", "next_branch(-1)", "previous branch point", "browser",
-            key_display="{"),
-    KeySpec("browser.back", "less_than_sign", "history(-1)", "back to the previous place visited", "browser",
-            key_display="<"),
-    KeySpec("browser.forward", "greater_than_sign", "history(1)", "forward again", "browser", key_display=">"),
-    KeySpec("browser.goto", "number_sign", "goto", "go to an entry by id (or id prefix)", "browser",
-            key_display="#"),
-    KeySpec("browser.archive", "A,shift+a", "archive", "archive this branch (hide it), or restore it", "browser",
-            key_display="⇧A"),
-    KeySpec("browser.show-archived", "alt+r", "toggle_archived", "show / hide archived branches", "browser",
-            key_display="Alt+R"),
-    KeySpec("browser.reader", "ctrl+r", "reader", "reader mode: the active branch as one transcript", "browser",
-            key_display="^R"),
-    KeySpec("browser.compact", "ctrl+w", "compact", "compact indentation: deep rows show their depth as a number",
-            "browser", key_display="^W"),
+    KeySpec("browser.filter-prev", "ctrl+shift+o", "cycle_filter(-1)", "previous filter", "browser", key_display="⇧^O"),
+    KeySpec(
+        "browser.escape",
+        "escape",
+        "escape",
+        "clear the search, folds or hoist, else back to the list",
+        "browser",
+        key_display="Esc",
+    ),
+    KeySpec(
+        "browser.export",
+        "ctrl+e",
+        "export_branch",
+        "export the branch ending here to a new session",
+        "browser",
+        show=True,
+        key_display="^E",
+    ),
+    KeySpec(
+        "browser.export-html",
+        "alt+e",
+        "export_html",
+        "export the session as an HTML page (at this entry)",
+        "browser",
+        key_display="Alt+E",
+    ),
+    KeySpec(
+        "browser.persist-leaf",
+        "ctrl+s",
+        "persist_leaf",
+        "persist the leaf (pi resumes there)",
+        "browser",
+        show=True,
+        key_display="^S",
+    ),
+    KeySpec(
+        "browser.copy-message",
+        "ctrl+x",
+        "copy_message",
+        "copy the selected message's text",
+        "browser",
+        key_display="^X",
+    ),
+    KeySpec(
+        "browser.copy",
+        "ctrl+y",
+        "copy_text",
+        "copy the entry's text, whatever it is (tool calls, JSON)",
+        "browser",
+        key_display="^Y",
+    ),
+    KeySpec(
+        "browser.open-parent", "ctrl+g", "open_parent", "open the parent session of a fork", "browser", key_display="^G"
+    ),
+    KeySpec(
+        "browser.diagnostics",
+        "f2",
+        "show_diagnostics",
+        "list lines the reader repaired or skipped",
+        "browser",
+        key_display="F2",
+    ),
+    KeySpec(
+        "browser.detail-wider",
+        "shift+left",
+        "resize_detail(4)",
+        "widen the detail pane (or drag its border)",
+        "browser",
+        key_display="⇧←",
+    ),
+    KeySpec(
+        "browser.detail-narrower",
+        "shift+right",
+        "resize_detail(-4)",
+        "narrow the detail pane",
+        "browser",
+        key_display="⇧→",
+    ),
+    KeySpec(
+        "browser.switch-focus",
+        "tab",
+        "switch_focus",
+        "switch between tree and detail pane",
+        "browser",
+        key_display="Tab",
+    ),
+    KeySpec(
+        "browser.switch-focus-back",
+        "shift+tab",
+        "switch_focus",
+        "switch between tree and detail pane",
+        "browser",
+        key_display="⇧Tab",
+    ),
+    # loom tools (browser): Alt+letter, never a key that types into the search
+    KeySpec(
+        "browser.mark",
+        "alt+m",
+        "mark",
+        "mark the entry for a comparison (again: unmark)",
+        "browser",
+        key_display="Alt+M",
+    ),
+    KeySpec(
+        "browser.compare",
+        "alt+c",
+        "compare",
+        "compare the marked entry's branch with this one",
+        "browser",
+        key_display="Alt+C",
+    ),
+    KeySpec(
+        "browser.resume",
+        "alt+w",
+        "resume_here",
+        "resume the agent here (it runs in this terminal)",
+        "browser",
+        key_display="Alt+W",
+    ),
+    KeySpec(
+        "browser.carry",
+        "alt+s",
+        "carry_branch",
+        "carry the marked branch onto this one (a branch summary)",
+        "browser",
+        key_display="Alt+S",
+    ),
+    KeySpec(
+        "browser.hoist",
+        "alt+h",
+        "hoist",
+        "hoist: show only the subtree under this entry",
+        "browser",
+        key_display="Alt+H",
+    ),
+    KeySpec(
+        "browser.unhoist", "alt+u", "unhoist", "unhoist: the whole tree again (Esc too)", "browser", key_display="Alt+U"
+    ),
+    KeySpec("browser.next-label", "alt+n", "next_label(1)", "next labelled entry", "browser", key_display="Alt+N"),
+    KeySpec("browser.prev-label", "alt+p", "next_label(-1)", "previous labelled entry", "browser", key_display="Alt+P"),
+    KeySpec("browser.next-branch", "alt+j", "next_branch(1)", "next branch point", "browser", key_display="Alt+J"),
+    KeySpec("browser.prev-branch", "alt+k", "next_branch(-1)", "previous branch point", "browser", key_display="Alt+K"),
+    KeySpec(
+        "browser.back", "alt+o", "history(-1)", "back to the previous place visited", "browser", key_display="Alt+O"
+    ),
+    KeySpec("browser.forward", "alt+i", "history(1)", "forward again", "browser", key_display="Alt+I"),
+    KeySpec("browser.goto", "alt+g", "goto", "go to an entry by id (or id prefix)", "browser", key_display="Alt+G"),
+    KeySpec(
+        "browser.archive",
+        "alt+a",
+        "archive",
+        "archive this branch (hide it), or restore it",
+        "browser",
+        key_display="Alt+A",
+    ),
+    KeySpec(
+        "browser.show-archived",
+        "alt+r",
+        "toggle_archived",
+        "show / hide archived branches",
+        "browser",
+        key_display="Alt+R",
+    ),
+    KeySpec(
+        "browser.reader",
+        "ctrl+r",
+        "reader",
+        "reader mode: the active branch as one transcript",
+        "browser",
+        key_display="^R",
+    ),
+    KeySpec(
+        "browser.compact",
+        "ctrl+w",
+        "compact",
+        "compact indentation: deep rows show their depth as a number",
+        "browser",
+        key_display="^W",
+    ),
     # the compare screen
     KeySpec("compare.up", "up", "cursor(-1)", "previous block", "compare", key_display="↑"),
     KeySpec("compare.down", "down", "cursor(1)", "next block", "compare", key_display="↓"),
@@ -131,8 +314,9 @@ SPECS: tuple[KeySpec, ...] = (
     KeySpec("compare.end", "end", "end", "last block", "compare", key_display="End"),
     KeySpec("compare.next-change", "n", "next_change(1)", "next change", "compare", key_display="n"),
     KeySpec("compare.prev-change", "p", "next_change(-1)", "previous change", "compare", key_display="p"),
-    KeySpec("compare.activate", "enter", "activate", "open a fold / show a long entry whole", "compare",
-            key_display="Enter"),
+    KeySpec(
+        "compare.activate", "enter", "activate", "open a fold / show a long entry whole", "compare", key_display="Enter"
+    ),
     KeySpec("compare.goto", "g", "goto_entry", "back to the tree at this entry", "compare-screen", key_display="g"),
     KeySpec("compare.close", "escape,q", "close", "back to the tree", "compare-screen", key_display="Esc"),
     # reader mode
@@ -144,11 +328,32 @@ SPECS: tuple[KeySpec, ...] = (
     KeySpec("reader.prev", "p", "entry(-1)", "previous entry", "reader", key_display="p"),
     KeySpec("reader.home", "home", "home", "start of the branch", "reader", key_display="Home"),
     KeySpec("reader.end", "end", "end", "end of the branch", "reader", key_display="End"),
-    KeySpec("reader.close", "escape,q,ctrl+r", "close", "back to the tree, at the entry read", "reader-screen",
-            key_display="Esc"),
+    KeySpec(
+        "reader.close",
+        "escape,q,ctrl+r",
+        "close",
+        "back to the tree, at the entry read",
+        "reader-screen",
+        key_display="Esc",
+    ),
     # the detail pane (focused)
-    KeySpec("detail.expand", "x", "expand_all", "show truncated outputs in full", "detail", key_display="x"),
-    KeySpec("detail.thinking", "t", "toggle_folds", "open / close the thinking blocks", "detail", key_display="t"),
+    # the detail pane's (ids kept from when they were bound in the pane alone): from the tree too
+    KeySpec(
+        "detail.expand",
+        "alt+x",
+        "expand_detail",
+        "detail pane: show truncated outputs in full",
+        "browser",
+        key_display="Alt+X",
+    ),
+    KeySpec(
+        "detail.thinking",
+        "alt+z",
+        "toggle_thinking",
+        "detail pane: open / close the thinking blocks",
+        "browser",
+        key_display="Alt+Z",
+    ),
     # the session picker (printable keys type into its filter)
     KeySpec("picker.up", "up", "cursor(-1)", "previous session", "picker", key_display="↑"),
     KeySpec("picker.down", "down", "cursor(1)", "next session", "picker", key_display="↓"),
@@ -156,18 +361,33 @@ SPECS: tuple[KeySpec, ...] = (
     KeySpec("picker.page-down", "pagedown", "page(1)", "page down", "picker", key_display="PgDn"),
     KeySpec("picker.home", "ctrl+home", "home", "first session", "picker", key_display="^Home"),
     KeySpec("picker.end", "ctrl+end", "end", "last session", "picker", key_display="^End"),
-    KeySpec("picker.search", "ctrl+f", "toggle_search", "search the text of all sessions", "picker", show=True,
-            key_display="^F"),
-    KeySpec("picker.open-parent", "ctrl+o", "open_parent", "open the parent session of a fork", "picker",
-            show=True, key_display="^O"),
-    KeySpec("picker.rescan", "ctrl+r", "rescan", "read the session directories again", "picker",
-            key_display="^R"),
-    KeySpec("picker.escape", "escape", "escape", "leave the search, else clear the filter", "picker",
-            key_display="Esc"),
+    KeySpec(
+        "picker.search",
+        "ctrl+f",
+        "toggle_search",
+        "search the text of all sessions",
+        "picker",
+        show=True,
+        key_display="^F",
+    ),
+    KeySpec(
+        "picker.open-parent",
+        "ctrl+o",
+        "open_parent",
+        "open the parent session of a fork",
+        "picker",
+        show=True,
+        key_display="^O",
+    ),
+    KeySpec("picker.rescan", "ctrl+r", "rescan", "read the session directories again", "picker", key_display="^R"),
+    KeySpec(
+        "picker.escape", "escape", "escape", "leave the search, else clear the filter", "picker", key_display="Esc"
+    ),
     # the whole app
     KeySpec("app.help", "f1", "help", "help: every key", "app", show=True, key_display="F1"),
-    KeySpec("app.palette", "ctrl+p", "command_palette", "command palette", "app", show=True, key_display="^P",
-            priority=True),
+    KeySpec(
+        "app.palette", "ctrl+p", "command_palette", "command palette", "app", show=True, key_display="^P", priority=True
+    ),
     KeySpec("app.quit", "ctrl+q", "quit", "quit", "app", show=True, key_display="^Q", priority=True),
 )
 
@@ -176,8 +396,7 @@ SPEC_BY_ID = {s.id: s for s in SPECS}
 
 def bindings(scope: str) -> list[Binding]:
     return [
-        Binding(s.keys, s.action, s.description, show=s.show, key_display=s.key_display, priority=s.priority,
-                id=s.id)
+        Binding(s.keys, s.action, s.description, show=s.show, key_display=s.key_display, priority=s.priority, id=s.id)
         for s in SPECS
         if s.scope == scope
     ]
@@ -191,11 +410,13 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str
     """The user's overrides (id → keys) and what was wrong with the file, if anything."""
     path = path or keymap_path()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(str(path)).decode("utf-8", "replace")
     except FileNotFoundError:
         return {}, []
     except OSError as exc:
         return {}, [f"{path}: {exc.strerror or exc}"]
+    except LoomError as exc:  # a FIFO, a device: refused, never waited on
+        return {}, [str(exc)]
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -206,16 +427,76 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str
     for binding_id, keys in table.items():
         if binding_id == "keys":
             continue
-        if binding_id not in SPEC_BY_ID:
-            problems.append(f"{path.name}: unknown binding id {binding_id!r}")
-            continue
-        if isinstance(keys, list):
-            keys = ",".join(str(k) for k in keys)
-        if not isinstance(keys, str) or not keys.strip():
-            problems.append(f"{path.name}: {binding_id} needs a key string like \"ctrl+x\"")
-            continue
-        keymap[binding_id] = ",".join(k.strip() for k in keys.split(",") if k.strip())
+        wanted, problem = _override(binding_id, keys, path.name)
+        if problem:
+            problems.append(problem)
+        if wanted:
+            keymap[binding_id] = ",".join(wanted)
     return keymap, problems
+
+
+def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str | None]:
+    """The keys one entry of the file binds (none when it is refused) and what was wrong."""
+    if binding_id not in SPEC_BY_ID:
+        return [], f"{file}: unknown binding id {binding_id!r}"
+    if isinstance(keys, list):
+        keys = ",".join(str(k) for k in keys)
+    if not isinstance(keys, str) or not keys.strip():
+        return [], f'{file}: {binding_id} needs a key string like "ctrl+x"'
+    wanted = [k.strip() for k in keys.split(",") if k.strip()]
+    problems = []
+    lost = [k for k in wanted if k.lower() in NEVER_DELIVERED]
+    if lost:
+        arrives = "; ".join(f"{k} arrives as {NEVER_DELIVERED[k.lower()]}" for k in lost)
+        problems.append(f"a terminal never sends {', '.join(lost)} as such ({arrives}); use another key")
+    typing = [k for k in wanted if types_text(k)] if SPEC_BY_ID[binding_id].scope in SEARCHING_SCOPES else []
+    if typing:
+        problems.append(
+            f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
+        )
+    if not problems:
+        return wanted, None
+    return [k for k in wanted if k not in lost and k not in typing], f"{file}: {binding_id}: " + "; ".join(problems)
+
+
+#: Alt keys a terminal sends as ESC and a character that Textual reads as another key, so a
+#: binding on them never fires: ESC b and ESC f are iTerm's natural-editing Ctrl+← / Ctrl+→
+#: (what xterm and tmux send for Alt+B and Alt+F), ESC DEL is Ctrl+W, ESC Tab is Shift+Tab, ESC
+#: ESC is Esc, and ESC with a digit, "-", "=" or "§" is the character macOS's Option makes
+#: (tests/app/test_keys.py checks this against Textual's own table)
+NEVER_DELIVERED: dict[str, str] = {
+    "alt+b": "ctrl+left",
+    "alt+f": "ctrl+right",
+    "alt+backspace": "ctrl+w",
+    "alt+tab": "shift+tab",
+    "alt+escape": "escape",
+    "alt+section_sign": "§",
+    "alt+1": "¡",
+    "alt+2": "™",
+    "alt+3": "£",
+    "alt+4": "¢",
+    "alt+5": "∞",
+    "alt+6": "§",
+    "alt+7": "¶",
+    "alt+8": "•",
+    "alt+9": "ª",
+    "alt+0": "º",
+    "alt+minus": "–",
+    "alt+equals_sign": "≠",
+}
+
+#: where every printable key types into the tree's search (the browser and what it contains)
+SEARCHING_SCOPES = frozenset({"tree", "browser", "detail"})
+
+
+def types_text(key: str) -> bool:
+    """Whether ``key`` (a Textual key name: ``m``, ``shift+a``, ``question_mark``) types a
+    character, i.e. goes into a search instead of acting."""
+    name = key.lower().removeprefix("shift+")
+    if name in ("space", "tab", "enter", "escape", "backspace", "delete"):
+        return name == "space"
+    char = key_to_character(name)
+    return char is not None and char.isprintable()
 
 
 def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:

@@ -26,8 +26,12 @@ class TreeMoved(Message):
         return isinstance(message, TreeMoved)
 
 
-class HelpRequested(Message):
-    """``?`` in the tree with an empty query (help only while nothing is typed, as in pi)."""
+class SearchTyped(Message):
+    """Text typed or pasted while the detail pane has focus: it goes into the tree's search."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class SessionActivated(Message):

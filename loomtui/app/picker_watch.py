@@ -50,8 +50,9 @@ async def watch_dirs(
     roots = sorted({os.path.abspath(d) for d in dirs if os.path.isdir(d)})
     if not roots:
         return
-    async for changes in awatch(*roots, watch_filter=_session_file, debounce=debounce_ms, step=step_ms,
-                                stop_event=stop_event, recursive=True):
+    async for changes in awatch(
+        *roots, watch_filter=_session_file, debounce=debounce_ms, step=step_ms, stop_event=stop_event, recursive=True
+    ):
         result = on_change()
         if inspect.isawaitable(result):
             await result

@@ -19,6 +19,9 @@ from typing import Any
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import read_regular
+
 #: pi's /tree theme roles (the styles ``loomtui.view`` names) plus the selected-row background
 TREE_ROLES = (
     "accent",
@@ -140,8 +143,10 @@ def _drop_unknown(data: dict[str, Any], tree: dict[str, Any], where: str) -> lis
     if unknown:
         notes.append(f"{where}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} ignored")
     if unknown_roles:
-        notes.append(f"{where}: unknown [tree] role{'s' if len(unknown_roles) > 1 else ''} "
-                     f"{', '.join(unknown_roles)} ignored (known: {', '.join(TREE_ROLES)})")
+        notes.append(
+            f"{where}: unknown [tree] role{'s' if len(unknown_roles) > 1 else ''} "
+            f"{', '.join(unknown_roles)} ignored (known: {', '.join(TREE_ROLES)})"
+        )
     return notes
 
 
@@ -164,9 +169,11 @@ def _check_fields(data: dict[str, Any], where: str) -> None:
 
 def load_theme_file(path: Path, ignored: list[str] | None = None) -> Theme:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(str(path)).decode("utf-8"))
     except OSError as exc:
         raise ThemeError(f"{path}: {exc.strerror or exc}") from None
+    except LoomError as exc:  # a FIFO, a device: refused, never waited on
+        raise ThemeError(str(exc)) from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ThemeError(f"{path.name}: not valid TOML ({exc})") from None
     return theme_from_data(data, path.name, ignored)

@@ -11,6 +11,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import read_regular
+
 
 def state_path() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
@@ -19,8 +22,8 @@ def state_path() -> Path:
 
 def load() -> dict[str, Any]:
     try:
-        data = json.loads(state_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular(str(state_path())).decode("utf-8"))
+    except (OSError, ValueError, LoomError):
         return {}
     return data if isinstance(data, dict) else {}
 

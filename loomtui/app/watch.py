@@ -92,7 +92,7 @@ async def follow_file(
             await result
 
 
-def start(browser: "BrowserScreen") -> Worker[None]:
+def start(browser: BrowserScreen) -> Worker[None]:
     """Follow ``browser``'s file: LoomApp calls this when a browser has opened its session.
 
     Each change posts ``SessionFileChanged`` to the browser, whose handler calls

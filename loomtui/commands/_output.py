@@ -1,15 +1,9 @@
-"""Printing many formatted lines, on two CPUs when that pays.
+"""Printing a command's result: many formatted lines in blocks, one line flushed at once, a
+file just created reported (or removed again when the report cannot be written).
 
-With ``fork`` the child shares the loaded model (copy-on-write), formats the second half of the
-lines into memory and hands the bytes over a pipe while the parent formats the first half; the
-output is identical to formatting in one process (a test checks it).
-
-It does not pay for `loomtui tree`'s rows, so it is off by default (``PARALLEL_MIN_LINES``):
-while the child lives, every page of the loaded session the parent touches (reference counts
-of each entry it formats) is copied, and the parent's half then costs as much CPU as formatting
-all rows alone (measured on 100k entries: 0.95 s parent CPU either way, the child's 0.2 s on
-top, 0.3-0.4 s more wall time, cold and warm). A caller whose per-line work is heavy compared
-with the memory it touches can still ask for it (``min_parallel``).
+(Formatting half of the lines in a forked child was tried and removed: while the child lives,
+every page of the loaded session the parent touches is copied, and the parent's half then costs
+as much as all rows alone; docs/performance.md.)
 """
 
 from __future__ import annotations
@@ -20,42 +14,13 @@ from collections.abc import Callable, Iterable
 from typing import TextIO
 
 from loomtui.session.errors import LoomError
-from loomtui.session.forked import can_fork, child_output, start_child
-
-#: below this many lines one process is faster than a fork and a pipe (off: see above)
-PARALLEL_MIN_LINES = 1 << 62
 
 FormatRange = Callable[[int, int], Iterable[str]]
 
 
-def write_lines(fmt: FormatRange, n: int, out: TextIO, min_parallel: int = PARALLEL_MIN_LINES) -> None:
-    """Write ``fmt(0, n)`` to ``out``, one line each, splitting the work in two if it is big."""
-    if n < max(2, min_parallel) or not can_fork():
-        _write_text(out, fmt(0, n))
-        return
-    mid = n // 2
-    out.flush()  # nothing buffered may be written twice
-    encoding, errors = out.encoding or "utf-8", out.errors or "strict"
-    pid, read_fd = start_child(lambda: _join(fmt(mid, n)).encode(encoding, errors))
-    try:
-        _write_text(out, fmt(0, mid))
-    finally:
-        data = child_output(pid, read_fd)
-    if data is None:
-        _write_text(out, fmt(mid, n))  # the child failed: format the rest here
-        return
-    out.flush()
-    buffer = getattr(out, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:  # a text-only stream (tests): decode what the child wrote
-        out.write(data.decode(encoding, errors))
-
-
-def _join(lines: Iterable[str]) -> str:
-    items = list(lines)
-    return "\n".join(items) + "\n" if items else ""
+def write_lines(fmt: FormatRange, n: int, out: TextIO) -> None:
+    """Write ``fmt(0, n)`` to ``out``, one line each."""
+    _write_text(out, fmt(0, n))
 
 
 #: lines joined per write: as fast as one join of all, without a copy of the whole output

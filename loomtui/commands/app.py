@@ -5,44 +5,78 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import open_regular_file
 from loomtui.view.flat import FILTER_MODES
-
-if TYPE_CHECKING:
-    from loomtui.session.split import SplitParse
-
-#: where the child starts reading: this process spends its first ~0.6 s starting Textual, so
-#: the child takes the larger part and both halves are ready at about the same time
-APP_SPLIT = 0.35
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="loomtui",
-        description="Browse a pi / oh-my-pi session tree (or another loom): labels, leaf moves, branch export.",
-        epilog="Without FILE: the session picker. Subcommands (tree, info, label, …): `loomtui --help`.",
+        description="Browse a session tree (pi / oh-my-pi, Claude Code, Codex) or another loom: labels, leaf "
+        "moves, branch export.",
+        epilog="Without FILE: the session picker over pi's, omp's, Claude Code's and Codex's session folders "
+        "(~/.pi/agent/sessions, ~/.omp/agent/sessions, ~/.claude/projects, ~/.codex/sessions) and --sessions-dir. "
+        "Subcommands (tree, info, label, …): `loomtui --help`.",
     )
-    p.add_argument("file", nargs="?", metavar="FILE", help="a session .jsonl (or an OpenLoom / socketteer loom)")
-    p.add_argument("--theme", metavar="NAME", default=None,
-                   help="theme: loom-dark (dark), loom-light (light), a Textual theme, or one from "
-                        "~/.config/loomtui/themes/*.toml")
-    p.add_argument("--filter", dest="filter_mode", default="default", metavar="MODE",
-                   help=f"initial filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also "
-                        "has failed, gates, in-flight, findings, model:NAME, harness:NAME")
-    p.add_argument("--sessions-dir", dest="sessions_dirs", metavar="DIR", action="append", default=[],
-                   help="also list sessions and OCP runs under DIR in the picker (repeatable)")
-    p.add_argument("--runs-dir", dest="sessions_dirs", metavar="DIR", action="append",
-                   help="list the OCP runs under DIR in the picker (repeatable; same as --sessions-dir)")
-    p.add_argument("--no-follow", dest="follow", action="store_false",
-                   help="do not follow the file while another program appends to it")
+    p.add_argument(
+        "file",
+        nargs="?",
+        metavar="FILE",
+        help="a session (pi/omp, Claude Code, Codex), a loom, an OCP run, or a directory of them",
+    )
+    p.add_argument(
+        "--theme",
+        metavar="NAME",
+        default=None,
+        help="theme: loom-dark (dark), loom-light (light), a Textual theme, or one from "
+        "~/.config/loomtui/themes/*.toml",
+    )
+    p.add_argument(
+        "--filter",
+        dest="filter_mode",
+        default="default",
+        metavar="MODE",
+        help=f"initial filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also "
+        "has failed, gates, in-flight, findings, model:NAME, harness:NAME",
+    )
+    p.add_argument(
+        "--sessions-dir",
+        dest="sessions_dirs",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="also list sessions and OCP runs under DIR in the picker (repeatable)",
+    )
+    p.add_argument(
+        "--runs-dir",
+        dest="sessions_dirs",
+        metavar="DIR",
+        action="append",
+        help="list the OCP runs under DIR in the picker (repeatable; same as --sessions-dir)",
+    )
+    p.add_argument(
+        "--no-follow",
+        dest="follow",
+        action="store_false",
+        help="do not follow the file while another program appends to it",
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from loomtui.commands._args import check_filter_name
+    from loomtui.session.errors import LoomError, cannot_open
+
+    try:
+        check_filter_name(args.filter_mode)
+    except LoomError as exc:
+        print(f"loomtui: {exc}", file=sys.stderr)
+        return 2
     if args.file is not None and not os.path.exists(args.file):
-        print(f"loomtui: {args.file}: no such file", file=sys.stderr)
+        print(f"loomtui: {cannot_open(args.file)}", file=sys.stderr)
         return 2
     if args.file is not None and not os.path.isdir(args.file):
         from loomtui.session.errors import LoomError
@@ -64,39 +98,26 @@ def main(argv: list[str] | None = None) -> int:
             args.sessions_dirs = [args.file, *args.sessions_dirs]
             args.file = None
             only_dirs = True
-    split = None
-    if args.file is not None:
-        split = start_split(args.file)
+    opening = None
+    if args.file is not None:  # before Textual starts (and starts threads): see formats/opening
+        from loomtui.formats.opening import Opening
+
+        opening = Opening.before_app(args.file)
     from loomtui.app.app import LoomApp
 
-    app = LoomApp(args.file, theme=args.theme, filter_mode=args.filter_mode, sessions_dirs=args.sessions_dirs,
-                  only_dirs=only_dirs, watch=args.follow, split=split)
+    app = LoomApp(
+        args.file,
+        theme=args.theme,
+        filter_mode=args.filter_mode,
+        sessions_dirs=args.sessions_dirs,
+        only_dirs=only_dirs,
+        watch=args.follow,
+        opening=opening,
+    )
     result = app.run()
     if isinstance(result, int):
         return result
     return app.return_code or 0
-
-
-def start_split(path: str) -> SplitParse | None:
-    """Before Textual starts (and starts threads): a child parses the tail of a big session
-    while this process imports Textual and draws the screen, then reads the head. A pi file's
-    child is handed to the app; a Claude Code file's is taken over by its reader; a big OCP
-    run's child reads and places the whole run (``formats/ocp_split.py``)."""
-    from loomtui.formats import ocp_split
-    from loomtui.session.split import MIN_BYTES, SplitParse
-
-    split = SplitParse.start(path, fraction=APP_SPLIT)
-    if split is not None or ocp_split.prestart(path):
-        return split
-    try:
-        big = os.path.getsize(path) >= MIN_BYTES
-    except OSError:
-        big = False
-    if big:
-        from loomtui.formats.claude_split import prestart
-
-        prestart(path, APP_SPLIT)
-    return split
 
 
 def _refuse_early(path: str) -> str | None:
@@ -104,10 +125,12 @@ def _refuse_early(path: str) -> str | None:
     if os.path.isdir(path):
         return None
     try:
-        with open(path, "rb") as f:
+        with open_regular_file(path) as f:
             head = f.read(8192)
     except OSError as exc:
         return f"{path}: {exc.strerror or exc}"
+    except LoomError as exc:  # a FIFO, a device: refused, never waited on
+        return str(exc)
     if head and b"\x00" not in head:
         try:
             head[: len(head) - 4 if len(head) == 8192 else len(head)].decode("utf-8")
@@ -115,7 +138,6 @@ def _refuse_early(path: str) -> str | None:
         except UnicodeDecodeError:
             pass
     from loomtui.formats.opening import open_session
-    from loomtui.session.errors import LoomError
 
     try:
         open_session(path)

@@ -3,7 +3,8 @@
 The files are checked together, so the reference checker's cross-file rules (members of one
 slate share their task and base commit) apply. Each file prints ``PASS`` or ``FAIL`` with its
 counts, then one line per finding: level, code, JSON path, message. Exit 1 when any error is
-found (warnings do not fail), 0 otherwise. Without the reference checker
+found (warnings do not fail), 0 otherwise; a FILE that does not exist is refused first (one
+line, exit 2), as by every command. Without the reference checker
 (``pip install 'loomtui[ocp]'``) one line on stderr says so and the JSON Schema findings are
 still reported.
 """
@@ -15,10 +16,12 @@ import json
 import sys
 from typing import Any
 
-from loomtui.formats import ocp_check
-from loomtui.formats.common import MAX_DOCUMENT_BYTES, load_json
+from loomtui.commands._args import require_existing
+from loomtui.formats.base.common import MAX_DOCUMENT_BYTES, load_json
+from loomtui.formats.ocp import check as ocp_check
+from loomtui.session.errors import SessionFormatError, cannot_open
 from loomtui.session.fileio import read_capped
-from loomtui.session.errors import SessionFormatError
+from loomtui.view.words import counted
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +34,7 @@ def _read(path: str) -> tuple[Any, ocp_check.Finding | None]:
     try:
         data = read_capped(path, MAX_DOCUMENT_BYTES)  # a FIFO or device is refused, not read
     except OSError as exc:
-        return None, ocp_check.Finding("error", "E001", "$", f"cannot read {path}: {exc.strerror or exc}")
+        return None, ocp_check.Finding("error", "E001", "$", cannot_open(path, exc))
     except SessionFormatError as exc:
         return None, ocp_check.Finding("error", "E001", "$", str(exc))
     try:
@@ -52,6 +55,7 @@ def check_files(paths: list[str]) -> list[list[ocp_check.Finding]]:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_existing(args.files)
     name = ocp_check.checker_name()
     if name != "loopmath":
         print(f"loomtui: {ocp_check.INSTALL_HINT}", file=sys.stderr)
@@ -60,10 +64,18 @@ def run(args: argparse.Namespace) -> int:
     results = check_files(list(args.files))
     failed = any(f.level == "error" for fs in results for f in fs)
     if args.json:
-        doc = {"checker": name, "files": [
-            {"file": p, "errors": sum(f.level == "error" for f in fs),
-             "warnings": sum(f.level != "error" for f in fs),
-             "findings": [f._asdict() for f in fs]} for p, fs in zip(args.files, results)]}
+        doc = {
+            "checker": name,
+            "files": [
+                {
+                    "file": p,
+                    "errors": sum(f.level == "error" for f in fs),
+                    "warnings": sum(f.level != "error" for f in fs),
+                    "findings": [f._asdict() for f in fs],
+                }
+                for p, fs in zip(args.files, results)
+            ],
+        }
         sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
         return 1 if failed else 0
     lines: list[str] = []
@@ -71,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
         if args.quiet and not fs:
             continue
         errors = sum(f.level == "error" for f in fs)
-        lines.append(f"{'FAIL' if errors else 'PASS'}  {path}  ({errors} errors, {len(fs) - errors} warnings)")
+        counts = f"{counted(errors, 'error')}, {counted(len(fs) - errors, 'warning')}"
+        lines.append(f"{'FAIL' if errors else 'PASS'}  {path}  ({counts})")
         lines.extend(f"  {f.level} {f.code} {f.path}: {f.message}" for f in fs)
     if lines:
         sys.stdout.write("\n".join(lines) + "\n")

@@ -12,39 +12,35 @@ import sys
 
 import orjson
 
+from loomtui.commands._args import check
 from loomtui.formats.opening import open_session
-from loomtui.session.errors import LoomError
 from loomtui.view.compare import compare
 from loomtui.view.compare_text import as_json, unified
-from loomtui.view.jumps import AmbiguousPrefix, resolve_prefix
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a pi/omp session file (or another loom)")
+    p.add_argument("file", metavar="FILE", help="a pi/omp, Claude Code or Codex session, a loom or an OCP run")
     p.add_argument("a", metavar="A", help="entry id (or unique prefix) ending the first branch")
     p.add_argument("b", metavar="B", help="entry id (or unique prefix) ending the second branch")
     p.add_argument("--context", "-U", type=int, default=3, metavar="N", help="lines of context (default 3)")
-    p.add_argument("--color", nargs="?", const="always", default="auto", choices=("auto", "always", "never"),
-                   help="colour the diff (--color alone means always)")
+    p.add_argument(
+        "--color",
+        nargs="?",
+        const="always",
+        default="auto",
+        choices=("auto", "always", "never"),
+        help="colour the diff (--color alone means always)",
+    )
     p.add_argument("--json", action="store_true", help="the aligned pairs and totals as JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     manager = open_session(args.file)
-    ids = []
-    for given in (args.a, args.b):
-        try:
-            ids.append(resolve_prefix(manager.index, given).id)
-        except AmbiguousPrefix as exc:
-            raise LoomError(str(exc)) from None
-        except KeyError:
-            raise LoomError(f"no entry {given!r} in {args.file}") from None
-    cmp = compare(manager, ids[0], ids[1])
+    check(args, manager)
+    cmp = compare(manager, args.a, args.b)
     if args.json:
         sys.stdout.write(orjson.dumps(as_json(cmp), option=orjson.OPT_INDENT_2).decode() + "\n")
         return 0
-    color = args.color == "always" or (
-        args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    )
+    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
     sys.stdout.write("\n".join(unified(cmp, manager, context=args.context, color=color)) + "\n")
     return 0

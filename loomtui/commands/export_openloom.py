@@ -9,31 +9,48 @@ from __future__ import annotations
 import argparse
 import sys
 
-from loomtui.formats.detect import open_any
+from loomtui.commands._args import ANY_FILE, check
 from loomtui.commands._output import report_created
-from loomtui.formats.export_openloom import export_openloom
+from loomtui.formats.detect import open_any
+from loomtui.formats.looms.export import export_openloom
 from loomtui.view.printable import printable
+from loomtui.view.words import counted
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", metavar="FILE", help="pi session, OpenLoom document or bundle, or socketteer loom")
-    parser.add_argument("-o", "--output", metavar="OUT", required=True,
-                        help="file to write (must not exist); a name ending in .zip writes a bundle with media")
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help=ANY_FILE,
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        required=True,
+        help="file to write (must not exist); a name ending in .zip writes a bundle with media",
+    )
     parser.add_argument("--leaf", metavar="ID", help="export only the root → ID branch (a new tree)")
-    parser.add_argument("--no-system-context", action="store_true",
-                        help="leave out the tree's systemContext and the agents' system prompts")
+    parser.add_argument(
+        "--no-system-context",
+        action="store_true",
+        help="leave out the tree's systemContext and the agents' system prompts",
+    )
     parser.add_argument("--tree", metavar="ID", help="which tree of a multi-tree OpenLoom document to read")
 
 
 def run(args: argparse.Namespace) -> int:
     manager = open_any(args.file, tree_id=args.tree)
+    check(args, manager)
     result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
     what = "bundle" if result.bundle else "document"
-    media = f", {result.media_files} media file(s)" if result.media_files else ""
+    media = f", {counted(result.media_files, 'media file')}" if result.media_files else ""
     report_created(result.path, f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
     for note in result.notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if manager.diagnostics:
-        print(f"note: {len(manager.diagnostics)} repair(s) while reading {args.file}; `loomtui info` lists them",
-              file=sys.stderr)
+        print(
+            f"note: {counted(len(manager.diagnostics), 'repair')} while reading {args.file}; `loomtui info` lists them",
+            file=sys.stderr,
+        )
     return 0

@@ -15,17 +15,22 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from loomtui.formats.agent_session import AgentSession
+from loomtui.commands._args import ANY_FILE
 from loomtui.commands.progress import stderr_progress
+from loomtui.formats.agent.session import AgentSession
+from loomtui.formats.ocp.run import ocp_run
 from loomtui.formats.opening import open_session
-from loomtui.formats.ocp import ocp_run
 from loomtui.session.entries import Entry
-from loomtui.session.errors import LoomError
+from loomtui.session.errors import LoomError, cannot_open
+from loomtui.session.fileio import open_regular
 from loomtui.session.jsonvalue import deep_call, depth_at_least, escape_surrogates, finite
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import decode_line
+from loomtui.session.source import PI
+from loomtui.view.omp import is_omp_session
 from loomtui.view.printable import printable
+from loomtui.view.words import counted
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -34,7 +39,11 @@ LIST_CAP = 20
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a pi/omp session file (or another loom)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help=ANY_FILE,
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
 
 
@@ -47,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             clear()
         summary = summarize(sm)
     except OSError as exc:
-        raise LoomError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        raise LoomError(cannot_open(args.file, exc)) from None
     if args.json:
         sys.stdout.write(to_json(summary) + "\n")
     else:
@@ -80,7 +89,7 @@ def _number(v: Any) -> float | int:
 
 def _full_entries(sm: SessionManager, entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]:
     """Decode ``entries`` (in file order) reading the file once, not once per entry."""
-    fd = os.open(sm.path, os.O_RDONLY) if sm.path else -1
+    fd = open_regular(sm.path) if sm.path else -1
     try:
         for e in entries:
             if e.data is not None or fd < 0 or e.offset < 0:
@@ -105,12 +114,15 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
     by_role: Counter[str] = Counter(e.role or "?" for e in entries if e.type == "message")
     leaves, branch_points = _shape(sm)
     totals = _Totals()
-    wanted = [e for e in entries if e.type == "model_change" or (e.type == "message" and e.role == "assistant")]
+    wanted = [
+        e for e in entries if e.type in _USAGE_KINDS or (e.type == "message" and e.role in ("assistant", "toolResult"))
+    ]
     for e, obj in _full_entries(sm, wanted):
         totals.add(e, obj)
     summary = {
         "file": sm.source.path,
         "format": sm.source.kind,
+        "formatName": sm.source.display_name,
         "version": sm.version,
         "header": sm.get_header(),
         "title": (sm.title or {}).get("title") if sm.title else None,
@@ -124,26 +136,50 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "branchPoints": branch_points,
         "labels": [{"id": k, "label": v[0], "timestamp": v[1]} for k, v in idx.labels.items()],
         "models": list(totals.models.values()),
-        "usage": {**totals.usage, "cost": totals.cost, "assistantMessagesWithUsage": totals.replies_with_usage},
+        "usage": {
+            **totals.usage,
+            "cost": totals.cost,
+            "assistantMessagesWithUsage": totals.replies_with_usage,
+            "usageEntries": totals.usage_entries,
+            "otherEntriesWithUsage": totals.others_with_usage,
+        },
         "diagnostics": [{"line": d.line, "reason": d.reason} for d in sorted(sm.diagnostics, key=lambda d: d.line)],
     }
+    _source_facts(sm, summary)
+    return summary
+
+
+def _source_facts(sm: SessionManager, summary: dict[str, Any]) -> None:
+    """What ``summarize`` adds in the source's own terms: who wrote a pi file, another tool's
+    own tree, which figures the file has at all, the leaf rule, an OCP run's totals."""
+    if sm.source.kind == PI:
+        summary["writtenBy"] = "omp" if is_omp_session(sm.title, sm.path, sm.index.entries) else "pi"
     if isinstance(sm, AgentSession):
         # another tool's file (Claude Code, Codex): its own tree and token count (docs/agent-formats.md)
         summary.update(sm.file_summary())
+    u = summary["usage"]
+    # a figure the file does not have is not a 0: a format without token counts, or a file whose
+    # entries carry none
+    summary["usageInFile"] = sm.source.keeps_usage and any(
+        u.get(k) for k in ("assistantMessagesWithUsage", "usageEntries", "otherEntriesWithUsage")
+    )
+    summary["costInFile"] = summary["usageInFile"] and sm.source.counts_cost
+    # the leaf in the source's words; none where Enter moves no leaf (an OCP run, the loom map)
+    summary["leafRule"] = sm.source.leaf_rule if sm.source.leaf_moves else None
     run = ocp_run(sm)
     if run is not None:
-        from loomtui.formats.ocp_detail import run_summary
+        from loomtui.formats.ocp.detail import run_summary
 
         summary["ocp"] = run_summary(run)
-    return summary
 
 
 def _shape(sm: SessionManager) -> tuple[list[str], list[dict[str, Any]]]:
     """(leaf ids, branch points with their child counts), in file order."""
     leaves: list[str] = []
     branch_points: list[dict[str, Any]] = []
+    children = sm.index.child_lists()  # counted, not copied (a chain of a million nodes)
     for e in sm.index.entries:
-        n = len(sm.index.children_in_file_order(e.id))
+        n = len(children.get(e.id, ()))
         if n == 0:
             leaves.append(e.id)
         elif n > 1:
@@ -151,34 +187,57 @@ def _shape(sm: SessionManager) -> tuple[list[str], list[dict[str, Any]]]:
     return leaves, branch_points
 
 
+#: entry kinds whose usage counts besides the replies' (pi's footer: usage entries, compactions
+#: and branch summaries that carry one), and model changes
+_USAGE_KINDS = frozenset({"model_change", "usage", "compaction", "branch_summary"})
+
+
 class _Totals:
-    """Models, token usage and cost summed over every assistant message and model change."""
+    """Models, token usage and cost summed over every assistant message, usage entry (tokens
+    spent outside a reply) and tool result, compaction or branch summary with usage, as pi's
+    footer counts them; and model changes."""
 
     def __init__(self) -> None:
         self.models: dict[tuple[str, str], dict[str, Any]] = {}
         self.usage: dict[str, Any] = {k: 0 for k in USAGE_KEYS}
         self.cost: dict[str, Any] = {k: 0.0 for k in COST_KEYS}
         self.replies_with_usage = 0
+        self.usage_entries = 0
+        self.others_with_usage = 0
 
     def add(self, e: Entry, obj: dict[str, Any]) -> None:
         if e.type == "model_change":
             _model(self.models, _model_change_key(obj))["modelChanges"] += 1
             return
+        if e.type != "message":
+            u = obj.get("usage")
+            if isinstance(u, dict):
+                self._add_usage(u)
+                if e.type == "usage":
+                    self.usage_entries += 1
+                else:
+                    self.others_with_usage += 1
+            return
         msg = obj.get("message")
         if not isinstance(msg, dict):
             return
-        _model(self.models, (msg.get("provider"), msg.get("model")))["assistantMessages"] += 1
         u = msg.get("usage")
+        if e.role == "toolResult":
+            if isinstance(u, dict):
+                self._add_usage(u)
+                self.others_with_usage += 1
+            return
+        _model(self.models, (msg.get("provider"), msg.get("model")))["assistantMessages"] += 1
         if isinstance(u, dict):
+            self.replies_with_usage += 1
             self._add_usage(u)
 
     def _add_usage(self, u: dict[str, Any]) -> None:
-        self.replies_with_usage += 1
         for k in USAGE_KEYS[:4]:
             self.usage[k] += _number(u.get(k))
         # older files lack totalTokens: count the parts then
-        self.usage["totalTokens"] += _number(u["totalTokens"]) if "totalTokens" in u else sum(
-            _number(u.get(k)) for k in USAGE_KEYS[:4]
+        self.usage["totalTokens"] += (
+            _number(u["totalTokens"]) if "totalTokens" in u else sum(_number(u.get(k)) for k in USAGE_KEYS[:4])
         )
         c = u.get("cost")
         if isinstance(c, dict):
@@ -207,10 +266,6 @@ def _ids(ids: list[str]) -> str:
     return shown + (f", … ({len(ids) - LIST_CAP} more)" if len(ids) > LIST_CAP else "")
 
 
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def _fmt_int(v: float | int) -> str:
     return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
 
@@ -224,14 +279,25 @@ class _Lines(list[str]):
 
 def render_text(s: dict[str, Any]) -> str:
     out = _Lines()
-    for section in (_header_rows, _entry_rows, _shape_rows, _label_rows, _model_rows, _usage_rows, _ocp_rows,
-                    _diagnostic_rows):
+    for section in (
+        _header_rows,
+        _entry_rows,
+        _shape_rows,
+        _label_rows,
+        _model_rows,
+        _usage_rows,
+        _ocp_rows,
+        _diagnostic_rows,
+    ):
         section(s, out)
     return "\n".join(printable(line) for line in out) + "\n"
 
 
 def _format_text(s: dict[str, Any]) -> str:
-    fmt = f"{s['format']} session, version {s['version']}" if s["format"] == "pi" else f"{s['format']} loom"
+    # another format in its own words ("OCP run", "socketteer loom"; it read "ocp loom"); a pi
+    # file omp wrote is oh-my-pi's
+    agent = "oh-my-pi" if s.get("writtenBy") == "omp" else "pi"
+    fmt = f"{agent} session, version {s['version']}" if s["format"] == "pi" else s["formatName"]
     if s.get("source"):
         fmt = f"{s['source']['tool']} session (read-only: loomtui never writes it)"
     if s["format"] == "pi" and s["version"] < 3:
@@ -244,8 +310,8 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("file", s["file"] or "(in memory)")
     out.row("format", _format_text(s))
     out.row("session", h.get("id"))
-    out.row("created", h.get("timestamp"))
-    out.row("cwd", h.get("cwd"))
+    out.row("created", h.get("timestamp") or "no time (the file keeps none)")
+    out.row("cwd", h.get("cwd") or "(none)")
     if h.get("parentSession") is not None:
         out.row("parent", h.get("parentSession"))
     if h.get("branchedFrom") is not None:
@@ -256,7 +322,19 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
 
 
 def _entry_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("entries", s["entryCount"])
+    inline = s.get("inlineSubagentEntries") or 0
+    if inline:
+        # the file's entries, and the rows the tree (and the app's header) shows: each inline
+        # subagent run is one row there, opened from it; the kinds below are the rows'
+        runs = s["inlineSubagentRuns"]
+        out.row(
+            "entries",
+            f"{s['entryCount']}: {s['entryCount'] - inline} in the conversation, {inline} in "
+            f"{counted(runs, 'subagent run')}; the tree shows {counted(s['treeRows'], 'row')} "
+            f"(one per run)",
+        )
+    else:
+        out.row("entries", s["entryCount"])
     for t, n in s["entriesByType"].items():
         line = f"  {t or '(no type)':<22}{n:>8}"
         if t == "message" and s["messagesByRole"]:
@@ -265,11 +343,11 @@ def _entry_rows(s: dict[str, Any], out: _Lines) -> None:
 
 
 def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("roots", f"{len(s['roots'])}: {_ids(s['roots'])}" if s["roots"] else "0")
-    leaf = s["leafId"]
-    rule = "the format's leaf rule" if s.get("source") else "last entry in the file"
-    out.row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
-    out.row("leaves", f"{len(s['leaves'])}: {_ids(s['leaves'])}" if s["leaves"] else "0")
+    out.row("roots", _ends(s["roots"], s.get("subagentRoots") or [], "start"))
+    leaf, rule = s["leafId"], s.get("leafRule")
+    if rule:
+        out.row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
+    out.row("leaves", _ends(s["leaves"], s.get("subagentLeaves") or [], "end"))
     bps = s["branchPoints"]
     if not bps:
         out.row("branch points", "0")
@@ -279,28 +357,59 @@ def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("branch points", f"{len(bps)}: {shown}{more}")
 
 
+def _ends(ids: list[str], in_subagents: list[str], verb: str) -> str:
+    """Roots or leaves, the conversation's apart from those of subagent runs the tree shows as
+    one row each (what ``diff`` and ``export-branch`` can name is the first group)."""
+    if not ids:
+        return "0"
+    if not in_subagents:
+        return f"{len(ids)}: {_ids(ids)}"
+    hidden = set(in_subagents)
+    own = [x for x in ids if x not in hidden]
+    return (
+        f"{len(ids)}: {len(own)} in the conversation ({_ids(own) if own else 'none'}); "
+        f"{len(in_subagents)} {verb} subagent runs, opened from their rows ({_ids(in_subagents)})"
+    )
+
+
 def _label_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("labels", len(s["labels"]))
     for lab in s["labels"]:
-        out.append(f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else ""))
+        out.append(
+            f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else "")
+        )
 
 
 def _model_rows(s: dict[str, Any], out: _Lines) -> None:
+    if s.get("ocp"):
+        return  # the run's own models follow (``run models``)
     if not s["models"]:
         out.row("models", "(none)")
+        return
+    if all(m["provider"] is None and m["model"] is None for m in s["models"]):
+        replies = sum(m["assistantMessages"] for m in s["models"])
+        out.row("models", f"not in the file ({counted(replies, 'assistant message')})")
         return
     for k, m in enumerate(s["models"]):
         name = "/".join(_text(x) for x in (m["provider"], m["model"]) if x is not None) or "(unknown)"
         parts = []
         if m["assistantMessages"]:
-            parts.append(_plural(m["assistantMessages"], "assistant message"))
+            parts.append(counted(m["assistantMessages"], "assistant message"))
         if m["modelChanges"]:
-            parts.append(_plural(m["modelChanges"], "model change"))
+            parts.append(counted(m["modelChanges"], "model change"))
         out.row("" if k else "models", f"{name} ({', '.join(parts)})")
 
 
 def _usage_rows(s: dict[str, Any], out: _Lines) -> None:
+    if s.get("ocp"):
+        return  # the run's own totals follow (``run tokens``, ``run USD``)
     u = s["usage"]
+    if not s.get("usageInFile", True):
+        replies = sum(m["assistantMessages"] for m in s["models"])
+        why = f" (none of its {counted(replies, 'assistant message')} carries a count)" if replies else ""
+        out.row("tokens", f"not in the file{why}")
+        out.row("cost", "not in the file")
+        return
     out.row(
         "tokens",
         f"input {_fmt_int(u['input'])}, output {_fmt_int(u['output'])}, cache read {_fmt_int(u['cacheRead'])}, "
@@ -309,20 +418,29 @@ def _usage_rows(s: dict[str, Any], out: _Lines) -> None:
     c = u["cost"]
     if s.get("source"):
         out.row("cost", "not in the file, and loomtui ships no price table for it")
-        out.append(f"{'':<14}{_plural(u['assistantMessagesWithUsage'], 'API response')} on all branches, "
-                   "each counted once")
+        out.append(
+            f"{'':<14}{counted(u['assistantMessagesWithUsage'], 'API response')} on all branches, each counted once"
+        )
         return
-    out.row(
-        "cost",
-        f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
-        f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
-    )
-    out.append(f"{'':<14}summed over {_plural(u['assistantMessagesWithUsage'], 'assistant message')} on all branches")
+    if s.get("costInFile", True):
+        out.row(
+            "cost",
+            f"${c['total']:.4f} (input ${c['input']:.4f}, output ${c['output']:.4f}, cache read "
+            f"${c['cacheRead']:.4f}, cache write ${c['cacheWrite']:.4f})",
+        )
+    else:
+        out.row("cost", "not in the file")
+    over = [counted(u["assistantMessagesWithUsage"], "assistant message")]
+    if u.get("usageEntries"):
+        over.append(counted(u["usageEntries"], "usage entry", "usage entries"))
+    if u.get("otherEntriesWithUsage"):
+        over.append(counted(u["otherEntriesWithUsage"], "summary or tool result", "summaries and tool results"))
+    out.append(f"{'':<14}summed over {' and '.join(over)} on all branches")
 
 
 def _ocp_rows(s: dict[str, Any], out: _Lines) -> None:
     if s.get("ocp"):
-        from loomtui.formats.ocp_detail import summary_lines
+        from loomtui.formats.ocp.detail import summary_lines
 
         for key, value in summary_lines(s["ocp"]):
             out.row(key, value)

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import argparse
 
-from loomtui.formats.opening import open_session
+from loomtui.commands._args import check
 from loomtui.commands._output import print_line
+from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_trim
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="a pi/omp session file (v3)")
+    p.add_argument(
+        "file",
+        metavar="FILE",
+        help="a pi/omp session (v3), or a Claude Code or Codex session (the label goes to loomtui's label store)",
+    )
     p.add_argument("entry_id", metavar="ENTRY_ID", help="the entry to label")
     p.add_argument("text", metavar="TEXT", nargs="?", help="the label (trimmed, as pi does)")
     p.add_argument("--clear", action="store_true", help="remove the entry's label instead")
@@ -40,10 +45,15 @@ def run(args: argparse.Namespace) -> int:
         label = None
     try:
         sm = open_session(args.file)
+        check(args, sm)
         store_file = sm.source.label_store
         if store_file is not None:
             sm.append_label_change(args.entry_id, label)
-            print(f"{args.entry_id} labelled in {store_file}" if label else f"{args.entry_id}: label cleared in {store_file}")
+            print(
+                f"{args.entry_id} labelled in {store_file}"
+                if label
+                else f"{args.entry_id}: label cleared in {store_file}"
+            )
             return 0
         if sm.path is None:
             raise WriteRefused(f"{args.file} is not a pi session file; labels can only be written to pi sessions")
@@ -53,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         print_line(new_id)
     except OSError as exc:
-        raise LoomError(f"the label was written (entry {new_id}) but the output failed: {exc.strerror or exc}") from None
+        raise LoomError(
+            f"the label was written (entry {new_id}) but the output failed: {exc.strerror or exc}"
+        ) from None
     return 0
 
 

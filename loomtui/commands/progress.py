@@ -8,21 +8,27 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from loomtui.view.printable import printable
+
 #: files smaller than this load too fast for a progress line to help
 MIN_BYTES = 8 << 20
 
 
-def stderr_progress(path: str, stream: TextIO | None = None,
-                    min_bytes: int | None = None) -> tuple[Callable[[int, int, int], None] | None, Callable[[], None]]:
+def stderr_progress(
+    path: str, stream: TextIO | None = None, min_bytes: int | None = None
+) -> tuple[Callable[[int, int, int], None] | None, Callable[[], None]]:
     """(a ``SessionManager.open`` progress callback or None, a function clearing the line)."""
     out = sys.stderr if stream is None else stream
+    # the line loomtui redraws itself (carriage return, erase line) goes past the output guard
+    # (commands/safe_output.py); the file name in it is made printable here
+    out = getattr(out, "unguarded", out)
     try:
         if not out.isatty() or os.path.getsize(path) < (MIN_BYTES if min_bytes is None else min_bytes):
             return None, _nothing
     except (OSError, ValueError):
         return None, _nothing
     shown = [False, 0.0]
-    name = os.path.basename(path)
+    name = printable(os.path.basename(path))
 
     def report(done: int, total: int, entries: int) -> None:
         now = time.monotonic()

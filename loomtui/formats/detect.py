@@ -11,73 +11,75 @@
 * JSON with a nested ``root`` (or a bare node / list of nodes) → socketteer loom;
 * a Maitento loom configuration (JSON with a ``loom`` member or a bare LoomConfiguration, a
   definition file with ``loom = { … }``, a directory of them) → the loom map
-  (``maitento_session``);
+  (``maitento/session.py``);
 * JSON with an ``ocp`` key → an OCP orchestration run (``tree_id`` ``lineage`` for its second view);
 * JSON lines written by Claude Code (``uuid``/``parentUuid`` lines, summaries, snapshots) or
-  Codex CLI (``{"type", "payload"}`` envelopes) → ``formats.claude`` / ``formats.codex``
+  Codex CLI (``{"type", "payload"}`` envelopes) → ``claude/source.py`` / ``codex/source.py``
   (read-only sessions).
 
 Anything else raises SessionFormatError naming what the file looked like.
+
+What a document or a file of JSON lines is, and who opens it, the sources say (their adapters,
+in the order ``formats/sources.py`` lists them); this module reads the bytes, asks them, and
+keeps only what is no source's own: pi files, the loom configurations of a directory or a
+definition file, the one bundle member a ZIP holds.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import zipfile
-import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from loomtui.formats import maitento_read, maitento_session, ocp, ocp_split, openloom, socketteer
-from loomtui.formats.common import (
-    MAX_DOCUMENT_BYTES,
-    OPENLOOM_V1,
-    OPENLOOM_V2,
-    OPENLOOM_V2_TREE,
-    SOCKETTEER,
-    load_json,
-    loom_source,
-    sha256,
-)
-from loomtui.formats.media import safe_member_name
-from loomtui.formats.ocp_split import FileId, file_id
-from loomtui.session.errors import Diagnostic, SessionFormatError
+from loomtui.formats.base.common import MAX_DOCUMENT_BYTES, load_json, loom_source, sha256
+from loomtui.formats.base.document import Document
+from loomtui.formats.looms.bundle import read_bundle
+from loomtui.formats.looms.source import KINDS as LOOM_KINDS
+from loomtui.formats.maitento import read as maitento_read
+from loomtui.formats.maitento import session as maitento_session
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import split as ocp_split
+from loomtui.formats.ocp.split import FileId, file_id
+from loomtui.formats.sources import adapters
+from loomtui.session.errors import Diagnostic, SessionFormatError, cannot_open
 from loomtui.session.fileio import open_regular_file, read_capped
-from loomtui.session.memory import bulk_allocation
 from loomtui.session.manager import SessionManager
+from loomtui.session.memory import bulk_allocation
 from loomtui.session.reader import BOM, first_line, is_pi_header, line_value
 
 PI = "pi"
-BUNDLE_MEMBER = "tree.openloom"
 
 
 def classify(doc: Any) -> str | None:
-    """The format of a parsed JSON document (None when loomtui cannot read it)."""
-    if isinstance(doc, dict):
-        if ocp.looks_like_ocp(doc):
-            return ocp.OCP
-        if "format" in doc:
-            return OPENLOOM_V2 if doc.get("format") == "open-loom" else None
-        if doc.get("type") == "session":
-            return PI
-        if isinstance(doc.get("trees"), list):
-            return OPENLOOM_V2
-        if "nodes" in doc and ("edges" in doc or "rootNodeIds" in doc):
-            return OPENLOOM_V2_TREE
-        if isinstance(doc.get("nodes"), dict) and "rootNodeId" in doc:
-            return OPENLOOM_V1
-    if socketteer.looks_like_socketteer(doc):
-        return SOCKETTEER
+    """The format of a parsed JSON document (None when loomtui cannot read it): the first source
+    that claims it (``formats/sources.py``), else a pi session header."""
+    for adapter in adapters():
+        kind = adapter.kind_of(doc) if adapter.kind_of is not None else None
+        if kind is not None:
+            return kind or None  # REFUSED: a look-alike no source reads
+    if isinstance(doc, dict) and doc.get("type") == "session":
+        return PI
     return None
+
+
+def _opener(kind: str) -> Callable[[Document], SessionManager] | None:
+    if kind == PI:
+        return _open_pi
+    return next((a.openers[kind] for a in adapters() if kind in a.openers), None)
+
+
+def _none_of_them() -> str:
+    """What a file loomtui cannot read is not: every kind of file it reads, each source named in
+    its own words (``Adapter.name``)."""
+    kinds = ["pi and oh-my-pi sessions", *(a.name for a in adapters()), "Maitento loom configurations"]
+    return f"none of the files loomtui reads ({', '.join(kinds)})"
 
 
 def _unsupported(doc: Any) -> str:
     """What an unreadable document looks like, for the error message."""
     if isinstance(doc, dict):
         if "format" in doc:
-            return f"its format is {doc.get('format')!r}, not \"open-loom\""
+            return f'its format is {doc.get("format")!r}, not "open-loom"'
         if doc.get("loomType") == "Exoloom":
             return "it looks like an Exoloom export, which loomtui cannot read yet"
         tree = doc.get("loomTree")
@@ -99,7 +101,7 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
         return found
     pre = ocp_split.parsed_before(path)
     if pre is not None and not is_pi_header(pre.doc):
-        # read and parsed before the app started: an OCP run (formats/ocp_split.py), not a pi,
+        # read and parsed before the app started: an OCP run (formats/ocp/split.py), not a pi,
         # Claude Code or Codex file; the file is not looked at again
         return open_document(pre.doc, path, _digest(pre.doc, pre.data), tree_id, file_id=pre.fid)
     first, size, fid = _sniff(path)
@@ -119,13 +121,16 @@ def open_any(path: str, tree_id: str | None = None) -> SessionManager:
             return SessionManager.open(path)
         raise SessionFormatError(f"{path} is {size} bytes, more than loomtui reads as one JSON document")
     if first_obj is not None and len(first) == size:
-        # a one-line document: the first line was the whole file, already parsed
+        # a one-line document: the first line was the whole file, already parsed (a loom
+        # configuration, a list of them, a document holding them: as when laid out on lines)
+        if classify(first_obj) is None and maitento_read.has_configuration(first_obj):
+            return _loom_config_map(path)
         return open_document(first_obj, path, _digest(first_obj, first), tree_id, file_id=fid)
     return _open_json(path, first_obj, tree_id, fid)
 
 
 def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
-    """The file's first line, size and identity (``ocp_split.file_id``, taken after the line
+    """The file's first line, size and identity (``ocp/split.file_id``, taken after the line
     was read); ``(None, 0, None)`` for a ZIP. A FIFO or device is refused before a byte is
     read, a Tapestry weave by its magic."""
     try:
@@ -142,7 +147,7 @@ def _sniff(path: str) -> tuple[bytes | None, int, FileId | None]:
             st = os.fstat(f.fileno())
             return line, st.st_size, file_id(st)
     except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+        raise SessionFormatError(cannot_open(path, exc)) from None
 
 
 def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | None = None) -> SessionManager:
@@ -154,7 +159,7 @@ def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | Non
         if fid is not None and file_id(os.stat(path)) != fid:
             fid = None
     except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+        raise SessionFormatError(cannot_open(path, exc)) from None
     try:
         doc = load_json(data, path)
     except SessionFormatError:
@@ -162,9 +167,7 @@ def _open_json(path: str, first_obj: Any, tree_id: str | None, fid: FileId | Non
             return _loom_config_map(path)
         if isinstance(first_obj, dict):
             return SessionManager.open(path)
-        raise SessionFormatError(
-            f"{path} is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"
-        ) from None
+        raise SessionFormatError(f"{path} is {_none_of_them()} (neither JSON nor JSONL)") from None
     if classify(doc) is None and maitento_read.has_configuration(doc):
         return _loom_config_map(path)
     return open_document(doc, path, _digest(doc, data), tree_id, file_id=fid)
@@ -176,9 +179,8 @@ def _digest(doc: Any, data: bytes) -> str | None:
 
 
 def agent_format(path: str) -> str | None:
-    """``claude-code`` or ``codex`` when the file's first JSON lines are that tool's, else None."""
-    from loomtui.formats import claude, codex
-
+    """The kind of an agent's session file (``claude-code``, ``codex``) when its first JSON lines
+    are that tool's, else None."""
     try:
         with open_regular_file(path) as f:
             head = f.read(256 * 1024)
@@ -188,19 +190,21 @@ def agent_format(path: str) -> str | None:
         obj = line_value(raw)
         if not isinstance(obj, dict):
             continue
-        if codex.looks_like_codex(obj):
-            return codex.CODEX
-        if claude.looks_like_claude(obj):
-            return claude.CLAUDE
+        for adapter in adapters():
+            kind = adapter.line_kind(obj) if adapter.line_kind is not None else None
+            if kind is not None:
+                return kind
         if obj:
             return None  # the first real line decides
     return None
 
 
 def open_agent(path: str, tool: str) -> SessionManager:
-    from loomtui.formats import claude, codex
-
-    return codex.open_codex(path) if tool == codex.CODEX else claude.open_claude(path)
+    """An agent's session file of kind ``tool`` (``agent_format``), opened by its source."""
+    for adapter in adapters():
+        if tool in adapter.file_kinds and adapter.open_file is not None:
+            return adapter.open_file(path, tool)
+    raise SessionFormatError(f"{path}: loomtui has no reader for {tool} files")
 
 
 def _loom_config_map(path: str) -> SessionManager:
@@ -210,98 +214,10 @@ def _loom_config_map(path: str) -> SessionManager:
     return found
 
 
-@dataclass
-class _Opening:
-    """One parsed document being opened, and what its opener needs besides the document."""
-
-    doc: Any
-    path: str | None
-    sha: str | None
-    tree_id: str | None
-    bundle_members: dict[str, int] | None
-    bundle_heads: dict[str, bytes] | None
-    diag: list[Diagnostic] = field(default_factory=list)
-    #: the identity of the file the document was parsed from (``ocp_split.file_id``)
-    file_id: FileId | None = None
-
-    @property
-    def where(self) -> str:
-        return self.path or "document"
-
-    def build(self, tree: dict[str, Any], fmt: str, **more: Any) -> SessionManager:
-        return openloom.build_session(tree, fmt, path=self.path, sha=self.sha, bundle_members=self.bundle_members,
-                                      bundle_heads=self.bundle_heads, diagnostics=self.diag, **more)
-
-
-def _open_pi(o: _Opening) -> SessionManager:
+def _open_pi(o: Document) -> SessionManager:
     if o.path is None or o.bundle_members is not None:
         raise SessionFormatError(f"{o.where}: a pi session header inside a bundle is not supported")
     return SessionManager.open(o.path)
-
-
-def _open_ocp(o: _Opening) -> SessionManager:
-    if o.bundle_members is not None:
-        raise SessionFormatError(f"{o.where}: an OCP run inside a bundle is not supported")
-    view = o.tree_id or "dag"
-    # placed already by a child started before the app (formats/ocp_split.py), if any
-    placed = ocp_split.placed_run(o.doc, o.path, view, o.file_id) if o.path is not None else None
-    return ocp.build_session(o.doc, o.path, o.sha, view=view, diagnostics=o.diag, placed=placed)
-
-
-def _open_v2(o: _Opening) -> SessionManager:
-    doc = o.doc
-    _check_version(doc, o.where, o.diag)
-    trees = doc.get("trees")
-    if not isinstance(trees, list) or not trees:
-        raise SessionFormatError(f"{o.where}: OpenLoom document without trees")
-    if "format" not in doc:
-        o.diag.append(Diagnostic(0, "document has trees but no format field; read as OpenLoom 2.0"))
-    ids = [t.get("id") if isinstance(t, dict) else None for t in trees]
-    index = _tree_index(o, trees, ids)
-    return o.build(trees[index], OPENLOOM_V2, container=doc, tree_index=index, tree_ids=[str(i) for i in ids])
-
-
-def _tree_index(o: _Opening, trees: list[Any], ids: list[Any]) -> int:
-    """The tree to show: the one ``tree_id`` names, else the first (noted when there are more)."""
-    if o.tree_id is not None:
-        if o.tree_id not in ids:
-            shown = ", ".join(str(i) for i in ids)
-            raise SessionFormatError(f"{o.where}: no tree with id {o.tree_id!r} (trees: {shown})")
-        return ids.index(o.tree_id)
-    index = next((i for i, t in enumerate(trees) if isinstance(t, dict)), -1)
-    if index < 0:
-        raise SessionFormatError(f"{o.where}: none of the document's trees is an object")
-    if len(trees) > 1:
-        o.diag.append(Diagnostic(0, f"document holds {len(trees)} trees; showing the first ({ids[index]}); "
-                                    "open another by its tree id"))
-    return index
-
-
-def _open_v2_tree(o: _Opening) -> SessionManager:
-    if o.tree_id is not None and o.doc.get("id") != o.tree_id:
-        raise SessionFormatError(f"{o.where}: the tree's id is {o.doc.get('id')!r}, not {o.tree_id!r}")
-    return o.build(o.doc, OPENLOOM_V2_TREE)
-
-
-def _open_v1(o: _Opening) -> SessionManager:
-    tree, extras = openloom.v1_to_tree(o.doc, o.diag)
-    return o.build(tree, OPENLOOM_V1, extras=extras)
-
-
-def _open_socketteer(o: _Opening) -> SessionManager:
-    tree, extras = socketteer.to_tree(o.doc, socketteer.title_for(o.path), o.diag)
-    return o.build(tree, SOCKETTEER, extras=extras)
-
-
-#: the opener of each kind ``classify`` names
-OPENERS: dict[str, Callable[[_Opening], SessionManager]] = {
-    PI: _open_pi,
-    ocp.OCP: _open_ocp,
-    OPENLOOM_V2: _open_v2,
-    OPENLOOM_V2_TREE: _open_v2_tree,
-    OPENLOOM_V1: _open_v1,
-    SOCKETTEER: _open_socketteer,
-}
 
 
 @bulk_allocation()  # like SessionManager.open: a load allocates many objects and frees none
@@ -315,44 +231,12 @@ def open_document(
     file_id: FileId | None = None,
 ) -> SessionManager:
     """A parsed loom document as a session (``path`` names it in messages and for saves;
-    ``file_id``: the identity of the file it was parsed from, ``ocp_split.file_id``)."""
+    ``file_id``: the identity of the file it was parsed from, ``ocp/split.file_id``)."""
     kind = classify(doc)
-    opener = OPENERS.get(kind) if kind is not None else None
+    opener = _opener(kind) if kind is not None else None
     if opener is None:
-        raise SessionFormatError(
-            f"{path or 'document'} is not a pi session, OpenLoom or socketteer loom file: {_unsupported(doc)}"
-        )
-    return opener(_Opening(doc, path, sha, tree_id, bundle_members, bundle_heads, file_id=file_id))
-
-
-def _check_version(doc: dict[str, Any], where: str, diag: list[Diagnostic]) -> None:
-    version = doc.get("version")
-    if isinstance(version, (int, float)) and not isinstance(version, bool):
-        version = str(version)
-    if not isinstance(version, str) or not version.strip():
-        diag.append(Diagnostic(0, "OpenLoom document without a version; read as 2.0"))
-        return
-    major = version.strip().split(".")[0]
-    if major != "2":
-        raise SessionFormatError(
-            f"{where}: OpenLoom version {version} is not supported (loomtui reads 2.x); "
-            "a newer loomtui may read it"
-        )
-
-
-#: what reading a ZIP member can raise besides OSError: damaged data, a compression method
-#: Python lacks (deflate64, …), an encrypted member, a truncated archive
-ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error,
-              ValueError)
-
-
-def zip_problem(exc: BaseException) -> str:
-    """One line on what went wrong reading a ZIP member."""
-    if isinstance(exc, NotImplementedError):
-        return f"uses a compression method loomtui cannot read ({exc})"
-    if isinstance(exc, RuntimeError) and "encrypted" in str(exc):
-        return "is encrypted"
-    return f"is damaged ({exc})" if str(exc) else "is damaged"
+        raise SessionFormatError(f"{path or 'document'} is {_none_of_them()}: {_unsupported(doc)}")
+    return opener(Document(doc, path, sha, tree_id, bundle_members, bundle_heads, file_id=file_id))
 
 
 def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
@@ -361,20 +245,10 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
     Members whose names are unsafe (absolute, ``..``, drive letters, backslashes) are left
     out with a diagnostic: nothing refers to them and no export carries them on.
     """
-    try:
-        with open_regular_file(path) as raw, zipfile.ZipFile(raw) as z:
-            b = _read_bundle(path, z)
-            raw.seek(0)
-            sha = _sha256_file(raw)
-    except zipfile.BadZipFile as exc:
-        raise SessionFormatError(f"{path} starts like a ZIP but cannot be read as one ({exc})") from None
-    except ZIP_ERRORS as exc:
-        raise SessionFormatError(f"{path}: the ZIP {zip_problem(exc)}") from None
-    except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror or exc}") from None
+    b, sha = read_bundle(path)
     doc = load_json(b.data, f"{path}:{b.member}")
     kind = classify(doc)
-    if kind not in (OPENLOOM_V2, OPENLOOM_V2_TREE, OPENLOOM_V1, SOCKETTEER):
+    if kind not in LOOM_KINDS:
         raise SessionFormatError(f"{path}: {b.member} is not an OpenLoom document: {_unsupported(doc)}")
     sm = open_document(doc, path, sha, tree_id, bundle_members=b.members, bundle_heads=b.heads)
     sm.diagnostics[:0] = [Diagnostic(0, n) for n in b.notes]
@@ -382,60 +256,3 @@ def open_bundle(path: str, tree_id: str | None = None) -> SessionManager:
     assert src is not None
     src.bundle_member = b.member
     return sm
-
-
-@dataclass
-class _Bundle:
-    member: str
-    data: bytes
-    #: the safe members' sizes by name
-    members: dict[str, int]
-    #: the first bytes of each media member (to check its declared type)
-    heads: dict[str, bytes]
-    notes: list[str]
-
-
-def _read_bundle(path: str, z: zipfile.ZipFile) -> _Bundle:
-    infos = [i for i in z.infolist() if not i.is_dir()]
-    unsafe = [i.filename for i in infos if not safe_member_name(i.filename)]
-    infos = [i for i in infos if safe_member_name(i.filename)]
-    member, note = _bundle_member(path, [i.filename for i in infos])
-    info = z.getinfo(member)
-    if info.file_size > MAX_DOCUMENT_BYTES:
-        raise SessionFormatError(f"{path}: {member} is {info.file_size} bytes, more than loomtui reads")
-    try:
-        data = z.read(info)
-    except ZIP_ERRORS as exc:
-        raise SessionFormatError(f"{path}: {member} {zip_problem(exc)}") from None
-    members = {i.filename: i.file_size for i in infos}
-    notes: list[str] = [f"bundle member {n[:80]!r} has an unsafe name; ignored" for n in unsafe]
-    heads: dict[str, bytes] = {}
-    for i in infos:
-        if i.filename == member:
-            continue
-        try:
-            with z.open(i) as m:
-                heads[i.filename] = m.read(16)
-        except ZIP_ERRORS as exc:
-            del members[i.filename]
-            notes.append(f"bundle member {i.filename[:80]!r} {zip_problem(exc)}; ignored")
-    if note:
-        notes.append(note)
-    return _Bundle(member, data, members, heads, notes)
-
-
-def _bundle_member(path: str, names: list[str]) -> tuple[str, str | None]:
-    """The member holding the document (and a note when it is not ``tree.openloom``)."""
-    if BUNDLE_MEMBER in names:
-        return BUNDLE_MEMBER, None
-    candidates = [n for n in names if n.endswith(".openloom") and "/" not in n]
-    if len(candidates) != 1:
-        raise SessionFormatError(f"{path} is a ZIP without {BUNDLE_MEMBER} at its root, so not an OpenLoom bundle")
-    return candidates[0], f"bundle has no {BUNDLE_MEMBER}; read {candidates[0]}"
-
-
-def _sha256_file(f: Any) -> str:
-    h = hashlib.sha256()
-    for chunk in iter(lambda: f.read(1 << 20), b""):
-        h.update(chunk)
-    return h.hexdigest()

@@ -20,12 +20,13 @@ import orjson
 
 from loomtui.session import agent_catalog, catalog_window
 from loomtui.session.errors import LoomError
-from loomtui.session.fileio import open_regular_file
+from loomtui.session.fileio import open_regular_file, read_regular
+from loomtui.session.jsonvalue import dumps_bytes
 from loomtui.session.locations import default_session_dirs, discover
-from loomtui.session.scan import Counts, SessionScan, one_line, seconds
+from loomtui.session.scan import NO_MESSAGES, Counts, SessionScan, one_line, seconds
 
 #: bumped whenever SessionSummary or the way it is computed changes (old caches are dropped)
-CACHE_VERSION = 2
+CACHE_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +52,14 @@ class SessionSummary:
     version: int
     entry_count: int
     size: int
-    #: which tool wrote it: pi, omp, claude-code or codex
+    #: which tool wrote it: pi, omp, or the tool of the lister that read it (``agent_catalog.py``);
+    #: ocp: an OCP run
     tool: str = "pi"
     #: read from a head and a tail window only (a huge file): the counts are estimates
     #: (session/catalog_window.py)
     partial: bool = False
+    #: what one of these is called where they are counted ("3 sessions"; an OCP run: "run")
+    noun: str = "session"
 
     @property
     def title(self) -> str:
@@ -70,8 +74,38 @@ def summarize_bytes(path: str, buf: bytes, mtime: float) -> SessionSummary | Non
     """The summary of a session file whose bytes are ``buf`` (None when it is not a session)."""
     scan = SessionScan.of(buf)
     if scan is None:
-        return agent_catalog.summary(path, buf, mtime)
+        return agent_summary(path, buf, mtime)
     return _make_summary(path, scan, mtime, scan.counts())
+
+
+def agent_summary(path: str, buf: bytes, mtime: float) -> SessionSummary | None:
+    """Another agent's file's summary, from the row its tool's lister reads
+    (``agent_catalog.py``); None for anything no lister claims."""
+    lister = agent_catalog.lister_of(buf)
+    if lister is None:
+        return None
+    row = lister.row(path, buf)
+    if not row.id:
+        return None
+    created = seconds(row.created)
+    created = mtime if math.isnan(created) else created
+    modified = seconds(row.modified)
+    return SessionSummary(
+        path=path,
+        id=str(row.id),
+        cwd=row.cwd or "",
+        name=one_line(row.name) if isinstance(row.name, str) else None,
+        first_message=one_line(row.first_message) if row.first_message else NO_MESSAGES,
+        created=created,
+        modified=created if math.isnan(modified) else modified,
+        message_count=row.message_count,
+        branch_count=row.branch_count,
+        parent_session=row.parent,
+        version=0,
+        entry_count=row.entry_count,
+        size=len(buf),
+        tool=lister.tool,
+    )
 
 
 def _make_summary(path: str, scan: SessionScan, mtime: float, counts: Counts) -> SessionSummary:
@@ -88,7 +122,9 @@ def _make_summary(path: str, scan: SessionScan, mtime: float, counts: Counts) ->
     if math.isnan(created):
         created = mtime
     modified = seconds(counts.last_message_ts)
-    if math.isnan(modified):
+    if math.isnan(modified) or modified < created:
+        # pi's last activity; a fork or export copies older messages into a file made now, and
+        # is not listed as modified before it was created (pi 1.6.0 sorts it by the copies)
         modified = created
     cwd = header.get("cwd")
     return SessionSummary(
@@ -105,19 +141,21 @@ def _make_summary(path: str, scan: SessionScan, mtime: float, counts: Counts) ->
         version=scan.version,
         entry_count=counts.entries,
         size=len(scan.buf),
+        tool="omp" if scan.title is not None else "pi",  # omp's title slot: omp wrote it, wherever it lies
     )
 
 
 def summarize(path: str) -> SessionSummary | None:
-    """Read and summarise one file (None when it is not a pi/omp v1–v3, Claude Code or Codex
-    session). A pi/omp file above ``catalog_window.WINDOW_LIMIT`` is read in two windows only."""
+    """Read and summarise one file (None when it is not a pi/omp v1–v3 session nor another
+    agent's that a lister reads, ``agent_catalog.py``). A pi/omp file above
+    ``catalog_window.WINDOW_LIMIT`` is read in two windows only."""
     path = os.path.abspath(path)
     summary: SessionSummary | None = None
     try:
         with open_regular_file(path) as f:
             st = os.fstat(f.fileno())
             if st.st_size > catalog_window.WINDOW_LIMIT:
-                summary = catalog_window.summarize_windows(path, f, st.st_size, st.st_mtime)
+                summary = catalog_window.summarize_windows(path, f, st.st_size, st.st_mtime, summarize_bytes)
             if summary is None:
                 f.seek(0)
                 summary = summarize_bytes(path, f.read(), st.st_mtime)
@@ -159,11 +197,10 @@ class SummaryCache:
         self.rows: dict[str, list[Any]] = {}
         self.dirty = False
         try:
-            with open(self.path, "rb") as f:
-                data = orjson.loads(f.read())
+            data = orjson.loads(read_regular(self.path))
             if data.get("version") == CACHE_VERSION and data.get("fields") == list(_FIELDS):
                 self.rows = data["sessions"]
-        except (OSError, ValueError, AttributeError, KeyError, TypeError):
+        except (OSError, LoomError, ValueError, AttributeError, KeyError, TypeError):
             self.rows = {}
 
     def get(self, path: str, st: os.stat_result) -> tuple[bool, SessionSummary | None]:
@@ -205,7 +242,7 @@ class SummaryCache:
             fd, tmp = tempfile.mkstemp(prefix=".sessions-", suffix=".tmp", dir=directory)
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(orjson.dumps(data))
+                    f.write(dumps_bytes(data))  # a lone surrogate in a first message is escaped
                 os.replace(tmp, self.path)  # our own cache: replacing it is fine
             finally:
                 if os.path.exists(tmp):
@@ -222,9 +259,10 @@ def list_sessions(
     cache: SummaryCache | bool = True,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[SessionSummary]:
-    """Summaries of every session in ``dirs`` (default: pi's and omp's roots) plus ``extra``,
-    newest ``modified`` first. ``progress(done, total)`` is called every 100 files read (not
-    for cache hits), for a first listing of many large sessions."""
+    """Summaries of every session in ``dirs`` (default: pi's and omp's roots and the other
+    agents' folders, ``agent_catalog.agent_roots``) plus ``extra``, newest ``modified`` first.
+    ``progress(done, total)`` is called every 100 files read (not for cache hits), for a first
+    listing of many large sessions."""
     roots = [os.path.abspath(os.path.expanduser(d)) for d in (default_session_dirs() if dirs is None else dirs)]
     roots += [os.path.abspath(os.path.expanduser(d)) for d in extra]
     store = SummaryCache() if cache is True else (cache or None)
@@ -232,9 +270,9 @@ def list_sessions(
     listed: set[str] = set()
     paths = discover(roots)
     if dirs is None:
-        # Claude Code's and Codex's own folders (their layouts differ from pi's)
-        for tool, root in agent_catalog.agent_roots():
-            found = agent_catalog.discover_agent(tool, root)
+        # the other agents' own folders (each tool lays its files out its own way)
+        for lister, root in agent_catalog.agent_roots():
+            found = agent_catalog.session_files(root, lister.layout)
             if found:
                 roots.append(os.path.abspath(root))
                 paths += found

@@ -66,7 +66,7 @@ def tail_window(f: BinaryIO, size: int, start: int) -> bytes:
         buf = read_at(f, new_at, at - new_at) + buf
         at = new_at
         nl = buf.find(b"\n") if at > start else -1
-        lines = buf[nl + 1:]
+        lines = buf[nl + 1 :]
         if at == start or _MESSAGE_START.search(b"\n" + lines) or want >= BACK_LIMIT:
             return lines
         want *= 4
@@ -93,8 +93,12 @@ def indexed_counts(path: str, f: BinaryIO, size: int) -> tuple[int, int, int, st
     parents = Counter(e.parent_id for e in entries if e.parent_id is not None)
     names = [e.text for e in entries if e.type == "session_info"]
     name = names[-1].strip() or None if names and isinstance(names[-1], str) else None
-    return (len(entries), sum(1 for e in entries if e.type == "message"), sum(1 for c in parents.values() if c > 1),
-            name)
+    return (
+        len(entries),
+        sum(1 for e in entries if e.type == "message"),
+        sum(1 for c in parents.values() if c > 1),
+        name,
+    )
 
 
 def _partial_user_text(fragment: bytes) -> str:
@@ -107,7 +111,7 @@ def _partial_user_text(fragment: bytes) -> str:
     starts = [c.end()] if c.group(1) == b'"' else [t.end() for t in _TEXT_BLOCK.finditer(fragment, c.end())]
     parts = []
     for at in starts:
-        piece = fragment[at:at + PIECE].decode("utf-8", errors="replace")
+        piece = fragment[at : at + PIECE].decode("utf-8", errors="replace")
         try:
             parts.append(json.decoder.scanstring(piece, 0)[0])  # type: ignore[attr-defined]
         except ValueError:
@@ -127,10 +131,12 @@ def _unescaped_prefix(raw: str) -> str:
     return ""
 
 
-def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
+def summarize_windows(
+    path: str, f: BinaryIO, size: int, mtime: float, summarize: Callable[[str, bytes, float], Any]
+) -> Any:
     """The ``SessionSummary`` of the pi/omp session open as ``f`` from its head and tail
-    windows; None when its head is not a pi session (the caller reads it whole)."""
-    from loomtui.session import catalog  # it imports this module lazily
+    windows (``summarize``: the catalog's summary of a file's bytes, given the windows); None
+    when its head is not a pi session (the caller reads it whole)."""
 
     head = read_at(f, 0, HEAD)
     parsed = SessionScan.of(head)
@@ -141,10 +147,10 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
     complete = head[: last_nl + 1]
     tail = tail_window(f, size, len(complete))
     seen = complete + tail
-    summary = catalog.summarize_bytes(path, seen, mtime)
+    summary = summarize(path, seen, mtime)
     if summary is None:
         return None
-    cut = head[last_nl + 1:]  # the line running past the head window
+    cut = head[last_nl + 1 :]  # the line running past the head window
     first = _USER_ROLE.search(head, body)
     if first is not None and first.start() > last_nl:
         text = one_line(_partial_user_text(cut))
@@ -153,8 +159,14 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
     exact = indexed_counts(path, f, size)
     if exact is not None:
         entries, messages, branches, name = exact
-        return replace(summary, size=size, entry_count=entries, message_count=messages, branch_count=branches,
-                       name=name if name is not None else summary.name)
+        return replace(
+            summary,
+            size=size,
+            entry_count=entries,
+            message_count=messages,
+            branch_count=branches,
+            name=name if name is not None else summary.name,
+        )
     entries = summary.entry_count + (1 if cut.strip() else 0)
     messages = summary.message_count + (1 if cut.strip() and b'"type":"message"' in cut[:200] else 0)
     # the lines of the windows are counted; those of the middle estimated from evenly spaced
@@ -169,8 +181,13 @@ def summarize_windows(path: str, f: BinaryIO, size: int, mtime: float) -> Any:
         sampled += len(probe)
     lines = head.count(b"\n") + tail.count(b"\n") + (round(newlines * middle / sampled) if sampled else 0)
     estimate = max(entries, lines - 1)  # the header is a line
-    return replace(summary, size=size, entry_count=estimate,
-                   message_count=round(estimate * messages / entries) if entries else 0, partial=True)
+    return replace(
+        summary,
+        size=size,
+        entry_count=estimate,
+        message_count=round(estimate * messages / entries) if entries else 0,
+        partial=True,
+    )
 
 
 def search_in_pieces(f: BinaryIO, search: Callable[[bytes, int], Iterable[Any]], cap: int) -> list[Any] | None:

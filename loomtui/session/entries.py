@@ -3,11 +3,15 @@
 A 100k-entry session is ~150 MB of JSON; keeping every decoded entry would cost several times
 that. Each line is decoded once while loading, the few fields the tree, filters and search need
 are kept here, and the full entry is decoded again from its byte span when somebody asks
-(docs/architecture.md, "Lazy full entries").
+(docs/architecture.md, "Lazy full entries"). The few words that recur on every line (a kind,
+a role, a stop reason, a tool's name) are interned: one string each, not one a line
+(docs/performance.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from sys import intern
 from typing import Any
 
 from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
@@ -26,9 +30,10 @@ class Entry:
     ``text`` holds the entry's main one-line material, by kind: message content text (cut at
     200 units, as pi's ``extractContent``), the bash command, custom_message text, summaries,
     the label of a label entry, the name of session_info, the model id, the thinking level or
-    the customType of a custom entry. ``aux`` holds a second field where a kind has one
-    (assistant error message, custom_message customType, label targetId, toolResult
-    toolCallId, compaction tokensBefore).
+    the customType of a custom entry, the targetId of a context edit. ``aux`` holds a second
+    field where a kind has one (assistant error message, custom_message customType, label
+    targetId, toolResult toolCallId, compaction tokensBefore, a context edit's ``omit`` or
+    ``replace``).
     """
 
     __slots__ = (
@@ -214,54 +219,67 @@ def call_key(v: Any) -> Any:
     return v
 
 
-# radon rates this D: kept in one piece on purpose. It runs once per entry read over a whole
-# session (100k entries); a helper call per branch adds measurable time there
-# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
+def context_edit_kind(obj: dict[str, Any]) -> str:
+    """pi: ``replacement === null`` omits the target; anything else (missing too) replaces it."""
+    return "omit" if "replacement" in obj and obj["replacement"] is None else "replace"
+
+
+def _model_change(e: Entry, obj: dict[str, Any]) -> None:
+    e.text = obj.get("modelId") if "modelId" in obj else obj.get("model")
+
+
+def _label(e: Entry, obj: dict[str, Any]) -> None:
+    e.text = obj.get("label")
+    e.aux = obj.get("targetId")
+
+
+def _context_edit(e: Entry, obj: dict[str, Any]) -> None:
+    e.text = obj.get("targetId")
+    e.aux = context_edit_kind(obj)
+
+
+def _field(key: str) -> Callable[[Entry, dict[str, Any]], None]:
+    def take(e: Entry, obj: dict[str, Any]) -> None:
+        e.text = obj.get(key)
+
+    return take
+
+
+def _fields(*keys: str) -> Callable[[Entry, dict[str, Any]], None]:
+    """omp's own kinds: the fields its tree row shows, as a tuple in ``aux``."""
+
+    def take(e: Entry, obj: dict[str, Any]) -> None:
+        e.aux = tuple(obj.get(k) for k in keys)
+
+    return take
+
+
+#: what ``fill`` keeps of the settings-like kinds (rare lines: a call each is cheap)
+_SETTINGS_FIELDS: dict[str, Callable[[Entry, dict[str, Any]], None]] = {
+    "model_change": _model_change,
+    "thinking_level_change": _field("thinkingLevel"),
+    "custom": _field("customType"),
+    "label": _label,
+    "session_info": _field("name"),
+    "context_edit": _context_edit,
+    "model_usage": _fields("purpose", "role", "provider", "model"),
+    "service_tier_change": _fields("serviceTier"),
+    "title_change": _fields("title"),
+    "mode_change": _fields("mode"),
+    "credential_pin": _fields("provider"),
+}
+
+
 def fill(e: Entry, obj: dict[str, Any]) -> None:
-    """Copy into ``e`` what the tree, filters and search need from the decoded entry ``obj``."""
+    """Copy into ``e`` what the tree, filters and search need from the decoded entry ``obj``.
+    Runs once per entry read: a message (most lines) costs one more call, ``_fill_message``."""
     t = e.type
     e.timestamp = obj.get("timestamp")
     hidden = obj.get("hidden")
     if hidden:
         e.hidden = str(hidden)
     if t == MESSAGE:
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            e.role = None
-            return
-        role = msg.get("role")
-        e.role = role if isinstance(role, str) else None
-        content = msg.get("content")
-        if role == "user":
-            if type(content) is str:
-                head = content[:TEXT_CAP]
-                e.text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
-                e.has_text = bool(content.strip(JS_WHITESPACE))
-            else:
-                e.text = content_text(content)
-                e.has_text = has_text_content(content)
-        elif role == "assistant":
-            if isinstance(content, list):
-                _fill_assistant_blocks(e, content)
-            else:
-                e.text = content_text(content)
-                e.has_text = has_text_content(content)
-            e.stop_reason = msg.get("stopReason")
-            err = msg.get("errorMessage")
-            if err:
-                e.aux = utf16_slice(err, 400) if isinstance(err, str) else err
-        elif role == "toolResult":
-            e.aux = call_key(msg.get("toolCallId"))
-            e.tool_name = msg.get("toolName")
-            e.text = content_text(content)
-        elif role == "bashExecution":
-            cmd = msg.get("command")
-            e.text = cmd if isinstance(cmd, str) else None
-            e.aux = content_text(content)
-        else:
-            e.text = content_text(content) if content else None
-            if role == "custom" or role == "hookMessage":
-                e.aux = msg.get("customType")
+        _fill_message(e, obj.get("message"))
     elif t == "custom_message":
         e.aux = obj.get("customType")
         c = obj.get("content")
@@ -273,14 +291,49 @@ def fill(e: Entry, obj: dict[str, Any]) -> None:
     elif t == "branch_summary":
         s = obj.get("summary")
         e.text = s if isinstance(s, str) else None
-    elif t == "model_change":
-        e.text = obj.get("modelId") if "modelId" in obj else obj.get("model")
-    elif t == "thinking_level_change":
-        e.text = obj.get("thinkingLevel")
-    elif t == "custom":
-        e.text = obj.get("customType")
-    elif t == "label":
-        e.text = obj.get("label")
-        e.aux = obj.get("targetId")
-    elif t == "session_info":
-        e.text = obj.get("name")
+    else:
+        settings = _SETTINGS_FIELDS.get(t)
+        if settings is not None:
+            settings(e, obj)
+
+
+def _fill_message(e: Entry, msg: Any) -> None:
+    """``fill`` for a message entry: its role and what the role's rows show."""
+    if not isinstance(msg, dict):
+        e.role = None
+        return
+    role = msg.get("role")
+    e.role = intern(role) if type(role) is str else None
+    content = msg.get("content")
+    if role == "user":
+        if type(content) is str:
+            head = content[:TEXT_CAP]
+            e.text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
+            e.has_text = bool(content.strip(JS_WHITESPACE))
+        else:
+            e.text = content_text(content)
+            e.has_text = has_text_content(content)
+    elif role == "assistant":
+        if isinstance(content, list):
+            _fill_assistant_blocks(e, content)
+        else:
+            e.text = content_text(content)
+            e.has_text = has_text_content(content)
+        stop = msg.get("stopReason")
+        e.stop_reason = intern(stop) if type(stop) is str else stop
+        err = msg.get("errorMessage")
+        if err:
+            e.aux = utf16_slice(err, 400) if isinstance(err, str) else err
+    elif role == "toolResult":
+        e.aux = call_key(msg.get("toolCallId"))
+        name = msg.get("toolName")
+        e.tool_name = intern(name) if type(name) is str else name
+        e.text = content_text(content)
+    elif role == "bashExecution":
+        cmd = msg.get("command")
+        e.text = cmd if isinstance(cmd, str) else None
+        e.aux = content_text(content)
+    else:
+        e.text = content_text(content) if content else None
+        if role == "custom" or role == "hookMessage":
+            e.aux = msg.get("customType")

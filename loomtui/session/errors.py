@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
+
+
+def cannot_open(path: str, exc: OSError | None = None) -> str:
+    """The one wording of a file that cannot be opened or read, in every command and screen:
+    ``cannot open PATH: No such file or directory`` (no exception: the file is missing)."""
+    reason = (exc.strerror or str(exc)) if exc is not None else os.strerror(errno.ENOENT)
+    return f"cannot open {path}: {reason}"
 
 
 class LoomError(Exception):
@@ -15,6 +24,11 @@ class SessionFormatError(LoomError):
 
 class WriteConflict(LoomError):
     """The file changed on disk in a way that makes an append unsafe (rewritten, truncated)."""
+
+
+class FileChanged(LoomError):
+    """An entry's line is no longer where the file was read (the file was cut or rewritten
+    under loomtui); reopening reads it again."""
 
 
 class WriteRefused(LoomError):

@@ -94,7 +94,52 @@ def read_capped(path: str, limit: int) -> bytes:
         size = os.fstat(f.fileno()).st_size
         if size > limit:
             raise SessionFormatError(f"{path} is {size >> 20} MB; loomtui reads documents up to {limit >> 20} MB")
-        data = f.read(limit + 1)
+        # what fstat says, plus one byte to see growth (``read(limit + 1)`` would allocate the
+        # whole limit for a small file); a file that grew is read on, up to the limit
+        data = f.read(min(size, limit) + 1)
+        if len(data) > size:
+            data += f.read(limit + 1 - len(data))
     if len(data) > limit:
         raise SessionFormatError(f"{path} grew beyond {limit >> 20} MB while it was read")
     return data
+
+
+#: what a small file loomtui reads whole (a subagent's meta file, a configuration, the label
+#: store, a theme or key map) may weigh; a bigger one is refused rather than read into memory
+SMALL_FILE_LIMIT = 64 << 20
+
+
+def read_regular(path: str, limit: int = SMALL_FILE_LIMIT) -> bytes:
+    """``read_capped`` with the limit for small files: what every file named by data or by
+    configuration is read with (a FIFO, a device or a link to one is refused, never waited on)."""
+    return read_capped(path, limit)
+
+
+def contained(base: str, *parts: str) -> str | None:
+    """``base`` joined with ``parts`` (names taken from a file's contents), resolved (``..``,
+    symbolic links), when it is still inside ``base`` resolved; None when it leaves it (an
+    absolute part, ``../``, a link pointing elsewhere)."""
+    root = os.path.realpath(base)
+    try:
+        joined = os.path.join(base, *parts)
+    except (TypeError, ValueError):
+        return None
+    if "\x00" in joined:
+        return None
+    real = os.path.realpath(joined)
+    if real != root and not real.startswith(os.path.join(root, "")):
+        return None
+    return real
+
+
+def referenced_path(ref: str, near: str | None) -> str | None:
+    """The file a reference to another session names (pi's ``parentSession``, an OCP
+    attempt's ``session``): an absolute path (or ``~/…``) as written, which the tool itself
+    wrote for this machine; a relative one only inside the folder of ``near``, the file holding
+    it (None when it climbs out)."""
+    p = os.path.expanduser(ref)
+    if "\x00" in p:
+        return None
+    if os.path.isabs(p) or not near:
+        return p
+    return contained(os.path.dirname(os.path.abspath(near)), p)

@@ -19,18 +19,26 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 
-
 #: how often ``child_output`` calls its ``poll`` while it waits
 POLL_SECONDS = 0.1
 _DONE = object()
 
 
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity: ``taskset``, a container's cpuset),
+    not the machine's count: a child on the same single CPU only competes with its parent."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
+
+
 def can_fork() -> bool:
-    """A second process may help: ``fork`` exists, two CPUs, no other thread running (a fork
-    copies only the calling thread), and the user did not ask for one (``LOOMTUI_JOBS=1``)."""
+    """A second process may help: ``fork`` exists, two usable CPUs, no other thread running (a
+    fork copies only the calling thread), and the user did not ask for one (``LOOMTUI_JOBS=1``)."""
     return (
         hasattr(os, "fork")
-        and (os.cpu_count() or 1) >= 2
+        and usable_cpus() >= 2
         and threading.active_count() == 1
         and os.environ.get("LOOMTUI_JOBS", "") != "1"
     )
@@ -44,8 +52,9 @@ LENGTH_BYTES = 8
 _exiting: list[int] = []
 
 
-def start_child(produce: Callable[[], bytes], then: Callable[[], bytes] | None = None,
-                first: Sequence[Callable[[], bytes]] = ()) -> tuple[int, int]:
+def start_child(
+    produce: Callable[[], bytes], then: Callable[[], bytes] | None = None, first: Sequence[Callable[[], bytes]] = ()
+) -> tuple[int, int]:
     """Run ``produce`` in a forked child; returns (its pid, the pipe end its bytes arrive on).
     The child sends the answer as one message (its length, then its bytes); ``then``, when
     given, is made after that and sent as a second message (``ForkedChild.output`` with
@@ -146,8 +155,13 @@ def _widen(fd: int) -> None:
         pass  # not Linux, or a lower limit: the default capacity works too
 
 
-def child_output(pid: int, read_fd: int, poll: Callable[[], None] | None = None,
-                 idle: Iterator[None] | None = None, keep: bool = False) -> bytes | None:
+def child_output(
+    pid: int,
+    read_fd: int,
+    poll: Callable[[], None] | None = None,
+    idle: Iterator[None] | None = None,
+    keep: bool = False,
+) -> bytes | None:
     """The child's answer (``start_child``), or None if it failed. A whole answer is taken as
     soon as its last byte arrives; the pipe is then closed and the child, exiting, is reaped
     later (``reap_finished``), unless ``keep`` (a second message follows: ``next_message``,
@@ -184,8 +198,7 @@ def finish(pid: int, read_fd: int, whole: bool) -> None:
     os.waitpid(pid, 0)
 
 
-def _message(read_fd: int, poll: Callable[[], None] | None = None,
-             idle: Iterator[None] | None = None) -> bytes | None:
+def _message(read_fd: int, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None) -> bytes | None:
     """One length-prefixed message from ``read_fd`` (``child_output`` says what ``poll`` and
     ``idle`` do meanwhile); None when the pipe ends before it is whole."""
     chunks = []
@@ -230,8 +243,9 @@ class ForkedChild:
         self._taking = threading.Lock()  # ``then`` and ``cancel`` may come from two threads
         self._answering = False  # ``output`` is waiting for the answer (``abort`` ends the child)
 
-    def output(self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None,
-               keep: bool = False) -> bytes | None:
+    def output(
+        self, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None, keep: bool = False
+    ) -> bytes | None:
         """Wait for the child and take its answer (``child_output``); None when it failed or
         was taken or stopped already. ``keep``: the child sends a second message (``then``)."""
         while self._early:  # not asked for: skipped

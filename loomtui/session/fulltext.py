@@ -17,11 +17,13 @@ from loomtui.session import agent_catalog, catalog_window
 from loomtui.session.entries import content_text
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular_file
+from loomtui.session.jsonvalue import dumps_bytes
 from loomtui.session.scan import SessionScan, loads, one_line
 
-
-#: a search stops after this many hits (and after 20 in one session)
+#: a search stops after this many hits (and after ``PER_SESSION`` in one session); a
+#: ``SearchCapped`` says so, and a search of one session for more takes over from there
 SEARCH_LIMIT = 500
+PER_SESSION = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,15 @@ class SearchProgress:
     done: int
     total: int
     hits: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchCapped:
+    """The search stopped at ``shown`` hits although there are more: in the session at
+    ``path``, or (``path`` None) in all, before every session was searched."""
+
+    path: str | None
+    shown: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +99,17 @@ def _block_texts(b: dict[str, Any]) -> list[str]:
     args = b.get("arguments")
     values = args.values() if isinstance(args, dict) else [args]
     # argument values as written (a path, a command, an edit's text), not as JSON
-    return [str(b.get("name")), *(v if isinstance(v, str) else orjson.dumps(v).decode() for v in values)]
+    return [str(b.get("name")), *(v if isinstance(v, str) else dumps_bytes(v).decode() for v in values)]
 
 
 #: the one text field of the other entry kinds that full-text search reads
-_TEXT_FIELD = {"compaction": "summary", "branch_summary": "summary", "session_info": "name", "label": "label",
-               "title_change": "title"}
+_TEXT_FIELD = {
+    "compaction": "summary",
+    "branch_summary": "summary",
+    "session_info": "name",
+    "label": "label",
+    "title_change": "title",
+}
 
 
 def _snippet(text: str, token: str, width: int = 80) -> str:
@@ -119,14 +135,16 @@ def search_sessions(
     paths: Iterable[str],
     query: str,
     *,
-    per_session: int = 20,
+    per_session: int = PER_SESSION,
     limit: int = SEARCH_LIMIT,
-) -> Iterator[SearchProgress | SearchHit]:
+) -> Iterator[SearchProgress | SearchHit | SearchCapped]:
     """Every entry whose text holds all whitespace-separated tokens of ``query`` (any case).
 
     Yields a ``SearchProgress`` after each file and a ``SearchHit`` per match, so a background
-    worker can show progress and stop between items. Files are read whole (a huge one a piece
-    at a time), but only lines whose bytes contain the query's longest ASCII token are decoded.
+    worker can show progress and stop between items; a ``SearchCapped`` when a session holds
+    more than ``per_session`` hits or the search stops at ``limit``. Files are read whole (a
+    huge one a piece at a time), but only lines whose bytes contain the query's longest ASCII
+    token are decoded.
     """
     tokens = [t for t in query.lower().split() if t]
     paths = list(paths)
@@ -139,31 +157,47 @@ def search_sessions(
     probe = _json_escaped(max(ascii_tokens, key=len)) if ascii_tokens else None
     for done, path in enumerate(paths, start=1):
         try:
-            with open_regular_file(path) as f:
-                # a huge pi file a piece of whole lines at a time (session/catalog_window.py)
-                found = catalog_window.search_in_pieces(
-                    f, lambda buf, cap: _search_file(path, buf, tokens, probe, cap), per_session)
-                if found is None:
-                    f.seek(0)
-                    found = list(_search_file(path, f.read(), tokens, probe, per_session))
+            found, more = _file_hits(path, tokens, probe, per_session)
         except (OSError, LoomError):
             yield SearchProgress(done, total, hits)
             continue
-        if found and any(h.entry_id is None for h in found):
-            found = _resolve_ids(path, found)
-        for h in found:
+        for n, h in enumerate(found, start=1):
             yield h
             hits += 1
             if hits >= limit:
+                if more or n < len(found):
+                    yield SearchCapped(path, n)
+                if more or n < len(found) or done < total:
+                    yield SearchCapped(None, hits)
                 yield SearchProgress(total, total, hits)
                 return
+        if more:
+            yield SearchCapped(path, len(found))
         yield SearchProgress(done, total, hits)
+
+
+def _file_hits(path: str, tokens: list[str], probe: bytes | None, per_session: int) -> tuple[list[SearchHit], bool]:
+    """The first ``per_session`` hits of one file, and whether it holds more."""
+    with open_regular_file(path) as f:
+        # a huge pi file a piece of whole lines at a time (session/catalog_window.py); one hit
+        # past the cap tells that there are more
+        found = catalog_window.search_in_pieces(
+            f, lambda buf, cap: _search_file(path, buf, tokens, probe, cap), per_session + 1
+        )
+        if found is None:
+            f.seek(0)
+            found = list(_search_file(path, f.read(), tokens, probe, per_session + 1))
+    more = len(found) > per_session
+    found = found[:per_session]
+    if found and any(h.entry_id is None for h in found):
+        found = _resolve_ids(path, found)
+    return found, more
 
 
 def _search_file(path: str, buf: bytes, tokens: list[str], probe: bytes | None, cap: int) -> Iterator[SearchHit]:
     scan = SessionScan.of(buf)
     if scan is None:
-        yield from agent_catalog.search_file(path, buf, tokens, probe, cap)
+        yield from _search_agent_file(path, buf, tokens, probe, cap)
         return
     n = 0
     for start, end, line in scan.lines_holding(probe):
@@ -192,3 +226,25 @@ def _resolve_ids(path: str, hits: list[SearchHit]) -> list[SearchHit]:
     return [
         h if h.entry_id is not None else SearchHit(h.path, by_line.get(h.line), h.line, h.snippet, h.role) for h in hits
     ]
+
+
+def _search_agent_file(path: str, buf: bytes, tokens: list[str], probe: bytes | None, cap: int) -> Iterator[SearchHit]:
+    """Full-text search of another agent's file, its lines read by its tool's lister (entry ids
+    as loomtui's readers give them, ``agent_catalog.py``)."""
+    lister = agent_catalog.lister_of(buf)
+    if lister is None:
+        return
+    n = 0
+    for line, raw in enumerate(buf.split(b"\n"), start=1):
+        if probe is not None and probe not in raw.lower():
+            continue
+        obj = loads(raw)
+        if not isinstance(obj, dict):
+            continue
+        kind, text, eid = lister.search_text(obj, line)
+        low_text = text.lower()
+        if text and all(t in low_text for t in tokens):
+            yield SearchHit(path, eid, line, _snippet(text, tokens[0]), kind)
+            n += 1
+            if n >= cap:
+                return

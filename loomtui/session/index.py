@@ -110,24 +110,30 @@ class SessionIndex:
         self.leaf_id = e.id
         if e.tool_calls is not None:
             self.with_tool_calls.append(e)
+        if e.type in _NOTED:
+            self._note(e)
+        if link:
+            self._link(e)
+        self.version += 1
+        return True
+
+    def _note(self, e: Entry) -> None:
+        """What an entry of a ``_NOTED`` type says: a custom or archive record, a label set or
+        cleared, the session's name."""
         t = e.type
         if t == "custom" or t == "archive":
             self.custom_entries.append(e)
         elif t == "label":
             target = e.aux
-            if isinstance(target, str) or target is not None:
+            if target is not None:
                 key = target if isinstance(target, str) else str(target)
                 if e.text:
                     self.labels[key] = (e.text, e.timestamp)
                 else:
                     self.labels.pop(key, None)
-        elif t == "session_info":
+        else:
             name = e.text
             self.session_name = name.strip() or None if isinstance(name, str) else None
-        if link:
-            self._link(e)
-        self.version += 1
-        return True
 
     def _link(self, e: Entry) -> None:
         p = e.parent_id
@@ -190,9 +196,6 @@ class SessionIndex:
             kids.sort(key=lambda x: x.index)
             self._sorted.pop(parent, None)
 
-    # radon rates this D: kept in one piece on purpose. It runs once per entry indexed over a whole
-    # session (100k entries); a helper call per branch adds measurable time there
-    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def build(self, entries: list[Entry]) -> bool:
         """Index a whole file's entries at once (faster than ``add`` one by one).
 
@@ -205,7 +208,6 @@ class SessionIndex:
         self.preorder_ends = None
         by_id = self.by_id
         own = self.entries
-        labels = self.labels
         children = self._children
         roots = self.roots
         root_set = self._root_set
@@ -231,58 +233,55 @@ class SessionIndex:
                 kids = children.get(p)
                 if kids is not None:
                     kids.append(e)
+                    e.parent_id = kids[0].parent_id  # one string per parent, not one per child
                 elif p in by_id:
+                    e.parent_id = p = by_id[p].id
                     children[p] = [e]
                 else:
                     later.append(e)
-            t = e.type
-            if t in _NOTED:
-                if t == "custom" or t == "archive":
-                    self.custom_entries.append(e)
-                elif t == "label":
-                    target = e.aux
-                    if target is not None:
-                        key = target if isinstance(target, str) else str(target)
-                        if e.text:
-                            labels[key] = (e.text, e.timestamp)
-                        else:
-                            labels.pop(key, None)
-                else:
-                    name = e.text
-                    self.session_name = name.strip() or None if isinstance(name, str) else None
+            if e.type in _NOTED:
+                self._note(e)
         if own:
             self.leaf_id = own[-1].id
-        forward = False  # some parent comes later in the file: a cycle is possible
         if later:
-            resort: set[str] = set()
-            for e in later:
-                p = e.parent_id
-                if p in by_id:
-                    forward = True
-                    kids = children.get(p)
-                    if kids is None:
-                        children[p] = [e]
-                    else:
-                        kids.append(e)
-                        resort.add(p)
-                elif p is not None:
-                    self._waiting.setdefault(p, []).append(e)
-            for p in resort:
-                children[p].sort(key=_by_index)
-            # roots stay in file order
-            orphans = [e for e in later if e.parent_id not in by_id]
-            if orphans:
-                for e in orphans:
-                    root_set.add(e.id)
-                roots.extend(orphans)
-                roots.sort(key=_by_index)
-        if later:
+            forward = self._link_later(later)
             self._depth.clear()
-        if forward:
-            # parent indices strictly decrease along every chain otherwise, so no cycle exists
-            self._break_cycles()
+            if forward:
+                # parent indices strictly decrease along every chain otherwise, so no cycle exists
+                self._break_cycles()
         self.version += 1
         return not later
+
+    def _link_later(self, later: list[Entry]) -> bool:
+        """Link the entries ``build`` met before their parent (or whose parent is missing: they
+        wait for it, roots meanwhile). True when some parent comes later in the file (then a
+        cycle is possible)."""
+        by_id = self.by_id
+        children = self._children
+        forward = False
+        resort: set[str] = set()
+        for e in later:
+            p = e.parent_id
+            if p in by_id:
+                forward = True
+                kids = children.get(p)
+                if kids is None:
+                    children[p] = [e]
+                else:
+                    kids.append(e)
+                    resort.add(p)
+            elif p is not None:
+                self._waiting.setdefault(p, []).append(e)
+        for p in resort:
+            children[p].sort(key=_by_index)
+        # roots stay in file order
+        orphans = [e for e in later if e.parent_id not in by_id]
+        if orphans:
+            for e in orphans:
+                self._root_set.add(e.id)
+            self.roots.extend(orphans)
+            self.roots.sort(key=_by_index)
+        return forward
 
     def mark_preorder(self, ends: list[int]) -> bool:
         """Record that the entries, in file order, are already the tree in pre-order (every
@@ -294,10 +293,18 @@ class SessionIndex:
         it right after a ``build`` of a new index that returned True."""
         entries = self.entries
         n = len(entries)
-        ok = (len(ends) == n and self.version == 1 and not self._waiting and n > 0
-              and bool(self.roots) and self.roots[0] is entries[0] and ends[0] == n
-              and len(set(map(_timestamp, entries))) == 1 and all(map(lt, range(n), ends))
-              and max(ends) <= n)
+        ok = (
+            len(ends) == n
+            and self.version == 1
+            and not self._waiting
+            and n > 0
+            and bool(self.roots)
+            and self.roots[0] is entries[0]
+            and ends[0] == n
+            and len(set(map(_timestamp, entries))) == 1
+            and all(map(lt, range(n), ends))
+            and max(ends) <= n
+        )
         self.preorder_ends = ends if ok else None
         return ok
 
@@ -313,7 +320,7 @@ class SessionIndex:
             path, cur = self._walk_up(e, seen)
             if cur is not None and cur.id not in seen:
                 # the repeat starts the cycle: each entry on it becomes a root
-                self._make_roots(path[path.index(cur):])
+                self._make_roots(path[path.index(cur) :])
             self._mark_reachable(list(path), seen)
 
     def _mark_reachable(self, stack: list[Entry], seen: set[str]) -> None:

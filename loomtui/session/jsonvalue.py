@@ -94,6 +94,8 @@ def _ws_end(text: str, idx: int) -> int:
     """Where the whitespace starting at ``idx`` ends."""
     m = _WS.match(text, idx)
     return m.end() if m is not None else idx
+
+
 _NUMBER = re.compile(r"(-?(?:0|[1-9][0-9]*))(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 
 
@@ -286,7 +288,7 @@ def escape_surrogates(text: str) -> str:
     ``JSON.stringify`` writes), so that it can be encoded as UTF-8."""
     if text.isascii():
         return text
-    return _SURROGATE.sub(lambda m: "\\u%04x" % ord(m.group()), text)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def dumps_bytes(value: Any, indent: bool = False) -> bytes:
@@ -297,8 +299,12 @@ def dumps_bytes(value: Any, indent: bool = False) -> bytes:
         return orjson.dumps(value, option=(orjson.OPT_INDENT_2 if indent else 0) | orjson.OPT_NON_STR_KEYS)
     except TypeError:
         pass
-    kwargs: dict[str, Any] = {"indent": 2 if indent else None, "ensure_ascii": False, "default": str,
-                              "separators": (",", ": ") if indent else (",", ":")}
+    kwargs: dict[str, Any] = {
+        "indent": 2 if indent else None,
+        "ensure_ascii": False,
+        "default": str,
+        "separators": (",", ": ") if indent else (",", ":"),
+    }
     value = finite(value)
     with exact_ints():
         try:

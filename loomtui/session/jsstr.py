@@ -120,7 +120,7 @@ _NEEDS_ESC = re.compile(r'["\\\x00-\x1f\ud800-\udfff]')
 
 def _quote(s: str) -> str:
     if _NEEDS_ESC.search(s):
-        s = _NEEDS_ESC.sub(lambda m: _ESC.get(m.group(), "\\u%04x" % ord(m.group())), s)
+        s = _NEEDS_ESC.sub(lambda m: _ESC.get(m.group(), f"\\u{ord(m.group()):04x}"), s)
     return '"' + s + '"'
 
 

@@ -6,10 +6,12 @@ No Textual here.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from loomtui.session import resume_search
 from loomtui.session.catalog import SessionSummary, list_sessions
+from loomtui.session.fileio import referenced_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +24,12 @@ class ProjectGroup:
     @property
     def newest(self) -> float:
         return max(s.modified for s, _d in self.items)
+
+    @property
+    def noun(self) -> str:
+        """What its items are called ("session"; "run" for a group of OCP runs)."""
+        nouns = {s.noun for s, _d in self.items}
+        return nouns.pop() if len(nouns) == 1 else "session"
 
 
 class Lineage:
@@ -57,10 +65,8 @@ def resolve_parent(ref: str | None, near: str | None, sessions: Iterable[Session
     never ``near`` itself."""
     if not ref:
         return None
-    p = os.path.expanduser(ref)
-    if not os.path.isabs(p) and near:
-        p = os.path.join(os.path.dirname(os.path.abspath(near)), p)
-    if p.endswith(".jsonl") and os.path.isfile(p):
+    p = referenced_path(ref, near)
+    if p is not None and p.endswith(".jsonl") and os.path.isfile(p):
         return os.path.abspath(p)
     probe = SessionSummary(near or "", "", "", None, "", 0.0, 0.0, 0, 0, ref, 3, 0, 0)
     hit = Lineage(sessions).parent_of(probe)
@@ -75,10 +81,10 @@ def parent_path(s: SessionSummary, sessions: Iterable[SessionSummary]) -> str | 
 
 
 def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | None = None) -> str | None:
-    """``resolve_parent`` over the sessions in ``dirs`` (default: pi's and omp's roots and Claude
-    Code's and Codex's folders, where a Codex fork's ``forked_from_id`` and a Claude ``/branch``
-    file's source are found by id) and ``near``'s directory, read only when the reference is not
-    an existing path. For a browser's "open parent session"."""
+    """``resolve_parent`` over the sessions in ``dirs`` (default: pi's and omp's roots and the
+    other agents' folders, ``agent_catalog.agent_roots``, where a fork another agent wrote names
+    its parent by id) and ``near``'s directory, read only when the reference is not an existing
+    path. For a browser's "open parent session"."""
     direct = resolve_parent(ref, near, ())
     if direct is not None or not ref:
         return direct
@@ -110,13 +116,13 @@ def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:
 
         def thread_newest(s: SessionSummary, depth: int = 0) -> float:
             """A thread is as recent as its newest session (forks keep a thread on top)."""
-            hit = newest.get(s.path)
+            hit = newest.get(s.path)  # noqa: B023 (called within this iteration)
             if hit is None:
                 hit = s.modified
                 if depth < 1000:
-                    for k in kids.get(s.path, ()):
+                    for k in kids.get(s.path, ()):  # noqa: B023 (called within this iteration)
                         hit = max(hit, thread_newest(k, depth + 1))
-                newest[s.path] = hit
+                newest[s.path] = hit  # noqa: B023 (called within this iteration)
             return hit
 
         def order(s: SessionSummary) -> tuple[float, float, str]:
@@ -146,8 +152,32 @@ def _forks_back(s: SessionSummary, lineage: Lineage) -> bool:
 
 
 def matches_filter(s: SessionSummary, tokens: list[str]) -> bool:
-    """The picker's type-to-filter: every token in the name, first message or project."""
-    if not tokens:
-        return True
-    hay = f"{s.name or ''}\n{s.first_message}\n{s.cwd}".lower()
-    return all(t in hay for t in tokens)
+    """True when every token matches the session by pi's ``/resume`` rules (session/resume_search.py)."""
+    return resume_search.match_score(search_fields(s), resume_search.parse_query(" ".join(tokens))) is not None
+
+
+def search_fields(s: SessionSummary, texts: Mapping[str, str] | None = None) -> resume_search.SearchFields:
+    """What the picker's filter searches: the name, id, project and message text (``texts`` by
+    path, session/picker_texts.py; the first message where it is not known)."""
+    text = texts.get(s.path) if texts is not None else None
+    return resume_search.SearchFields(s.name or "", s.id, s.cwd, s.first_message if text is None else text)
+
+
+def filtered_groups(
+    groups: Iterable[ProjectGroup], query: str, texts: Mapping[str, str] | None = None
+) -> list[ProjectGroup]:
+    """The picker's type-to-filter (pi's ``/resume`` search, session/resume_search.py): a blank
+    query keeps the threads; otherwise each project lists its matching sessions unthreaded, best
+    match first then newest, and the project with the best match comes first."""
+    groups = list(groups)
+    if resume_search.parse_query(query).empty:
+        return groups
+    found: list[tuple[float, int, ProjectGroup]] = []
+    for n, group in enumerate(groups):
+        ranked = resume_search.rank(
+            (s for s, _d in group.items), query, lambda s: search_fields(s, texts), lambda s: s.modified
+        )
+        if ranked:
+            found.append((ranked[0][1], n, ProjectGroup(group.cwd, tuple((s, 0) for s, _score in ranked))))
+    found.sort(key=lambda f: (f[0], f[1]))
+    return [g for _score, _n, g in found]

@@ -41,6 +41,15 @@ def sample_dir() -> str:
     return os.path.join(os.path.dirname(os.path.dirname(here)), "sample_sessions")
 
 
+def in_bundled_samples(path: str) -> bool:
+    """Whether ``path`` lies in the bundled ``sample_sessions/`` (part of loomtui itself: never
+    written; the app works on the user's copies)."""
+    try:
+        return os.path.realpath(os.path.dirname(os.path.abspath(path))) == os.path.realpath(sample_dir())
+    except (OSError, ValueError):
+        return False
+
+
 def pi_session_dir(cwd: str, env: dict[str, str] | os._Environ[str] | None = None) -> str:
     """pi's session directory for a project (``getDefaultSessionDir``): ``--<cwd>--`` under
     its sessions root, the leading separator dropped and the others turned into ``-``."""
@@ -103,7 +112,9 @@ def discover(dirs: Iterable[str]) -> list[str]:
                 try:
                     with os.scandir(d.path) as inner:
                         files = sorted(
-                            f.path for f in inner if f.name.endswith(".jsonl") and not f.name.startswith(".") and f.is_file()
+                            f.path
+                            for f in inner
+                            if f.name.endswith(".jsonl") and not f.name.startswith(".") and f.is_file()
                         )
                 except OSError:
                     continue

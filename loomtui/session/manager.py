@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from datetime import datetime, timezone
-from collections.abc import Iterator
-from typing import Any, BinaryIO, Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, BinaryIO
 
-from loomtui.session import indexcache, store, verify
+from loomtui.session import branch_copy, indexcache, store, verify
 from loomtui.session.context import ContextPlan, context_plan
 from loomtui.session.entries import Entry, fill
-from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused, cannot_open
 from loomtui.session.fileio import open_regular
+from loomtui.session.ids import branch_file_name, new_entry_id, new_session_id, now_iso
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_json
 from loomtui.session.memory import bulk_allocation
@@ -26,35 +27,6 @@ from loomtui.session.source import Source
 from loomtui.session.split import SplitParse
 
 CURRENT_VERSION = 3
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def new_entry_id(taken: Any) -> str:
-    """8 lowercase hex chars not in ``taken``; a full UUID after 100 collisions (pi's generateId)."""
-    for _ in range(100):
-        candidate = os.urandom(4).hex()  # the first 8 hex digits of a UUIDv4: all random
-        if candidate not in taken:
-            return candidate
-    import uuid
-
-    return str(uuid.uuid4())
-
-
-def new_session_id() -> str:
-    """A UUIDv7 (what pi 0.73 uses for session ids)."""
-    ms = int(datetime.now(timezone.utc).timestamp() * 1000) & ((1 << 48) - 1)
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (ms << 80) | (0x7 << 76) | ((rand >> 68) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
-    import uuid  # only when a session is written: keeps `loomtui tree` start-up short
-
-    return str(uuid.UUID(int=value))
-
-
-def branch_file_name(timestamp: str, session_id: str) -> str:
-    return f"{timestamp.replace(':', '-').replace('.', '-')}_{session_id}.jsonl"
 
 
 #: a branch export writes its copy in pieces of about this many bytes
@@ -77,16 +49,25 @@ class SessionManager:
         self._leaf_moved = False
         self._mark: store.FileMark | None = None
         self._indexed_to = 0
+        #: (bytes read, their digests) when the open proved them (session/indexcache.py): what
+        #: side files made from this read are keyed by; (0, ()) when the cache did not apply
+        self.read_digests: tuple[int, tuple[bytes, ...]] = (0, ())
+        #: set while an export copies entries (``checked_spans``): every span decoded must still
+        #: hold the entry the index has there, else WriteConflict
+        self._check_spans = 0
         #: full entries decoded lately, by id, with their line sizes (bounded by ``LOAD_CACHE_*``)
         self._cache: OrderedDict[str, tuple[dict[str, Any], int]] = OrderedDict()
         self._cache_bytes = 0
         #: what was opened and what may be written back (session/source.py)
         self.source = Source.memory()
+        #: label entries appended in memory (a loom's bookmarks): not entries of the session
+        self._memory_labels = 0
 
     # opening ------------------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str, split: SplitParse | None = None,
-             progress: Callable[[int, int, int], None] | None = None) -> "SessionManager":
+    def open(
+        cls, path: str, split: SplitParse | None = None, progress: Callable[[int, int, int], None] | None = None
+    ) -> SessionManager:
         """Read and index a pi/omp session file (raises SessionFormatError for non-sessions).
 
         ``split``: a child already parsing the file's tail (``split.SplitParse``); this
@@ -100,14 +81,14 @@ class SessionManager:
                 split.cancel()
             if isinstance(exc, SessionFormatError):
                 raise
-            raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+            raise SessionFormatError(cannot_open(path, exc)) from None
         # a load allocates ~10 objects per entry and frees none (docs/architecture.md, "Lazy full
         # entries"): the collector waits, and what was loaded is frozen
         with bulk_allocation():
             try:
                 if os.path.isdir(path):
                     raise SessionFormatError(f"{path} is a directory, not a session file")
-                state, pending, consumed, eof, index = indexcache.read(path, fd, split, progress)
+                state, pending, consumed, eof, index, digests = indexcache.read(path, fd, split, progress)
             finally:
                 os.close(fd)
                 if split is not None:
@@ -125,10 +106,9 @@ class SessionManager:
         sm.index.diagnostics[:0] = state.diagnostics
         state.diagnostics = sm.index.diagnostics
         sm._indexed_to = consumed
+        sm.read_digests = (consumed, digests)
         if consumed < eof:
-            sm.index.diagnostics.append(
-                Diagnostic(state.line_no + 1, "torn last line (no newline, not valid JSON): kept as is")
-            )
+            sm.index.diagnostics.append(Diagnostic(state.line_no + 1, TORN_LAST_LINE))
         sm._mark = store.mark_file(path, consumed)
         sm._leaf = sm.index.leaf_id
         sm.source = Source.pi_file(sm.path or path, sm.version, CURRENT_VERSION)
@@ -146,7 +126,7 @@ class SessionManager:
         session_name: str | None = None,
         source: Source | None = None,
         leaf: str | None = None,
-    ) -> "SessionManager":
+    ) -> SessionManager:
         """An in-memory session (adapters for other looms, tests). Appends stay in memory
         (or are refused, as ``source`` says).
 
@@ -162,8 +142,9 @@ class SessionManager:
                 skeletons.append(e)
         if source is None:
             source = Source.memory(source_format, os.path.abspath(source_path) if source_path else None)
-        return cls.from_skeletons(header, skeletons, diagnostics, labels=labels, session_name=session_name,
-                                  source=source, leaf=leaf)
+        return cls.from_skeletons(
+            header, skeletons, diagnostics, labels=labels, session_name=session_name, source=source, leaf=leaf
+        )
 
     @classmethod
     def from_skeletons(
@@ -177,7 +158,7 @@ class SessionManager:
         session_name: str | None = None,
         leaf: str | None = None,
         preorder_ends: list[int] | None = None,
-    ) -> "SessionManager":
+    ) -> SessionManager:
         """``from_entries`` for an adapter that makes the skeletons itself (their ``data``
         holds each full entry; it may be made when first read). ``preorder_ends``: the
         skeletons are already the tree in pre-order and these are their subtree ends
@@ -199,22 +180,19 @@ class SessionManager:
 
     # what was opened ---------------------------------------------------------------------
     @property
-    def source_format(self) -> str:
-        """``source.kind`` (what the file was: ``pi``, ``openloom-v2``, …)."""
+    def source_format(self) -> str:  # ``source.kind`` (``pi``, ``openloom-v2``, …)
         return self.source.kind
 
     @property
-    def source_path(self) -> str | None:
-        """``source.path``: the file this session was read from."""
+    def source_path(self) -> str | None:  # ``source.path``: the file it was read from
         return self.source.path
 
     @property
     def read_only_reason(self) -> str | None:
         return self.source.read_only_reason
 
-    # pi's API: reading --------------------------------------------------------------------
     @property
-    def version(self) -> int:
+    def version(self) -> int:  # pi's API: reading
         return self.state.version
 
     @property
@@ -233,6 +211,11 @@ class SessionManager:
 
     def get_label(self, entry_id: str) -> Any:
         return self.index.label_of(entry_id)
+
+    def elsewhere(self, given: str) -> str | None:
+        """Where an id (or prefix) the tree does not hold is, when the file holds it elsewhere
+        (a source whose file has more than its tree shows says so); None: not in the file."""
+        return None
 
     def get_session_name(self) -> str | None:
         return self.index.session_name
@@ -267,6 +250,11 @@ class SessionManager:
         ``reset_leaf``): entries other writers append then no longer move it."""
         return self._leaf_moved
 
+    @property
+    def entry_count(self) -> int:
+        """The entries the header counts: a loom's bookmarks (labels kept in memory) are none."""
+        return len(self.index.entries) - self._memory_labels
+
     # pi's API: appending ------------------------------------------------------------------
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         entry = {"type": "custom", "customType": custom_type, "data": data, **self._base()}
@@ -298,17 +286,27 @@ class SessionManager:
             self._leaf, self._leaf_moved = leaf, True
         return new_id
 
+    def branch_with_summary(self, branch_from_id: str, summary: str, from_id: str) -> str:
+        """pi's branchWithSummary: a ``branch_summary`` entry (what ``from_id``'s branch did, in
+        ``summary``) parented on ``branch_from_id``; it becomes the leaf."""
+        self.branch(branch_from_id)
+        return self._append({"type": "branch_summary", **self._base(), "fromId": from_id, "summary": summary})
+
     def fork_point_candidates(self) -> list[str]:
-        """Where a fork left its parent: pi copies the parent's path (same ids) into the new
-        file, so the fork point is the deepest of these ids the parent holds. The ids of the
-        path to the file's leaf, labels left out, deepest first."""
-        return [e.id for e in reversed(self.index.path_to(self.index.leaf_id)) if e.type != "label"] \
-            if self.index.leaf_id is not None else []
+        """Where a fork left its parent (pi copies the parent's path, same ids, into the new file):
+        the ids of the path to the file's leaf, labels left out, deepest first."""
+        return (
+            [e.id for e in reversed(self.index.path_to(self.index.leaf_id)) if e.type != "label"]
+            if self.index.leaf_id is not None
+            else []
+        )
 
     # branching to a new file --------------------------------------------------------------
     def branch_entries(self, leaf_id: str) -> tuple[list[Entry], list[dict[str, Any]]]:
         """What createBranchedSession copies: the root → leaf path without label entries, and
-        the re-created label chain (docs/formats.md §7.5)."""
+        the re-created label chain (docs/formats.md §7.5); then, where the path does not name the
+        session as the file does (pi's fork would drop the name), one ``session_info`` entry
+        with the session's name."""
         path = self.index.path_to(leaf_id)
         if not path:
             raise LoomError(f"entry {leaf_id} not found")
@@ -328,22 +326,47 @@ class SessionManager:
                 entry["label"] = label
                 labels.append(entry)
                 parent = lid
+        info = self._name_entry(kept, ids, parent)
+        if info is not None:
+            labels.append(info)
         return kept, labels
 
-    def create_branched_session(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
+    def _name_entry(self, kept: list[Entry], ids: set[str], parent: str | None) -> dict[str, Any] | None:
+        """The ``session_info`` entry that keeps the session's name in a branch of it (None: the
+        session has no name, or the branch's own last ``session_info`` already gives it)."""
+        name = self.index.session_name
+        if name is None:
+            return None
+        on_path = next((e for e in reversed(kept) if e.type == "session_info"), None)
+        if on_path is not None and isinstance(on_path.text, str) and on_path.text.strip() == name:
+            return None
+        named = next((e for e in reversed(self.index.entries) if e.type == "session_info"), None)
+        ts = named.timestamp if named is not None and named.timestamp else now_iso()
+        return {"type": "session_info", "id": new_entry_id(ids), "parentId": parent, "timestamp": ts, "name": name}
+
+    def create_branched_session(self, leaf_id: str | None, dir: str | None = None, out: str | None = None) -> str:
         """Write the branch ending at ``leaf_id`` to a new session file; returns its path.
 
         The file is what pi's createBranchedSession writes: a version 3 header whose
-        ``parentSession`` is this file's absolute path, the path entries, then the labels.
-        Written atomically and never over an existing file. This manager stays on its file.
+        ``parentSession`` is this file's absolute path, the path entries re-linked around the
+        label entries left out (``branch_copy``), then the labels. ``leaf_id`` None: the header
+        alone (pi's /fork before a first message starts an empty child session). A loom's entries
+        are dated by their message's own time, else the export's (``branch_copy``). Written
+        atomically, never over an existing file; this manager stays on its file.
         """
         self._require_writable_format()
-        kept, labels = self.branch_entries(leaf_id)
+        kept, labels = self.branch_entries(leaf_id) if leaf_id is not None else ([], [])
+        relinks = branch_copy.relinks(self.index.path_to(leaf_id)) if leaf_id is not None else []
         sid = new_session_id()
         ts = now_iso()
-        cwd = self.header.get("cwd")  # pi: header?.cwd ?? process.cwd()
-        header: dict[str, Any] = {"type": "session", "version": CURRENT_VERSION, "id": sid, "timestamp": ts,
-                                  "cwd": os.getcwd() if cwd is None else cwd}
+        cwd = self.header.get("cwd")  # pi 1.6.0: the header's cwd when it is a string
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": CURRENT_VERSION,
+            "id": sid,
+            "timestamp": ts,
+            "cwd": cwd if isinstance(cwd, str) else os.getcwd(),
+        }
         source = self.source.path
         if source:
             header["parentSession"] = source
@@ -351,6 +374,8 @@ class SessionManager:
             base = dir or (os.path.dirname(source) if source else os.getcwd())
             out = os.path.join(base, branch_file_name(ts, sid))
         copied: list[bytes] = []  # the digest of the copied spans, once written
+        own_times = self.source.keeps_times  # else the entries' timestamps only ordered the nodes
+        labels = labels if own_times else branch_copy.dated_at(labels, ts)  # the export's time then
 
         def write_branch(f: BinaryIO) -> None:
             # a piece at a time: the branch of a session of inline images may be gigabytes
@@ -358,8 +383,11 @@ class SessionManager:
             buf = bytearray(js_json(header).encode() + b"\n")
 
             def written() -> Iterator[bytes]:
-                for line in self._verified_line_iter(kept):
-                    buf.extend(line + b"\n")
+                for (e, relink), line in zip(relinks, self._verified_line_iter(kept)):
+                    written_line = branch_copy.line_as_written(line, e, relink)
+                    if not own_times:
+                        written_line = branch_copy.with_own_time(written_line, ts)
+                    buf.extend(written_line + b"\n")
                     if len(buf) >= WRITE_PIECE:
                         store.write_fully(fd, bytes(buf))
                         buf.clear()
@@ -382,8 +410,7 @@ class SessionManager:
         return os.path.abspath(out)
 
     def _verified_lines(self, entries: list[Entry]) -> list[bytes]:
-        """The lines of ``entries`` as they are in the file now, checked against what was read
-        (``verify.lines``); serialised for entries that live in memory."""
+        """The lines of ``entries`` as in the file now, checked against what was read."""
         return list(self._verified_line_iter(entries))
 
     def _verified_line_iter(self, entries: list[Entry]) -> Iterator[bytes]:
@@ -405,6 +432,7 @@ class SessionManager:
         if size == self._indexed_to:
             return []
         added: list[Entry] = []
+        torn_at = self.state.line_no + 1  # a torn last line reported at open may be complete now
         parser = LineParser(self.state, added.append)
         fd = open_regular(self.path)
         try:
@@ -412,6 +440,9 @@ class SessionManager:
         finally:
             os.close(fd)
         fresh = [e for e in added if self.index.add(e)]
+        if consumed > self._indexed_to:
+            diags = self.index.diagnostics
+            diags[:] = [d for d in diags if d.line != torn_at or d.reason != TORN_LAST_LINE]
         self._indexed_to = consumed
         self._mark = store.mark_file(self.path, consumed)
         if not self._leaf_moved:
@@ -419,16 +450,26 @@ class SessionManager:
         return fresh
 
     # internals ----------------------------------------------------------------------------
+    def tool_call_view(self, name: Any, args: Any) -> tuple[Any, Any]:
+        """(name, arguments) the detail pane shows a tool call as: pi's own as they are (another
+        agent's session maps its tools onto pi's, formats/agent/tools.py)."""
+        return name, args
+
     def load(self, e: Entry) -> dict[str, Any]:
         """The full entry behind a skeleton (decoded from its byte span, cached)."""
         if e.data is not None:
             return e.data
         cache = self._cache
+        if self._check_spans:  # an export: read again and checked, not taken from (or kept in) the cache
+            raw = self.raw_line(e)
+            if self.path is not None and e.offset >= 0 and not verify.holds(raw, e):
+                raise verify.changed(self.path, f"line {e.line} no longer holds entry {e.id}")
+            return decode_line(raw)  # type: ignore[no-any-return]
         hit = cache.get(e.id)
         if hit is not None:
             cache.move_to_end(e.id)
             return hit[0]
-        obj = decode_line(self.raw_line(e))
+        obj = verify.decoded(self.raw_line(e), self.path, e)
         # bounded by count and by line bytes: an entry holding inline images decodes to
         # megabytes, and a session of them must not pile up in memory as it is browsed
         cache[e.id] = (obj, e.size)
@@ -443,10 +484,27 @@ class SessionManager:
             return js_json(e.data).encode()
         fd = open_regular(self.path)
         try:
-            raw = os.pread(fd, e.size, e.offset)
+            if self._check_spans:
+                line = verify.whole_line(fd, e.offset, e.size)
+                if line is None:
+                    raise verify.changed(self.path, f"line {e.line} is not where it was")
+                raw = line
+            else:
+                raw = os.pread(fd, e.size, e.offset)
         finally:
             os.close(fd)
         return raw.rstrip(b"\r\n\t ")
+
+    @contextmanager
+    def checked_spans(self) -> Iterator[None]:
+        """While an export copies entries: each one is read from the file again (not from the
+        cache of decoded entries) and checked to be still the entry the index has there
+        (WriteConflict otherwise). Nested uses are fine."""
+        self._check_spans += 1
+        try:
+            yield
+        finally:
+            self._check_spans -= 1
 
     def _base(self) -> dict[str, Any]:
         return {"id": self._new_id(), "parentId": self._leaf, "timestamp": now_iso()}
@@ -457,8 +515,10 @@ class SessionManager:
     def append_refusal(self) -> str | None:
         """Why an append would be refused (an old format, a read-only source); None: it is not."""
         if self.path is not None and self.state.version < CURRENT_VERSION:
-            return (f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
-                    f"{self.path}` first (it keeps a .bak copy)")
+            return (
+                f"{self.path} is a version {self.state.version} session; run `loomtui migrate "
+                f"{self.path}` first (it keeps a .bak copy)"
+            )
         if self.path is None and not self.source.can_label:
             return self.source.read_only_reason or f"a {self.source.kind} source is read-only"
         return None
@@ -479,6 +539,8 @@ class SessionManager:
             e = entry_from_dict(obj, line=0)
             assert e is not None
             self.index.add(e)
+            if e.type == "label":
+                self._memory_labels += 1
             self._leaf = e.id
             self._leaf_moved = False
             return e.id
@@ -506,6 +568,11 @@ class SessionManager:
         return obj["id"]  # type: ignore[no-any-return]
 
 
+#: what open says of a last line without a newline that does not parse (live follow drops it
+#: once the line is complete, e.g. after pi 1.6.0 appended the newline it lacked)
+TORN_LAST_LINE = "torn last line (no newline, not valid JSON): kept as is"
+
+
 def _ends_with_newline(path: str, size: int) -> bool:
     fd = open_regular(path)
     try:
@@ -515,10 +582,7 @@ def _ends_with_newline(path: str, size: int) -> bool:
 
 
 def _omit_none(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
-    for k in keys:
-        if entry.get(k) is None:
-            entry.pop(k, None)
-    return entry
+    return {k: v for k, v in entry.items() if not (k in keys and v is None)}
 
 
 def entry_from_dict(obj: dict[str, Any], line: int = 0) -> Entry | None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from loomtui.session import store
 from loomtui.session.entries import Entry
+from loomtui.session.errors import SessionFormatError, WriteConflict, WriteRefused, cannot_open
 from loomtui.session.fileio import open_regular
-from loomtui.session.errors import SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.jsstr import js_json
 from loomtui.session.reader import LineParser, ParseState, parse_from
 
@@ -36,7 +36,7 @@ def migrated_bytes(path: str) -> tuple[bytes, int, int]:
     try:
         fd = open_regular(path)
     except OSError as exc:
-        raise SessionFormatError(f"cannot open {path}: {exc.strerror}") from None
+        raise SessionFormatError(cannot_open(path, exc)) from None
     try:
         st = os.fstat(fd)
         state = ParseState()

@@ -12,15 +12,16 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Any, BinaryIO
 
 import orjson
 
 from loomtui.session import jsonvalue
 from loomtui.session.entries import Entry, fill
-from loomtui.session.jsstr import session_version
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.fileio import open_regular_file
+from loomtui.session.jsstr import js_truthy, session_version
 
 CHUNK = 8 << 20
 #: the smallest read buffer (a file that is still growing is read on in pieces this big)
@@ -84,20 +85,32 @@ SNIFF_PARSE_LIMIT = 1 << 20
 _HEADER_KEY = re.compile(rb'"(?:type|kind)"\s*:\s*"(?:session|title|header)"')
 
 
+#: pi 1.6.0 looks for a session's header in its first MiB (``MAX_SESSION_HEADER_SCAN_BYTES``)
+HEADER_SCAN_LIMIT = 1 << 20
+
+
 def is_pi_session_file(path: str) -> bool:
-    """Whether ``path`` starts like a pi/omp session (``is_pi_header`` of its first line)."""
+    """Whether ``path`` starts like a pi/omp session, by pi 1.6.0's header discovery: blank
+    lines, lines that are not JSON and ``null``/``0``/``false``/``""`` lines are skipped, and
+    the first other line within the first MiB decides (``is_pi_header``)."""
     try:
         with open_regular_file(path) as f:
-            line = first_line(f, SNIFF_PARSE_LIMIT + 1)
-            if len(line) > SNIFF_PARSE_LIMIT:
-                if not _HEADER_KEY.search(line):
-                    # a big one-line document (a loom) is not read and parsed twice to learn
-                    # that; the callers that go on (formats.detect.open_any) still recognise an
-                    # odd header themselves
+            while f.tell() < HEADER_SCAN_LIMIT:
+                line = first_line(f, SNIFF_PARSE_LIMIT + 1)
+                if not line:
                     return False
-                if not line.endswith(b"\n"):
-                    line += f.readline()  # the rest of the line
-            return is_pi_header(line_value(line))
+                if len(line) > SNIFF_PARSE_LIMIT:
+                    if not _HEADER_KEY.search(line):
+                        # past the first MiB: no header there. A big one-line document (a loom)
+                        # is not read and parsed twice to learn that; the callers that go on
+                        # (formats.detect.open_any) still recognise an odd header themselves
+                        return False
+                    if not line.endswith(b"\n"):
+                        line += f.readline()  # the rest of the line
+                value = line_value(line)
+                if js_truthy(value):
+                    return is_pi_header(value)
+            return False
     except (OSError, SessionFormatError):
         return False
 
@@ -191,7 +204,7 @@ class LineParser:
                         ):
                             line_no += 1
                             parsed += 1
-                            e = Entry(eid, parent, etype)
+                            e = Entry(eid, parent, intern(etype))
                             e.line = line_no
                             e.offset = base + pos
                             e.size = end - pos
@@ -226,10 +239,9 @@ class LineParser:
                 return _BLANK, True
             return _BadLine(str(exc).split("\n")[0][:120]), False
 
-    # radon rates this D: kept in one piece on purpose. It runs once per line read over a whole
-    # session (100k entries); a helper call per branch adds measurable time there
-    # (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
     def _route(self, obj: Any, line_no: int, offset: int, size: int) -> None:
+        """A line the fast path of ``feed`` did not take: blank, bad, the header or title slot,
+        a line of an older version (migrated in memory), an entry with odd fields."""
         st = self.state
         if obj is _BLANK:
             return
@@ -240,55 +252,18 @@ class LineParser:
         st.parsed_count += 1
         index = st.parsed_count - 1
         if not isinstance(obj, dict):
-            st.lines.append(LineInfo(line_no, offset, size, "opaque"))
-            self.diag(line_no, f"not a JSON object ({type(obj).__name__})")
+            self._not_an_object(obj, line_no, offset, size)
             return
         etype = obj.get("type")
         if st.header is None:
-            if index == 0 and etype == "title":
-                st.title = obj
-                st.parsed_count -= 1  # omp folds the slot into the header
-                st.lines.append(LineInfo(line_no, offset, size, "title"))
-                return
-            if obj.get("kind") == "header":
-                raise SessionFormatError(
-                    "this is a pi v4 session log (first line has kind:\"header\"); loomtui reads "
-                    "v1-v3 session files only"
-                )
-            if etype == "session" and isinstance(obj.get("id"), str):
-                st.header = obj
-                st.version = session_version(obj.get("version"))
-                st.lines.append(LineInfo(line_no, offset, size, "header"))
-                return
-            raise SessionFormatError(
-                f"line {line_no}: no session header (expected a first line with "
-                "type:\"session\" and an id); is this a pi session file?"
-            )
+            self._first_object(obj, etype, index, line_no, offset, size)
+            return
         if etype == "session":
             st.lines.append(LineInfo(line_no, offset, size, "opaque"))
             self.diag(line_no, "second session header ignored")
             return
-        if st.version < 2:
-            eid = migrated_id(str(st.header.get("id")), index, st.v1_taken)
-            st.v1_taken.add(eid)
-            st.v1_ids[index] = eid
-            obj["id"] = eid
-            obj["parentId"] = st.v1_prev
-            st.v1_prev = eid
-            if etype == "compaction":
-                fk: Any = obj.get("firstKeptEntryIndex")
-                if type(fk) is int or type(fk) is float:  # pi: typeof === "number"
-                    # entries[fk] of pi's array (header = index 0); set only when it is an entry
-                    # that already has its id, and the index field goes in every case
-                    at = fk if type(fk) is int else int(fk) if isinstance(fk, float) and fk.is_integer() else None
-                    target = st.v1_ids.get(at) if at is not None else None
-                    if target is not None:
-                        obj["firstKeptEntryId"] = target
-                    del obj["firstKeptEntryIndex"]
-        if st.version < 3 and etype == "message":
-            msg = obj.get("message")
-            if isinstance(msg, dict) and msg.get("role") == "hookMessage":
-                msg["role"] = "custom"
+        if st.version < 3:
+            self._migrate(obj, etype, index, st.header)
         entry_id = obj.get("id")
         if not isinstance(entry_id, str):
             st.lines.append(LineInfo(line_no, offset, size, "opaque"))
@@ -306,6 +281,70 @@ class LineParser:
         if st.version < 3:
             e.data = obj  # migrated in memory: the file does not hold these ids
         self.on_entry(e)
+
+    def _first_object(self, obj: dict[str, Any], etype: Any, index: int, line_no: int, offset: int, size: int) -> None:
+        """An object before the header: omp's title slot, or the header; anything else means the
+        file is no session pi reads."""
+        st = self.state
+        if index == 0 and etype == "title":
+            st.title = obj
+            st.parsed_count -= 1  # omp folds the slot into the header
+            st.lines.append(LineInfo(line_no, offset, size, "title"))
+            return
+        if obj.get("kind") == "header":
+            raise SessionFormatError(
+                'this is a pi v4 session log (first line has kind:"header"); loomtui reads v1-v3 session files only'
+            )
+        if etype == "session" and isinstance(obj.get("id"), str):
+            st.header = obj
+            st.version = session_version(obj.get("version"))
+            st.lines.append(LineInfo(line_no, offset, size, "header"))
+            return
+        raise SessionFormatError(
+            f"line {line_no}: no session header (expected a first line with "
+            'type:"session" and an id); is this a pi session file?'
+        )
+
+    def _migrate(self, obj: dict[str, Any], etype: Any, index: int, header: dict[str, Any]) -> None:
+        """An entry of a v1 or v2 file brought to v3 in memory (docs/formats.md §6): v1 entries
+        get ids and their parent, v2 hook messages become custom ones."""
+        st = self.state
+        if st.version < 2:
+            eid = migrated_id(str(header.get("id")), index, st.v1_taken)
+            st.v1_taken.add(eid)
+            st.v1_ids[index] = eid
+            obj["id"] = eid
+            obj["parentId"] = st.v1_prev
+            st.v1_prev = eid
+            if etype == "compaction":
+                _v1_first_kept(obj, st.v1_ids)
+        if etype == "message":
+            msg = obj.get("message")
+            if isinstance(msg, dict) and msg.get("role") == "hookMessage":
+                msg["role"] = "custom"
+
+    def _not_an_object(self, obj: Any, line_no: int, offset: int, size: int) -> None:
+        """A line holding JSON that is no object: opaque; before the header, pi 1.6.0 takes the
+        first parsed value as the header, so a truthy one means the file is no session."""
+        if self.state.header is None and js_truthy(obj):
+            raise SessionFormatError(
+                f"line {line_no}: no session header (the first JSON value is not an object); is this a pi session file?"
+            )
+        self.state.lines.append(LineInfo(line_no, offset, size, "opaque"))
+        self.diag(line_no, f"not a JSON object ({type(obj).__name__})")
+
+
+def _v1_first_kept(obj: dict[str, Any], v1_ids: dict[int, str]) -> None:
+    """A v1 compaction's ``firstKeptEntryIndex`` as ``firstKeptEntryId``."""
+    fk: Any = obj.get("firstKeptEntryIndex")
+    if type(fk) is int or type(fk) is float:  # pi: typeof === "number"
+        # entries[fk] of pi's array (header = index 0); set only when it is an entry that already
+        # has its id, and the index field goes in every case
+        at = fk if type(fk) is int else int(fk) if isinstance(fk, float) and fk.is_integer() else None
+        target = v1_ids.get(at) if at is not None else None
+        if target is not None:
+            obj["firstKeptEntryId"] = target
+        del obj["firstKeptEntryIndex"]
 
 
 #: what ``_parse`` returns for a blank line (``None`` is what a ``null`` line parses to)
@@ -333,19 +372,31 @@ def read_chunks(fd: int, start: int, end: int | None = None) -> Iterator[tuple[b
         pos += len(chunk)
 
 
-def parse_from(fd: int, start: int, parser: LineParser, end: int | None = None,
-               progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+def parse_from(
+    fd: int, start: int, parser: LineParser, end: int | None = None, progress: Callable[[int], None] | None = None
+) -> tuple[int, int]:
     """Parse complete lines from ``start`` (to ``end``, a line boundary, or the end of the
     file); returns (offset after the last consumed byte, where reading stopped).
     ``progress`` is called with the file offset reached after each chunk.
 
     Chunks are read into one buffer, reused (a new buffer per chunk costs the kernel a page
     fault for every 4 KB of it: about a tenth of the parse). A line longer than a chunk (an
-    inline image of hundreds of MB) is read on from its start by ``_parse_long_lines``."""
+    inline image of hundreds of MB) is read on from its start by ``_parse_long_lines``.
+
+    A newline right at ``start`` that ends a last line read earlier without one (pi 1.6.0
+    appends it when it opens such a file) is that line's end: taken, not counted as a line."""
+    if start > 0 and (end is None or end > start) and ends_open_line(fd, start):
+        start += 1
     consumed, eof = _parse_in_place(fd, start, parser, end, progress)
     if eof >= 0:
         return consumed, eof
     return _parse_long_lines(fd, consumed, parser, end, progress)
+
+
+def ends_open_line(fd: int, offset: int) -> bool:
+    """Whether the byte at ``offset`` is a newline ending a line that had none before it."""
+    pair = os.pread(fd, 2, offset - 1)
+    return len(pair) == 2 and pair[1:] == b"\n" and pair[:1] != b"\n"
 
 
 def read_into(fd: int, buf: memoryview) -> int:
@@ -353,8 +404,9 @@ def read_into(fd: int, buf: memoryview) -> int:
     return os.readv(fd, [buf])
 
 
-def _parse_in_place(fd: int, start: int, parser: LineParser, end: int | None,
-                    progress: Callable[[int], None] | None) -> tuple[int, int]:
+def _parse_in_place(
+    fd: int, start: int, parser: LineParser, end: int | None, progress: Callable[[int], None] | None
+) -> tuple[int, int]:
     """``parse_from`` while every line fits in a chunk; (offset, -1) when a line starting at
     that offset does not."""
     try:
@@ -391,8 +443,9 @@ def _parse_in_place(fd: int, start: int, parser: LineParser, end: int | None,
         view.release()
 
 
-def _parse_long_lines(fd: int, start: int, parser: LineParser, end: int | None = None,
-                      progress: Callable[[int], None] | None = None) -> tuple[int, int]:
+def _parse_long_lines(
+    fd: int, start: int, parser: LineParser, end: int | None = None, progress: Callable[[int], None] | None = None
+) -> tuple[int, int]:
     """``parse_from`` for a file with lines longer than a chunk: such a line is gathered chunk
     by chunk and joined once its end is read, never copied again for every chunk it spans."""
     carry = b""

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from loomtui.session.index import timestamp_ms
+from loomtui.session.jsonvalue import loads as json_parse
 from loomtui.session.jsstr import session_version
 
 NO_MESSAGES = "(no messages)"
@@ -51,10 +52,15 @@ _PAYLOAD_FIRST = re.compile(rb'\n\{"type":"custom(?:_message)?","customType"')
 
 
 def loads(raw: bytes) -> Any:
-    """A decoded line, None when it is not JSON."""
+    """A decoded line, None when it is not JSON. What orjson refuses but ``JSON.parse`` reads
+    (a lone surrogate escaped as ``\\ud800``, integers beyond 64 bits) is read as pi reads it."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
+        pass
+    try:
+        return json_parse(raw)
+    except (ValueError, RecursionError, MemoryError):
         return None
 
 
@@ -81,7 +87,9 @@ def _joined_text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return " ".join(
-            b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
         )
     return ""
 

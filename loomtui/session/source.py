@@ -19,14 +19,39 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
   giving the entry ids the mode shows);
 * ``describe``: a source that writes an entry's detail itself (Markdown by entry id, or None);
 * ``label_store``: with ``labels == "store"``, the file of loomtui's own label store that keeps
-  this read-only source's labels (Claude Code, Codex);
-* ``opens``: a row that is a session of its own (a Claude Code subagent): Enter opens it.
+  this read-only source's labels (another agent's session);
+* ``opens``: what Enter on a row opens, the only way Enter opens something: a session of its
+  own (an agent's subagent), or a ``Lookup`` for a file to find first (the agent session an
+  OCP attempt names); None: nothing (Enter moves the leaf where ``leaf_moves``);
+* ``enter_note``: what Enter on a row that opens nothing says, where the leaf does not move;
+* ``bar_filters``: the source's modes the filter bar lists (None: those without a colon; the
+  others, named by a model or harness, are listed only while chosen);
+* ``commands``: the palette's commands of this source for the selected row (``SourceCommand``).
+
+And how the app speaks of it, in its own words rather than pi's:
+
+* ``name``: what the user calls it ("pi session", "OCP run");
+* ``actions``: which of ``PERSIST``, ``EXPORT``, ``LABEL`` and ``PI_FILTERS`` it offers (None:
+  what ``can_append``, ``saver`` and ``labels`` allow); the footer, the palette and the key
+  bindings show only those (``offers``);
+* ``export_as`` / ``export_note``: what a branch export writes and what that file holds;
+* ``keeps_times``: the entries' timestamps are the source's own times (False: a loom keeps none
+  and they only order siblings; the detail, exports and comparisons show no time);
+* ``keeps_usage``, ``keeps_cost``: the entries may carry pi's token usage, and with it its cost
+  (False: the format has no such figure, an OCP run keeps its own; ``info``, ``diff`` and the
+  compare screen show none, never a 0);
+* ``entry_time``: for a source that keeps no times in its entries (``keeps_times`` False), the
+  time of an entry it knows otherwise, by id (an OCP run's or attempt's start), or None;
+* ``resume_note``: what to resume instead, for a source no agent resumes and that has no branch
+  to export as a pi session (an OCP run: the agent session an attempt names);
+* ``leaf_rule``: how the leaf was chosen, in the source's words (``info`` prints it beside the
+  leaf; a source whose leaf does not move has no leaf row).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -34,6 +59,15 @@ if TYPE_CHECKING:
 
 PI = "pi"
 MEMORY = "memory"
+
+#: Ctrl+S: persist the leaf for pi, or save a loom's labels into its file as bookmarks
+PERSIST = "persist"
+#: Ctrl+E: the branch ending at an entry into a new file
+EXPORT = "export"
+#: Shift+L: edit an entry's label (appended, kept in a store or in memory)
+LABEL = "label"
+#: pi's no-tools / user-only / labeled-only / all filters beside the source's own
+PI_FILTERS = "pi-filters"
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +92,34 @@ class LabelSaver(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
+class Lookup:
+    """A file Enter opens once it is found (``Source.opens``): ``find`` looks for it in the
+    directories the app lists sessions from and may be slow (the app runs it in a thread);
+    ``known`` is the answer of an earlier look (``looked``), and ``found`` is told each answer.
+    The texts are what the user reads meanwhile and after."""
+
+    find: Callable[[Sequence[str]], str | None]
+    found: Callable[[str | None], None]
+    looking: str
+    missing: str
+    itself: str
+    known: str | None = None
+    looked: bool = False
+    title: str = "Open session"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCommand:
+    """One palette command a source offers: ``build`` makes another session from this one (in a
+    thread; it is shown on top, Esc returns), or ``enter`` names the row to do Enter on."""
+
+    title: str
+    help: str
+    build: Callable[[], SessionManager] | None = None
+    enter: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     """Where a session came from and what loomtui may write back (see the module doc)."""
 
@@ -72,16 +134,39 @@ class Source:
     filters: Mapping[str, tuple[str, Callable[[], Iterable[str]]]] | None = None
     describe: Callable[[str], str | None] | None = None
     label_store: str | None = None
-    opens: Callable[[str], SessionManager | None] | None = None
+    opens: Callable[[str], SessionManager | Lookup | None] | None = None
+    enter_note: str = ""
+    bar_filters: tuple[str, ...] | None = None
+    commands: Callable[[str | None], list[SourceCommand]] | None = None
+    name: str = ""
+    actions: frozenset[str] | None = None
+    export_as: str = "a pi session"
+    export_note: str = "the header's parentSession names this file"
+    keeps_times: bool = True
+    keeps_usage: bool = True
+    keeps_cost: bool = True
+    leaf_rule: str = "last entry in the file"
+    resume_note: str = ""
+    entry_time: Callable[[str], str | None] | None = None
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:
         """A pi / omp JSONL file: appendable once it is at the current version."""
         if version < current:
-            reason = (f"a version {version} session: browsing works, writes (labels, persisting the leaf) "
-                      f"need `loomtui migrate {path}` first (it keeps a .bak copy)")
-            return cls(PI, path, can_append=False, labels="none", read_only_reason=reason)
-        return cls(PI, path, can_append=True, labels="file")
+            reason = (
+                f"a version {version} session: browsing works, writes (labels, persisting the leaf, "
+                f"exports) need `loomtui migrate {path}` first (it keeps a .bak copy)"
+            )
+            return cls(
+                PI,
+                path,
+                can_append=False,
+                labels="none",
+                read_only_reason=reason,
+                name="pi session",
+                actions=frozenset((PI_FILTERS,)),
+            )
+        return cls(PI, path, can_append=True, labels="file", name="pi session")
 
     @classmethod
     def memory(cls, kind: str = MEMORY, path: str | None = None) -> Source:
@@ -100,3 +185,38 @@ class Source:
     @property
     def can_label(self) -> bool:
         return self.labels != "none"
+
+    @property
+    def display_name(self) -> str:
+        """What the user calls it ("pi session", "OCP run")."""
+        return self.name or f"{self.kind} file"
+
+    @property
+    def a_name(self) -> str:
+        """``display_name`` with its article ("an OCP run", "a pi session")."""
+        name = self.display_name
+        return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
+
+    @property
+    def counts_cost(self) -> bool:
+        """The entries may carry a cost (``keeps_cost``, and token usage to carry it)."""
+        return self.keeps_usage and self.keeps_cost
+
+    @property
+    def export_refusal(self) -> str | None:
+        """Why a branch export is refused (None: the source offers one), for the app and the CLI."""
+        if self.offers(EXPORT):
+            return None
+        if self.is_pi_file and self.read_only_reason:
+            return self.read_only_reason
+        return f"{self.a_name[0].upper()}{self.a_name[1:]} is not a conversation: it has no branch to export."
+
+    def offers(self, action: str) -> bool:
+        """Whether this source has ``action`` (``PERSIST``, ``EXPORT``, ``LABEL``, ``PI_FILTERS``)."""
+        if self.actions is not None:
+            return action in self.actions
+        if action == PERSIST:
+            return self.can_append or self.can_save_labels
+        if action == LABEL:
+            return self.can_label
+        return action in (EXPORT, PI_FILTERS)

@@ -22,9 +22,9 @@ import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from loomtui.session.fileio import line_start_after, open_big
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic
+from loomtui.session.fileio import line_start_after, open_big
 from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import session_version
@@ -35,8 +35,24 @@ MIN_BYTES = 16 << 20
 #: Entry fields that cross the pipe, in the order ``entries_from_columns`` unpacks them
 #: (``index`` is set by the index, ``data`` is None for v3 files; a test keeps this in step
 #: with ``Entry.__slots__``)
-FIELDS = ("id", "parent_id", "type", "role", "timestamp", "line", "offset", "size", "text", "aux", "has_text",
-          "stop_reason", "tool_name", "tool_calls", "content_is_str", "hidden")
+FIELDS = (
+    "id",
+    "parent_id",
+    "type",
+    "role",
+    "timestamp",
+    "line",
+    "offset",
+    "size",
+    "text",
+    "aux",
+    "has_text",
+    "stop_reason",
+    "tool_name",
+    "tool_calls",
+    "content_is_str",
+    "hidden",
+)
 _PAYLOAD_VERSION = 2
 #: more work the child may do on the entries it parsed (its result must marshal): what a
 #: caller above this layer wants of them while this process still reads the head
@@ -51,8 +67,9 @@ _COUNTS = struct.Struct("qq")
 class SplitParse(ForkedChild):
     """A child process parsing ``path`` from byte ``at`` to its end."""
 
-    def __init__(self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int],
-                 counts: mmap.mmap | None = None) -> None:
+    def __init__(
+        self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int], counts: mmap.mmap | None = None
+    ) -> None:
         #: run on the head's entries while the child is still busy (set by the caller)
         self.head_work: HeadWork | None = None
         #: the tail's entries and what the child's ``tail_work`` made of them, once collected
@@ -65,8 +82,9 @@ class SplitParse(ForkedChild):
         self._counts = counts
 
     @classmethod
-    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES,
-              tail_work: TailWork | None = None) -> SplitParse | None:
+    def start(
+        cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES, tail_work: TailWork | None = None
+    ) -> SplitParse | None:
         """Fork the child for the part of the file after ``fraction`` of it (None when a split
         does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running).
         ``tail_work``: run by the child on its entries once parsed; its result comes back with
@@ -109,8 +127,9 @@ class SplitParse(ForkedChild):
         done, n = _COUNTS.unpack_from(self._counts, 0)
         return int(done), int(n)
 
-    def read(self, fd: int, parser: LineParser, entries: list[Entry],
-             progress: Callable[..., None] | None = None) -> tuple[int, int, SessionIndex | None]:
+    def read(
+        self, fd: int, parser: LineParser, entries: list[Entry], progress: Callable[..., None] | None = None
+    ) -> tuple[int, int, SessionIndex | None]:
         """Parse the head here (``parser`` appends to ``entries``) while the child reads the
         tail; afterwards ``entries`` holds every entry in file order. Returns (consumed offset,
         EOF, an index of the entries or None when they must be indexed as one batch).
@@ -158,8 +177,9 @@ class SplitParse(ForkedChild):
             index.build(rest)
         return consumed, eof, index
 
-    def collect(self, state: ParseState, poll: Callable[[], None] | None = None,
-                idle: Iterator[None] | None = None) -> tuple[list[Entry], int, int] | None:
+    def collect(
+        self, state: ParseState, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None
+    ) -> tuple[list[Entry], int, int] | None:
         """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
         ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
         failed: the caller parses from ``at`` itself. ``poll``: called while waiting (what it
@@ -202,8 +222,9 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
 v3_header = _v3_header
 
 
-def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None,
-                tail_work: TailWork | None = None) -> bytes:
+def _parse_tail(
+    fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None, tail_work: TailWork | None = None
+) -> bytes:
     """In the child: the entries from ``at`` on, as marshal-packed columns; what it has read so
     far goes to ``counts`` at each chunk (the parent's progress)."""
     import gc
@@ -231,8 +252,24 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
     new = Entry.__new__
     out: list[Entry] = []
     append = out.append
-    for (eid, parent, etype, role, timestamp, line, offset, size, text, aux, has_text, stop_reason, tool_name,
-         tool_calls, content_is_str, hidden) in zip(*columns):
+    for (
+        eid,
+        parent,
+        etype,
+        role,
+        timestamp,
+        line,
+        offset,
+        size,
+        text,
+        aux,
+        has_text,
+        stop_reason,
+        tool_name,
+        tool_calls,
+        content_is_str,
+        hidden,
+    ) in zip(*columns):
         e = new(Entry)
         e.id = eid
         e.parent_id = parent

@@ -16,7 +16,7 @@ from typing import Any
 
 from loomtui.session import store
 from loomtui.session.entries import Entry
-from loomtui.session.errors import WriteConflict
+from loomtui.session.errors import FileChanged, WriteConflict
 from loomtui.session.fileio import open_regular
 from loomtui.session.jsstr import js_json
 from loomtui.session.reader import LineInfo, decode_line
@@ -36,15 +36,25 @@ def header(path: str, lines: list[LineInfo], expected: dict[str, Any]) -> None:
     end_ok = len(raw) == info.size or raw[-1:] in (b"\n", b"\r")
     raw = raw[: info.size]
     try:
-        same = end_ok and len(raw) == info.size and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(expected)
+        same = (
+            end_ok
+            and len(raw) == info.size
+            and js_json(decode_line(raw.removeprefix(b"\xef\xbb\xbf"))) == js_json(expected)
+        )
     except ValueError:
         same = False
     if not same:
         raise WriteConflict(f"{path}: its header was rewritten by another program; reopen it; nothing was written")
 
 
-def lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_header: dict[str, Any],
-          entries: list[Entry], raw_line: Callable[[Entry], bytes]) -> list[bytes]:
+def lines(
+    path: str,
+    mark: store.FileMark,
+    infos: list[LineInfo],
+    expected_header: dict[str, Any],
+    entries: list[Entry],
+    raw_line: Callable[[Entry], bytes],
+) -> list[bytes]:
     """The lines of ``entries`` as they are in the file now, checked against what was read.
 
     Raises WriteConflict (nothing written) when the file was rewritten or truncated since it
@@ -54,8 +64,14 @@ def lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_heade
     return list(iter_lines(path, mark, infos, expected_header, entries, raw_line))
 
 
-def iter_lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_header: dict[str, Any],
-               entries: list[Entry], raw_line: Callable[[Entry], bytes]) -> Iterator[bytes]:
+def iter_lines(
+    path: str,
+    mark: store.FileMark,
+    infos: list[LineInfo],
+    expected_header: dict[str, Any],
+    entries: list[Entry],
+    raw_line: Callable[[Entry], bytes],
+) -> Iterator[bytes]:
     """``lines`` one at a time (a copy of a huge branch never sits in memory whole); the file's
     tail and header are checked before the first line, each line as it is read."""
     store.check_unchanged_prefix(path, mark)
@@ -75,6 +91,39 @@ def iter_lines(path: str, mark: store.FileMark, infos: list[LineInfo], expected_
             yield raw.rstrip(b"\r\n\t ")
     finally:
         os.close(fd)
+
+
+def whole_line(fd: int, offset: int, size: int) -> bytes | None:
+    """Bytes [offset, offset + size) of ``fd`` when they are still one whole line of the file
+    (a newline or the start of the file before, a newline or the end after), else None: a span
+    taken from an earlier read of a file rewritten since no longer ends where a line ends."""
+    if offset < 0 or size < 0:
+        return None
+    lo = max(0, offset - 1)
+    raw = os.pread(fd, size + 1 + (offset - lo), lo)
+    if offset > 0 and raw[:1] != b"\n":
+        return None
+    body = raw[offset - lo : offset - lo + size]
+    after = raw[offset - lo + size :]
+    if len(body) != size or after not in (b"", b"\n", b"\r"):
+        return None
+    return body
+
+
+def decoded(raw: bytes, path: str | None, e: Entry) -> Any:
+    """The entry decoded from the bytes read at its span; bytes that are no JSON there mean the
+    file was cut or rewritten since it was read (``FileChanged``, naming the line)."""
+    try:
+        return decode_line(raw)
+    except ValueError:
+        if path is None or e.offset < 0:
+            raise
+        raise FileChanged(f"{path} changed on disk: line {e.line} no longer holds entry {e.id}; reopen it") from None
+
+
+def changed(path: str, what: str) -> WriteConflict:
+    """The one refusal of every export whose source changed since it was read."""
+    return WriteConflict(f"{path} changed since it was read ({what}); reopen it; nothing was written")
 
 
 def digest(spans: Iterable[bytes]) -> bytes:

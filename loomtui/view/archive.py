@@ -68,7 +68,7 @@ class ArchiveState:
             self._index = index
             self._scanned = 0
             self._states.clear()
-        for e in candidates[self._scanned:]:
+        for e in candidates[self._scanned :]:
             if (e.type == "custom" and e.text == ARCHIVE_TYPE) or e.type == "archive":
                 target, archived = record_target(self.manager.load(e))
                 if target is not None:
@@ -116,7 +116,7 @@ def drop_archived(flat: Flat, positions: list[int], archived: Iterable[str]) -> 
         j = bisect_left(positions, lo)
         out.extend(positions[i:j])
         k = hi
-    out.extend(positions[bisect_left(positions, k):])
+    out.extend(positions[bisect_left(positions, k) :])
     return out
 
 
@@ -141,8 +141,7 @@ def set_archived(manager: SessionManager, target_id: str, archived: bool, view_l
         raise LoomError(f"entry {target_id} not found")
     if archived and target_id in protected_path(manager, view_leaf):
         raise ArchiveRefused(
-            f"{target_id} is on the active path (the conversation pi continues); move the leaf "
-            "to another branch first"
+            f"{target_id} is on the active path (the conversation pi continues); move the leaf to another branch first"
         )
     before = manager.get_leaf_id()
     moved = manager.leaf_moved

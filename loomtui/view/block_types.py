@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from loomtui.session.jsonvalue import dumps_bytes
 
@@ -190,8 +190,23 @@ class Custom:
     has_data: bool = False
 
 
-Block = Union[Header, Title, Note, Markdown, Plain, Thinking, Image, Diff, Files, ToolCall, ToolResult,
-              Compaction, Summary, Custom, Usage]
+Block = (
+    Header
+    | Title
+    | Note
+    | Markdown
+    | Plain
+    | Thinking
+    | Image
+    | Diff
+    | Files
+    | ToolCall
+    | ToolResult
+    | Compaction
+    | Summary
+    | Custom
+    | Usage
+)
 
 #: a toolCallId -> (name, arguments) map (``TreeModel.flat.tool_calls``), for one-line texts
 ToolCallMap = dict[Any, tuple[Any, Any]]
@@ -226,8 +241,11 @@ def text_of(content: Any, sep: str = "\n") -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return sep.join(b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
-                        and isinstance(b.get("text"), str))
+        return sep.join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
     return ""
 
 
@@ -243,6 +261,41 @@ def copy_text(entry: dict[str, Any]) -> str:
     if t == "custom_message":
         return text_of(entry.get("content"))
     return pretty_json(entry.get("data") if t == "custom" else entry)
+
+
+def message_copy_text(entry: dict[str, Any]) -> str | None:
+    """pi's copy of the selected /tree entry (Ctrl+X): a message's text blocks (a bash
+    execution: its command; an assistant without text: its error), a custom message's text, a
+    summary; None where pi has no text to copy (tool calls, labels, settings entries)."""
+    t = entry.get("type")
+    text: Any = None
+    if t == "message":
+        msg = entry.get("message")
+        msg = msg if isinstance(msg, dict) else {}
+        if msg.get("role") == "bashExecution":
+            text = msg.get("command")
+        elif "content" in msg:
+            text = _text_blocks(msg.get("content"))
+            if not text and msg.get("role") == "assistant":
+                text = msg.get("errorMessage")
+    elif t == "custom_message":
+        text = _text_blocks(entry.get("content"))
+    elif t in ("compaction", "branch_summary"):
+        text = entry.get("summary")
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def _text_blocks(content: Any) -> str:
+    """pi's whole text of a content value: a string, or its text blocks run together."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "".join(
+        str(b.get("text"))
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "text" and b.get("text") is not None
+    )
 
 
 def _message_copy_text(msg: dict[str, Any]) -> str:
@@ -293,5 +346,3 @@ def usage_of(usage: Any) -> Usage | None:
         total=_number(usage.get("totalTokens")),
         cost=float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) else None,
     )
-
-

@@ -23,6 +23,8 @@ from typing import Any
 
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import PI
+from loomtui.view import context_blocks
 from loomtui.view.block_types import (
     Block,
     Compaction,
@@ -45,11 +47,13 @@ from loomtui.view.block_types import (
     copy_text,
     human_size,
     image_block,
+    message_copy_text,
     pretty_json,
     text_of,
     usage_of,
 )
-from loomtui.view.text import display_text, format_tool_call
+from loomtui.view.entry_time import entry_time
+from loomtui.view.text import ShownCall, display_text, format_tool_call
 
 #: tools whose first argument is a path (shown as its own line)
 PATH_TOOLS = frozenset({"read", "write", "edit", "ls", "grep", "find"})
@@ -75,6 +79,7 @@ __all__ = [
     "copy_text",
     "human_size",
     "image_block",
+    "message_copy_text",
     "pretty_json",
     "text_of",
     "usage_of",
@@ -105,8 +110,9 @@ class _Context:
         return display_text(e, self.tool_calls) if self.tool_calls is not None else None
 
 
-def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap | None = None,
-                 *, header: bool = True) -> list[Block]:
+def entry_blocks(
+    manager: SessionManager, entry: Entry, tool_calls: ToolCallMap | None = None, *, header: bool = True
+) -> list[Block]:
     """The blocks of one entry: a ``Header`` (unless ``header=False``), then by kind.
 
     ``tool_calls`` (the model's toolCallId map) lets compactions and labels show the one-line
@@ -129,6 +135,7 @@ def entry_blocks(manager: SessionManager, entry: Entry, tool_calls: ToolCallMap 
         out.append(Plain(pretty_json(full), "json"))
         return out
     out.extend(builder(ctx))
+    out[1 if header else 0 : 1 if header else 0] = context_blocks.edited_notes(manager, entry)
     origin = full.get("agentSource")
     if isinstance(origin, dict):
         out.extend(origin_blocks(origin))
@@ -148,8 +155,13 @@ def origin_blocks(origin: dict[str, Any]) -> list[Block]:
     attached = origin.get("attached")
     if isinstance(attached, list) and attached:
         out.append(Title(f"{len(attached)} line{'s' if len(attached) != 1 else ''} without an id, shown here"))
-        out.append(Plain("\n".join(f"line {a.get('line')}  {a.get('type')}  {a.get('text')}" for a in attached
-                                    if isinstance(a, dict))))
+        out.append(
+            Plain(
+                "\n".join(
+                    f"line {a.get('line')}  {a.get('type')}  {a.get('text')}" for a in attached if isinstance(a, dict)
+                )
+            )
+        )
     return out
 
 
@@ -168,10 +180,19 @@ def header_of(manager: SessionManager, e: Entry, full: dict[str, Any]) -> Header
     pos = next((i + 1 for i, s in enumerate(siblings) if s is e), 0)
     label = idx.label_of(e.id)
     return Header(
-        entry_id=e.id, parent_id=e.parent_id, timestamp=full.get("timestamp"), model=model, usage=usage,
-        stop_reason=stop, depth=idx.depth(e), sibling=pos, siblings=len(siblings),
-        children=len(idx.children(e.id)), line=e.line,
-        label=None if label is None else str(label), label_time=idx.label_timestamp(e.id),
+        entry_id=e.id,
+        parent_id=e.parent_id,
+        timestamp=entry_time(manager, e, full),
+        model=model,
+        usage=usage,
+        stop_reason=stop,
+        depth=idx.depth(e),
+        sibling=pos,
+        siblings=len(siblings),
+        children=len(idx.children(e.id)),
+        line=e.line,
+        label=None if label is None else str(label),
+        label_time=idx.label_timestamp(e.id),
     )
 
 
@@ -253,17 +274,36 @@ def _path_tool_body(name: Any, rest: dict[str, Any]) -> Block | None:
     if name == "edit" and ("oldText" in rest or "old_string" in rest):
         old = rest.pop("oldText", rest.pop("old_string", ""))
         new = rest.pop("newText", rest.pop("new_string", ""))
-        lines = ["- " + ln for ln in str(old).split("\n")] + ["+ " + ln for ln in str(new).split("\n")]
-        return Diff("\n".join(lines), "edit")
+        return Diff(_replacement(old, new), "edit")
+    if name == "edit" and _is_edit_list(rest.get("edits")):
+        # pi's edit with several replacements (``edits[]``), and Claude Code's Edit / MultiEdit
+        return Diff(
+            "\n".join(_replacement(x.get("oldText", ""), x.get("newText", "")) for x in rest.pop("edits")), "edit"
+        )
+    if name == "edit" and isinstance(rest.get("patch"), str):
+        return Diff(rest.pop("patch"), "edit")  # a patch as Codex's apply_patch writes it
     return None
+
+
+def _replacement(old: Any, new: Any) -> str:
+    return "\n".join(["- " + ln for ln in str(old).split("\n")] + ["+ " + ln for ln in str(new).split("\n")])
+
+
+def _is_edit_list(edits: Any) -> bool:
+    return isinstance(edits, list) and bool(edits) and all(isinstance(x, dict) for x in edits)
 
 
 def result_of(entry: Entry, msg: dict[str, Any]) -> ToolResult:
     """A toolResult message as a ``ToolResult``: images, the text output, a diff from details."""
     is_error = bool(msg.get("isError"))
     content = msg.get("content")
-    parts = (content if isinstance(content, list)
-             else [{"type": "text", "text": content}] if isinstance(content, str) else [])
+    parts = (
+        content
+        if isinstance(content, list)
+        else [{"type": "text", "text": content}]
+        if isinstance(content, str)
+        else []
+    )
     body: list[Block] = []
     texts = []
     for b in parts:
@@ -289,8 +329,16 @@ def _tool_call(ctx: _Context, block: dict[str, Any]) -> ToolCall:
         full = ctx.manager.load(found)
         msg = full.get("message") if isinstance(full, dict) else None
         result = result_of(found, msg) if isinstance(msg, dict) else ToolResult(found.id, True, (), malformed=True)
-    return ToolCall(None if name is None else str(name), call_id, format_tool_call(name, args),
-                    args_blocks(name, args), result)
+    summary, args_shown = call_view(ctx.manager, name, args)
+    return ToolCall(None if name is None else str(name), call_id, summary, args_shown, result)
+
+
+def call_view(manager: SessionManager, name: Any, args: Any) -> tuple[str, tuple[Block, ...]]:
+    """A call's one-line text and argument blocks; another agent's tool as the pi tool it maps
+    to (an edit's diff), one pi has no form for with its own arguments."""
+    shown, shown_args = manager.tool_call_view(name, args)
+    mapped = isinstance(shown, str) and type(shown) is not ShownCall
+    return format_tool_call(shown, shown_args), args_blocks(shown, shown_args) if mapped else args_blocks(name, args)
 
 
 def _call_block(ctx: _Context, call_id: Any) -> tuple[dict[str, Any] | None, tuple[Thinking, ...]]:
@@ -305,8 +353,9 @@ def _call_block(ctx: _Context, call_id: Any) -> tuple[dict[str, Any] | None, tup
     content = msg.get("content") if isinstance(msg, dict) else None
     if not isinstance(content, list):
         return None, ()
-    call = next((b for b in content if isinstance(b, dict) and b.get("type") == "toolCall"
-                 and b.get("id") == call_id), None)
+    call = next(
+        (b for b in content if isinstance(b, dict) and b.get("type") == "toolCall" and b.get("id") == call_id), None
+    )
     thinking: tuple[Thinking, ...] = ()
     if not any(isinstance(b, dict) and b.get("type") == "text" and str(b.get("text") or "").strip() for b in content):
         thinking = tuple(_thinking(b) for b in content if isinstance(b, dict) and b.get("type") == "thinking")
@@ -381,16 +430,19 @@ def _tool_result(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
         block = ToolCall(None if name is None else str(name), call_id, "", result=result, found=False)
     else:
         cname, args = call.get("name"), call.get("arguments")
-        block = ToolCall(None if cname is None else str(cname), call_id, format_tool_call(cname, args),
-                         args_blocks(cname, args), result, thinking=thinking)
+        summary, args_shown = call_view(ctx.manager, cname, args)
+        block = ToolCall(None if cname is None else str(cname), call_id, summary, args_shown, result, thinking=thinking)
     return [Title(f"tool result: {name or 'tool'}", "muted"), block]
 
 
 def _bash(ctx: _Context, msg: dict[str, Any]) -> list[Block]:
     code = msg.get("exitCode")
     facts = [f"exit code {code if code is not None else '—'}"]
-    for key, fact in (("cancelled", "cancelled"), ("truncated", "output truncated"),
-                      ("excludeFromContext", "not sent to the model (!!)")):
+    for key, fact in (
+        ("cancelled", "cancelled"),
+        ("truncated", "output truncated"),
+        ("excludeFromContext", "not sent to the model (!!)"),
+    ):
         if msg.get(key):
             facts.append(fact)
     if msg.get("fullOutputPath"):
@@ -409,25 +461,37 @@ def _compaction(ctx: _Context) -> list[Block]:
     first = full.get("firstKeptEntryId")
     kept = ctx.manager.index.by_id.get(first) if isinstance(first, str) else None
     facts = tuple((k, str(full.get(k))) for k in ("tokensAfter", "method", "shortSummary") if full.get(k) is not None)
-    return [Compaction(
-        summary=str(full.get("summary") or ""), tokens_before=_number(full.get("tokensBefore")),
-        first_kept_id=first, first_kept_text=ctx.one_line(kept) if kept is not None else None,
-        by_extension=bool(full.get("fromHook") or full.get("fromExtension")), facts=facts,
-        files=_files(full.get("details")),
-    )]
+    return [
+        Compaction(
+            summary=str(full.get("summary") or ""),
+            tokens_before=_number(full.get("tokensBefore")),
+            first_kept_id=first,
+            first_kept_text=ctx.one_line(kept) if kept is not None else None,
+            by_extension=bool(full.get("fromHook") or full.get("fromExtension")),
+            facts=facts,
+            files=_files(full.get("details")),
+        )
+    ]
 
 
 def _branch_summary(ctx: _Context) -> list[Block]:
     full = ctx.full
-    return [Summary(summary=str(full.get("summary") or ""), from_id=full.get("fromId"),
-                    by_extension=bool(full.get("fromHook") or full.get("fromExtension")),
-                    files=_files(full.get("details")))]
+    return [
+        Summary(
+            summary=str(full.get("summary") or ""),
+            from_id=full.get("fromId"),
+            by_extension=bool(full.get("fromHook") or full.get("fromExtension")),
+            files=_files(full.get("details")),
+        )
+    ]
 
 
 def _custom_message(ctx: _Context) -> list[Block]:
     full = ctx.full
-    shown = "shown in the chat" if full.get("display") else "hidden from the chat"
-    out: list[Block] = [Title(f"[{full.get('customType')}] custom message ({shown})", "customMessageLabel")]
+    title = f"[{full.get('customType')}]"
+    if ctx.manager.source.kind == PI:  # pi's custom message, which pi's chat shows or hides
+        title += f" custom message ({'shown in the chat' if full.get('display') else 'hidden from the chat'})"
+    out: list[Block] = [Title(title, "customMessageLabel")]
     out.extend(_content(full.get("content")))
     if full.get("details") is not None:
         out.append(Title("details"))
@@ -484,6 +548,8 @@ BUILDERS: dict[str, Callable[[_Context], list[Block]]] = {
     "thinking_level_change": _thinking_level_change,
     "label": _label,
     "session_info": _session_info,
+    "context_edit": lambda ctx: context_blocks.context_edit_blocks(ctx.manager, ctx.full, ctx.one_line),
+    "usage": lambda ctx: context_blocks.usage_blocks(ctx.full),
 }
 
 #: message role -> builder (other roles show their content and remaining fields)
@@ -492,6 +558,7 @@ MESSAGE_BUILDERS: dict[str, Callable[[_Context, dict[str, Any]], list[Block]]] =
     "assistant": _assistant,
     "toolResult": _tool_result,
     "bashExecution": _bash,
+    "system": lambda ctx, msg: context_blocks.system_blocks(ctx.manager, ctx.entry, msg),
 }
 
 

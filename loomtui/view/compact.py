@@ -4,7 +4,8 @@ pi indents one level (3 columns) per branch point above a row, so in a heavily b
 rows are nothing but gutter at any terminal width. In compact mode a row whose prefix would
 leave less than ``MIN_TEXT`` columns of a ``width``-column line shows its depth as a number and
 only its innermost levels (connector included): ``⋯12│  ├─ user: …``. Rows that fit are drawn
-exactly as pi draws them, so shallow trees look the same in both modes.
+exactly as pi draws them, so shallow trees look the same in both modes. Until the user picks a
+mode (Ctrl+W, remembered), the tree is compact exactly when its rows are ``too_deep`` for the pane.
 """
 
 from __future__ import annotations
@@ -24,6 +25,16 @@ def max_levels(width: int) -> int:
     return max(2, (width - _CURSOR - _MARKERS - MIN_TEXT) // 3)
 
 
+def too_deep(lay: L.Layout, width: int) -> bool:
+    """Whether pi's indentation does not fit a ``width``-column pane: the deepest row's prefix
+    is longer than the tree lets a prefix be (half the row, leaving at least 40 columns of
+    text), so its left end would be cut and the guide lines of its neighbours stop lining up."""
+    if not lay.indent or width <= 0:
+        return False
+    deepest = max(lay.indent) - (1 if lay.multiple_roots else 0)
+    return 3 * deepest > max(12, min(width // 2, width - 40))
+
+
 def depth_tag(depth: int) -> str:
     return f"⋯{depth}"
 
@@ -35,7 +46,7 @@ def compact_prefix(lay: L.Layout, i: int, folded: bool, width: int) -> str:
     if d <= limit:
         return L.prefix(lay, i, folded, width)
     tag = depth_tag(d)
-    tag_levels = (len(tag) + 2) // 3
+    tag_levels = (len(tag) + 3) // 3  # whole levels, with a space before the first glyph
     keep = max(1, limit - tag_levels)
     return tag.ljust(3 * tag_levels) + _levels(lay, i, folded, d, d - keep)
 

@@ -16,25 +16,22 @@ from __future__ import annotations
 
 import math
 import os
-import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from bisect import bisect_left
 from typing import Any, NamedTuple
 
 from loomtui.session.entries import Entry, content_text
+from loomtui.session.fileio import open_regular
 from loomtui.session.index import timestamp_ms
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import decode_line
-from loomtui.view.text import format_tool_call, home_dir
+from loomtui.view.compare_tools import ToolView, as_is, call_line, shown_tool
+from loomtui.view.text import home_dir
+from loomtui.view.words import counted
 
 #: entries that are bookkeeping, not conversation: not part of a transcript
 SKIPPED_TYPES = frozenset({"label", "custom", "session_info", "archive"})
-#: tool names (lower case) whose calls change files; the file is in one of FILE_KEYS
-EDIT_TOOLS = frozenset({"edit", "write", "multiedit", "multi_edit", "notebookedit", "str_replace_editor",
-                        "create", "apply_patch", "patch"})
-FILE_KEYS = ("path", "file_path", "filePath", "notebook_path", "filename")
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.M)
 #: longest transcript text kept per item (the rest is summarised; equality uses the full text)
 TEXT_LIMIT = 8000
 #: how far the gap aligner looks ahead for an entry of the same kind
@@ -89,20 +86,43 @@ class Totals:
     tokens: int = 0
     cost: float = 0.0
     wall_ms: float = 0.0
+    #: the format keeps tokens, cost, times (``Source.keeps_usage``, ``counts_cost``, ``keeps_times``): else not shown
+    usage_kept: bool = True
+    cost_kept: bool = True
+    timed: bool = True
 
     def as_dict(self) -> dict[str, Any]:
-        return {"entries": self.entries, "turns": self.turns, "user_messages": self.user_messages,
-                "tool_calls": self.tool_calls, "errors": self.errors, "files": list(self.files),
-                "tokens": self.tokens, "cost": round(self.cost, 6), "wall_ms": int(self.wall_ms)}
+        return {
+            "entries": self.entries,
+            "turns": self.turns,
+            "user_messages": self.user_messages,
+            "tool_calls": self.tool_calls,
+            "errors": self.errors,
+            "files": list(self.files),
+            "tokens": self.tokens if self.usage_kept else None,
+            "cost": round(self.cost, 6) if self.cost_kept else None,
+            "wall_ms": int(self.wall_ms) if self.timed else None,
+        }
+
+    def spent(self, tokens: str = "tokens", cost: str = "{:.4f}") -> list[str]:
+        """The tokens, cost and wall time the format keeps, as short texts (none it does not)."""
+        out = [f"{format_tokens(self.tokens)} {tokens}"] if self.usage_kept else []
+        out += ["$" + cost.format(self.cost)] if self.cost_kept else []
+        return out + ([format_duration(self.wall_ms)] if self.timed else [])
+
+    def not_kept(self) -> list[str]:
+        """The figures the format does not keep (``spent`` leaves them out)."""
+        kept = (("tokens", self.usage_kept), ("cost", self.cost_kept), ("wall time", self.timed))
+        return [what for what, k in kept if not k]
 
     def lines(self) -> list[str]:
         """The totals as short lines (under a column, after a text diff)."""
         files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
         return [
-            f"{_n(self.turns, 'turn')} · {self.user_messages} user · {_n(self.tool_calls, 'tool call')} · "
-            f"{_n(self.errors, 'error')}",
-            f"{format_tokens(self.tokens)} tokens · ${self.cost:.4f} · {format_duration(self.wall_ms)}",
-            f"{len(self.files)} file{'s' if len(self.files) != 1 else ''} touched" + (f": {files}" if files else ""),
+            f"{counted(self.turns, 'turn')} · {self.user_messages} user · {counted(self.tool_calls, 'tool call')} · "
+            f"{counted(self.errors, 'error')}",
+            " · ".join(self.spent()) or "no tokens, cost or times kept",
+            f"{counted(len(self.files), 'file')} touched" + (f": {files}" if files else ""),
         ]
 
 
@@ -131,10 +151,6 @@ class Comparison:
         ``start`` of folds the user opened.
         """
         return fold_pairs(self.pairs, context, set(unfolded))
-
-
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def format_tokens(n: int) -> str:
@@ -180,16 +196,26 @@ def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = No
     start = timestamp_ms(ancestor.timestamp) if ancestor is not None else math.nan
     # entries decoded one at a time: only the items' texts stay (a branch of screenshots may be
     # gigabytes of JSON)
-    a_items, ta = _items(ea, iter_loaded(manager, ea), home, start)
-    b_items, tb = _items(eb, iter_loaded(manager, eb), home, start)
+    timed = manager.source.keeps_times  # a loom's timestamps only order it: no wall time
+    a_items, ta = _items(ea, iter_loaded(manager, ea), home, start, timed, manager)
+    b_items, tb = _items(eb, iter_loaded(manager, eb), home, start, timed, manager)
+    for t in (ta, tb):
+        t.usage_kept, t.cost_kept, t.timed = manager.source.keeps_usage, manager.source.counts_cost, timed
     return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
 
 
 def branch_items(manager: SessionManager, entries: Sequence[Entry], home: str | None = None) -> list[Item]:
     """The transcript items of ``entries`` (reader mode shows a branch with them)."""
-    items, _totals = _items(list(entries), iter_loaded(manager, entries), home_dir() if home is None else home,
-                            math.nan)
+    items, _totals = _items(
+        list(entries), iter_loaded(manager, entries), home_dir() if home is None else home, math.nan, manager=manager
+    )
     return items
+
+
+def entry_item(e: Entry, obj: dict[str, Any], home: str, manager: SessionManager | None = None) -> Item | None:
+    """One entry's transcript item (None for bookkeeping), without totals: reader mode builds
+    its items one at a time, as they come on screen."""
+    return _item(e, obj, home, Totals(), {}, manager)
 
 
 def load_entries(manager: SessionManager, entries: Sequence[Entry]) -> list[dict[str, Any]]:
@@ -208,7 +234,7 @@ def iter_loaded(manager: SessionManager, entries: Sequence[Entry]) -> Iterator[d
                 obj: Any = manager.load(e)
             else:
                 if fd < 0:
-                    fd = os.open(path, os.O_RDONLY)
+                    fd = open_regular(path)
                 raw = os.pread(fd, e.size, e.offset).rstrip(b"\r\n\t ")
                 try:
                     obj = decode_line(raw)
@@ -229,8 +255,11 @@ def _usage(msg: dict[str, Any]) -> tuple[int, float]:
     if not isinstance(u, dict):
         return 0, 0.0
     total = u.get("totalTokens")
-    tokens = _num(total) if isinstance(total, (int, float)) else sum(
-        _num(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+    tokens = (
+        _num(total)
+        if isinstance(total, (int, float))
+        else sum(_num(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
+    )
     c = u.get("cost")
     cost = 0.0
     if isinstance(c, dict):
@@ -240,27 +269,20 @@ def _usage(msg: dict[str, Any]) -> tuple[int, float]:
     return int(tokens), cost
 
 
-def _files_of_call(name: str, args: Any) -> list[str]:
-    if not isinstance(args, dict):
-        return []
-    for k in FILE_KEYS:
-        v = args.get(k)
-        if isinstance(v, str) and v:
-            return [v]
-    for k in ("input", "patch"):
-        v = args.get(k)
-        if isinstance(v, str) and "*** " in v:
-            return [m.strip() for m in _PATCH_FILE.findall(v)]
-    return []
-
-
 def _cap(text: str) -> str:
     if len(text) <= TEXT_LIMIT:
         return text
     return text[:TEXT_LIMIT] + f"\n… ({len(text) - TEXT_LIMIT} more characters)"
 
 
-def _items(entries: list[Entry], objs: Iterable[dict[str, Any]], home: str, start: float) -> tuple[list[Item], Totals]:
+def _items(
+    entries: list[Entry],
+    objs: Iterable[dict[str, Any]],
+    home: str,
+    start: float,
+    timed: bool = True,
+    manager: SessionManager | None = None,
+) -> tuple[list[Item], Totals]:
     items: list[Item] = []
     t = Totals(entries=len(entries))
     files: dict[str, None] = {}
@@ -269,16 +291,18 @@ def _items(entries: list[Entry], objs: Iterable[dict[str, Any]], home: str, star
         first = next((x for x in map(timestamp_ms, (e.timestamp for e in entries)) if x == x), math.nan)
     last = next((x for x in map(timestamp_ms, (e.timestamp for e in reversed(entries))) if x == x), math.nan)
     for e, obj in zip(entries, objs):
-        item = _item(e, obj, home, t, files)
+        item = _item(e, obj, home, t, files, manager)
         if item is not None:
             items.append(item)
     t.files = list(files)
-    if first == first and last == last and last > first:
+    if timed and first == first and last == last and last > first:
         t.wall_ms = last - first
     return items, t
 
 
-def _item(e: Entry, obj: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> Item | None:
+def _item(
+    e: Entry, obj: dict[str, Any], home: str, t: Totals, files: dict[str, None], manager: SessionManager | None = None
+) -> Item | None:
     et = e.type
     if et in SKIPPED_TYPES:
         return None
@@ -288,10 +312,17 @@ def _item(e: Entry, obj: dict[str, Any], home: str, t: Totals, files: dict[str, 
         r = msg.get("role")
         role: str = r if isinstance(r, str) else "message"
         build = _MESSAGE_ITEMS.get(role)
-        key, head, text, error = build(msg, home, t, files) if build is not None else _other_message(role, msg)
+        if role == "assistant" and manager is not None:
+            key, head, text, error = _assistant_item(msg, home, t, files, manager.tool_call_view)
+        elif role == "toolResult" and manager is not None:
+            key, head, text, error = _tool_result_item(msg, home, t, files, shown_tool(manager, e))
+        else:
+            key, head, text, error = build(msg, home, t, files) if build is not None else _other_message(role, msg)
     else:
         entry_item = _ENTRY_ITEMS.get(et)
-        key, head, text, error = entry_item(obj) if entry_item is not None else (et or "entry", et or "entry", "", False)
+        key, head, text, error = (
+            entry_item(obj) if entry_item is not None else (et or "entry", et or "entry", "", False)
+        )
     if error:
         t.errors += 1
     return Item(e, key, head, _cap(text), error, hash((key, text, error)))
@@ -306,7 +337,9 @@ def _user_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]
     return "user", "user", content_text(msg.get("content"), None), False
 
 
-def _assistant_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
+def _assistant_item(
+    msg: dict[str, Any], home: str, t: Totals, files: dict[str, None], view: ToolView = as_is
+) -> _ItemParts:
     t.turns += 1
     tokens, cost = _usage(msg)
     t.tokens += tokens
@@ -315,7 +348,8 @@ def _assistant_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, 
     parts = [content_text(content, None)] if content else []
     for block in content if isinstance(content, list) else ():
         if isinstance(block, dict) and block.get("type") == "toolCall":
-            parts.append(_tool_call_line(block, home, t, files))
+            t.tool_calls += 1
+            parts.append(call_line(block, home, files, view))
     err = msg.get("errorMessage")
     error = False
     if msg.get("stopReason") == "error" or (isinstance(err, str) and err):
@@ -326,19 +360,10 @@ def _assistant_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, 
     return "assistant", "assistant", "\n".join(p for p in parts if p) or "(no content)", error
 
 
-def _tool_call_line(block: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> str:
-    """``→ [edit: x.py]``, counting the call and the files an edit tool touches."""
-    name = block.get("name")
-    args = block.get("arguments")
-    t.tool_calls += 1
-    if isinstance(name, str) and name.lower() in EDIT_TOOLS:
-        for f in _files_of_call(name, args):
-            files.setdefault(f, None)
-    return "→ " + format_tool_call(name, args, home)
-
-
-def _tool_result_item(msg: dict[str, Any], home: str, t: Totals, files: dict[str, None]) -> _ItemParts:
-    name = msg.get("toolName")
+def _tool_result_item(
+    msg: dict[str, Any], home: str, t: Totals, files: dict[str, None], shown: str | None = None
+) -> _ItemParts:
+    name = shown or msg.get("toolName")
     name = name if isinstance(name, str) and name else "tool"
     return f"tool:{name}", f"{name} result", content_text(msg.get("content"), None), msg.get("isError") is True
 
@@ -379,7 +404,8 @@ def _compaction_item(obj: dict[str, Any]) -> _ItemParts:
     tb = obj.get("tokensBefore")
     summary = obj.get("summary")
     text = (f"[{int(_num(tb) / 1000 + 0.5)}k tokens before]\n" if tb is not None else "") + (
-        summary if isinstance(summary, str) else "")
+        summary if isinstance(summary, str) else ""
+    )
     return "compaction", "compaction", text, False
 
 
@@ -416,7 +442,7 @@ def align(a: list[Item], b: list[Item]) -> list[Pair]:
     while tail < n - h and a[len(a) - 1 - tail].sig == b[len(b) - 1 - tail].sig:
         tail += 1
     out.extend(Pair(SAME, a[k], b[k]) for k in range(h))
-    ma, mb = a[h: len(a) - tail], b[h: len(b) - tail]
+    ma, mb = a[h : len(a) - tail], b[h : len(b) - tail]
     matched: list[tuple[int, int]] = []
     if ma and mb:
         _anchor([x.sig for x in ma], [x.sig for x in mb], 0, len(ma), 0, len(mb), matched)
@@ -430,8 +456,9 @@ def align(a: list[Item], b: list[Item]) -> list[Pair]:
     return out
 
 
-def _anchor(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int,
-            out: list[tuple[int, int]], depth: int = 0) -> None:
+def _anchor(
+    sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int, out: list[tuple[int, int]], depth: int = 0
+) -> None:
     """Identical items of ``sa[alo:ahi]`` and ``sb[blo:bhi]`` as (i, j) pairs in order
     (patience matching: signatures found exactly once on each side anchor the match, the longest
     increasing run of anchors is kept, runs of equal neighbours extend it, the gaps recurse).
@@ -468,8 +495,9 @@ def _unique_anchors(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, 
     return sorted((c[2], c[3]) for c in count.values() if c[0] == 1 and c[1] == 1)
 
 
-def _match_between_anchors(sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int,
-                           out: list[tuple[int, int]], depth: int) -> None:
+def _match_between_anchors(
+    sa: list[int], sb: list[int], alo: int, ahi: int, blo: int, bhi: int, out: list[tuple[int, int]], depth: int
+) -> None:
     """The patience step of ``_anchor``: keep the longest increasing run of unique anchors,
     extend each over equal neighbours, recurse into the gaps between them."""
     chain = _longest_increasing(_unique_anchors(sa, sb, alo, ahi, blo, bhi))

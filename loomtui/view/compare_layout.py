@@ -2,7 +2,7 @@
 
 Each shown block (a pair of entries, or a fold of identical ones) becomes screen rows of styled
 runs. Rows are built only for the blocks on screen (and kept), while block heights come from the
-plain text alone — wrapping is by characters, so the word changes never move a line break — so
+plain text alone — wrapping is at its word boundaries, so the word changes never move a line break — so
 the first screen of two 5k-entry branches costs a few blocks' word diffs, not thousands.
 """
 
@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, SAME, Comparison, Fold, Item
 from loomtui.view.compare_words import Span, word_diff
-from loomtui.view.width import char_width
+from loomtui.view.wrap import row_ranges
 
 #: below this width the two columns stack
 STACK_BELOW = 110
@@ -33,42 +33,49 @@ _GLYPH = {SAME: " ", CHANGED: "~", ONLY_A: "-", ONLY_B: "+"}
 
 
 def wrap_spans(spans: list[Span], width: int) -> list[list[Span]]:
-    """Spans cut into screen lines: at newlines and every ``width`` cells."""
+    """Spans cut into screen lines: at newlines, and at word boundaries of the plain text (so
+    the word changes of a pair never move a line break)."""
     width = max(1, width)
     lines: list[list[Span]] = [[]]
-    used = 0
     for changed, text in spans:
-        text = text.replace("\t", "    ")
-        buf: list[str] = []
-        for ch in text:
-            if ch == "\n":
-                if buf:
-                    lines[-1].append((changed, "".join(buf)))
+        for j, part in enumerate(text.replace("\t", "    ").split("\n")):
+            if j:
                 lines.append([])
-                buf, used = [], 0
-                continue
-            w = char_width(ch)
-            if used + w > width and used > 0:
-                if buf:
-                    lines[-1].append((changed, "".join(buf)))
-                lines.append([])
-                buf, used = [], 0
-            buf.append(ch)
-            used += w
-        if buf:
-            lines[-1].append((changed, "".join(buf)))
-    return lines
+            if part:
+                lines[-1].append((changed, part))
+    out: list[list[Span]] = []
+    for line in lines:
+        out.extend(_cut_rows(line, row_ranges("".join(t for _, t in line), width)))
+    return out
+
+
+def _cut_rows(line: list[Span], ranges: list[tuple[int, int]]) -> list[list[Span]]:
+    """The spans of one line cut at the rows' ranges (of its plain text)."""
+    rows: list[list[Span]] = []
+    k, pos = 0, 0  # the span where the row starts and that span's first offset
+    for a, b in ranges:
+        row: list[Span] = []
+        while k < len(line) and pos + len(line[k][1]) <= a:
+            pos += len(line[k][1])
+            k += 1
+        j, p = k, pos
+        while j < len(line) and p < b:
+            changed, t = line[j]
+            lo, hi = max(a, p), min(b, p + len(t))
+            if lo < hi:
+                row.append((changed, t[lo - p : hi - p]))
+            p += len(t)
+            j += 1
+        rows.append(row)
+    return rows
 
 
 def _count_lines(text: str, width: int, limit: int) -> int:
     """How many screen lines ``text`` wraps to (counting stops past ``limit``)."""
     n = 0
+    width = max(1, width)
     for line in text.split("\n", limit + 1):
-        line = line.replace("\t", "    ")
-        if line.isascii():
-            n += max(1, -(-len(line) // width))
-        else:
-            n += len(wrap_spans([(False, line)], width))
+        n += len(row_ranges(line.replace("\t", "    "), width))
         if n > limit:
             break
     return n
@@ -77,8 +84,15 @@ def _count_lines(text: str, width: int, limit: int) -> int:
 class CompareLayout:
     """Rows of a comparison at one width."""
 
-    def __init__(self, cmp: Comparison, width: int, *, context: int = 2, unfolded: set[int] | None = None,
-                 expanded: set[int] | None = None) -> None:
+    def __init__(
+        self,
+        cmp: Comparison,
+        width: int,
+        *,
+        context: int = 2,
+        unfolded: set[int] | None = None,
+        expanded: set[int] | None = None,
+    ) -> None:
         self.cmp = cmp
         self.width = max(20, width)
         self.stacked = self.width < STACK_BELOW
@@ -171,8 +185,9 @@ class CompareLayout:
         width = self.col - 2
         head_style = "error" if item.error else "head"
         mark = _GLYPH[status]
-        out: list[list[Run]] = [[("mark_" + status, mark + " "), (head_style, item.head),
-                                 ("dim", f"  {item.entry.id}")]]
+        out: list[list[Run]] = [
+            [("mark_" + status, mark + " "), (head_style, item.head), ("dim", f"  {item.entry.id}")]
+        ]
         if spans is None:
             spans = [(False, item.text)]
         if status == SAME:
@@ -199,8 +214,17 @@ def totals_rows(cmp: Comparison, width: int) -> list[tuple[str, str]]:
 
 
 def _short(t: object) -> list[str]:
-    from loomtui.view.compare import Totals, format_duration, format_tokens
+    from loomtui.view.compare import Totals
 
     assert isinstance(t, Totals)
-    return [f"{t.turns} turns", f"{t.tool_calls} calls", f"{t.errors} err", f"{len(t.files)} files",
-            f"{format_tokens(t.tokens)} tok", f"${t.cost:.2f}", format_duration(t.wall_ms)]
+
+    def n(k: int, word: str) -> str:
+        return f"{k} {word}{'' if k == 1 else 's'}"
+
+    return [
+        n(t.turns, "turn"),
+        n(t.tool_calls, "call"),
+        f"{t.errors} err",
+        n(len(t.files), "file"),
+        *t.spent("tok", "{:.2f}"),
+    ]

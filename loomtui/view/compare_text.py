@@ -15,6 +15,7 @@ from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Tota
 from loomtui.view.compare_words import Span, span_lines, word_diff
 from loomtui.view.printable import printable
 from loomtui.view.text import normalize
+from loomtui.view.words import counted
 
 
 def safe(s: str) -> str:
@@ -110,13 +111,15 @@ _COLORS = {"-": ("31", "1;97;41"), "+": ("32", "1;30;42"), " ": ("", "")}
 
 
 def _render(line: Line, color: bool) -> str:
+    # the text comes from the file: its control characters shown, before any colour is added
     if not color:
-        return line.tag + line.text
+        return line.tag + printable(line.text)
     base, strong = _COLORS[line.tag]
     if not base:
-        return line.tag + line.text
+        return line.tag + printable(line.text)
     parts = [f"\x1b[{base}m{line.tag}"]
     for changed, text in line.spans:
+        text = printable(text)
         parts.append(f"\x1b[{strong}m{text}\x1b[0;{base}m" if changed else text)
     parts.append("\x1b[0m")
     return "".join(parts)
@@ -129,23 +132,32 @@ def ancestor_line(cmp: Comparison, manager: Any) -> str:
     if a is None:
         return "common ancestor: none (the branches start at different roots)"
     text = normalize(display_text(a, {}, ""))
-    return f"common ancestor: {a.id}  {safe(text)[:100]}"
+    return f"common ancestor: {printable(a.id)}  {safe(text)[:100]}"
 
 
-def totals_table(ta: Totals, tb: Totals) -> list[str]:
-    rows = [
+def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]:
+    """Both sides' totals as a table; ``a_name`` (the source's name with its article) says
+    whose figures are not counted."""
+    rows: list[tuple[str, object, object]] = [
         ("entries", ta.entries, tb.entries),
         ("turns", ta.turns, tb.turns),
         ("user messages", ta.user_messages, tb.user_messages),
         ("tool calls", ta.tool_calls, tb.tool_calls),
         ("errors", ta.errors, tb.errors),
         ("files touched", len(ta.files), len(tb.files)),
-        ("tokens", ta.tokens, tb.tokens),
-        ("cost ($)", f"{ta.cost:.4f}", f"{tb.cost:.4f}"),
-        ("wall time", _dur(ta.wall_ms), _dur(tb.wall_ms)),
     ]
+    if ta.usage_kept:
+        rows.append(("tokens", ta.tokens, tb.tokens))
+    if ta.cost_kept:
+        rows.append(("cost ($)", f"{ta.cost:.4f}", f"{tb.cost:.4f}"))
+    if ta.timed:
+        rows.append(("wall time", _dur(ta.wall_ms), _dur(tb.wall_ms)))
     out = [f"{'totals':<16}{'A':>14}{'B':>14}"]
     out += [f"  {name:<14}{str(x):>14}{str(y):>14}" for name, x, y in rows]
+    missing = ta.not_kept()
+    if missing:
+        listed = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        out.append(f"  ({listed}: not counted for {a_name})")
     for side, t in (("A", ta), ("B", tb)):
         if t.files:
             out.append(f"  files {side}: " + ", ".join(safe(f) for f in t.files))
@@ -161,25 +173,29 @@ def _dur(ms: float) -> str:
 def unified(cmp: Comparison, manager: Any, *, context: int = 3, color: bool = False) -> list[str]:
     """The whole ``loomtui diff`` output, one string per line."""
     out = [ancestor_line(cmp, manager)]
-    head = [f"--- A {cmp.a_id} ({cmp.totals_a.entries} entries after the ancestor)",
-            f"+++ B {cmp.b_id} ({cmp.totals_b.entries} entries after the ancestor)"]
+    head = [
+        f"--- A {printable(cmp.a_id)} ({counted(cmp.totals_a.entries, 'entry', 'entries')} after the ancestor)",
+        f"+++ B {printable(cmp.b_id)} ({counted(cmp.totals_b.entries, 'entry', 'entries')} after the ancestor)",
+    ]
     out += [f"\x1b[1m{h}\x1b[0m" for h in head] if color else head
     lines = diff_lines(cmp)
     any_hunk = False
     for header, body in hunks(lines, context):
         any_hunk = True
+        header = printable(header)
         out.append(f"\x1b[36m{header}\x1b[0m" if color else header)
         out += [_render(ln, color) for ln in body]
     if not any_hunk:
         n = len(cmp.pairs)
-        out.append(f"(the two branches are identical: {n} {'entry' if n == 1 else 'entries'})")
+        out.append(f"(the two branches are identical: {counted(n, 'entry', 'entries')})")
     out.append("")
-    out += totals_table(cmp.totals_a, cmp.totals_b)
+    out += totals_table(cmp.totals_a, cmp.totals_b, manager.source.a_name if manager is not None else "this file")
     return out
 
 
 def as_json(cmp: Comparison) -> dict[str, Any]:
     """What ``loomtui diff --json`` prints."""
+
     def side(item: Item | None) -> Any:
         return None if item is None else {"id": item.entry.id, "kind": item.head, "error": item.error}
 

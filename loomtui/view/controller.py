@@ -19,47 +19,77 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from loomtui.session.catalog import parent_reference
-from loomtui.session.lineage import find_session_file
-from loomtui.session.locations import export_dir
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.lineage import find_session_file
+from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
-from loomtui.session.source import Source
-from loomtui.session.split import SplitParse
-from loomtui.session.store import backup_name
-from loomtui.view.archive import set_archived
-from loomtui.view.blocks import copy_text
+from loomtui.session.resume_point import persist_resume_point, resumes_at
+from loomtui.session.source import EXPORT, PERSIST, PI, Lookup, Source
+from loomtui.view import flat as F
+from loomtui.view import session_header
+from loomtui.view.archive_intent import ArchiveIntents
+from loomtui.view.blocks import copy_text, message_copy_text
+from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
+from loomtui.view.words import NOT_A_FORK, branch_copy, capital, clip
 
 T = TypeVar("T")
+
+#: the columns of an entry's row a dialog shows (label, persist, export, archive): two or three
+#: lines of a dialog, and less than a row whose text stopped at the reader's cap (200)
+PREVIEW_WIDTH = 150
 
 #: opens a path as a session (``formats.opening.open_session``: the formats layer knows them all)
 Opener = Callable[..., SessionManager]
 
 
-class SessionController:
+class SessionController(BookmarkSaving, ArchiveIntents):
     """One open session: its manager (and source), its ``TreeModel`` and its leaf."""
 
-    def __init__(self, manager: SessionManager, model: TreeModel | None = None, *, opener: Opener | None = None,
-                 filter_mode: str = "default", page_size: int = 20,
-                 key_names: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        manager: SessionManager,
+        model: TreeModel | None = None,
+        *,
+        opener: Opener | None = None,
+        flattener: F.Flattener | None = None,
+        filter_mode: str = "default",
+        page_size: int = 20,
+        key_names: dict[str, str] | None = None,
+    ) -> None:
         self.manager = manager
-        self.model = model if model is not None else TreeModel(manager, filter_mode=filter_mode, page_size=page_size)
-        self._opener = opener
+        if model is None:
+            model = TreeModel(manager, filter_mode=filter_mode, page_size=page_size, flattener=flattener)
+        self.model = model
+        self._opener, self._flattener = opener, flattener  # how a reload reads the file again
         #: how the user reaches an action ("persist": "Ctrl+S"), for notices
-        self.key_names = {"persist": "Ctrl+S", "export": "Ctrl+E", **(key_names or {})}
+        keys = {
+            "persist": "Ctrl+S",
+            "export": "Ctrl+E",
+            "archive": "Alt+A",
+            "show-archived": "Alt+R",
+            "filters": "Ctrl+O",
+        }
+        self.key_names = {**keys, **(key_names or {})}
         #: ids of label entries this controller appended (the shown leaf is their parent)
         self._own_writes: set[str] = set()
         self._known_entries = len(manager.index.entries)
 
     @classmethod
-    def open(cls, path: str, opener: Opener, *, filter_mode: str = "default", page_size: int = 20,
-             split: SplitParse | None = None) -> SessionController:
+    def open(
+        cls,
+        path: str,
+        opener: Opener,
+        *,
+        flattener: F.Flattener | None = None,
+        filter_mode: str = "default",
+        page_size: int = 20,
+    ) -> SessionController:
         """Read ``path`` (raises what the opener raises: the screen shows an error page)."""
-        manager = opener(path, split) if split is not None else opener(path)
-        return cls(manager, opener=opener, filter_mode=filter_mode, page_size=page_size)
+        return cls(opener(path), opener=opener, flattener=flattener, filter_mode=filter_mode, page_size=page_size)
 
     # queries ------------------------------------------------------------------------------
     @property
@@ -97,55 +127,42 @@ class SessionController:
     def row_text(self, e: Entry) -> str:
         return display_text(e, self.model.flat.tool_calls)
 
+    def preview(self, e: Entry) -> str:
+        """The entry's row as a dialog shows it: cut at a word with "…" (a row's text may
+        itself stop mid-word, at the reader's cap)."""
+        return clip(self.row_text(e), PREVIEW_WIDTH)
+
     def title_parts(self, shown_path: str) -> list[str]:
-        """The header bar: name, where, size, read-only, diagnostics, the leaf."""
-        manager = self.manager
-        name = manager.get_session_name()
-        title = manager.title.get("title") if isinstance(manager.title, dict) else None
-        base = os.path.basename(shown_path)
-        label = name or title or base
-        parts = [label, shown_path if label != base else os.path.dirname(shown_path)]
-        parts.append(f"{len(manager.index.entries):,} entries")
-        src = self.source
-        if src.is_pi_file and not src.can_append:
-            parts.append(f"v{manager.version}, read-only")
-        elif src.read_only_reason:
-            parts.append(f"{src.kind}, read-only")
-        if manager.diagnostics:
-            parts.append(f"{len(manager.diagnostics)} diagnostics")
-        parts.append(f"leaf {self.model.leaf_id or '(none)'}{' (moved)' if self.leaf_moved else ''}")
-        return parts
+        """The header bar's parts (``view/session_header.py``)."""
+        return self.header(shown_path).parts()
+
+    def header(self, shown_path: str) -> session_header.Header:
+        """The header bar, laid out by width (``Header.fit``)."""
+        return session_header.header(self.manager, self.source, self.model, shown_path, self.leaf_moved)
 
     def opening_notices(self, diagnostics_key: str = "") -> list[Notice]:
-        out = []
-        diags = self.manager.diagnostics
-        if diags:
-            more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
-            s = "s" if len(diags) != 1 else ""
-            lists = f" {diagnostics_key} lists them." if diagnostics_key else ""
-            out.append(Notice(f"{len(diags)} line{s} repaired or skipped: {diags[0]}{more}.{lists}",
-                              "Session opened with diagnostics", "warning", 12))
-        src = self.source
-        if src.is_pi_file and not src.can_append:
-            out.append(Notice(f"A version {self.manager.version} session: browsing works, writes (labels, "
-                              f"persisting the leaf) need `loomtui migrate {src.path}` first.",
-                              "Old session format", "information", 8))
-        elif src.read_only_reason:
-            out.append(Notice(src.read_only_reason, "Read-only", "information", 8))
-        return out
+        """What is said once when the session opens (``view/session_header.py``)."""
+        return session_header.opening_notices(self.manager, self.source, diagnostics_key)
 
     # filter and search ----------------------------------------------------------------------
     def set_filter(self, mode: str) -> Outcome:
-        if mode not in self.model.modes:
-            return Outcome()
+        if not self.model.has_mode(mode):
+            return self._no_such_filter(mode)
         self.model.set_filter(mode)
         return Outcome(rows=True)
 
     def toggle_filter(self, mode: str) -> Outcome:
-        if mode not in self.model.modes:
-            return Outcome()
+        if not self.model.has_mode(mode):
+            return self._no_such_filter(mode)
         self.model.toggle_filter(mode)
         return Outcome(rows=True)
+
+    def _no_such_filter(self, mode: str) -> Outcome:
+        """A filter key of pi's on a source without pi's filters (an OCP run) says so."""
+        modes = self.model.modes
+        own = ", ".join(modes[:4]) + (", …" if len(modes) > 4 else "")
+        cycles = f"{self.key_names['filters']} cycles its own ({own})"
+        return Outcome().note(f"{capital(self.source.a_name)} has no {mode} filter; {cycles}.")
 
     def cycle_filter(self, step: int) -> Outcome:
         self.model.cycle_filter(step)
@@ -167,18 +184,25 @@ class SessionController:
 
     # the leaf ---------------------------------------------------------------------------------
     def move_leaf(self, entry_id: str) -> Outcome:
-        """Enter: pi's navigateTree without a summary: a user message or a custom_message moves
-        the leaf to its parent (a root one resets it), anything else to itself. In memory only."""
-        return self._run("Move the leaf", lambda: self._move_leaf(entry_id))
+        """Enter: what the source opens for the row (``Source.opens``: a subagent, a file an OCP
+        attempt names), else pi's navigateTree without a summary: a user message or a
+        custom_message moves the leaf to its parent (a root one resets it), anything else to
+        itself. In memory only."""
+        return self._guard("Move the leaf", lambda: self._move_leaf(entry_id))
 
     def _move_leaf(self, entry_id: str) -> Outcome:
         e = self.entry(entry_id)
         if e is None:
             return Outcome().note(f"Entry {entry_id} is not in this session.", severity="warning")
-        opens = self.source.opens
-        session = opens(e.id) if opens is not None else None
-        if session is not None:  # a row that is a session of its own: open it instead
-            return Outcome(session=session)
+        opens = self.source.opens  # the only way Enter opens something (docs/architecture.md)
+        opened = opens(e.id) if opens is not None else None
+        if isinstance(opened, Lookup):  # a file the row names, to be found first
+            return Outcome(lookup=opened)
+        if opened is not None:  # a row that is a session of its own: open it instead
+            return Outcome(session=opened)
+        if not self.source.leaf_moves:  # rows without a conversation leaf (an OCP run)
+            note = self.source.enter_note
+            return Outcome().note(note, title="Open session", timeout=4) if note else Outcome()
         if e.id == self.model.leaf_id:
             return Outcome().note("Already at this point.", timeout=3)
         if (e.type == "message" and e.role == "user") or e.type == "custom_message":
@@ -193,11 +217,28 @@ class SessionController:
         self.model.set_leaf(self.view_leaf)
         self.model.select_id(e.id)
         out = Outcome(rows=True, leaf=True, detail=True)
+        if self.source.kind != PI:  # the same move, without pi's editor: the branch ends before it
+            if new_leaf is None:
+                return out.note("Leaf reset: before the first entry.")
+            before = ", the parent of this message: the branch now ends before it" if new_leaf != e.id else ""
+            return out.note(f"Leaf moved to {new_leaf}{before}. {self._leaf_hint()}".rstrip())
         if new_leaf is None:
             return out.note("Leaf reset: before the first entry (pi: re-editing the first message).")
         if new_leaf != e.id:
             return out.note(f"Leaf moved to {new_leaf}, the parent of this message (pi: re-edit it).")
-        return out.note(f"Leaf moved to {new_leaf}. {self.key_names['persist']} persists it for pi.")
+        return out.note(f"Leaf moved to {new_leaf}. {self._leaf_hint()}".rstrip())
+
+    def _leaf_hint(self) -> str:
+        """What a moved leaf can become, in this source's words."""
+        src = self.source
+        if src.can_append and src.offers(PERSIST):
+            return f"{self.key_names['persist']} persists it for pi."
+        if not src.offers(EXPORT):
+            return ""
+        export = f"{self.key_names['export']} exports the branch ending here as {src.export_as}."
+        if src.saver is not None:
+            return f"The leaf stays in loomtui; {export}"
+        return f"loomtui never writes {src.a_name}; {export}"
 
     def follow_file_leaf(self) -> Outcome:
         """Undo Enter: the leaf follows the file's last entry again."""
@@ -218,39 +259,48 @@ class SessionController:
         if not src.can_append:
             if src.can_save_labels and self.pending_labels():
                 return self.offer_label_save()
-            if src.labels == "store":
-                return Outcome().note(f"loomtui never writes {src.kind} files. Export the branch "
-                                      f"({self.key_names['export']}) to get a file of that tool that ends here.",
-                                      not_done, timeout=8)
             if src.is_pi_file:
                 return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
+            hint = self._leaf_hint()
             return Outcome().note(
-                f"This is a {src.kind} loom, not a pi session file: there is no file for pi to resume. Export the "
-                f"branch ({self.key_names['export']}) to get a pi session that ends here.", not_done, "warning", 8)
+                f"This is {src.a_name}, not a pi session file: there is no file for pi to "
+                f"resume.{' ' + hint if hint else ''}",
+                not_done,
+                "warning",
+                8,
+            )
         if leaf is None:
             return Outcome().note(
                 "The leaf is before the first entry. pi could only resume there from an entry with parentId null, "
-                "which loomtui never writes. Move the leaf to an entry first.", not_done, "warning", 8)
-        last = manager.index.by_id.get(manager.index.leaf_id) if manager.index.leaf_id else None
-        if last is not None and (last.id == leaf or (last.parent_id == leaf and last.type == "label")):
+                "which loomtui never writes. Move the leaf to an entry first.",
+                not_done,
+                "warning",
+                8,
+            )
+        if resumes_at(manager, leaf):
             return Outcome().note(f"pi already resumes at {leaf}: the file ends there. Nothing written.")
         e = self.entry(leaf)
         if e is None:
             return Outcome()
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
-        body = (f"Append one label entry parented on {leaf}\n  {self.row_text(e)[:100]}\n{what}, so that pi resumes "
-                "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
-                "nothing else changes.")
-        return Outcome(ask=Question("Persist the leaf?", body, "Append",
-                                    lambda: self._run("Persist the leaf", lambda: self._persist(leaf, label))))
+        body = (
+            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that pi resumes "
+            "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
+            "nothing else changes."
+        )
+        return Outcome(
+            ask=Question(
+                "Persist the leaf?",
+                body,
+                "Append",
+                lambda: self._guard("Persist the leaf", lambda: self._persist(leaf)),
+            )
+        )
 
-    def _persist(self, leaf: str, label: object) -> Outcome:
-        manager = self.manager
-        manager.branch(leaf)
-        new_id = manager.append_label_change(leaf, None if label is None else str(label))
+    def _persist(self, leaf: str) -> Outcome:
+        new_id = persist_resume_point(self.manager, leaf)  # the one path (loomtui resume too)
         self._own_writes.add(new_id)
-        manager.branch(new_id)  # the file ends at the marker: the leaf follows the file again
         out = self._sync(detail=True)
         return out.note(f"Leaf persisted: pi resumes at {leaf} (label entry {new_id}).")
 
@@ -264,20 +314,25 @@ class SessionController:
         refusal = self.manager.append_refusal()
         if self.source.label_store is not None:
             note = f"Kept in loomtui's label store ({self.source.label_store}); the session file is never written."
-        elif not self.source.can_append:
+        elif self.source.saver is not None:
             note = "Kept in memory; the loom file takes it as a bookmark only if you save."
+        elif not self.source.can_append:
+            note = f"Kept in memory only: loomtui never writes {self.source.a_name}."
         else:
-            moved = (f" The moved leaf is not saved ({self.key_names['persist']} persists it)."
-                     if self.leaf_moved else "")
-            note = (f"Saved now: one label entry after the file's last entry ({self.manager.index.leaf_id}); "
-                    f"pi still resumes where it did.{moved}")
-        return LabelPrompt(e.id, self.row_text(e), None if current is None else str(current), note, refusal)
+            moved = (
+                f" The moved leaf is not saved ({self.key_names['persist']} persists it)." if self.leaf_moved else ""
+            )
+            note = (
+                f"Saved now: one label entry after the file's last entry ({self.manager.index.leaf_id}); "
+                f"pi still resumes where it did.{moved}"
+            )
+        return LabelPrompt(e.id, self.preview(e), None if current is None else str(current), note, refusal)
 
     def set_label(self, entry_id: str, value: str | None) -> Outcome:
         """Set (text) or clear (empty / None) the label of ``entry_id``: a label entry appended
         after the file's last entry (so where pi resumes does not move), or kept in memory on a
         loom (with an offer to save it into the file)."""
-        return self._run("Label", lambda: self._set_label(entry_id, value))
+        return self._guard("Label", lambda: self._set_label(entry_id, value))
 
     def _set_label(self, entry_id: str, value: str | None) -> Outcome:
         e = self.entry(entry_id)
@@ -297,7 +352,8 @@ class SessionController:
             # a read-only source: the label is in loomtui's store, no entry was added
             self.model.set_leaf(self.model.leaf_id)
             return Outcome(rows=True, detail=True).note(
-                f"{what} (kept in {self.source.label_store}; the session file is not touched).")
+                f"{what} (kept in {self.source.label_store}; the session file is not touched)."
+            )
         self._own_writes.add(new_id)
         out = self._sync(detail=True)
         if self.source.can_save_labels:
@@ -306,83 +362,40 @@ class SessionController:
             return more
         if self.source.can_append:
             return out.note(f"{what} (label entry {new_id}).")
-        return out.note(f"{what} (in memory only: a {self.source.kind} loom has no pi file to append to).")
-
-    # labels kept in memory, saved into the source's file --------------------------------------
-    def pending_labels(self) -> int | None:
-        """How many labels differ from the file (None: this source cannot save labels)."""
-        saver = self.source.saver
-        if saver is None or not self.source.can_save_labels:
-            return None
-        return saver.pending(self.manager)
-
-    def save_labels_intent(self) -> Outcome:
-        """The "save bookmarks" command."""
-        changes = self.pending_labels()
-        if changes is None:
-            return Outcome().note("Only OpenLoom and socketteer files keep bookmarks; a pi session keeps label "
-                                  "entries.")
-        if not changes:
-            return Outcome().note("No label changes to save: the file has every bookmark.")
-        return self.offer_label_save()
-
-    def offer_label_save(self, what: str = "") -> Outcome:
-        """Ask before writing the labels that differ from the file into it as bookmarks."""
-        path, saver = self.source.path, self.source.saver
-        if path is None or saver is None:
-            return Outcome()
-        n = saver.pending(self.manager)
-        if not n:
-            return Outcome().note(f"{what}; the file already has this bookmark, nothing to save.") if what else Outcome()
-        body = ((f"{what}.\n\n" if what else "")
-                + f"Save bookmarks to {path}? (the original is kept as {backup_name(path)})\n\n"
-                + f"{n} node{'s' if n != 1 else ''} change{'s' if n == 1 else ''}; the rest of the document is "
-                "rewritten as it was.")
-
-        def no() -> Outcome:
-            return Outcome().note(f"Not saved: the label stays in memory only ({self.key_names['persist']} saves "
-                                  f"the bookmarks to {os.path.basename(path)} later).", timeout=6)
-
-        return Outcome(ask=Question("Save bookmarks?", body, "Save", self.save_labels, no))
-
-    def save_labels(self) -> Outcome:
-        saver = self.source.saver
-        if saver is None:
-            return Outcome()
-        try:
-            result = saver.save(self.manager)
-        except (WriteConflict, WriteRefused, OSError) as exc:
-            # nothing was written and nothing is lost: the labels stay in memory (no reload)
-            return Outcome().note(f"{exc}. The labels stay in memory; export the loom "
-                                  f"({self.key_names['export']}) to keep them elsewhere.",
-                                  "Save bookmarks: not done", "error", 10)
-        except Exception as exc:  # never a traceback on screen
-            return Outcome(error=exc).note(f"{type(exc).__name__}: {exc}", "Save bookmarks: internal error",
-                                           "error", 10)
-        if result.backup is None:
-            return Outcome(rows=True).note("The file already has these bookmarks; nothing written.")
-        n = result.changed
-        return Outcome(rows=True).note(f"Saved {n} bookmark change{'s' if n != 1 else ''} to {self.source.path}; "
-                                       f"the original is kept as {result.backup}.", "Bookmarks saved", timeout=10)
+        return out.note(f"{what} (in memory only: loomtui never writes {self.source.a_name}).")
 
     # export ------------------------------------------------------------------------------------
     def export_plan(self, entry_id: str) -> ExportPlan | Outcome:
+        src = self.source
+        why = src.export_refusal
+        if why is not None:
+            return Outcome().note(why, "Export: not done", "warning", 8)
+
         def plan() -> ExportPlan:
             e = self.entry(entry_id)
             if e is None:
                 raise LoomError(f"entry {entry_id} not found")
-            kept, labels = self.manager.branch_entries(e.id)
+            kept, after = self.manager.branch_entries(e.id)
+            labels = sum(1 for x in after if x.get("type") == "label")
             header = self.manager.header if isinstance(self.manager.header, dict) else {}
             # next to the file, but never into the bundled samples (the install)
-            return ExportPlan(e.id, self.row_text(e), len(kept), len(labels),
-                              export_dir(self.source.path, header.get("cwd")))
+            return ExportPlan(
+                e.id,
+                self.preview(e),
+                len(kept),
+                labels,
+                export_dir(self.source.path, header.get("cwd")),
+                src.export_as,
+                src.export_note,
+                named=len(after) > labels,
+            )
 
         return self._guard("Export", plan)
 
     def export_branch(self, entry_id: str, dest: str) -> Outcome:
         """The branch ending at ``entry_id`` into a new pi session file: ``dest`` is a directory,
         or a path ending in ``.jsonl``. Refused (a notice) when ``dest`` is neither."""
-        return self._run("Export", lambda: self._export(entry_id, dest))
+        return self._guard("Export", lambda: self._export(entry_id, dest))
 
     def _export(self, entry_id: str, dest: str) -> Outcome:
         manager = self.manager
@@ -398,12 +411,18 @@ class SessionController:
             if not os.path.isdir(dest):
                 raise LoomError(f"{dest} is not a directory (end the path in .jsonl to name a file)")
             path = manager.create_branched_session(entry_id, dir=dest)
-        kept, labels = manager.branch_entries(entry_id)
-        return Outcome(path=path).note(f"Exported {len(kept) + len(labels)} entries to {path}", "Branch exported",
-                                       timeout=10)
+        kept, after = manager.branch_entries(entry_id)
+        labels = sum(1 for x in after if x.get("type") == "label")
+        what = branch_copy(len(kept), labels, len(after) > labels)
+        return Outcome(path=path).note(f"Exported {what} to {path}", "Branch exported", timeout=10)
+
+    def message_copy_text(self, entry_id: str) -> str | None:
+        """What pi's /tree copy (Ctrl+X) takes from the entry; None: it has no text to copy."""
+        full = self.manager.get_entry(entry_id)
+        return message_copy_text(full) if full is not None else None
 
     def copy_text(self, entry_id: str) -> str:
-        """What Ctrl+Y copies (pi's copy action)."""
+        """What Ctrl+Y copies: any entry's text (a tool call's arguments, a custom entry's data)."""
         full = self.manager.get_entry(entry_id)
         return copy_text(full) if full is not None else ""
 
@@ -418,14 +437,19 @@ class SessionController:
         title = "Open parent session"
         ref = self.parent_ref()
         if ref is None:
-            return Outcome().note("This session is not a fork: its header names no parent session.", title)
+            return Outcome().note(NOT_A_FORK, title)
         try:
             found = find_session_file(ref, near=self.path)
         except Exception as exc:  # a broken sessions directory must not take the app down
             return Outcome(error=exc).note(f"Cannot look for the parent session {ref}: {exc}", title, "error", 8)
         if found is None:
-            return Outcome().note(f"The parent session {ref} is not on this machine (looked next to this file and "
-                                  "in the pi and omp session directories).", title, "warning", 8)
+            return Outcome().note(
+                f"The parent session {ref} is not on this machine (looked next to this file and "
+                "in the pi and omp session directories).",
+                title,
+                "warning",
+                8,
+            )
         if self.path is not None and os.path.abspath(found) == os.path.abspath(self.path):
             return Outcome().note("The header names this file as its own parent.", title, "warning", 6)
         return Outcome(path=found)
@@ -454,8 +478,7 @@ class SessionController:
         return out
 
     def reload(self, message: str | None = None) -> Outcome:
-        """Re-read the file (it was rewritten): keep the filter, search, selection, label times
-        and a moved leaf."""
+        """Re-read the file (it was rewritten): keep the filter, search, selection, label times and a moved leaf."""
         path = self.path
         if self._opener is None or path is None:
             return Outcome().note("This session was not read from a file; nothing to reload.", severity="warning")
@@ -467,7 +490,7 @@ class SessionController:
             return Outcome().note(f"Could not reload {path}: {exc}", severity="error", timeout=10)
         if moved_to is not None and moved_to in manager.index.by_id:
             manager.branch(moved_to)
-        model = TreeModel(manager, filter_mode=old.mode, page_size=old.page_size)
+        model = TreeModel(manager, filter_mode=old.mode, page_size=old.page_size, flattener=self._flattener)
         if old.query:
             model.set_query(old.query)
         if old.show_label_times:
@@ -481,21 +504,6 @@ class SessionController:
         return out.note(message, severity="warning", timeout=6) if message else out
 
     # internals ---------------------------------------------------------------------------------
-    def set_archived(self, entry_id: str, archived: bool) -> Outcome:
-        """Archive (hide) or restore the branch at ``entry_id``: one record after the file's last
-        entry (view/archive.py), refused on the active path; the view's leaf does not move."""
-        def run() -> Outcome:
-            refusal = self.manager.append_refusal()
-            if refusal:
-                raise WriteRefused(refusal)
-            new_id = set_archived(self.manager, entry_id, archived, view_leaf=self.model.leaf_id)
-            self._own_writes.add(new_id)
-            out = self._sync()
-            self.model.archives_changed()
-            what = "archived: hidden from the default views" if archived else "restored"
-            return out.note(f"Branch at {entry_id} {what} (record {new_id}).")
-        return self._run("Archive", run)
-
     def _sync(self, *, detail: bool = False) -> Outcome:
         """Give the model every entry indexed since the last sync, and the leaf."""
         entries = self.manager.index.entries
@@ -507,10 +515,6 @@ class SessionController:
             self.model.set_leaf(None)
         return Outcome(rows=True, detail=detail)
 
-    def _run(self, what: str, fn: Callable[[], Outcome]) -> Outcome:
-        result = self._guard(what, fn)
-        return result
-
     def _guard(self, what: str, fn: Callable[[], T]) -> T | Outcome:
         """Run an intent; a failure becomes a notice (nothing in memory is lost)."""
         try:
@@ -520,8 +524,12 @@ class SessionController:
             # disk now (filter, search, selection and a moved leaf are kept)
             path = self.path
             out = self.reload() if path is not None and os.path.exists(path) else Outcome()
-            out.notices.insert(0, Notice(f"{exc}. Nothing was written; the file was reloaded, try again.",
-                                         f"{what}: not done", "error", 10))
+            out.notices.insert(
+                0,
+                Notice(
+                    f"{exc}. Nothing was written; the file was reloaded, try again.", f"{what}: not done", "error", 10
+                ),
+            )
             return out
         except (LoomError, OSError) as exc:
             return Outcome().note(str(exc), f"{what}: not done", "error", 10)

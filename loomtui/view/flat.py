@@ -19,12 +19,19 @@ from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_string
 
 FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
-FILTER_TAGS = {"default": "", "no-tools": " [no-tools]", "user-only": " [user]", "labeled-only": " [labeled]",
-               "all": " [all]"}
+FILTER_TAGS = {
+    "default": "",
+    "no-tools": " [no-tools]",
+    "user-only": " [user]",
+    "labeled-only": " [labeled]",
+    "all": " [all]",
+}
 
-# visibility classes of a flattened entry
-HIDDEN, SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY = range(6)
-SETTINGS_TYPES = frozenset({"label", "custom", "model_change", "thinking_level_change", "session_info"})
+# visibility classes of a flattened entry; NEVER is shown by no mode, not even as the leaf
+HIDDEN, SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY, NEVER = range(7)
+SETTINGS_TYPES = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})
+#: entry kinds pi 1.6.0's /tree never lists (model-attributed usage records)
+NEVER_TYPES = frozenset({"usage"})
 MODE_CLASSES = {
     "default": {TOOL_RESULT, USER, OTHER},
     "no-tools": {USER, OTHER},
@@ -35,12 +42,24 @@ MODE_CLASSES = {
 _MODE_TABLES = {m: bytes(1 if c in cs else 0 for c in range(256)) for m, cs in MODE_CLASSES.items()}
 
 
+class FilterKinds(frozenset[str]):
+    """The kinds the default filter hides (as ``SETTINGS_TYPES``), and which entries beside the
+    user's messages the user-only filter keeps: ``user_request(e)`` (omp: a prompt the user
+    started with a skill or a collab peer, view/omp.py)."""
 
-def visibility_class(e: Entry, leaf_id: str | None) -> int:
+    user_request: Callable[[Entry], bool] | None = None
+
+
+def _user_request(settings: frozenset[str]) -> Callable[[Entry], bool] | None:
+    return settings.user_request if isinstance(settings, FilterKinds) else None
+
+
+def visibility_class(e: Entry, leaf_id: str | None, settings: frozenset[str] = SETTINGS_TYPES) -> int:
     """Which filter modes may show ``e`` (rule 1 of docs/formats.md §9.3 first: tool-only assistants)."""
     t = e.type
     if e.hidden:
-        return ALL_ONLY
+        return NEVER if t in NEVER_TYPES else ALL_ONLY
+    request = _user_request(settings)
     if t == MESSAGE:
         role = e.role
         if role == "user":
@@ -49,10 +68,12 @@ def visibility_class(e: Entry, leaf_id: str | None) -> int:
             return TOOL_RESULT
         if role == "assistant" and e.id != leaf_id and e.is_tool_only_assistant:
             return HIDDEN
-        return OTHER
-    if t in SETTINGS_TYPES:
+        return USER if request is not None and request(e) else OTHER
+    if t in settings:
         return SETTINGS
-    return OTHER
+    if t in NEVER_TYPES:
+        return NEVER
+    return USER if request is not None and request(e) else OTHER
 
 
 _entry_id = attrgetter("id")
@@ -71,8 +92,19 @@ class Flat:
     without touching them. ``position``/``end`` decode.
     """
 
-    __slots__ = ("leaf_id", "entries", "classes", "_calls", "active", "version", "head", "_pos", "_end",
-                 "_end_abs", "_leaf_at")
+    __slots__ = (
+        "leaf_id",
+        "entries",
+        "classes",
+        "_calls",
+        "active",
+        "version",
+        "head",
+        "_pos",
+        "_end",
+        "_end_abs",
+        "_leaf_at",
+    )
 
     def __init__(
         self,
@@ -176,36 +208,41 @@ class Flat:
         return h
 
 
-def base_classes(entries: list[Entry], start: int = 0) -> bytearray:
-    """Visibility class of every entry, as if none were the leaf (see ``flatten``).
+def base_classes(entries: list[Entry], start: int = 0, settings: frozenset[str] = SETTINGS_TYPES) -> bytearray:
+    """Visibility class of every entry, as if none were the leaf (see ``flatten``); ``settings``:
+    the kinds the default filter hides (omp's list for an omp session, view/omp.py).
 
     ``visibility_class(e, None)`` for each entry, inlined: this runs over every entry when a
     session opens.
     """
     out: list[int] = []
     add = out.append
-    settings = SETTINGS_TYPES
+    request = _user_request(settings)
     for e in entries[start:] if start else entries:
-        if e.hidden:
-            add(ALL_ONLY)
-            continue
         t = e.type
+        if e.hidden:
+            add(NEVER if t in NEVER_TYPES else ALL_ONLY)
+            continue
         if t == MESSAGE:
             role = e.role
             if role == "user":
                 add(USER)
             elif role == "toolResult":
                 add(TOOL_RESULT)
-            elif role == "assistant" and not e.has_text and (
-                not (sr := e.stop_reason) or sr == "stop" or sr == "toolUse"
+            elif (
+                role == "assistant"
+                and not e.has_text
+                and (not (sr := e.stop_reason) or sr == "stop" or sr == "toolUse")
             ):
                 add(HIDDEN)  # the tool-only assistant rule, as ``Entry.is_tool_only_assistant``
             else:
-                add(OTHER)
+                add(USER if request is not None and request(e) else OTHER)
         elif t in settings:
             add(SETTINGS)
+        elif t in NEVER_TYPES:
+            add(NEVER)
         else:
-            add(OTHER)
+            add(USER if request is not None and request(e) else OTHER)
     return bytearray(out)
 
 
@@ -244,17 +281,14 @@ def calls_in_order(entries: Iterable[Entry]) -> ToolCalls:
     return out
 
 
-def classified(entries: list[Entry], classes: bytearray) -> bytearray:
+def classified(entries: list[Entry], classes: bytearray, settings: frozenset[str] = SETTINGS_TYPES) -> bytearray:
     """``classes`` (``base_classes`` of the first entries) extended to every entry."""
     have = len(classes)
     if have < len(entries):
-        classes += base_classes(entries, have)
+        classes += base_classes(entries, have, settings)
     return classes
 
 
-# radon rates this E: kept in one piece on purpose. It runs once per entry over a whole
-# session (100k entries); a helper call per branch adds measurable time there
-# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def flatten(
     index: SessionIndex,
     leaf_id: str | None,
@@ -272,16 +306,37 @@ def flatten(
             return done
     # the entries on the path root → leaf (a set of objects: hashed by identity, no id lookups)
     active: set[Entry] = set(index.path_to(leaf_id)) if leaf_id is not None else set()
-    roots = index.roots
-    if active and len(roots) > 1:
-        roots = [r for r in roots if r in active] + [r for r in roots if r not in active]
+    roots = _active_first(index.roots, active) if active and len(index.roots) > 1 else index.roots
+    calls: ToolCalls = {} if tool_calls is None else tool_calls
+    out, parent_pos = _walk(index, roots, active, calls, tool_calls is None)
+    n = len(out)
+    end = subtree_ends(parent_pos)
+    if classes_by_index is None or len(classes_by_index) < len(index.entries):
+        classes_by_index = base_classes(index.entries)
+    cls = classes_by_index
+    classes = bytearray([cls[e.index] for e in out])
+    leaf_at = _leaf_position(index, leaf_id, out, active, cls, classes)
+    head = end[leaf_at] if leaf_at >= 0 else n
+    return Flat(leaf_id, out, None, end, classes, calls, active, index.version, head, leaf_at)
+
+
+def _active_first(entries: list[Entry], active: set[Entry]) -> list[Entry]:
+    """``entries`` with those on the active path first, each part in its order."""
+    return [k for k in entries if k in active] + [k for k in entries if k not in active]
+
+
+# the walk runs once per entry over a whole session (100k entries): each step of it stays
+# inline, a helper call per entry adds measurable time (benchmarks/bench_tree.py)
+def _walk(
+    index: SessionIndex, roots: list[Entry], active: set[Entry], tool_calls: ToolCalls, collect_calls: bool
+) -> tuple[list[Entry], list[int]]:
+    """The entries under ``roots`` in display order and each one's parent's position (-1: a
+    root); children on the ``active`` path first. With ``collect_calls`` every tool call is put
+    in ``tool_calls`` in that order (the last one of an id wins)."""
     out: list[Entry] = []
     parent_pos: list[int] = []
     append = out.append
     append_parent = parent_pos.append
-    collect_calls = tool_calls is None
-    if tool_calls is None:
-        tool_calls = {}
     kids_of = index.child_lists()
     sorted_children = index.children
     stack: list[tuple[Entry, int]] = [(r, -1) for r in reversed(roots)]
@@ -305,30 +360,31 @@ def flatten(
                 continue
             ordered = sorted_children(e.id)
             if active:
-                ordered = [k for k in ordered if k in active] + [k for k in ordered if k not in active]
+                ordered = _active_first(ordered, active)
             stack.extend([(k, me) for k in reversed(ordered)])
             break
-    n = len(out)
-    end = subtree_ends(parent_pos)
-    if classes_by_index is None or len(classes_by_index) < len(index.entries):
-        classes_by_index = base_classes(index.entries)
-    cls = classes_by_index
-    classes = bytearray([cls[e.index] for e in out])
-    leaf_at = -1
-    if leaf_id is not None and leaf_id in index.by_id:
-        leaf_entry = index.by_id[leaf_id]
-        # the leaf's position: its chain of ancestors was laid out first
-        leaf_at = len(active) - 1
-        if leaf_at < 0 or leaf_at >= n or out[leaf_at] is not leaf_entry:
-            leaf_at = out.index(leaf_entry)
-        if cls[leaf_entry.index] == HIDDEN:
-            classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
-    head = end[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, out, None, end, classes, tool_calls, active, index.version, head, leaf_at)
+    return out, parent_pos
 
 
-def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None,
-                tool_calls: ToolCalls | None) -> Flat | None:
+def _leaf_position(
+    index: SessionIndex, leaf_id: str | None, out: list[Entry], active: set[Entry], cls: bytearray, classes: bytearray
+) -> int:
+    """Where the leaf is in ``out`` (-1: no leaf); a leaf hidden by its class is shown in ``classes``."""
+    if leaf_id is None or leaf_id not in index.by_id:
+        return -1
+    leaf_entry = index.by_id[leaf_id]
+    # the leaf's position: its chain of ancestors was laid out first
+    leaf_at = len(active) - 1
+    if leaf_at < 0 or leaf_at >= len(out) or out[leaf_at] is not leaf_entry:
+        leaf_at = out.index(leaf_entry)
+    if cls[leaf_entry.index] == HIDDEN:
+        classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
+    return leaf_at
+
+
+def _preordered(
+    index: SessionIndex, leaf_id: str | None, classes_by_index: bytearray | None, tool_calls: ToolCalls | None
+) -> Flat | None:
     """``flatten`` of an index whose entries are already its display order
     (``SessionIndex.mark_preorder``): the same ``Flat`` without walking the tree, when the
     leaf's path is the start of that order (then putting it first changes nothing); else None."""
@@ -349,11 +405,17 @@ def _preordered(index: SessionIndex, leaf_id: str | None, classes_by_index: byte
     if leaf_at >= 0 and classes[leaf_at] == HIDDEN:
         classes[leaf_at] = OTHER  # the current leaf is always shown (docs/formats.md §9.3)
     head = ends[leaf_at] if leaf_at >= 0 else n
-    return Flat(leaf_id, list(entries), None, list(ends), classes, tool_calls, set(path), index.version, head,
-                leaf_at)
+    return Flat(leaf_id, list(entries), None, list(ends), classes, tool_calls, set(path), index.version, head, leaf_at)
 
 
-def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | None, base_class: int) -> int | None:
+def insert_new_child(
+    flat: Flat,
+    index: SessionIndex,
+    e: Entry,
+    leaf_id: str | None,
+    base_class: int,
+    settings: frozenset[str] = SETTINGS_TYPES,
+) -> int | None:
     """Put a freshly appended entry into ``flat`` in place, when the order allows it.
 
     Applies when ``e``'s parent had no children before (the usual live append: a child of the
@@ -382,7 +444,7 @@ def insert_new_child(flat: Flat, index: SessionIndex, e: Entry, leaf_id: str | N
         p_old = flat.position(old_leaf)
         if p_old is not None:
             # a tool-only assistant was shown only while it was the leaf (docs/formats.md §9.3)
-            flat.classes[p_old] = visibility_class(index.by_id[old_leaf], leaf_id)
+            flat.classes[p_old] = visibility_class(index.by_id[old_leaf], leaf_id, settings)
     if e.tool_calls is not None:
         for call_id, name, args in e.tool_calls:
             flat.tool_calls[call_id] = (name, args)
@@ -426,8 +488,9 @@ def drop_folded(flat: Flat, positions: list[int], folded: set[str]) -> list[int]
     return out
 
 
-def label_matches(flat: Flat, labels: dict[str, Any], tokens: tuple[str, ...], candidates: list[int],
-                  out: list[int], texts: list[str]) -> list[int]:
+def label_matches(
+    flat: Flat, labels: dict[str, Any], tokens: tuple[str, ...], candidates: list[int], out: list[int], texts: list[str]
+) -> list[int]:
     """Search: positions of ``candidates`` not in ``out`` (both sorted) whose text holds every
     token once their label counts as text (pi searches the label too)."""
     extra = []
@@ -445,3 +508,24 @@ def label_matches(flat: Flat, labels: dict[str, Any], tokens: tuple[str, ...], c
 def _holds(sorted_positions: list[int], p: int) -> bool:
     i = bisect_left(sorted_positions, p)
     return i < len(sorted_positions) and sorted_positions[i] == p
+
+
+#: the flatten of a loading model, handed in by the opener (it may take a flattened tree kept
+#: from an earlier open): (manager, leaf id, the entries' classes so far, the tool-call map when
+#: asked, the settings kinds) -> (the flat, the same when it is still to be kept or None, classes)
+Flattener = Callable[
+    [Any, "str | None", bytearray, "Callable[[], ToolCalls | None]", frozenset[str]],
+    "tuple[Flat, Flat | None, bytearray]",
+]
+
+
+def loading_flatten(
+    manager: Any,
+    leaf_id: str | None,
+    classes: bytearray,
+    tool_calls: Callable[[], ToolCalls | None],
+    settings: frozenset[str] = SETTINGS_TYPES,
+) -> tuple[Flat, Flat | None, bytearray]:
+    """The ``Flattener`` without a cache: classified and flattened now, nothing to keep."""
+    classes = classified(manager.index.entries, classes, settings)
+    return flatten(manager.index, leaf_id, classes, tool_calls()), None, classes

@@ -92,7 +92,7 @@ class History:
             return
         if 0 <= self.at < len(self.places) and self.places[self.at] == entry_id:
             return
-        del self.places[self.at + 1:]
+        del self.places[self.at + 1 :]
         self.places.append(entry_id)
         if len(self.places) > self.limit:
             del self.places[0]

@@ -16,7 +16,6 @@ from typing import Any, TypeAlias
 
 from loomtui.view.flat import Flat
 
-
 #: Gutters as a shared chain ``(outer, position, show)``: children extend their parent's chain
 #: in O(1) instead of copying a tuple as deep as the tree.
 Gutters: TypeAlias = "tuple[Any, ...]"
@@ -118,8 +117,16 @@ class Layout:
             self.kids[p] = 0
         elif self.multiple_roots or len(self.positions) == 1:
             return False
-        for arr in (self.positions, self.parent, self.kids, self.indent, self.connector, self.last,
-                    self.virtual_root_child, self.gutters):
+        for arr in (
+            self.positions,
+            self.parent,
+            self.kids,
+            self.indent,
+            self.connector,
+            self.last,
+            self.virtual_root_child,
+            self.gutters,
+        ):
             del arr[r]
         self.split = r
         return True
@@ -155,17 +162,15 @@ class Layout:
         return r
 
 
-# radon rates this D: kept in one piece on purpose. It runs once per visible row over a whole
-# session (100k entries); a helper call per branch adds measurable time there
-# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def layout(flat: Flat, positions: list[int]) -> Layout:
     """pi's recalculateVisualStructure over the visible rows (in display order).
 
     Rows are in pre-order, so a row's visible parent is the nearest row above it whose
     subtree (``flat.end``) still contains it. Almost every row sits right below its parent in
     a single-child chain; those are found with one comparison per row, and only the few rows
-    that start a new branch search for their parent (binary search along the chain above).
-    Then indent, connectors and gutters are computed per chain, not per row.
+    that start a new branch search for their parent (binary search along the chain above:
+    ``_link_breaks``). Then indent, connectors and gutters are computed per chain, not per row
+    (``_shape_chains``).
     """
     n = len(positions)
     lay = Layout(flat, positions)
@@ -185,6 +190,29 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
     while at >= 0:  # the few rows that do not continue the row above (memchr)
         breaks.append(at)
         at = find_break(0, at + 1)
+    roots, last_child = _link_breaks(positions, ends, continues, breaks, parent, kids, last)
+    lay.split = n
+    lay.parent = parent
+    lay.kids = kids
+    lay.last = last
+    lay.multiple_roots = roots > 1
+    _shape_chains(lay, breaks, continues, last_child)
+    return lay
+
+
+def _link_breaks(
+    positions: list[int],
+    ends: Any,
+    continues: bytearray,
+    breaks: list[int],
+    parent: list[int],
+    kids: list[int],
+    last: bytearray,
+) -> tuple[int, dict[int, int]]:
+    """The parent of each row that does not continue the row above (``breaks``), its parent's
+    child count and which rows are last children; returns the number of roots and each
+    parent's last child."""
+    n = len(positions)
     last_child: dict[int, int] = {}
     roots = 0
     last_root = -1
@@ -228,7 +256,14 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
             last[i] = 1
             last_child[q] = i
     breaks.pop()
-    multiple = roots > 1
+    return roots, last_child
+
+
+def _shape_chains(lay: Layout, breaks: list[int], continues: bytearray, last_child: dict[int, int]) -> None:
+    """Indent, connectors and gutters of every row, a chain at a time: past a chain's second row
+    every row looks alike."""
+    n = lay.split
+    parent, kids, last, multiple = lay.parent, lay.kids, lay.last, lay.multiple_roots
     indent = [0] * n
     connector = bytearray(n)
     vrc = bytearray(n)
@@ -277,16 +312,10 @@ def layout(flat: Flat, positions: list[int]) -> Layout:
                 indent[i + 2 : nxt] = [indent[i + 1]] * k
                 gutters[i + 2 : nxt] = [gutters[i + 1]] * k
         prev_start = nxt
-    lay.split = n
-    lay.parent = parent
-    lay.kids = kids
     lay.indent = indent
     lay.connector = connector
-    lay.last = last
     lay.virtual_root_child = vrc
     lay.gutters = gutters
-    lay.multiple_roots = multiple
-    return lay
 
 
 def prefix(lay: Layout, i: int, folded: bool, max_cols: int | None = None) -> str:

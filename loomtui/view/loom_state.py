@@ -18,7 +18,6 @@ MARK = "✦ "
 ARCHIVED_TAG = "[archived] "
 
 
-
 class LoomState:
     """Hoist, show-archived and the compare mark (mixed into ``TreeModel``)."""
 
@@ -30,6 +29,7 @@ class LoomState:
     selected: int
 
     if TYPE_CHECKING:
+
         @property
         def selected_id(self) -> str | None: ...
         def _refilter(self) -> None: ...
@@ -73,5 +73,4 @@ class LoomState:
         if p is None:
             self.hoist_id = None
             return positions
-        return positions[bisect_left(positions, p): bisect_left(positions, self.flat.end(p))]
-
+        return positions[bisect_left(positions, p) : bisect_left(positions, self.flat.end(p))]

@@ -18,9 +18,10 @@ from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
+from loomtui.session.source import PI_FILTERS
 from loomtui.view import flat as F
-from loomtui.view import flatcache
 from loomtui.view import layout as L
+from loomtui.view import omp
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
 from loomtui.view.compact import compact_prefix
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
@@ -41,14 +42,19 @@ class TreeModel(LoomState):
         filter_mode: str = "default",
         page_size: int = 20,
         home: str | None = None,
+        flattener: F.Flattener | None = None,
     ) -> None:
         self.manager = manager
+        #: the loading flatten: the opener's may reuse a tree kept from an earlier open
+        self._flattener = flattener
         self.index = manager.index
         self.leaf_id = manager.get_leaf_id() if use_manager_leaf and leaf_id is None else leaf_id
         #: modes the source adds (an OCP run: failed, …): mode -> (tag, ids function), as given
         self.extra_filters: Mapping[str, tuple[str, Any]] = manager.source.filters or {}
         self._extra_ids: dict[str, frozenset[str]] = {}
-        self.mode = filter_mode if filter_mode in F.FILTER_TAGS or filter_mode in self.extra_filters else "default"
+        #: pi's four filters beside default (an OCP run has its own instead)
+        self.pi_filters = manager.source.offers(PI_FILTERS)
+        self.mode = filter_mode if self.has_mode(filter_mode) else "default"
         self.query = ""
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
@@ -63,16 +69,19 @@ class TreeModel(LoomState):
         self._layouts: OrderedDict[tuple[Any, ...], L.Layout] = OrderedDict()
         self._matches: tuple[tuple[str, str | None, int, tuple[str, ...]], list[int]] | None = None
         self._classes = bytearray()  # every entry's visibility class (made while flattening)
+        #: an omp session follows omp's filters and fuzzy search (view/omp.py)
+        self.omp = omp.is_omp_session(manager.title, manager.path, manager.index.entries)
+        self._settings = omp.filter_kinds(manager.load) if self.omp else F.SETTINGS_TYPES
+        self._omp_search: dict[str, omp.SearchIndex] = {}
         self._tool_calls: tuple[int, dict[Any, tuple[Any, Any]] | None] | None = None
         #: loom tools: the hoisted entry, archived subtrees (hidden unless ``show_archived``), the mark
         self.hoist_id: str | None = None
         self.show_archived = False
         self.archive = ArchiveState(manager)
         self.marked_id: str | None = None
-        #: flattened while loading and not stored yet: ``flatcache.save`` it once painted
+        #: flattened while loading and not kept yet: the opener keeps it once painted
         self.unsaved_flat: F.Flat | None = None
-        #: each entry's row text by file index, for this flat and ``home`` (view/flatcache.py,
-        #: view/tail_texts.py; None where a row's text is written when printed)
+        #: each entry's row text by file index for this flat and ``home``, as the opener kept or made them (None where the row writes its own)
         self.row_texts: list[str | None] | None = None
         self.flat = self._flatten(freeze=True)  # part of loading the session
         self.rows = L.Layout()
@@ -86,7 +95,13 @@ class TreeModel(LoomState):
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return F.FILTER_MODES + tuple(self.extra_filters)
+        return (F.FILTER_MODES if self.pi_filters else ("default",)) + tuple(self.extra_filters)
+
+    def has_mode(self, mode: str) -> bool:
+        """``mode`` is one of ``modes`` (without making a run's per-model modes)."""
+        if mode in F.FILTER_TAGS:
+            return mode == "default" or self.pi_filters
+        return mode in self.extra_filters
 
     def entry_at(self, i: int) -> Entry:
         return self.flat.entries[self.rows.position(i)]
@@ -158,10 +173,10 @@ class TreeModel(LoomState):
         """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
         return next(self.plain_rows(width, i, i + 1))
 
-    def plain_rows(self, width: int, start: int = 0, stop: int | None = None) -> Iterator[str]:
+    def plain_rows(self, width: int, start: int = 0, stop: int | None = None, shift: int = 0) -> Iterator[str]:
         """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
-        `loomtui tree` (``view/plain_rows.py``)."""
-        return plain_rows(self, width, start, stop)
+        `loomtui tree` (``view/plain_rows.py``); ``shift``: panned left (``view/pan.py``)."""
+        return plain_rows(self, width, start, stop, shift)
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""
@@ -171,7 +186,7 @@ class TreeModel(LoomState):
 
     # filters and search -------------------------------------------------------------------
     def set_filter(self, mode: str) -> None:
-        if mode not in F.FILTER_TAGS and mode not in self.extra_filters:
+        if not self.has_mode(mode):
             raise ValueError(f"unknown filter mode {mode!r}; use one of {', '.join(self.modes)}")
         self.mode = mode
         self.folded.clear()
@@ -296,6 +311,21 @@ class TreeModel(LoomState):
             cur = p
 
     # leaf ---------------------------------------------------------------------------------
+    def shown_leaf_id(self) -> str | None:
+        """The leaf as the tree marks it: the leaf, or, when the filter hides it (a label or
+        settings entry written last), its nearest ancestor the filter shows (a search or the
+        labeled-only filter do not move it: the default filter's rows decide)."""
+        mode = self.mode if self.mode in F.MODE_CLASSES and self.mode != "labeled-only" else "default"
+        allowed = F.MODE_CLASSES[mode]
+        by_id = self.index.by_id
+        cur = by_id.get(self.leaf_id) if self.leaf_id is not None else None
+        while cur is not None:
+            p = self.flat.position(cur.id)
+            if p is not None and self.flat.classes[p] in allowed:
+                return cur.id
+            cur = self.index.parent_of(cur)
+        return self.leaf_id
+
     def set_leaf(self, leaf_id: str | None) -> None:
         """Re-root the view on another leaf (active path and branch order change)."""
         self.leaf_id = leaf_id
@@ -316,12 +346,20 @@ class TreeModel(LoomState):
         keep: str | None = None
         if len(self.rows):
             keep = self.entry_at(self.selected).id
-            if target_leaf is not None and target_leaf != self.leaf_id and \
-                    self.selected == self._nearest_visible(self.leaf_id):
+            if (
+                target_leaf is not None
+                and target_leaf != self.leaf_id
+                and self.selected == self._nearest_visible(self.leaf_id)
+            ):
                 keep = target_leaf
-        self._classes = F.classified(self.index.entries, self._classes)
-        incremental = (len(new) <= 64 and not self.query and not self.folded and self.hoist_id is None
-                       and not any(is_record(e) for e in new))
+        self._classes = F.classified(self.index.entries, self._classes, self._settings)
+        incremental = (
+            len(new) <= 64
+            and not self.query
+            and not self.folded
+            and self.hoist_id is None
+            and not any(is_record(e) for e in new)
+        )
         if incremental:
             for k, e in enumerate(new):
                 step_leaf = target_leaf if k == len(new) - 1 else self.leaf_id
@@ -354,7 +392,7 @@ class TreeModel(LoomState):
         old_leaf = self.flat.leaf_id
         old_at = self.flat.position(old_leaf) if old_leaf is not None else None
         old_shown = old_at is not None and self.flat.classes[old_at] in F.MODE_CLASSES.get(self.mode, ())
-        at = F.insert_new_child(self.flat, self.index, e, leaf_id, self._classes[e.index])
+        at = F.insert_new_child(self.flat, self.index, e, leaf_id, self._classes[e.index], self._settings)
         if at is None:
             return False
         self.leaf_id = leaf_id
@@ -420,11 +458,12 @@ class TreeModel(LoomState):
         # whatever garbage the UI has at that moment (frozen objects are never collected)
         with bulk_allocation(freeze=freeze):
             if not freeze:
-                self._classes = F.classified(self.index.entries, self._classes)
+                self._classes = F.classified(self.index.entries, self._classes, self._settings)
                 return F.flatten(self.index, self.leaf_id, self._classes, self._session_calls())
-            # loading: a big session reopened as it was is classified and flattened already
-            flat, self.unsaved_flat, self._classes = flatcache.flatten(self.manager, self.leaf_id, self._classes,
-                                                                       self._session_calls)
+            # loading: a big session reopened as it was may be classified and flattened already
+            flat, self.unsaved_flat, self._classes = (self._flattener or F.loading_flatten)(
+                self.manager, self.leaf_id, self._classes, self._session_calls, self._settings
+            )
             return flat
 
     def _remember(self) -> None:
@@ -521,6 +560,10 @@ class TreeModel(LoomState):
         When the query only grew, the previous matches are the only candidates.
         """
         candidates, to_test = self._search_candidates(tokens)
+        if self.omp:
+            out = [p for p in candidates if self._omp_matches(p, to_test)]
+            self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
+            return out
         texts = self._texts_in_display_order()
         out = candidates
         for t in to_test:
@@ -533,11 +576,22 @@ class TreeModel(LoomState):
         self._matches = ((self.mode, self.leaf_id, self.index.version, tokens), out)
         return out
 
+    def _omp_matches(self, p: int, tokens: tuple[str, ...]) -> bool:
+        """omp's search: every token fuzzily in the entry's omp search text, label first."""
+        e = self.flat.entries[p]
+        label = self.index.label_of(e.id)
+        text = omp.search_text(e, label, self.manager.load(e) if e.type in omp.OMP_ONLY_TYPES else None)
+        index = self._omp_search.get(text)
+        if index is None:
+            index = self._omp_search[text] = omp.SearchIndex(text)
+        return all(omp.fuzzy_match(t, index) for t in tokens)
+
     def _search_candidates(self, tokens: tuple[str, ...]) -> tuple[list[int], tuple[str, ...]]:
         """(positions to test, tokens to test them for): when the query only grew, the previous
         matches and only the new tokens; else every visible position and every token."""
         prev = self._matches
-        if prev is not None and prev[0][:3] == (self.mode, self.leaf_id, self.index.version):
+        # (omp's fuzzy tokens: a longer token may match where a part of it does not)
+        if prev is not None and not self.omp and prev[0][:3] == (self.mode, self.leaf_id, self.index.version):
             old_tokens = prev[0][3]
             if all(any(o in t for t in tokens) for o in old_tokens):
                 # every candidate already holds the old tokens: test only the new ones

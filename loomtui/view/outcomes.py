@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import Lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,8 @@ class Outcome:
     error: BaseException | None = None
     #: a session to open on top (a row that is a session of its own: a subagent)
     session: SessionManager | None = None
+    #: a file to find, then open on top (``Source.opens`` gave a ``Lookup``)
+    lookup: Lookup | None = None
 
     @property
     def done(self) -> bool:
@@ -81,3 +84,8 @@ class ExportPlan:
     entries: int
     labels: int
     default_dir: str
+    #: what the new file is ("a Claude Code session") and what it holds, in the source's words
+    export_as: str = "a pi session"
+    note: str = "the header's parentSession names this file"
+    #: the new file also gets a ``session_info`` entry keeping the session's name
+    named: bool = False

@@ -9,19 +9,30 @@ from __future__ import annotations
 
 import math
 import os
+import posixpath
 import re
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from loomtui.session.entries import Entry
 from loomtui.session.index import timestamp_ms
-from loomtui.session.jsstr import JS_WHITESPACE, js_json, js_number, js_string, js_trim, js_truthy, utf16_len, utf16_slice
+from loomtui.session.jsstr import (
+    JS_WHITESPACE,
+    js_json,
+    js_number,
+    js_string,
+    js_to_number,
+    js_trim,
+    js_truthy,
+    utf16_len,
+    utf16_slice,
+)
 
 Segment = tuple[str, str]
 
 _NL_TAB = re.compile(r"[\n\t]")
-_LINE_BREAKS = re.compile(r"[\r\n\u2028\u2029]")
 
 
 def normalize(s: Any) -> str:
@@ -30,11 +41,6 @@ def normalize(s: Any) -> str:
     if "\n" in text or "\t" in text:
         text = _NL_TAB.sub(" ", text)
     return text.strip(JS_WHITESPACE)
-
-
-def one_line(s: str) -> str:
-    """Where pi would print a raw line break inside a row, print a space (robustness)."""
-    return _LINE_BREAKS.sub(" ", s) if ("\n" in s or "\r" in s or "\u2028" in s or "\u2029" in s) else s
 
 
 def _tmpl(v: Any) -> str:
@@ -46,8 +52,26 @@ def home_dir() -> str:
     return os.environ.get("HOME") or os.environ.get("USERPROFILE") or ""
 
 
+@lru_cache(maxsize=8)
+def _resolved(p: str) -> str:
+    """node's ``path.posix.resolve``: relative to the working directory, normalised, one
+    leading slash, no trailing one."""
+    out = posixpath.normpath(p if p.startswith("/") else posixpath.join(os.getcwd(), p))
+    return "/" + out.lstrip("/") if out.startswith("//") else out
+
+
 def _shorten(p: str, home: str) -> str:
-    return "~" + p[len(home) :] if home and p.startswith(home) else p
+    """pi 1.6.0's ``shortenHomePath``: an absolute path inside ``home`` as ``~/rest`` (both
+    resolved first), ``home`` itself as ``~``; anything else unchanged (``/home/me2`` is not
+    inside ``/home/me``)."""
+    if not home or not p.startswith("/"):
+        return p
+    home_key = _resolved(home)
+    key = p if ("//" not in p and "/." not in p and not p.endswith("/")) else _resolved(p)
+    if key == home_key:
+        return "~"
+    base = home_key if home_key.endswith("/") else home_key + "/"
+    return "~/" + key[len(base) :] if key.startswith(base) else p
 
 
 def _to_number(v: Any) -> float:
@@ -68,23 +92,13 @@ def _to_number(v: Any) -> float:
     return math.nan
 
 
-def _js_add(a: Any, b: Any) -> Any:
-    if isinstance(a, str) or isinstance(b, str) or isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
-        return js_string(a) + js_string(b)
-    return _to_number(a) + _to_number(b)
-
-
-def _num_or_int(x: float) -> Any:
-    return int(x) if x == x and not math.isinf(x) and x == int(x) else x
-
-
 def _path_arg(get: Any, keys: tuple[str, ...], default: str, home: str) -> str:
     """The first truthy of ``keys`` as a path, ``~``-shortened (pi: ``args.path || …``)."""
     for k in keys:
         v = get(k)
         if type(v) is str:
             if v:
-                return "~" + v[len(home) :] if home and v.startswith(home) else v
+                return _shorten(v, home)
         elif js_truthy(v):
             return _shorten(js_string(v), home)
     return _shorten(default, home)
@@ -98,8 +112,17 @@ def _no_get(_key: str) -> None:
     return None
 
 
+class ShownCall(str):
+    """A tool call's whole row text, made by the source (another agent's tool that pi has no
+    form for, formats/agent/tools.py): ``format_tool_call`` shows it as it is."""
+
+    __slots__ = ()
+
+
 def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
     """pi's ``formatToolCall``: ``[read: ~/x.py:10-29]``, ``[bash: …]``, ``[tool: {json}…]``."""
+    if type(name) is ShownCall:
+        return str(name)
     if home is None:
         home = home_dir()
     if args is None:
@@ -114,24 +137,35 @@ def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
 
 def _read_call(args: Any, get: Callable[[str], Any], home: str) -> str:
     display = _path_arg(get, _PATH_KEYS, "", home)
-    if isinstance(args, dict) and ("offset" in args or "limit" in args):
-        display += _read_range(args)
-    return f"[read: {display}]"
+    return f"[read: {display}{_read_range(get('offset'), get('limit'))}]"
 
 
-def _read_range(args: dict[str, Any]) -> str:
-    """``:start`` or ``:start-end`` of a read call with an offset or a limit (JS arithmetic)."""
-    offset = args.get("offset")
-    start: Any = offset if offset is not None else 1
-    end: Any = ""
-    if "limit" in args:
-        total = _js_add(start, args.get("limit"))
-        end = _num_or_int(_to_number(total) - 1)
-    start_text = js_string(_num_or_int(start) if isinstance(start, float) else start)
-    end_text = ""
-    if js_truthy(end):
-        end_text = "-" + (js_number(end) if isinstance(end, (int, float)) else js_string(end))
-    return f":{start_text}{end_text}"
+def _line_number(v: Any) -> float | None:
+    """pi's ``parseLineNumber``: a finite number, or a non-blank string that is one."""
+    if isinstance(v, str) and js_trim(v):
+        x: float = js_to_number(v)
+    elif isinstance(v, (int, float)) and not isinstance(v, bool):
+        x = js_to_number(v) if isinstance(v, float) or abs(v) > 2**53 else v
+    else:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _read_range(offset: Any, limit: Any) -> str:
+    """pi 1.6.0's ``formatReadLineRange``: ``:start`` or ``:start-end`` from numbers or numeric
+    strings (null reads as missing), nothing for a malformed range."""
+    if offset is None and limit is None:
+        return ""
+    start = 1 if offset is None else _line_number(offset)
+    if start is None:
+        return ""
+    if limit is None:
+        return f":{js_number(start)}"
+    count = _line_number(limit)
+    if count is None:
+        return ""
+    end = start + count - 1
+    return f":{js_number(start)}-{js_number(end)}" if end else f":{js_number(start)}"
 
 
 def _bash_call(args: Any, get: Callable[[str], Any], home: str) -> str:
@@ -174,34 +208,42 @@ def display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None)
     return _display_segments(e, tool_calls, home)
 
 
-# radon rates this E: kept in one piece on purpose. It runs once per drawn row over a whole
-# session (100k entries); a helper call per branch adds measurable time there
-# (benchmarks/bench_tree.py, bench_open.py, bench_app.py). docs/architecture.md, "Where each rule lives".
 def _display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> list[Segment]:
+    """Runs once per drawn row: one call more than the row's kind needs (a message's role, or
+    another kind), none per branch."""
+    if e.type == "message":
+        return _message_segments(e, tool_calls, home)
+    return _entry_segments(e)
+
+
+def _message_segments(e: Entry, tool_calls: ToolCallMap, home: str | None) -> list[Segment]:
+    role = e.role
+    if role == "user":
+        return [("accent", "user: "), ("text", normalize(e.text or ""))]
+    if role == "assistant":
+        head = ("success", "assistant: ")
+        body = normalize(e.text or "")
+        if body:
+            return [head, ("text", body)]
+        if e.stop_reason == "aborted":
+            return [head, ("muted", "(aborted)")]
+        if js_truthy(e.aux):
+            return [head, ("error", utf16_slice(normalize(e.aux), 80))]
+        return [head, ("muted", "(no content)")]
+    if role == "toolResult":
+        call = tool_calls.get(e.aux) if js_truthy(e.aux) else None
+        if call is not None:
+            return [("muted", format_tool_call(call[0], call[1], home))]
+        name = e.tool_name
+        return [("muted", f"[{'tool' if name is None else js_string(name)}]")]
+    if role == "bashExecution":
+        return [("dim", f"[bash]: {normalize(e.text if e.text is not None else '')}")]
+    return [("dim", f"[{_tmpl(role)}]")]
+
+
+def _entry_segments(e: Entry) -> list[Segment]:
+    """Every kind but a message."""
     t = e.type
-    if t == "message":
-        role = e.role
-        if role == "user":
-            return [("accent", "user: "), ("text", normalize(e.text or ""))]
-        if role == "assistant":
-            head = ("success", "assistant: ")
-            body = normalize(e.text or "")
-            if body:
-                return [head, ("text", body)]
-            if e.stop_reason == "aborted":
-                return [head, ("muted", "(aborted)")]
-            if js_truthy(e.aux):
-                return [head, ("error", utf16_slice(normalize(e.aux), 80))]
-            return [head, ("muted", "(no content)")]
-        if role == "toolResult":
-            call = tool_calls.get(e.aux) if js_truthy(e.aux) else None
-            if call is not None:
-                return [("muted", format_tool_call(call[0], call[1], home))]
-            name = e.tool_name
-            return [("muted", f"[{'tool' if name is None else js_string(name)}]")]
-        if role == "bashExecution":
-            return [("dim", f"[bash]: {normalize(e.text if e.text is not None else '')}")]
-        return [("dim", f"[{_tmpl(role)}]")]
     if t == "custom_message":
         return [("customMessageLabel", f"[{_tmpl(e.aux)}]: "), ("text", normalize(e.text or ""))]
     if t == "compaction":
@@ -220,9 +262,47 @@ def _display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None
         return [("dim", f"[label: {'(cleared)' if e.text is None else js_string(e.text)}]")]
     if t == "session_info":
         name = e.text
-        return [("dim", f"[title: {one_line(js_string(name)) if js_truthy(name) else 'empty'}]")]
+        # pi 1.6.0 prints the name as it is (a line break too, which the row shows as its picture)
+        return [("dim", f"[title: {js_string(name) if js_truthy(name) else 'empty'}]")]
+    if t == "context_edit":
+        return [("dim", f"[context {e.aux}: {_tmpl(e.text)}]")]
+    omp_row = _OMP_ROWS.get(t) if isinstance(e.aux, tuple) else None
+    if omp_row is not None:
+        return [("dim", omp_row(*e.aux))]
     # pi prints nothing for types it does not know; omp's generic form reads better
     return [("dim", f"[{t.replace('_', ' ') if t else 'entry'}]")]
+
+
+def _omp_field(v: Any) -> str:
+    """omp's ``sanitizeTreeField``: tabs and line breaks as spaces, trimmed."""
+    return _tmpl(v).replace("\n", " ").replace("\t", " ").strip()
+
+
+def _omp_tiers(tiers: Any) -> str:
+    """``family:tier`` pairs (``Object.entries``), or ``(default)`` when none is set."""
+    if not js_truthy(tiers):
+        return "(default)"
+    pairs = tiers.items() if isinstance(tiers, dict) else enumerate(tiers) if isinstance(tiers, (list, str)) else ()
+    return " ".join(f"{k}:{_tmpl(v)}" for k, v in pairs)
+
+
+def _model_usage_row(purpose: Any, role: Any, provider: Any, model: Any) -> str:
+    shown_role = _omp_field(role) if role is not None else ""  # ``entry.role ?? ""``
+    return (
+        f"[model usage: {_omp_field(purpose)} {shown_role + ' ' if shown_role else ''}"
+        f"{_omp_field(provider)}/{_omp_field(model)}]"
+    )
+
+
+#: omp's tree rows for its own kinds (oh-my-pi's tree selector, docs/pi-releases.md); the fields
+#: are the entry's (``session/entries.py`` keeps them in ``aux``)
+_OMP_ROWS: dict[str, Callable[..., str]] = {
+    "model_usage": lambda purpose, role, provider, model: _model_usage_row(purpose, role, provider, model),
+    "service_tier_change": lambda tiers: f"[service tier: {_omp_tiers(tiers)}]",
+    "title_change": lambda title: f"[title: {_omp_field(title)}]",
+    "mode_change": lambda mode: f"[mode: {_tmpl(mode)}]",
+    "credential_pin": lambda provider: f"[credential pin: {_tmpl(provider)}]",
+}
 
 
 def display_text(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> str:
@@ -272,6 +352,8 @@ def search_text(e: Entry) -> str:
         parts += ["custom", _part(e.text)]
     elif t == "label":
         parts += ["label", _part(e.text)]
+    elif t == "context_edit":
+        parts += ["context edit", _part(e.aux), _part(e.text)]
     return " ".join(parts).lower()
 
 

@@ -10,8 +10,7 @@ _WIDE_CLASS = (
     "\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6"
     "\U0001f300-\U0001faff\U00020000-\U0003fffd]"
 )
-_ZERO_CLASS = ("[\x00-\x1f\x7f-\x9f\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u200b-\u200f"
-               "\u20d0-\u20ff\ufe00-\ufe0f\ufeff]")
+_ZERO_CLASS = "[\x00-\x1f\x7f-\x9f\u0300-\u036f\u0483-\u0489\u0591-\u05bd\u200b-\u200f\u20d0-\u20ff\ufe00-\ufe0f\ufeff]"
 
 
 @cache
@@ -30,12 +29,23 @@ def char_width(c: str) -> int:
     return 2 if wide.match(c) else 1
 
 
+def one_column_each(s: str) -> bool:
+    """Whether every code point of ``s`` takes one column (no wide, control or combining one)."""
+    return s.isascii() and s.isprintable() or not _patterns()[2].search(s)
+
+
 def text_width(s: str) -> int:
     """Columns ``s`` takes (fast: counts only the wide and zero-width code points)."""
-    wide, zero, _either = _patterns()
+    wide, zero, either = _patterns()
     if s.isascii():
         return len(s) - (len(zero.findall(s)) if not s.isprintable() else 0)
+    if not either.search(s):  # box-drawing glyphs and other one-column code points only
+        return len(s)
     return len(s) + len(wide.findall(s)) - len(zero.findall(s))
+
+
+#: pi 1.6.0 cuts /tree rows at the width with no ellipsis (its footer keeps "...")
+ROW_ELLIPSIS = ""
 
 
 def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: int = 0) -> str:
@@ -75,43 +85,6 @@ def truncate_to_width(s: str, width: int, ellipsis: str = "...", safe_prefix: in
         out.append(c)
         used += w
     return "".join(out) + ellipsis
-
-
-def fit_parts(parts: list[str], width: int, shrink: int, sep: str = "  ·  ") -> str:
-    """``parts`` joined by ``sep`` in ``width`` columns: part ``shrink`` (a path) gives up its
-    left end first (``…/tail``), so the parts after it (counts, the leaf) stay whole; only when
-    that is not enough is the end cut with ``…``."""
-    text = sep.join(parts)
-    over = text_width(text) - width
-    if over <= 0 or not 0 <= shrink < len(parts):
-        return text if over <= 0 else _cut(text, width)
-    part = parts[shrink]
-    keep = text_width(part) - over - 1
-    if keep < 8:
-        # no room for a useful piece of the path: leave it out, then shorten the first part
-        rest = parts[:shrink] + parts[shrink + 1:]
-        out = sep.join(rest)
-        over = text_width(out) - width
-        if over > 0 and shrink != 0 and text_width(rest[0]) > 8:
-            out = sep.join([_cut(rest[0], max(8, text_width(rest[0]) - over))] + rest[1:])
-        return out if text_width(out) <= width else _cut(out, width)
-    tail = part
-    while text_width(tail) > keep:
-        tail = tail[1:]
-    cut = tail.find("/")
-    if 0 <= cut < len(tail) - 8:
-        tail = tail[cut:]
-    short = "…" + tail
-    out = sep.join(parts[:shrink] + [short] + parts[shrink + 1:])
-    return out if text_width(out) <= width else _cut(out, width)
-
-
-def _cut(text: str, width: int) -> str:
-    if width <= 0:
-        return ""
-    while text_width(text) > width - 1:
-        text = text[:-1]
-    return text + "…"
 
 
 def fit_items(items: list[tuple[int, str]], width: int, sep: str = "  ") -> str:

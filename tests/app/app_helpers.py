@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 
 from loomtui.app.app import LoomApp
 from loomtui.app.screens.browser import BrowserScreen
+from tests.waits import until
 
 
 def make_app(path: Path | str | None, **kw: Any) -> LoomApp:
@@ -19,12 +20,15 @@ def make_app(path: Path | str | None, **kw: Any) -> LoomApp:
 
 async def browser(pilot: Pilot[Any]) -> BrowserScreen:
     """The browser screen once its session is loaded."""
-    for _ in range(100):
+
+    def loaded() -> bool:
         screen = pilot.app.screen
-        if isinstance(screen, BrowserScreen) and screen.model is not None:
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no browser screen with a session; top screen is {pilot.app.screen!r}")
+        return isinstance(screen, BrowserScreen) and screen.model is not None
+
+    await until(pilot, loaded, what="a browser screen with a session")
+    screen = pilot.app.screen
+    assert isinstance(screen, BrowserScreen)
+    return screen
 
 
 async def select(pilot: Pilot[Any], screen: BrowserScreen, entry_id: str) -> None:

@@ -46,6 +46,7 @@ def _home_state() -> dict[str, int]:
 @pytest.fixture(autouse=True)
 def fixed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.setenv("HOME", SHOWN_HOME)
+    monkeypatch.chdir(tmp_path)  # what the app writes "here" (an HTML page, a screenshot) stays in the test's own place
     monkeypatch.setenv("TZ", "UTC")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
@@ -86,9 +87,19 @@ def config_dir(tmp_path: Path) -> Path:
 
 def snap_fixture(name: str) -> str:
     """The fixture at a fixed path (the title bar shows it)."""
+    return snap_file(name, (FIXTURES / name).read_bytes())
+
+
+def snap_file(name: str, data: bytes) -> str:
+    """``data`` at a fixed path, put in place whole (a new file renamed over the old one, and
+    only when it differs): an app of the test before, whose threads may still read the file,
+    never sees it cut to nothing."""
     SNAP_DIR.mkdir(parents=True, exist_ok=True)
     dst = SNAP_DIR / name
-    shutil.copyfile(FIXTURES / name, dst)
+    if not dst.exists() or dst.read_bytes() != data:
+        part = dst.with_name(f".{name}.{os.getpid()}")
+        part.write_bytes(data)
+        os.replace(part, dst)
     return str(dst)
 
 

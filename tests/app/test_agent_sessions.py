@@ -3,7 +3,11 @@ loomtui's store and never into the file, the detail pane shows where an entry co
 
 from __future__ import annotations
 
+import base64
+import gzip
 import hashlib
+import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -15,6 +19,7 @@ from textual.widgets import Input
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import LabelDialog
 from loomtui.formats.detect import open_any
+from tests.waits import until
 
 EF95 = "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1"
 
@@ -55,7 +60,7 @@ async def test_label_goes_to_the_store_and_the_file_is_untouched(claude_copy: Pa
         target = screen.model.entry_at(1).id
         await select(pilot, screen, target)
         assert "from the claude-code file: line" in screen.detail.text
-        await pilot.press("L")
+        await pilot.press("alt+l")
         dialog: Any = app.screen
         assert isinstance(dialog, LabelDialog)
         dialog.query_one(Input).value = "the plan"
@@ -68,11 +73,12 @@ async def test_label_goes_to_the_store_and_the_file_is_untouched(claude_copy: Pa
     assert open_any(str(claude_copy)).index.label_of(target) == "the plan"
 
 
-async def test_the_browser_takes_over_the_tail_child_started_before_it(claude_copy: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_browser_takes_over_the_tail_child_started_before_it(
+    claude_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``loomtui FILE`` starts the child for a big Claude file before Textual's threads; the
     browser's read (in a worker thread, where no fork is allowed) uses its scan."""
-    from loomtui.formats import claude_split
+    from loomtui.formats.claude import split as claude_split
 
     merged: list[bool] = []
     real = claude_split.merge
@@ -90,5 +96,41 @@ async def test_the_browser_takes_over_the_tail_child_started_before_it(claude_co
         assert merged == [True]
         assert screen.manager is not None
         assert [(e.id, e.parent_id, e.hidden) for e in screen.manager.index.entries] == [
-            (e.id, e.parent_id, e.hidden) for e in whole.index.entries]
+            (e.id, e.parent_id, e.hidden) for e in whole.index.entries
+        ]
     assert claude_split.take(str(claude_copy)) is None
+
+
+async def test_export_html_inside_an_inline_subagent_run(
+    shared_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1.0.x subagent run lives inside its parent's file: the page is made of the run as it
+    is open (reading the file again gives the parent's conversation, where the run's leaf is not)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    name = "claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    path = tmp_path / name
+    shutil.copyfile(shared_dir / "fixtures" / "claude" / name, path)
+    out_dir = tmp_path / "cwd"
+    out_dir.mkdir()
+    monkeypatch.chdir(out_dir)
+    app = make_app(path)
+    async with app.run_test(size=(150, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "agent:6690d10e-f521-4ac0-800d-e5eb7a2d8072")
+        await pilot.press("enter")
+        await pilot.pause()
+        top = app.screen
+        assert isinstance(top, BrowserScreen) and top is not screen and top.model is not None
+        leaf = top.model.leaf_id
+        top.action_export_html()
+        await until(
+            pilot,
+            lambda: any("Wrote" in n or "not done" in n or "no entry" in n for n in notices(app)),
+            what="the export's notice",
+        )
+        pages = list(out_dir.glob("*.html"))
+        assert len(pages) == 1, notices(app)
+        side = re.search(r'id="d-side">([^<]*)<', pages[0].read_text())
+        assert side is not None
+        data = json.loads(gzip.decompress(base64.b64decode(side.group(1))))
+        assert data["ids"][data["leaf"]] == leaf

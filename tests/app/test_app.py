@@ -11,8 +11,11 @@ from app_helpers import append_lines, browser, make_app, notices, rows, screen_t
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ErrorScreen
 from loomtui.app.themes import TREE_ROLES, ThemeError, load_theme_file, tree_colors
+from loomtui.formats.opening import Opening
 from loomtui.session.manager import SessionManager
 from loomtui.session.split import SplitParse
+from tests.shared_material import FIXTURES, require_shared
+from tests.waits import settled, until
 
 
 async def test_command_palette_offers_every_action_with_its_state(fixture_copy) -> None:
@@ -25,8 +28,19 @@ async def test_command_palette_offers_every_action_with_its_state(fixture_copy) 
         titles = [t for t, _cb, _h in provider.commands()]
         assert "● filter: default" in titles and "  filter: all" in titles
         assert "label timestamps: off (toggle)" in titles
-        for needle in ("move the leaf", "edit the label", "export the branch", "copy the selected", "persist the leaf",
-                       "diagnostics", "expand truncated", "switch focus", "theme: loom-light", "help", "quit"):
+        for needle in (
+            "move the leaf",
+            "edit the label",
+            "export the branch",
+            "copy the selected",
+            "persist the leaf",
+            "diagnostics",
+            "expand truncated",
+            "switch focus",
+            "theme: loom-light",
+            "help",
+            "quit",
+        ):
             assert any(needle in t for t in titles), needle
         await pilot.press("ctrl+p")
         await pilot.pause()
@@ -34,9 +48,9 @@ async def test_command_palette_offers_every_action_with_its_state(fixture_copy) 
 
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"filter all")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert screen.model.mode == "all"
         titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
         assert "● filter: all" in titles
@@ -46,8 +60,9 @@ async def test_theme_option_palette_and_bad_user_theme(fixture_copy, config_dir:
     themes = config_dir / "themes"
     themes.mkdir()
     (themes / "broken.toml").write_text('name = "broken"\nprimary = "not-a-colour"\n')
-    (themes / "dusk.toml").write_text('name = "dusk"\ndark = true\nprimary = "#7aa2f7"\nsurfce = "#000000"\n'
-                                      '[tree]\naccent = "#ff9e64"\n')
+    (themes / "dusk.toml").write_text(
+        'name = "dusk"\ndark = true\nprimary = "#7aa2f7"\nsurfce = "#000000"\n[tree]\naccent = "#ff9e64"\n'
+    )
     app = make_app(fixture_copy("kinds.jsonl"), theme="light")
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
@@ -85,12 +100,24 @@ def test_theme_files_are_validated(tmp_path: Path) -> None:
     bad.write_text('name = "x"\nprimary = "#ff0000"\ncolour = "#000"\n[tree]\naccent = "#00ff00"\nbogus = "#000"\n')
     theme = load_theme_file(bad, ignored)
     assert theme.name == "x" and theme.primary == "#ff0000" and tree_colors(theme)["accent"] == "#00ff00"
-    assert ignored == ["bad.toml: unknown key colour ignored",
-                       "bad.toml: unknown [tree] role bogus ignored (known: " + ", ".join(TREE_ROLES) + ")"]
+    assert ignored == [
+        "bad.toml: unknown key colour ignored",
+        "bad.toml: unknown [tree] role bogus ignored (known: " + ", ".join(TREE_ROLES) + ")",
+    ]
     for name in ("dark", "light"):
         theme = load_theme_file(Path(__file__).resolve().parents[2] / "themes" / f"{name}.toml")
-        assert set(tree_colors(theme)) >= {"accent", "success", "muted", "dim", "error", "warning",
-                                            "customMessageLabel", "borderAccent", "text", "selectedBg"}
+        assert set(tree_colors(theme)) >= {
+            "accent",
+            "success",
+            "muted",
+            "dim",
+            "error",
+            "warning",
+            "customMessageLabel",
+            "borderAccent",
+            "text",
+            "selectedBg",
+        }
 
 
 async def test_malformed_lines_open_with_a_notice_and_a_list(fixture_copy) -> None:
@@ -111,7 +138,7 @@ async def test_v4_and_headerless_files_show_an_error_screen(fixture_copy) -> Non
     for name, needle in (("v4.jsonl", "pi v4 session log"), ("noheader.jsonl", "header")):
         app = make_app(fixture_copy(name))
         async with app.run_test(size=(110, 24)) as pilot:
-            await pilot.pause(0.2)
+            await settled(pilot)
             assert isinstance(app.screen, ErrorScreen)
             text = screen_text(app)
             assert f"Cannot open {name}" in text and needle in text
@@ -124,7 +151,7 @@ async def test_v4_and_headerless_files_show_an_error_screen(fixture_copy) -> Non
 async def test_no_file_opens_the_picker(fixture_copy) -> None:
     app = make_app(None)
     async with app.run_test(size=(120, 34)) as pilot:
-        await pilot.pause(0.3)
+        await settled(pilot)
         assert type(app.screen).__name__ == "PickerScreen"
 
 
@@ -136,12 +163,23 @@ async def test_apply_appended_keeps_selection_filter_and_search(fixture_copy) ->
         model = screen.model
         await pilot.press("ctrl+t")  # no-tools
         await select(pilot, screen, "a1000002")
-        append_lines(path,
-                     {"type": "message", "id": "u1000009", "parentId": "s1000001", "timestamp": "2025-06-01T10:01:00.000Z",
-                      "message": {"role": "user", "content": "one more thing"}},
-                     {"type": "message", "id": "a1000009", "parentId": "u1000009", "timestamp": "2025-06-01T10:01:01.000Z",
-                      "message": {"role": "assistant", "content": [{"type": "text", "text": "sure"}],
-                                  "stopReason": "stop"}})
+        append_lines(
+            path,
+            {
+                "type": "message",
+                "id": "u1000009",
+                "parentId": "s1000001",
+                "timestamp": "2025-06-01T10:01:00.000Z",
+                "message": {"role": "user", "content": "one more thing"},
+            },
+            {
+                "type": "message",
+                "id": "a1000009",
+                "parentId": "u1000009",
+                "timestamp": "2025-06-01T10:01:01.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "sure"}], "stopReason": "stop"},
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert model.mode == "no-tools"
@@ -150,10 +188,20 @@ async def test_apply_appended_keeps_selection_filter_and_search(fixture_copy) ->
         assert model.leaf_id == "a1000009"  # the leaf follows the file
         # a search is kept too
         await pilot.press("s", "u", "r", "e")
-        append_lines(path, {"type": "message", "id": "a100000a", "parentId": "a1000009",
-                            "timestamp": "2025-06-01T10:01:02.000Z",
-                            "message": {"role": "assistant", "content": [{"type": "text", "text": "sure again"}],
-                                        "stopReason": "stop"}})
+        append_lines(
+            path,
+            {
+                "type": "message",
+                "id": "a100000a",
+                "parentId": "a1000009",
+                "timestamp": "2025-06-01T10:01:02.000Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "sure again"}],
+                    "stopReason": "stop",
+                },
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert model.query == "sure" and rows(screen) == ["a1000009", "a100000a"]
@@ -161,10 +209,16 @@ async def test_apply_appended_keeps_selection_filter_and_search(fixture_copy) ->
         # after Enter the leaf stays where the user put it
         await select(pilot, screen, "a1000002")
         await pilot.press("enter")
-        append_lines(path, {"type": "message", "id": "a100000b", "parentId": "a100000a",
-                            "timestamp": "2025-06-01T10:01:03.000Z",
-                            "message": {"role": "assistant", "content": [{"type": "text", "text": "third"}],
-                                        "stopReason": "stop"}})
+        append_lines(
+            path,
+            {
+                "type": "message",
+                "id": "a100000b",
+                "parentId": "a100000a",
+                "timestamp": "2025-06-01T10:01:03.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "third"}], "stopReason": "stop"},
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert model.leaf_id == "a1000002" and "a100000b" in rows(screen)
@@ -195,12 +249,30 @@ async def test_a_1mb_tool_output_does_not_freeze_the_ui(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     lines = [
         {"type": "session", "version": 3, "id": "big", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/"},
-        {"type": "message", "id": "a1", "parentId": None, "timestamp": "2025-06-01T10:00:02.000Z",
-         "message": {"role": "assistant", "stopReason": "toolUse", "content": [
-             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cat big.log"}}]}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2025-06-01T10:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
-                     "content": [{"type": "text", "text": output}], "isError": False}},
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": None,
+            "timestamp": "2025-06-01T10:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "stopReason": "toolUse",
+                "content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "cat big.log"}}],
+            },
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "a1",
+            "timestamp": "2025-06-01T10:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": output}],
+                "isError": False,
+            },
+        },
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     app = make_app(path)
@@ -216,7 +288,7 @@ async def test_a_1mb_tool_output_does_not_freeze_the_ui(tmp_path: Path) -> None:
         # expanding shows the whole text as raw lines drawn only when visible; the UI still answers
         await pilot.press("tab")
         t0 = time.perf_counter()
-        await pilot.press("x")
+        await pilot.press("alt+x")
         expanded = time.perf_counter() - t0
         assert block.expanded and len(screen.detail._source) > 15_000
         assert expanded < 0.5, expanded
@@ -236,14 +308,31 @@ async def test_deep_indentation_is_clamped_and_long_rows_cut(tmp_path: Path) -> 
     for level in range(40):
         n += 1
         main_id = f"m{level:07d}"
-        entries.append({"type": "message", "id": main_id, "parentId": parent, "timestamp": f"2025-06-01T10:{n // 60:02d}:{n % 60:02d}.000Z",
-                        "message": {"role": "user", "content": f"level {level} " + "word " * 40}})
+        entries.append(
+            {
+                "type": "message",
+                "id": main_id,
+                "parentId": parent,
+                "timestamp": f"2025-06-01T10:{n // 60:02d}:{n % 60:02d}.000Z",
+                "message": {"role": "user", "content": f"level {level} " + "word " * 40},
+            }
+        )
         n += 1
-        entries.append({"type": "message", "id": f"s{level:07d}", "parentId": main_id, "timestamp": f"2025-06-01T10:{n // 60:02d}:{n % 60:02d}.000Z",
-                        "message": {"role": "user", "content": f"side {level}"}})
+        entries.append(
+            {
+                "type": "message",
+                "id": f"s{level:07d}",
+                "parentId": main_id,
+                "timestamp": f"2025-06-01T10:{n // 60:02d}:{n % 60:02d}.000Z",
+                "message": {"role": "user", "content": f"side {level}"},
+            }
+        )
         parent = main_id
     path = tmp_path / "deep.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in entries))
+    from loomtui.app import ui_state
+
+    ui_state.save(compact=False)  # the user chose pi's rows (too deep rows pick compact by themselves)
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await browser(pilot)
@@ -286,9 +375,9 @@ async def test_detail_pane_folds_and_expands_with_keys_and_clicks(fixture_copy) 
         # each tool call with its arguments and its result (found by toolCallId)
         assert "$ pytest -x tests/test_parser.py" in text and "IndexError: list index out of range" in text
         assert "path /home/user/proj/parser.py" in text and "return parts[1:len(parts) + 1]" in text
-        await pilot.press("tab", "t")
+        await pilot.press("tab", "alt+z")
         assert "The test fails on an index error" in detail.text
-        await pilot.press("t")
+        await pilot.press("alt+z")
         assert "The test fails on an index error" not in detail.text
         # a click on the fold's title opens it
         row = next(i for i, line in enumerate(detail.text.splitlines()) if "▶ thinking" in line)
@@ -303,11 +392,8 @@ async def test_detail_pane_folds_and_expands_with_keys_and_clicks(fixture_copy) 
 
 
 async def test_other_looms_open_and_say_where_writes_go(tmp_path: Path) -> None:
-    loom = Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "loom" / "socketteer-loom_demo.json"
-    if not loom.exists():
-        import pytest
-
-        pytest.skip("shared loom fixtures are not here")
+    loom = FIXTURES / "loom" / "socketteer-loom_demo.json"
+    require_shared(loom)
     app = make_app(loom)
     async with app.run_test(size=(140, 30)) as pilot:
         screen = await browser(pilot)
@@ -331,7 +417,10 @@ def _tree_on_screen(app, tree) -> list[str]:  # type: ignore[no-untyped-def]
     strips = app.screen._compositor.render_strips()
     x, y = tree.region.x, tree.region.y
     width = tree.scrollable_content_region.width
-    return ["".join(seg.text for seg in strips[y + i].crop(x, x + width)) for i in range(tree.scrollable_content_region.height)]
+    return [
+        "".join(seg.text for seg in strips[y + i].crop(x, x + width))
+        for i in range(tree.scrollable_content_region.height)
+    ]
 
 
 def _tree_from_model(tree) -> list[str]:  # type: ignore[no-untyped-def]
@@ -347,16 +436,32 @@ async def test_live_appends_repaint_only_changed_tree_lines_and_the_screen_stays
         await pilot.pause()
         assert _tree_on_screen(app, tree) == _tree_from_model(tree)
         # the leaf grows in the middle of the screen: the rows below it move down
-        append_lines(path, {"type": "message", "id": "u1000010", "parentId": "a1000005",
-                            "timestamp": "2025-06-01T10:02:00.000Z", "message": {"role": "user", "content": "retry"}})
+        append_lines(
+            path,
+            {
+                "type": "message",
+                "id": "u1000010",
+                "parentId": "a1000005",
+                "timestamp": "2025-06-01T10:02:00.000Z",
+                "message": {"role": "user", "content": "retry"},
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert rows(screen)[12:15] == ["a1000005", "u1000010", "u1000003"]
         assert _tree_on_screen(app, tree) == _tree_from_model(tree)
         assert "│     • user: retry" in _tree_on_screen(app, tree)[13]
         # the other branch grows and takes the leaf: its branch moves first (pi's order)
-        append_lines(path, {"type": "message", "id": "u1000011", "parentId": "b1000001",
-                            "timestamp": "2025-06-01T10:03:00.000Z", "message": {"role": "user", "content": "other"}})
+        append_lines(
+            path,
+            {
+                "type": "message",
+                "id": "u1000011",
+                "parentId": "b1000001",
+                "timestamp": "2025-06-01T10:03:00.000Z",
+                "message": {"role": "user", "content": "other"},
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert rows(screen)[5:9] == ["u1000003", "r1000004", "b1000001", "u1000011"]
@@ -366,9 +471,19 @@ async def test_live_appends_repaint_only_changed_tree_lines_and_the_screen_stays
     header = {"type": "session", "version": 3, "id": "long", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/p"}
     chain = tmp_path / "chain.jsonl"
     chain.write_text(json.dumps(header) + "\n")
-    append_lines(chain, *({"type": "message", "id": f"m{i:07d}", "parentId": f"m{i - 1:07d}" if i else None,
-                           "timestamp": "2025-06-01T10:00:00.000Z",
-                           "message": {"role": "user", "content": f"message {i}"}} for i in range(80)))
+    append_lines(
+        chain,
+        *(
+            {
+                "type": "message",
+                "id": f"m{i:07d}",
+                "parentId": f"m{i - 1:07d}" if i else None,
+                "timestamp": "2025-06-01T10:00:00.000Z",
+                "message": {"role": "user", "content": f"message {i}"},
+            }
+            for i in range(80)
+        ),
+    )
     app = make_app(chain)
     async with app.run_test(size=(100, 20)) as pilot:
         screen = await browser(pilot)
@@ -384,8 +499,16 @@ async def test_live_appends_repaint_only_changed_tree_lines_and_the_screen_stays
             return original(*regions, **kw)
 
         tree.refresh = refresh  # type: ignore[method-assign]
-        append_lines(chain, {"type": "message", "id": "m0000080", "parentId": "m0000079",
-                             "timestamp": "2025-06-01T10:00:00.000Z", "message": {"role": "user", "content": "new"}})
+        append_lines(
+            chain,
+            {
+                "type": "message",
+                "id": "m0000080",
+                "parentId": "m0000079",
+                "timestamp": "2025-06-01T10:00:00.000Z",
+                "message": {"role": "user", "content": "new"},
+            },
+        )
         screen.apply_appended()
         await pilot.pause()
         assert screen.model.leaf_id == "m0000080" and len(screen.model) == 81
@@ -409,7 +532,7 @@ async def test_the_collector_waits_for_quiet_input_and_thresholds_come_back(fixt
         keep = [[i] for i in range(MIN_YOUNG * 2)]  # young container objects, kept alive
         await pilot.press("a")  # typed into the search
         assert app.collector.collections == done  # not while input is arriving
-        await pilot.pause(app.collector.quiet * 3)
+        await until(pilot, lambda: app.collector.collections != done, what="the collector's quiet-time collection")
         assert app.collector.collections == done + 1
         assert gc.get_count()[0] < MIN_YOUNG  # the young generation was collected
         assert screen.model.query == "a"
@@ -445,7 +568,7 @@ class RecordingSplit:
 async def test_the_first_open_takes_the_tail_parser_started_before_textual(fixture_copy) -> None:
     path = Path(fixture_copy("kinds.jsonl"))
     split = RecordingSplit(path)
-    app = make_app(path, split=split)  # type: ignore[arg-type]
+    app = make_app(path, opening=Opening(str(path), split))  # type: ignore[arg-type]
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         assert split.calls == ["collect"]  # used once, by the load
@@ -460,7 +583,8 @@ def test_a_browser_closed_before_loading_stops_the_tail_parser(fixture_copy) -> 
     from loomtui.app.screens.browser import BrowserScreen
 
     split = RecordingSplit(Path(fixture_copy("kinds.jsonl")))
-    screen = BrowserScreen(fixture_copy("kinds.jsonl"), split=split)  # type: ignore[arg-type]
+    path = fixture_copy("kinds.jsonl")
+    screen = BrowserScreen(path, opening=Opening(str(path), split))  # type: ignore[arg-type]
     screen.on_unmount()  # never mounted, never loaded
     screen.on_unmount()
     assert split.calls == ["cancel"]

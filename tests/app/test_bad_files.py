@@ -11,12 +11,16 @@ import pytest
 from app_helpers import browser, make_app, notices
 
 from loomtui.app.screens.browser import BrowserScreen
-from loomtui.commands import app as app_command
 from loomtui.cli import main as cli_main
+from loomtui.commands import app as app_command
+from tests.waits import settled
 
 
-@pytest.mark.parametrize("content", [b"", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4, b"\xff\xfe\x00x"],
-                         ids=["empty", "binary", "utf16"])
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4, b"\xff\xfe\x00x"],
+    ids=["empty", "binary", "utf16"],
+)
 def test_an_empty_or_binary_file_is_one_line_like_the_other_commands(tmp_path: Path, capsys, content) -> None:
     path = tmp_path / "odd.jsonl"
     path.write_bytes(content)
@@ -61,8 +65,7 @@ async def test_a_binary_file_picked_inside_the_app_is_a_notice(tmp_path: Path, f
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await browser(pilot)
         app.open_session_file(str(odd))
-        for _ in range(20):
-            await pilot.pause(0.05)
+        await settled(pilot)
         assert app.screen is screen  # back where the user was
         assert any("odd.jsonl" in n for n in notices(app))
         assert not any(isinstance(s, BrowserScreen) and s is not screen for s in app.screen_stack)

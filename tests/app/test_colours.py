@@ -9,6 +9,7 @@ from app_helpers import browser, make_app, screen_text
 from textual.color import Color
 
 from loomtui.app.filters import SafeMonochrome
+from tests.waits import settled
 
 
 def _strips(app: Any) -> list[Any]:
@@ -36,9 +37,9 @@ async def test_no_color_runs_in_monochrome_with_a_visible_cursor(fixture_copy, m
         assert all(a is b for a, b in zip(app.get_line_filters(), app.get_line_filters(), strict=True))
         for key in ("down", "down", "tab", "pagedown", "tab", "f1"):
             await pilot.press(key)
-            await pilot.pause(0.05)
+            await settled(pilot)
         await pilot.press("escape")
-        await pilot.pause(0.1)
+        await settled(pilot)
         lines = _filtered(app)  # what the terminal is sent: no segment without a style crashes it
         assert app.is_running and app.return_code is None
         # every colour that reaches the terminal is a grey
@@ -63,15 +64,15 @@ async def test_no_color_on_the_picker_and_dialogs(fixture_copy, monkeypatch, tmp
     fixture_copy("kinds.jsonl")
     app = make_app(None, sessions_dirs=[str(tmp_path)])
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.5)
+        await settled(pilot)
         _filtered(app)
         await pilot.press("enter")
         screen = await browser(pilot)
-        await pilot.press("L")
-        await pilot.pause(0.1)
+        await pilot.press("alt+l")
+        await settled(pilot)
         _filtered(app)
         await pilot.press("escape")
-        await pilot.pause(0.05)
+        await settled(pilot)
         assert screen.is_current and app.return_code is None
 
 
@@ -79,8 +80,9 @@ def test_safe_monochrome_takes_segments_without_a_style() -> None:
     from rich.segment import Segment
     from rich.style import Style
 
-    out = SafeMonochrome().apply([Segment("a"), Segment("b", Style(color="#ff0000", bgcolor="#0000ff"))],
-                                 Color(0, 0, 0))
+    out = SafeMonochrome().apply(
+        [Segment("a"), Segment("b", Style(color="#ff0000", bgcolor="#0000ff"))], Color(0, 0, 0)
+    )
     assert [s.text for s in out] == ["a", "b"]
     r, g, b = out[1].style.color.triplet
     assert r == g == b
@@ -91,7 +93,7 @@ async def test_the_theme_background_is_painted_under_every_cell(fixture_copy, th
     app = make_app(fixture_copy("kinds.jsonl"), theme=theme)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await browser(pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         bg = Color.parse(app.current_theme.background).rich_color
         tree = screen.tree
         for y in range(tree.scrollable_content_region.height):
@@ -127,7 +129,7 @@ async def test_a_theme_change_recolours_the_detail_pane(fixture_copy) -> None:
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "u1000002")
-        await pilot.pause(0.2)
+        await settled(pilot)
 
         def title_colour() -> object:
             for i in range(len(screen.detail._source)):
@@ -138,7 +140,7 @@ async def test_a_theme_change_recolours_the_detail_pane(fixture_copy) -> None:
 
         for name in ("loom-light", "loom-dark"):
             app.theme = name
-            await pilot.pause(0.2)
+            await settled(pilot)
             assert title_colour() == RichColor.parse(tree_colors(app.current_theme)["accent"])
 
 
@@ -156,11 +158,11 @@ async def test_a_theme_change_redraws_in_place_keeping_open_folds(fixture_copy) 
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "a1000001")
-        await pilot.pause(0.2)
+        await settled(pilot)
         detail, tree = screen.detail, screen.tree
         assert detail.folds
         detail.action_toggle_folds()
-        await pilot.pause(0.1)
+        await settled(pilot)
         opened = [f.open for f in detail.folds]
         assert any(opened)
         pieces = detail.blocks
@@ -170,7 +172,7 @@ async def test_a_theme_change_redraws_in_place_keeping_open_folds(fixture_copy) 
 
         for name in ("loom-light", "nord", "loom-dark"):
             app.theme = name
-            await pilot.pause(0.3)
+            await settled(pilot)
             roles = tree_colors(app.current_theme)
             assert detail.blocks is pieces and [f.open for f in detail.folds] == opened
             shown = colours(lambda i: detail._source[i], len(detail._source))

@@ -10,15 +10,20 @@ from app_helpers import make_app
 from conftest import snap_fixture
 
 from loomtui.app.screens.browser import BrowserScreen
+from tests.waits import settled, until
+
+#: the snapshots copy their fixtures to one fixed directory (the title bar shows the path): one
+#: worker runs them all
+pytestmark = pytest.mark.xdist_group("snapshots")
 
 
 async def _wait(pilot: Any) -> BrowserScreen:
-    for _ in range(200):
+    def loaded() -> bool:
         screen = pilot.app.screen
-        if isinstance(screen, BrowserScreen) and screen.model is not None:
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError("browser did not open")
+        return isinstance(screen, BrowserScreen) and screen.model is not None
+
+    await until(pilot, loaded, what="the browser")
+    return pilot.app.screen
 
 
 def _compare(a: str, b: str) -> Any:
@@ -26,12 +31,12 @@ def _compare(a: str, b: str) -> Any:
         screen = await _wait(pilot)
         screen.model.select_id(a)
         screen.tree.selection_changed()
-        await pilot.press("m")
+        await pilot.press("alt+m")
         screen.model.select_id(b)
         screen.tree.selection_changed()
-        await pilot.press("c")
+        await pilot.press("alt+c")
         pilot.app.clear_notifications()
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     return run_before
 
@@ -50,7 +55,7 @@ def test_reader_screen(snap_compare: Any) -> None:
         screen.model.select_id("u1000002")
         screen.tree.selection_changed()
         await pilot.press("ctrl+r")
-        await pilot.pause(0.3)
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
 
@@ -62,7 +67,7 @@ def test_hoisted_tree_with_breadcrumb(snap_compare: Any) -> None:
         screen = await _wait(pilot)
         screen.model.select_id("u1000002")
         screen.tree.selection_changed()
-        await pilot.press("h")
-        await pilot.pause(0.3)
+        await pilot.press("alt+h")
+        await settled(pilot)
 
     assert snap_compare(app, terminal_size=(130, 36), run_before=run_before)

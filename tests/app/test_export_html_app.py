@@ -13,6 +13,7 @@ import pytest
 from app_helpers import browser, make_app, notices, select
 
 from loomtui.app.commands import LoomCommands
+from tests.waits import until
 
 
 def side_data(page: str) -> dict[str, Any]:
@@ -21,8 +22,9 @@ def side_data(page: str) -> dict[str, Any]:
     return json.loads(gzip.decompress(base64.b64decode(m.group(1))))  # type: ignore[no-any-return]
 
 
-async def test_shift_h_writes_the_page_at_the_selection(fixture_copy: Any, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_shift_h_writes_the_page_at_the_selection(
+    fixture_copy: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = fixture_copy("kinds.jsonl")
     out_dir = tmp_path / "cwd"
     out_dir.mkdir()
@@ -32,11 +34,8 @@ async def test_shift_h_writes_the_page_at_the_selection(fixture_copy: Any, tmp_p
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "r1000004")
-        await pilot.press("E")
-        for _ in range(200):
-            await pilot.pause(0.05)
-            if any("Wrote" in n for n in notices(app)):
-                break
+        await pilot.press("alt+e")
+        await until(pilot, lambda: any("Wrote" in n for n in notices(app)), what="the export's notice")
         written = out_dir / "kinds-2.html"
         assert any(str(written) in n for n in notices(app))
         assert (out_dir / "kinds.html").read_text() == "taken"
@@ -44,4 +43,4 @@ async def test_shift_h_writes_the_page_at_the_selection(fixture_copy: Any, tmp_p
         assert side["ids"][side["target"]] == "r1000004"
         assert side["ids"][side["leaf"]] == screen.model.leaf_id  # type: ignore[union-attr]
         titles = [t for t, _cb, _help in LoomCommands(app.screen).commands()]
-        assert any(t.startswith("Export HTML") for t in titles)
+        assert any(t.startswith("export HTML") for t in titles)

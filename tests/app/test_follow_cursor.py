@@ -8,6 +8,8 @@ from typing import Any
 
 from app_helpers import append_lines, browser, make_app, select
 
+from tests.waits import settled
+
 HEADER = {"type": "session", "version": 3, "id": "s-follow", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 
 
@@ -16,13 +18,23 @@ def ts(n: int) -> str:
 
 
 def user(i: str, parent: str | None, text: str, n: int) -> dict[str, Any]:
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "user", "content": text, "timestamp": n}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": "user", "content": text, "timestamp": n},
+    }
 
 
 def assistant(i: str, parent: str | None, text: str, n: int) -> dict[str, Any]:
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"},
+    }
 
 
 def write(path: Path, entries: list[dict[str, Any]]) -> Path:
@@ -31,9 +43,16 @@ def write(path: Path, entries: list[dict[str, Any]]) -> Path:
 
 
 async def test_home_then_an_append_under_the_other_root_keeps_the_cursor(tmp_path: Path) -> None:
-    path = write(tmp_path / "two.jsonl", [user("u1", None, "first question", 1), assistant("a1", "u1", "first", 2),
-                                          user("u5", None, "second question", 5), assistant("a5", "u5", "second", 6),
-                                          user("u6", "a5", "follow-up", 7)])
+    path = write(
+        tmp_path / "two.jsonl",
+        [
+            user("u1", None, "first question", 1),
+            assistant("a1", "u1", "first", 2),
+            user("u5", None, "second question", 5),
+            assistant("a5", "u5", "second", 6),
+            user("u6", "a5", "follow-up", 7),
+        ],
+    )
     app = make_app(path)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await browser(pilot)
@@ -53,7 +72,7 @@ async def test_home_then_an_append_under_the_other_root_keeps_the_cursor(tmp_pat
         await select(pilot, screen, "u7")
         append_lines(path, assistant("a7", "u7", "answer", 10))
         screen.apply_appended()
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.model.selected_id == "a7" and screen.detail.entry_id == "a7"
 
 

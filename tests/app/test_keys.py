@@ -10,10 +10,25 @@ from loomtui.app.screens.dialogs import LabelDialog
 from loomtui.app.screens.help import HelpScreen
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.tree_view import TreeView
+from tests.waits import settled
 
 DEFAULT_ROWS = [
-    "u1000001", "a1000001", "r1000001", "r1000002", "a1000002", "u1000002", "r1000003", "a1000004",
-    "c1000001", "x1000001", "k1000001", "u1000005", "a1000005", "u1000003", "r1000004", "b1000001",
+    "u1000001",
+    "a1000001",
+    "r1000001",
+    "r1000002",
+    "a1000002",
+    "u1000002",
+    "r1000003",
+    "a1000004",
+    "c1000001",
+    "x1000001",
+    "k1000001",
+    "u1000005",
+    "a1000005",
+    "u1000003",
+    "r1000004",
+    "b1000001",
 ]
 
 
@@ -130,28 +145,27 @@ async def test_typing_searches_backspace_and_escape(fixture_copy) -> None:
         assert not isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert model.query == "" and len(model) == 16
-        # Shift+L and Shift+T never type into the query
-        await pilot.press("a", "T")
-        assert model.query == "a" and model.show_label_times
+        # capitals type too (Alt+T toggles the label times)
+        await pilot.press("a", "T", "alt+t")
+        assert model.query == "aT" and model.show_label_times
         await pilot.press("escape")
 
 
-async def test_question_mark_and_f1_show_help(fixture_copy) -> None:
+async def test_f1_shows_help_and_question_mark_types(fixture_copy) -> None:
     app = make_app(fixture_copy("kinds.jsonl"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await browser(pilot)
+        screen = await browser(pilot)
         await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
+        assert not isinstance(app.screen, HelpScreen) and screen.model.query == "?"
         await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
         from loomtui.app.keymap import SPECS
 
-        help_screen = app.screen
+        help_text = app.screen.text  # the whole help drawn once (a table of every binding)
         for spec in SPECS:
             if spec.id != "browser.switch-focus-back":
-                assert spec.id in help_screen.text, spec.id
+                assert spec.id in help_text, spec.id
         await pilot.press("f1")
         assert not isinstance(app.screen, HelpScreen)
 
@@ -160,12 +174,12 @@ async def test_label_times_toggle(fixture_copy) -> None:
     app = make_app(fixture_copy("kinds.jsonl"))
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
-        await pilot.press("T")
+        await pilot.press("alt+t")
         assert screen.model.show_label_times
         assert screen.model.footer().endswith("[+label time]")
         # label time after [label] (UTC, another year: YY/M/D HH:MM)
         assert screen.model.row_text(0).startswith("  • [start] 25/6/1 10:00 user:")
-        await pilot.press("shift+t")
+        await pilot.press("alt+t")
         assert not screen.model.show_label_times
 
 
@@ -196,9 +210,22 @@ async def test_mouse_click_selects_and_wheel_scrolls(fixture_copy) -> None:
 
         region = tree.region
         for _ in range(3):
-            app.post_message(events.MouseScrollDown(None, region.x + 5, region.y + 2, 0, 1, 0, False, False, False,
-                                                    screen_x=region.x + 5, screen_y=region.y + 2))
-        await pilot.pause(0.1)
+            app.post_message(
+                events.MouseScrollDown(
+                    None,
+                    region.x + 5,
+                    region.y + 2,
+                    0,
+                    1,
+                    0,
+                    False,
+                    False,
+                    False,
+                    screen_x=region.x + 5,
+                    screen_y=region.y + 2,
+                )
+            )
+        await settled(pilot)
         assert tree.scroll_offset.y > before
         assert screen.model.selected == selected  # the wheel scrolls, it does not select
 
@@ -257,12 +284,24 @@ async def test_enter_moves_the_leaf_in_memory(fixture_copy) -> None:
 
 
 async def test_enter_on_a_root_user_message_resets_the_leaf(write_session) -> None:
-    path = write_session([
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2025-06-01T10:00:01.000Z",
-         "message": {"role": "user", "content": "first"}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2025-06-01T10:00:02.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "stopReason": "stop"}},
-    ])
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "u1",
+                "parentId": None,
+                "timestamp": "2025-06-01T10:00:01.000Z",
+                "message": {"role": "user", "content": "first"},
+            },
+            {
+                "type": "message",
+                "id": "a1",
+                "parentId": "u1",
+                "timestamp": "2025-06-01T10:00:02.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}], "stopReason": "stop"},
+            },
+        ]
+    )
     app = make_app(path)
     async with app.run_test(size=(100, 20)) as pilot:
         screen = await browser(pilot)
@@ -285,7 +324,7 @@ async def test_label_dialog_prefilled_and_cancel(fixture_copy) -> None:
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
         await select(pilot, screen, "a1000002")
-        await pilot.press("L")
+        await pilot.press("alt+l")
         assert isinstance(app.screen, LabelDialog)
         from textual.widgets import Input
 
@@ -313,18 +352,18 @@ async def test_escape_without_query_returns_to_the_screen_below(fixture_copy) ->
 
 
 async def test_help_lists_user_remapped_keys(fixture_copy, config_dir: Path) -> None:
-    (config_dir / "keymap.toml").write_text('[keys]\n"browser.export" = "ctrl+x"\n"no.such" = "f9"\n')
+    (config_dir / "keymap.toml").write_text('[keys]\n"browser.export" = "ctrl+n"\n"no.such" = "f9"\n')
     app = make_app(fixture_copy("kinds.jsonl"))
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await browser(pilot)
         assert any("unknown binding id 'no.such'" in n for n in notices(app))
-        await pilot.press("ctrl+x")
+        await pilot.press("ctrl+n")
         from loomtui.app.screens.dialogs import ExportDialog
 
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("escape")
         await pilot.press("f1")
-        assert "ctrl+x" in app.screen.text
+        assert "ctrl+n" in app.screen.text
         assert screen is not None
 
 
@@ -343,7 +382,7 @@ async def test_an_empty_session_and_an_empty_search(write_session) -> None:
     async with app.run_test(size=(100, 20)) as pilot:
         screen = await browser(pilot)
         assert len(screen.model) == 0
-        for key in ("down", "enter", "L", "ctrl+e", "ctrl+s", "ctrl+y", "ctrl+a", "home", "end", "x"):
+        for key in ("down", "enter", "alt+l", "ctrl+e", "ctrl+s", "ctrl+y", "ctrl+a", "home", "end", "x"):
             await pilot.press(key)
         assert "No entries found" in screen_text(app)  # "x" went into the search
         await pilot.press("escape")
@@ -356,7 +395,7 @@ async def test_help_at_80x24_keeps_the_descriptions_and_explains_the_marks(fixtu
     async with app.run_test(size=(80, 24)) as pilot:
         await browser(pilot)
         await pilot.press("f1")
-        await pilot.pause(0.1)
+        await settled(pilot)
         text = screen_text(app)
         # each binding's description on the same line as its keys, not squeezed into a column
         assert "↑" in text and "move up (wraps)" in text
@@ -375,12 +414,85 @@ async def test_the_picker_footer_explains_the_fork_mark(tmp_path: Path) -> None:
     d = tmp_path / "sessions" / "--p--"
     d.mkdir(parents=True)
     base = {"type": "session", "version": 3, "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
-    msg = {"type": "message", "id": "m1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-           "message": {"role": "user", "content": "hello"}}
+    msg = {
+        "type": "message",
+        "id": "m1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "hello"},
+    }
     (d / "a.jsonl").write_text(json.dumps({**base, "id": "a"}) + "\n" + json.dumps(msg) + "\n")
-    (d / "b.jsonl").write_text(json.dumps({**base, "id": "b", "parentSession": "/elsewhere/x.jsonl"}) + "\n"
-                               + json.dumps(msg) + "\n")
+    (d / "b.jsonl").write_text(
+        json.dumps({**base, "id": "b", "parentSession": "/elsewhere/x.jsonl"}) + "\n" + json.dumps(msg) + "\n"
+    )
     app = make_app(None, sessions_dirs=[str(tmp_path / "sessions")])
     async with app.run_test(size=(160, 30)) as pilot:
-        await pilot.pause(0.5)
+        await settled(pilot)
         assert "⑂ fork" in screen_text(app)
+
+
+def test_the_keys_a_terminal_never_delivers_are_textual_s_own() -> None:
+    """``keymap.NEVER_DELIVERED`` is every Alt key whose ESC + character Textual reads as
+    another key (its table of escape sequences), and no default binding uses one."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import _character_to_key
+
+    from loomtui.app.keymap import NEVER_DELIVERED, SPECS
+
+    names = {"\x1b": "escape", "\x7f": "backspace", "\t": "tab"}
+    table = {}
+    for sequence, meaning in ANSI_SEQUENCES_KEYS.items():
+        if len(sequence) == 2 and sequence[0] == "\x1b":
+            char = sequence[1]
+            key = "alt+" + names.get(char, _character_to_key(char))
+            table[key] = meaning[0].value if isinstance(meaning, tuple) else meaning
+    assert table == NEVER_DELIVERED
+    for spec in SPECS:
+        assert not set(spec.keys.split(",")) & set(NEVER_DELIVERED), spec.id
+
+
+async def test_keymap_toml_refuses_keys_a_terminal_never_delivers(fixture_copy, config_dir: Path) -> None:
+    """Alt+B arrives as Ctrl+← (ESC b, iTerm's natural editing, as xterm and tmux send it): a
+    binding on it could never fire, so the file's entry is refused with a warning and the
+    binding keeps its default key; a good key beside it still applies."""
+    (config_dir / "keymap.toml").write_text(
+        '[keys]\n"browser.carry" = "alt+b"\n"browser.resume" = ["alt+f", "f6"]\n"browser.hoist" = "alt+y"\n'
+    )
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        assert any(
+            "browser.carry: a terminal never sends alt+b as such (alt+b arrives as ctrl+left)" in n for n in said
+        ), said
+        assert any(
+            "browser.resume: a terminal never sends alt+f as such (alt+f arrives as ctrl+right)" in n for n in said
+        )
+        assert app.user_keymap == {"browser.resume": "f6", "browser.hoist": "alt+y"}
+        await pilot.press("f1")
+        text = app.screen.text
+        carry = next(line for line in text.splitlines() if "browser.carry" in line)
+        assert carry.lstrip().startswith("Alt+S"), carry
+        await pilot.press("escape")
+        await pilot.press("alt+y")
+        assert screen.model.hoist_id is not None
+
+
+def test_the_readme_names_every_command_key_of_the_browser_and_the_picker() -> None:
+    """The README's key tables, help (F1) and the key map agree: every Ctrl+letter, Alt+letter
+    and F-key bound by default in the browser, the tree, the picker and everywhere is named."""
+    import re
+
+    from loomtui.app.keymap import SPECS
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b(?:Ctrl|Alt)\+[A-Z]\b|\bF\d+\b", readme))
+    for spec in SPECS:
+        if spec.scope not in ("tree", "browser", "detail", "picker", "app"):
+            continue
+        for key in spec.keys.split(","):
+            mod, _, letter = key.partition("+")
+            if mod in ("ctrl", "alt") and len(letter) == 1:
+                assert f"{mod.capitalize()}+{letter.upper()}" in named, (spec.id, key)
+            elif re.fullmatch(r"f\d+", key):
+                assert key.upper() in named, (spec.id, key)

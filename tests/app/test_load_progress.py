@@ -16,11 +16,12 @@ from typing import Any
 import pytest
 from app_helpers import browser, make_app
 
-from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.screens.browser import BrowserScreen
+from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
+from loomtui.formats.opening import flat_cache as flatcache
 from loomtui.session import indexcache, reader
-from loomtui.view import flatcache
 from loomtui.session.manager import SessionManager
+from tests.waits import until
 
 CHUNK = 32 << 10
 #: chunks read before the gate holds the reader
@@ -29,15 +30,28 @@ GATE_AFTER = 6
 
 def big_session(path: Path, entries: int = 3000) -> Path:
     """A v3 session of ~1.5 MB: a user/assistant chain with some text in every entry."""
-    lines = [{"type": "session", "version": 3, "id": "load-test", "timestamp": "2026-03-01T09:00:00.000Z",
-              "cwd": "/srv/demo"}]
+    lines = [
+        {
+            "type": "session",
+            "version": 3,
+            "id": "load-test",
+            "timestamp": "2026-03-01T09:00:00.000Z",
+            "cwd": "/srv/demo",
+        }
+    ]
     parent = None
     for i in range(entries):
         role = "user" if i % 2 == 0 else "assistant"
         content = [{"type": "text", "text": f"message {i} " + "lorem ipsum dolor sit amet " * 16}]
-        lines.append({"type": "message", "id": f"e{i:07d}", "parentId": parent,
-                      "timestamp": "2026-03-01T09:00:01.000Z",
-                      "message": {"role": role, "content": content}})
+        lines.append(
+            {
+                "type": "message",
+                "id": f"e{i:07d}",
+                "parentId": parent,
+                "timestamp": "2026-03-01T09:00:01.000Z",
+                "message": {"role": role, "content": content},
+            }
+        )
         parent = f"e{i:07d}"
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
@@ -116,17 +130,16 @@ def record_readings(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int, int
 
 @pytest.mark.parametrize("key", ["escape", "ctrl+q"])
 async def test_a_big_open_shows_progress_and_the_key_leaves_before_it_ends(
-        tmp_path: Path, gated: Gate, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    tmp_path: Path, gated: Gate, monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
     path = big_session(tmp_path / "big.jsonl")
     size = path.stat().st_size
     ends = record_opens(monkeypatch)
     shown = record_readings(monkeypatch)
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(500):  # the reader reaches the gate; its readings reach the screen
-            if gated.held.is_set() and len(shown) >= GATE_AFTER - 1:
-                break
-            await pilot.pause(0.01)
+        # the reader reaches the gate; its readings reach the screen
+        await until(pilot, lambda: gated.held.is_set() and len(shown) >= GATE_AFTER - 1, what="the gated reader")
         assert gated.held.is_set() and not gated.release.is_set()
         progress = app.screen.query_one(LoadProgress)
         assert progress.display and not app.screen.query_one("#tree").display
@@ -152,8 +165,9 @@ async def test_a_big_open_shows_progress_and_the_key_leaves_before_it_ends(
     assert gated.chunks < size // CHUNK  # it stopped long before the end of the file
 
 
-async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path, gated: Gate,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(
+    tmp_path: Path, gated: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = big_session(tmp_path / "big.jsonl")
     shown = record_readings(monkeypatch)
     gated.release.set()
@@ -182,8 +196,9 @@ async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(tmp_path: Path
         assert screen.model.unsaved_flat is None
 
 
-async def test_esc_during_an_open_from_the_picker_goes_back_to_it(tmp_path: Path, gated: Gate,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_esc_during_an_open_from_the_picker_goes_back_to_it(
+    tmp_path: Path, gated: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.app.screens.picker import PickerScreen
 
     path = big_session(tmp_path / "big.jsonl")
@@ -191,32 +206,24 @@ async def test_esc_during_an_open_from_the_picker_goes_back_to_it(tmp_path: Path
     ends = record_opens(monkeypatch)
     app = make_app(None, sessions_dirs=[str(tmp_path / "sessions")])
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(200):
-            if isinstance(app.screen, PickerScreen):
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), what="the picker")
         assert isinstance(app.screen, PickerScreen)
         app.open_session_file(str(path))
-        for _ in range(500):
-            if gated.held.is_set():
-                break
-            await pilot.pause(0.01)
+        await until(pilot, gated.held.is_set, what="the gated reader")
         assert gated.held.is_set() and isinstance(app.screen, BrowserScreen)
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, PickerScreen) and not app._exit  # back, still running
         gated.release.set()
-        for _ in range(500):
-            if ends:
-                break
-            await pilot.pause(0.01)
+        await until(pilot, lambda: ends, what="the cancelled read to end")
         await pilot.pause()
         assert ends == [LoadCancelled.__name__]
         assert isinstance(app.screen, PickerScreen)  # no error page for a read the user left
 
 
-async def test_the_tree_is_drawn_before_the_detail_pane_is_built(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_tree_is_drawn_before_the_detail_pane_is_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The first frame with rows does not wait for the selected entry's detail (a Claude Code
     file's tokens, a deep entry's depth walk): once the read in the worker thread ends, the
     tree's rows are drawn and only then is the detail pane built."""
@@ -240,8 +247,5 @@ async def test_the_tree_is_drawn_before_the_detail_pane_is_built(tmp_path: Path,
     app = make_app(path)
     async with app.run_test(size=(160, 50)) as pilot:
         await browser(pilot)
-        for _ in range(100):
-            if "detail" in order:
-                break
-            await pilot.pause(0.02)
+        await until(pilot, lambda: "detail" in order, what="the detail pane")
     assert order[:2] == ["tree", "detail"]

@@ -15,11 +15,11 @@ from textual.widgets import Input
 
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog, LabelDialog
-from loomtui.formats import socketteer
-from loomtui.formats.bookmarks import pending_changes
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import open_any
-from loomtui.formats.export_openloom import export_openloom
+from loomtui.formats.looms import socketteer
+from loomtui.formats.looms.bookmarks import pending_changes
+from loomtui.formats.looms.export import export_openloom
 
 SOCKETTEER = "socketteer-loom_demo.json"
 OPENLOOM_V1 = "openloom-v1-existence-of-claude.openloom.json"
@@ -82,7 +82,7 @@ def expected_document(fmt: str, original: bytes, nid: str, label: str) -> Any:
 
 async def label_with_keys(pilot: Any, screen: BrowserScreen, nid: str, text: str) -> None:
     await select(pilot, screen, nid)
-    await pilot.press("L")
+    await pilot.press("alt+l")
     dialog = pilot.app.screen
     assert isinstance(dialog, LabelDialog)
     dialog.query_one(Input).value = text
@@ -102,8 +102,10 @@ async def test_label_on_a_loom_is_saved_as_a_bookmark_after_confirmation(loom_fi
         dialog = app.screen
         assert isinstance(dialog, ConfirmDialog)
         assert dialog.title_text == "Save bookmarks?"
-        assert f"Label set: keep me on {nid}.\n\nSave bookmarks to {path}? (the original is kept as {path}.bak)" \
+        assert (
+            f"Label set: keep me on {nid}.\n\nSave bookmarks to {path}? (the original is kept as {path}.bak)"
             in dialog.body
+        )
         assert path.read_bytes() == original  # nothing written before the answer
         await pilot.press("enter")  # the Save button has focus
         await pilot.pause()
@@ -116,8 +118,10 @@ async def test_label_on_a_loom_is_saved_as_a_bookmark_after_confirmation(loom_fi
         assert "[keep me]" in screen.model.row_text(screen.model.selected)
     reopened = open_any(str(path))
     assert reopened.index.label_of(nid) == "keep me"
-    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [path.name,
-                                                                                             path.name + ".bak"]
+    assert sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name)) == [
+        path.name,
+        path.name + ".bak",
+    ]
 
 
 @pytest.mark.parametrize("fmt", ["socketteer", "openloom-v1"])
@@ -135,8 +139,9 @@ async def test_declining_keeps_the_label_in_memory_and_ctrl_s_saves_it_later(loo
         assert isinstance(app.screen, BrowserScreen)
         assert path.read_bytes() == original
         assert not Path(str(path) + ".bak").exists()
-        assert (f"Not saved: the label stays in memory only (^S saves the bookmarks to {path.name} later)."
-                in notices(app))
+        assert f"Not saved: the label stays in memory only (^S saves the bookmarks to {path.name} later)." in notices(
+            app
+        )
         assert "[later]" in screen.model.row_text(screen.model.selected)
         assert pending_changes(screen.manager) == {nid: "later"}
 
@@ -161,8 +166,10 @@ async def test_declining_keeps_the_label_in_memory_and_ctrl_s_saves_it_later(loo
         saved = path.read_bytes()
         await label_with_keys(pilot, screen, nid, "")
         assert isinstance(app.screen, ConfirmDialog)
-        assert f"Label cleared on {nid}.\n\nSave bookmarks to {path}? (the original is kept as {path}.bak.2)" \
+        assert (
+            f"Label cleared on {nid}.\n\nSave bookmarks to {path}? (the original is kept as {path}.bak.2)"
             in app.screen.body
+        )
         await pilot.press("enter")
         await pilot.pause()
         assert Path(str(path) + ".bak").read_bytes() == original
@@ -186,8 +193,9 @@ async def test_a_file_changed_on_disk_is_not_overwritten_and_the_label_stays(loo
         assert isinstance(app.screen, BrowserScreen)
         assert path.read_bytes() == changed  # not overwritten
         assert not Path(str(path) + ".bak").exists()
-        assert any("changed on disk since it was opened" in n and "The labels stay in memory" in n
-                   for n in notices(app))
+        assert any(
+            "changed on disk since it was opened" in n and "The labels stay in memory" in n for n in notices(app)
+        )
         assert pending_changes(screen.manager) == {nid: "mine"}  # nothing lost
         assert "[mine]" in screen.model.row_text(screen.model.selected)
 

@@ -21,22 +21,31 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
         model = screen.model
         assert model is not None and screen.manager is not None
         shown = [display_text(model.entry_at(i), {}) for i in range(len(model))]
-        assert shown[0] == (f"[loom]: {S} · seed of 1 · read by 1 ! both read-only and seeded: read by debate "
-                            "(roundrobin-update.json:5); seed of support-desk (managed-create.json:5)")
+        assert shown[0] == (
+            f"[loom]: {S} · seed of 1 · read by 1 ! both read-only and seeded: read by debate "
+            "(roundrobin-update.json:5); seed of support-desk (managed-create.json:5)"
+        )
         assert shown[1] == "[seeds from it]: support-desk (managed-create.json:5) · ok"
         assert len(shown) == 11  # 3 looms with 6 links, the unlinked group with 1, no problems
         managed = "managed-create.json"  # relative to the directory opened
         await select(pilot, screen, f"seed:{S}:{managed}#$.loom")
         text = screen.detail.text
         assert text.count("support-desk") == 1 and "request form at" in text
-        for expected in ("given → effective — why", "tapestryTokens: — → 1500 — not given: 1,500", "Findings",
-                         "No findings."):
+        for expected in (
+            "given → effective — why",
+            "tapestryTokens: — → 1500 — not given: 1,500",
+            "Findings",
+            "No findings.",
+        ):
             assert expected in text
         # search: the same typing search as in any session
         await pilot.press(*"summariser")
         assert model.query == "summariser"
         versions = "oneshot-versions.json"
-        assert rows(screen) == [f"read:{A}:{versions}#$[0].versions[0].loom", f"config:{versions}#$[0].versions[1].loom"]
+        assert rows(screen) == [
+            f"read:{A}:{versions}#$[0].versions[0].loom",
+            f"config:{versions}#$[0].versions[1].loom",
+        ]
 
 
 async def test_definition_file_opens_with_its_findings() -> None:

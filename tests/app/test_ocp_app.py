@@ -12,9 +12,11 @@ from app_helpers import browser, make_app, notices, rows, screen_text, select
 
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.picker import PickerScreen
+from tests.shared_material import FIXTURES, needs_shared
+from tests.waits import until
 
 ROOT = Path(__file__).resolve().parents[2]
-OCP_DIR = ROOT.parent / "shared" / "fixtures" / "ocp"
+OCP_DIR = FIXTURES / "ocp"
 RUN_WITH_SESSION = ROOT / "tests" / "fixtures" / "ocp" / "run-with-session"
 
 
@@ -26,12 +28,13 @@ def copy_run(tmp_path: Path) -> Path:
 
 async def next_browser(pilot: Any, below: BrowserScreen) -> BrowserScreen:
     await pilot.app.workers.wait_for_complete()
-    for _ in range(150):
+
+    def opened() -> bool:
         screen = pilot.app.screen
-        if isinstance(screen, BrowserScreen) and screen is not below and screen.model is not None:
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no second browser; the top screen is {pilot.app.screen!r}")
+        return isinstance(screen, BrowserScreen) and screen is not below and screen.model is not None
+
+    await until(pilot, opened, what="a second browser with its session")
+    return pilot.app.screen
 
 
 async def test_enter_on_an_attempt_opens_its_session_at_the_leaf_and_escape_returns(tmp_path: Path) -> None:
@@ -64,6 +67,7 @@ async def test_enter_on_an_attempt_opens_its_session_at_the_leaf_and_escape_retu
         assert any("no-such-session-id is not on this machine" in n for n in notices(app))
 
 
+@needs_shared()
 async def test_detail_pane_filters_and_search(tmp_path: Path) -> None:
     app = make_app(OCP_DIR / "review-loop-v01.ocp.json")
     async with app.run_test(size=(160, 50)) as pilot:
@@ -87,6 +91,7 @@ async def test_detail_pane_filters_and_search(tmp_path: Path) -> None:
         assert rows(screen) == ["n:G1"]
 
 
+@needs_shared()
 async def test_findings_show_on_their_rows(tmp_path: Path) -> None:
     app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
     async with app.run_test(size=(160, 40)) as pilot:
@@ -100,6 +105,7 @@ async def test_findings_show_on_their_rows(tmp_path: Path) -> None:
         assert "conformance findings" in text and "E160" in text
 
 
+@needs_shared()
 async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -108,10 +114,9 @@ async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
     (runs / "other.json").write_text(json.dumps({"not": "a run"}))
     app = make_app(None, sessions_dirs=[str(runs)])
     async with app.run_test(size=(160, 40)) as pilot:
-        for _ in range(100):
-            if isinstance(app.screen, PickerScreen) and app.screen.sessions:
-                break
-            await pilot.pause(0.05)
+        await until(
+            pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.sessions, what="the picker's sessions"
+        )
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         titles = {s.title for s in picker.sessions}
@@ -122,11 +127,12 @@ async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
         assert "run run-review-loop-01" in text
 
 
+@needs_shared()
 async def test_palette_opens_the_lineage_view_and_escape_returns() -> None:
     app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
-        from loomtui.app.ocp import palette_commands
+        from loomtui.app.screens.source_actions import palette_commands
 
         commands = palette_commands(screen)
         assert commands[0][0] == "OCP: open the run's spawn/launch lineage view"
@@ -140,11 +146,12 @@ async def test_palette_opens_the_lineage_view_and_escape_returns() -> None:
         assert app.screen is screen
 
 
+@needs_shared()
 async def test_swarm_lineage_from_the_app() -> None:
     app = make_app(OCP_DIR / "swarm-v02.ocp.json")
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
-        from loomtui.app.ocp import palette_commands
+        from loomtui.app.screens.source_actions import palette_commands
 
         await select(pilot, screen, "a:S-plan.a1")
         names = [c[0] for c in palette_commands(screen)]

@@ -1,5 +1,5 @@
 """A big OCP run's first rows are painted before the whole run is rebuilt (the child that
-places it sends them first: ``formats/ocp_split.py``): the same lines the whole run shows
+places it sends them first: ``formats/ocp/split.py``): the same lines the whole run shows
 there, nothing responding to keys until the whole is installed, and Esc still leaving."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ import pytest
 from app_helpers import browser, make_app, screen_text
 
 from loomtui.app.screens.browser import BrowserScreen
-from loomtui.formats import ocp_split
+from loomtui.formats.ocp import split as ocp_split
 from loomtui.session.forked import can_fork
+from tests.waits import until
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no other thread")
 
@@ -46,12 +47,12 @@ def tree_lines(screen: BrowserScreen) -> list[str]:
 
 
 async def first_rows_shown(pilot: Any) -> BrowserScreen:
-    for _ in range(250):
+    def shown() -> bool:
         screen = pilot.app.screen
-        if isinstance(screen, BrowserScreen) and screen.tree.first_rows is not None:
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError("the first rows were never shown")
+        return isinstance(screen, BrowserScreen) and screen.tree.first_rows is not None
+
+    await until(pilot, shown, what="the first rows")
+    return pilot.app.screen
 
 
 async def test_the_first_rows_are_the_whole_runs_and_keys_wait_for_the_whole(slow_run: Path) -> None:

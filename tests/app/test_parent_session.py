@@ -12,10 +12,10 @@ from typing import Any
 
 from app_helpers import browser, make_app, notices
 
-from tests.agent_writer import AgentWriter
-
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.session.locations import sample_dir
+from tests.agent_writer import AgentWriter
+from tests.waits import settled, until
 
 
 def js(obj: object) -> str:
@@ -23,18 +23,35 @@ def js(obj: object) -> str:
 
 
 def write_session(path: Path, sid: str, texts: list[str], *, parent: str | None = None) -> Path:
-    header: dict[str, Any] = {"type": "session", "version": 3, "id": sid, "timestamp": "2026-02-01T10:00:00.000Z",
-                              "cwd": "/home/user/proj"}
+    header: dict[str, Any] = {
+        "type": "session",
+        "version": 3,
+        "id": sid,
+        "timestamp": "2026-02-01T10:00:00.000Z",
+        "cwd": "/home/user/proj",
+    }
     if parent is not None:
         header["parentSession"] = parent
     lines = [js(header)]
     prev = None
     for i, text in enumerate(texts):
         eid = f"{sid[:4]}{i:04d}"
-        msg: dict[str, Any] = ({"role": "user", "content": text} if i % 2 == 0
-                               else {"role": "assistant", "content": [{"type": "text", "text": text}]})
-        lines.append(js({"type": "message", "id": eid, "parentId": prev,
-                         "timestamp": f"2026-02-01T10:{i + 1:02d}:00.000Z", "message": msg}))
+        msg: dict[str, Any] = (
+            {"role": "user", "content": text}
+            if i % 2 == 0
+            else {"role": "assistant", "content": [{"type": "text", "text": text}]}
+        )
+        lines.append(
+            js(
+                {
+                    "type": "message",
+                    "id": eid,
+                    "parentId": prev,
+                    "timestamp": f"2026-02-01T10:{i + 1:02d}:00.000Z",
+                    "message": msg,
+                }
+            )
+        )
         prev = eid
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -44,19 +61,27 @@ def write_session(path: Path, sid: str, texts: list[str], *, parent: str | None 
 async def next_browser(pilot: Any, below: BrowserScreen) -> BrowserScreen:
     """The browser opened on top of ``below``, once its session is loaded."""
     await pilot.app.workers.wait_for_complete()
-    for _ in range(100):
+
+    def opened() -> bool:
         screen = pilot.app.screen
-        if isinstance(screen, BrowserScreen) and screen is not below and screen.model is not None:
-            return screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no second browser; the top screen is {pilot.app.screen!r}")
+        return isinstance(screen, BrowserScreen) and screen is not below and screen.model is not None
+
+    await until(pilot, opened, what="a second browser with its session")
+    return pilot.app.screen
 
 
 async def test_ctrl_g_opens_the_parent_session_and_escape_returns(tmp_path: Path) -> None:
-    parent = write_session(tmp_path / "s" / "2026-02-01T10-00-00-000Z_par1.jsonl", "par1",
-                           ["Write a parser", "Here is a parser", "Add tests", "Added tests"])
-    child = write_session(tmp_path / "s" / "2026-02-02T10-00-00-000Z_kid1.jsonl", "kid1",
-                          ["Write a parser", "Here is a parser"], parent=str(parent))
+    parent = write_session(
+        tmp_path / "s" / "2026-02-01T10-00-00-000Z_par1.jsonl",
+        "par1",
+        ["Write a parser", "Here is a parser", "Add tests", "Added tests"],
+    )
+    child = write_session(
+        tmp_path / "s" / "2026-02-02T10-00-00-000Z_kid1.jsonl",
+        "kid1",
+        ["Write a parser", "Here is a parser"],
+        parent=str(parent),
+    )
     app = make_app(child)
     async with app.run_test(size=(120, 30)) as pilot:
         fork = await browser(pilot)
@@ -75,15 +100,30 @@ async def test_ctrl_g_opens_the_parent_session_and_escape_returns(tmp_path: Path
 
 async def test_an_omp_parent_id_and_a_moved_pi_parent_are_found(tmp_path: Path) -> None:
     # omp records the parent's session id: found next to this file
-    parent = write_session(tmp_path / "omp" / "2026-02-01T10-00-00-000Z_x.jsonl", "omp-parent-7",
-                           ["Plan the release", "Planned"])
-    child = write_session(tmp_path / "omp" / "2026-02-03T10-00-00-000Z_y.jsonl", "omp-child-8",
-                          ["Plan the release"], parent="omp-parent-7")
+    parent = write_session(
+        tmp_path / "omp" / "2026-02-01T10-00-00-000Z_x.jsonl", "omp-parent-7", ["Plan the release", "Planned"]
+    )
+    child = write_session(
+        tmp_path / "omp" / "2026-02-03T10-00-00-000Z_y.jsonl",
+        "omp-child-8",
+        ["Plan the release"],
+        parent="omp-parent-7",
+    )
     # a pi path recorded before the sessions moved: found by its file name under pi's sessions root
-    moved = write_session(Path(os.environ["PI_CODING_AGENT_DIR"]) / "sessions" / "--home-user-proj--"
-                          / "2026-01-05T09-00-00-000Z_old.jsonl", "old-5", ["Old work", "Done"])
-    child2 = write_session(tmp_path / "elsewhere" / "2026-02-04T10-00-00-000Z_z.jsonl", "new-9", ["Old work"],
-                           parent="/mnt/old-machine/.pi/agent/sessions/--p--/2026-01-05T09-00-00-000Z_old.jsonl")
+    moved = write_session(
+        Path(os.environ["PI_CODING_AGENT_DIR"])
+        / "sessions"
+        / "--home-user-proj--"
+        / "2026-01-05T09-00-00-000Z_old.jsonl",
+        "old-5",
+        ["Old work", "Done"],
+    )
+    child2 = write_session(
+        tmp_path / "elsewhere" / "2026-02-04T10-00-00-000Z_z.jsonl",
+        "new-9",
+        ["Old work"],
+        parent="/mnt/old-machine/.pi/agent/sessions/--p--/2026-01-05T09-00-00-000Z_old.jsonl",
+    )
     for fork_file, expected in ((child, parent), (child2, moved)):
         app = make_app(fork_file)
         async with app.run_test(size=(120, 30)) as pilot:
@@ -113,14 +153,18 @@ async def test_no_parent_and_a_missing_parent_are_notices(tmp_path: Path) -> Non
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await browser(pilot)
         ref = screen.parent_ref()
-        assert ref == ("/home/dev/.pi/agent/sessions/--home-dev-dotfiles--/"
-                       "2025-11-17T10-02-11-004Z_8c1f4e2a-3b5d-4a6c-9e7f-0d1c2b3a4f5e.jsonl")
+        assert ref == (
+            "/home/dev/.pi/agent/sessions/--home-dev-dotfiles--/"
+            "2025-11-17T10-02-11-004Z_8c1f4e2a-3b5d-4a6c-9e7f-0d1c2b3a4f5e.jsonl"
+        )
         await pilot.press("ctrl+g")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen is screen
-        assert (f"The parent session {ref} is not on this machine (looked next to this file and in the pi and "
-                "omp session directories).") in notices(app)
+        assert (
+            f"The parent session {ref} is not on this machine (looked next to this file and in the pi and "
+            "omp session directories)."
+        ) in notices(app)
 
 
 async def test_the_palette_opens_the_parent_session(tmp_path: Path) -> None:
@@ -139,7 +183,7 @@ async def test_the_palette_opens_the_parent_session(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
         await pilot.press(*"open parent")
-        await pilot.pause(0.3)
+        await settled(pilot)
         await pilot.press("enter")
         opened = await next_browser(pilot, fork)
         assert opened.path == str(parent)  # a relative parentSession resolves next to the fork
@@ -152,16 +196,20 @@ async def test_the_palette_says_when_a_session_is_not_a_fork(tmp_path: Path) -> 
     app = make_app(plain)
     async with app.run_test(size=(120, 30)) as pilot:
         screen = await browser(pilot)
-        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
-        assert "open parent session (this session is not a fork)" in titles
+        helps = {t: h for t, _cb, h in LoomCommands(screen).commands()}
+        # the one wording of the browser's and the picker's notices (view/words.NOT_A_FORK)
+        assert helps["open parent session"] == "^G  ·  This session is not a fork: its header names no parent session."
 
 
 async def test_ctrl_g_opens_the_parent_at_the_fork_point(tmp_path: Path) -> None:
     """pi's fork copies the parent's path with its ids: the parent opens on the last shared entry."""
     from loomtui.session.manager import SessionManager
 
-    parent = write_session(tmp_path / "s" / "2026-02-01T10-00-00-000Z_par1.jsonl", "par1",
-                           ["Write a parser", "Here is a parser", "Add tests", "Added tests", "Ship it", "Shipped"])
+    parent = write_session(
+        tmp_path / "s" / "2026-02-01T10-00-00-000Z_par1.jsonl",
+        "par1",
+        ["Write a parser", "Here is a parser", "Add tests", "Added tests", "Ship it", "Shipped"],
+    )
     sm = SessionManager.open(str(parent))
     sm.append_label_change("par10001", "good parser")  # labels are re-created, not shared
     child_path = sm.create_branched_session("par10001", dir=str(tmp_path / "s"))

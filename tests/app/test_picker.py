@@ -12,24 +12,42 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from loomtui.app.screens.picker import PickerScreen
-from loomtui.app.widgets.session_list import HIT, PROJECT, SESSION, SessionList, format_when
+from loomtui.app.widgets.session_list import HIT, MORE, NOTE, PROJECT, SESSION, SessionList, format_when
 from loomtui.session.locations import sample_dir
+from tests.waits import settled
 
 
 def js(obj: object) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
-def write(path: Path, sid: str, cwd: str, day: str, texts: list[str], *, parent: str | None = None,
-          name: str | None = None, title_slot: str | None = None) -> Path:
+def write(
+    path: Path,
+    sid: str,
+    cwd: str,
+    day: str,
+    texts: list[str],
+    *,
+    parent: str | None = None,
+    name: str | None = None,
+    title_slot: str | None = None,
+) -> Path:
     """A session created on ``day`` at 10:00 whose messages are one minute apart."""
     header = {"type": "session", "version": 3, "id": sid, "timestamp": f"{day}T10:00:00.000Z", "cwd": cwd}
     if parent:
         header["parentSession"] = parent
     lines = []
     if title_slot:
-        slot = js({"type": "title", "v": 1, "title": title_slot, "source": "user", "updatedAt": f"{day}T10:00:00.000Z",
-                   "pad": ""})
+        slot = js(
+            {
+                "type": "title",
+                "v": 1,
+                "title": title_slot,
+                "source": "user",
+                "updatedAt": f"{day}T10:00:00.000Z",
+                "pad": "",
+            }
+        )
         lines.append(slot[:-2] + " " * (255 - len(slot.encode())) + '"}')
     lines.append(js(header))
     prev = None
@@ -37,12 +55,30 @@ def write(path: Path, sid: str, cwd: str, day: str, texts: list[str], *, parent:
         eid = f"{sid[:3]}{i:05d}"
         role = "user" if i % 2 == 0 else "assistant"
         content = text if role == "user" else [{"type": "text", "text": text}]
-        lines.append(js({"type": "message", "id": eid, "parentId": prev, "timestamp": f"{day}T10:{i + 1:02d}:00.000Z",
-                         "message": {"role": role, "content": content}}))
+        lines.append(
+            js(
+                {
+                    "type": "message",
+                    "id": eid,
+                    "parentId": prev,
+                    "timestamp": f"{day}T10:{i + 1:02d}:00.000Z",
+                    "message": {"role": role, "content": content},
+                }
+            )
+        )
         prev = eid
     if name:
-        lines.append(js({"type": "session_info", "id": f"{sid[:3]}name", "parentId": prev,
-                         "timestamp": f"{day}T10:59:00.000Z", "name": name}))
+        lines.append(
+            js(
+                {
+                    "type": "session_info",
+                    "id": f"{sid[:3]}name",
+                    "parentId": prev,
+                    "timestamp": f"{day}T10:59:00.000Z",
+                    "name": name,
+                }
+            )
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
@@ -65,14 +101,37 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def sessions(env: Path, tmp_path: Path) -> dict[str, Path]:
     pi = env / ".pi/agent/sessions/--home-u-app--"
-    a = write(pi / "2020-01-05T10-00-00-000Z_aaa.jsonl", "aaa-1", "/home/u/app", "2020-01-05",
-              ["Add a login page", "Done, see login.py", "Now add a logout button", "Added"], name="Login page")
-    b = write(pi / "2020-01-07T10-00-00-000Z_bbb.jsonl", "bbb-2", "/home/u/app", "2020-01-07",
-              ["Add a login page", "Done", "Use OAuth instead of passwords", "Switched to OAuth"], parent=str(a))
-    c = write(env / ".omp/agent/sessions/-app/2020-01-06T10-00-00-000Z_ccc.jsonl", "ccc-3", "/home/u/app",
-              "2020-01-06", ["Split auth.py into modules", "Split into three"], title_slot="Refactor auth")
-    d = write(tmp_path / "extra/2020-01-04T10-00-00-000Z_ddd.jsonl", "ddd-4", "/home/u/lib", "2020-01-04",
-              ["Fix the flaky parser test", "The test depended on dict order; fixed with sorted()"])
+    a = write(
+        pi / "2020-01-05T10-00-00-000Z_aaa.jsonl",
+        "aaa-1",
+        "/home/u/app",
+        "2020-01-05",
+        ["Add a login page", "Done, see login.py", "Now add a logout button", "Added"],
+        name="Login page",
+    )
+    b = write(
+        pi / "2020-01-07T10-00-00-000Z_bbb.jsonl",
+        "bbb-2",
+        "/home/u/app",
+        "2020-01-07",
+        ["Add a login page", "Done", "Use OAuth instead of passwords", "Switched to OAuth"],
+        parent=str(a),
+    )
+    c = write(
+        env / ".omp/agent/sessions/-app/2020-01-06T10-00-00-000Z_ccc.jsonl",
+        "ccc-3",
+        "/home/u/app",
+        "2020-01-06",
+        ["Split auth.py into modules", "Split into three"],
+        title_slot="Refactor auth",
+    )
+    d = write(
+        tmp_path / "extra/2020-01-04T10-00-00-000Z_ddd.jsonl",
+        "ddd-4",
+        "/home/u/lib",
+        "2020-01-04",
+        ["Fix the flaky parser test", "The test depended on dict order; fixed with sorted()"],
+    )
     return {"a": a, "b": b, "c": c, "d": d}
 
 
@@ -110,7 +169,7 @@ class HostApp(App[None]):
 def rows(screen: PickerScreen) -> list[tuple[str, int, str]]:
     out = []
     for r in screen.session_list.rows:
-        if r.kind == PROJECT:
+        if r.kind in (PROJECT, MORE, NOTE):
             out.append((r.kind, r.count, r.text))
         elif r.kind == HIT:
             assert r.hit is not None
@@ -143,7 +202,9 @@ async def start(app: HostApp, pilot) -> PickerScreen:  # type: ignore[no-untyped
 # listing --------------------------------------------------------------------------------------
 
 
-async def test_sessions_grouped_by_project_newest_first_forks_threaded(sessions: dict[str, Path], tmp_path: Path) -> None:
+async def test_sessions_grouped_by_project_newest_first_forks_threaded(
+    sessions: dict[str, Path], tmp_path: Path
+) -> None:
     app = HostApp([str(tmp_path / "extra")])
     async with app.run_test(size=(100, 20)) as pilot:
         picker = await start(app, pilot)
@@ -218,7 +279,11 @@ async def test_typing_filters_by_name_first_message_and_project(sessions: dict[s
     async with app.run_test(size=(100, 20)) as pilot:
         picker = await start(app, pilot)
         await pilot.press(*"login")
-        assert rows(picker) == [(PROJECT, 2, "/home/u/app"), (SESSION, 0, "Login page"), (SESSION, 0, "Add a login page")]
+        assert rows(picker) == [
+            (PROJECT, 2, "/home/u/app"),
+            (SESSION, 0, "Login page"),
+            (SESSION, 0, "Add a login page"),
+        ]
         assert status(picker).startswith("2 of 4 sessions match")
         for _ in range(5):
             await pilot.press("backspace")
@@ -229,7 +294,10 @@ async def test_typing_filters_by_name_first_message_and_project(sessions: dict[s
         assert rows(picker) == [(PROJECT, 1, "/home/u/app"), (SESSION, 0, "Refactor auth")]
         picker.input.value = "nothing like this"
         await pilot.pause()
-        assert rows(picker) == []
+        [(kind, _n, hint)] = rows(picker)  # not a blank list: a line says why
+        assert kind == NOTE and "No session matches “nothing like this”" in hint and "Esc clears it" in hint
+        assert picker.session_list.selected_row is None
+        assert "No session matches" in line(picker, 0)
         await pilot.press("escape")  # clears the filter
         assert picker.input.value == ""
         assert len(rows(picker)) == 6
@@ -274,8 +342,13 @@ async def test_back_from_a_session_lists_what_changed(sessions: dict[str, Path],
     async with app.run_test(size=(100, 20)) as pilot:
         picker = await start(app, pilot)
         await pilot.press("enter")
-        write(tmp_path / "extra/2020-02-01T10-00-00-000Z_eee.jsonl", "eee-5", "/home/u/new", "2020-02-01",
-              ["A brand new project"])
+        write(
+            tmp_path / "extra/2020-02-01T10-00-00-000Z_eee.jsonl",
+            "eee-5",
+            "/home/u/new",
+            "2020-02-01",
+            ["A brand new project"],
+        )
         await pilot.press("escape")
         await settle(app, pilot)
         assert rows(picker)[:2] == [(PROJECT, 1, "/home/u/new"), (SESSION, 0, "A brand new project")]
@@ -307,7 +380,7 @@ async def test_ctrl_f_searches_every_session_and_enter_opens_at_the_entry(
         await pilot.press("ctrl+f")
         assert picker.mode == "search"
         await pilot.press(*"oauth")
-        await pilot.pause(0.5)  # the search starts 0.3 s after the last key
+        await settled(pilot)  # the search starts 0.3 s after the last key
         await settle(app, pilot)
         assert rows(picker) == [
             (SESSION, 0, "Add a login page"),
@@ -334,7 +407,8 @@ async def test_search_with_enter_runs_at_once_and_reports_no_matches(sessions: d
         await pilot.press("ctrl+f")
         await settle(app, pilot)
         assert picker.input.value == "zzz"
-        assert rows(picker) == []
+        [(kind, _n, hint)] = rows(picker)
+        assert kind == NOTE and "holds every word of “zzz”" in hint
         assert status(picker).startswith("No matches")
         picker.input.value = "dict order sorted"
         await pilot.press("enter")
@@ -356,11 +430,22 @@ async def test_without_sessions_the_bundled_samples_are_listed_and_labelled(env:
         assert picker.samples
         assert str(picker.query_one("#picker-title", Static).render()) == "Sample sessions  ·  4 in 3 projects"
         note = str(picker.query_one("#picker-note", Static).render())
-        assert note.startswith("No pi or omp sessions found in ~/.pi/agent/sessions, ~/.omp/agent/sessions.")
-        assert "bundled sample sessions" in note
+        assert note.startswith(
+            "No pi, omp, Claude Code or Codex sessions found in ~/.pi/agent/sessions, "
+            "~/.omp/agent/sessions, ~/.claude/projects, ~/.codex/sessions, "
+            "~/.codex/archived_sessions."
+        )
+        assert "copies of loomtui's sample sessions" in note
         assert [os.path.basename(r.session.path)[:24] for r in picker.session_list.rows if r.session] == [
-            "2026-03-03T14-30-12-480Z", "2026-03-02T09-14-05-120Z", "2026-03-02T11-02-41-907Z", "2025-11-18T16-40-03-512Z"]
-        assert all(os.path.dirname(r.session.path) == sample_dir() for r in picker.session_list.rows if r.session)
+            "2026-03-03T14-30-12-480Z",
+            "2026-03-02T09-14-05-120Z",
+            "2026-03-02T11-02-41-907Z",
+            "2025-11-18T16-40-03-512Z",
+        ]
+        # the user's copies are listed, never the package's files (app/samples.py)
+        copies = os.path.join(os.environ["XDG_DATA_HOME"], "loomtui", "samples")
+        assert all(os.path.dirname(r.session.path) == copies for r in picker.session_list.rows if r.session)
+        assert sorted(os.listdir(copies)) == sorted(n for n in os.listdir(sample_dir()) if n.endswith(".jsonl"))
 
 
 # with the real app -------------------------------------------------------------------------------
@@ -419,7 +504,9 @@ async def test_a_search_hit_opens_the_session_at_that_entry(sessions: dict[str, 
         assert browser.model.leaf_id == "bbb00003"
         assert browser.model.selected_entry is not None and browser.model.selected_entry.id == "bbb00002"
         assert "id bbb00002  parent bbb00001" in browser.detail.text
-        drawn = "".join(s.text for s in browser.tree.render_line(browser.model.selected - int(browser.tree.scroll_offset.y)))
+        drawn = "".join(
+            s.text for s in browser.tree.render_line(browser.model.selected - int(browser.tree.scroll_offset.y))
+        )
         assert drawn.rstrip() == "› • user: Use OAuth instead of passwords"  # on the active path (•)
         await pilot.press("escape")
         await settle(app, pilot)
@@ -446,7 +533,9 @@ async def test_open_session_file_selects_the_nearest_visible_ancestor(sessions: 
         third = app.screen
         assert isinstance(third, BrowserScreen) and third.model is not None
         assert third.model.selected_id == "aaa00002"  # the leaf's row, as when opened plainly
-        assert "Entry no-such-entry is not in this session; showing the leaf." in [n.message for n in app._notifications]
+        assert "Entry no-such-entry is not in this session; showing the leaf." in [
+            n.message for n in app._notifications
+        ]
 
 
 async def test_claude_and_codex_sessions_are_listed_marked_searched_and_opened(
@@ -477,14 +566,15 @@ async def test_claude_and_codex_sessions_are_listed_marked_searched_and_opened(
         await settle(app, pilot)
         await pilot.press("ctrl+f")
         await pilot.press(*"hoge.py")
-        await pilot.pause(0.5)
+        await settled(pilot)  # the search's debounce
         await settle(app, pilot)
         hits = [r for r in rows(picker) if r[0] == HIT]
         assert hits and status(picker).startswith(f"{len(hits)} hits in 1 session")
 
 
-async def test_a_listing_that_fails_is_a_notice_and_the_picker_stays(sessions: dict[str, Path], tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_listing_that_fails_is_a_notice_and_the_picker_stays(
+    sessions: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.app.screens import picker as picker_module
 
     def broken(*args: object, **kwargs: object) -> list[object]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 from app_helpers import make_app
 
 from loomtui.app.screens.picker import PickerScreen
+from tests.waits import STEP, settled, until
 
 
 def session(path: Path, sid: str, texts: list[str]) -> None:
@@ -17,20 +19,22 @@ def session(path: Path, sid: str, texts: list[str]) -> None:
     prev = None
     for i, t in enumerate(texts):
         eid = f"{sid}{i:04d}"
-        lines.append({"type": "message", "id": eid, "parentId": prev, "timestamp": f"2026-01-01T00:00:{i:02d}.000Z",
-                      "message": {"role": "user", "content": t}})
+        lines.append(
+            {
+                "type": "message",
+                "id": eid,
+                "parentId": prev,
+                "timestamp": f"2026-01-01T00:00:{i:02d}.000Z",
+                "message": {"role": "user", "content": t},
+            }
+        )
         prev = eid
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
 async def wait_for(pilot: Any, cond: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not met in time")
+    await until(pilot, cond, timeout)
 
 
 async def test_new_and_grown_sessions_appear_without_ctrl_r_and_the_selection_stays(tmp_path: Path) -> None:
@@ -46,24 +50,33 @@ async def test_new_and_grown_sessions_appear_without_ctrl_r_and_the_selection_st
         # worker may start late on a busy machine)
         for k in range(60):
             session(root / "--w--" / "probe.jsonl", "pppp", [f"probe {k}"])
-            if any(s.path.endswith("probe.jsonl") for s in picker.sessions):
+            with contextlib.suppress(AssertionError):
+                await until(pilot, lambda: any(s.path.endswith("probe.jsonl") for s in picker.sessions), 0.5)
                 break
-            await pilot.pause(0.5)
         assert any(s.path.endswith("probe.jsonl") for s in picker.sessions)
         await wait_for(pilot, lambda: len(picker.sessions) == 3)
         lst = picker.session_list
         await pilot.press("down")
-        await pilot.pause(0.05)
+        await settled(pilot)
         chosen = lst.selected_row.session.path
         session(root / "--q--" / "c.jsonl", "cccc", ["a session written just now"])
         await wait_for(pilot, lambda: len(picker.sessions) == 4)
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert lst.selected_row is not None and lst.selected_row.session.path == chosen
         # a file grows: its count follows
         with open(root / "--p--" / "a.jsonl", "a") as f:
-            f.write(json.dumps({"type": "message", "id": "aaaa9999", "parentId": "aaaa0000",
-                                "timestamp": "2026-01-01T00:01:00.000Z",
-                                "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "type": "message",
+                        "id": "aaaa9999",
+                        "parentId": "aaaa0000",
+                        "timestamp": "2026-01-01T00:01:00.000Z",
+                        "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]},
+                    }
+                )
+                + "\n"
+            )
         await wait_for(pilot, lambda: any(s.path.endswith("a.jsonl") and s.message_count == 2 for s in picker.sessions))
         assert lst.selected_row.session.path == chosen
 
@@ -91,13 +104,16 @@ async def test_a_new_project_directory_reads_the_list_again_once_it_settles(tmp_
     root.mkdir()
     calls: list[float] = []
     stop = asyncio.Event()
-    task = asyncio.create_task(picker_watch.watch_dirs([str(root)], lambda: calls.append(time.monotonic()),
-                                                       stop_event=stop, debounce_ms=100, step_ms=20))
+    task = asyncio.create_task(
+        picker_watch.watch_dirs(
+            [str(root)], lambda: calls.append(time.monotonic()), stop_event=stop, debounce_ms=100, step_ms=20
+        )
+    )
     await asyncio.sleep(0.5)  # the watch is in place
     (root / "--q--").mkdir()
     deadline = time.monotonic() + 20
     while len(calls) < 2 and time.monotonic() < deadline:
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(STEP)
     stop.set()
     await asyncio.wait_for(task, 5)
     assert len(calls) >= 2  # the directory's burst, then the settle read

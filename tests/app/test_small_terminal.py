@@ -8,6 +8,7 @@ from pathlib import Path
 from app_helpers import browser, make_app, screen_text
 
 from loomtui.app import ui_state
+from tests.waits import settled
 
 
 async def test_the_detail_pane_width_follows_keys_and_a_drag_and_is_remembered(fixture_copy, tmp_path) -> None:
@@ -15,37 +16,37 @@ async def test_the_detail_pane_width_follows_keys_and_a_drag_and_is_remembered(f
     app = make_app(path)
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         start = screen.detail.outer_size.width
         await pilot.press("shift+left", "shift+left")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.detail.outer_size.width == start + 8
         assert screen.tree.outer_size.width == 120 - start - 8
-        assert ui_state.load()["detail_width"] == start + 8
+        assert round(ui_state.load()["detail_fraction"] * 120) == start + 8
         await pilot.press("shift+right")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.detail.outer_size.width == start + 4
         # never narrower than 30, and the tree keeps 30
         for _ in range(40):
             await pilot.press("shift+left")
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.detail.outer_size.width == 90 and screen.tree.outer_size.width == 30
         # drag the border (the pane's first column) to column 70
         x0 = screen.detail.region.x
         await pilot.mouse_down(offset=(x0, 5))
         await pilot.hover(offset=(70, 5))
         await pilot.mouse_up(offset=(70, 5))
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.detail.outer_size.width == 50
-        assert ui_state.load()["detail_width"] == 50
-    assert json.loads(ui_state.state_path().read_text())["detail_width"] == 50
+        assert round(ui_state.load()["detail_fraction"] * 120) == 50
+    assert round(json.loads(ui_state.state_path().read_text())["detail_fraction"] * 120) == 50
     app = make_app(path)
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
-        await pilot.pause(0.1)
+        await settled(pilot)
         assert screen.detail.outer_size.width == 50  # remembered
         await pilot.resize_terminal(70, 24)
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert screen.tree.outer_size.width >= 30 and screen.detail.outer_size.width >= 30
 
 
@@ -54,12 +55,24 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
     parent = None
     for level in range(30):
         main_id = f"m{level:07d}"
-        entries.append({"type": "message", "id": main_id, "parentId": parent,
-                        "timestamp": f"2025-06-01T10:{level:02d}:00.000Z",
-                        "message": {"role": "user", "content": f"level {level} " + "word " * 40}})
-        entries.append({"type": "message", "id": f"s{level:07d}", "parentId": main_id,
-                        "timestamp": f"2025-06-01T10:{level:02d}:30.000Z",
-                        "message": {"role": "user", "content": f"side {level}"}})
+        entries.append(
+            {
+                "type": "message",
+                "id": main_id,
+                "parentId": parent,
+                "timestamp": f"2025-06-01T10:{level:02d}:00.000Z",
+                "message": {"role": "user", "content": f"level {level} " + "word " * 40},
+            }
+        )
+        entries.append(
+            {
+                "type": "message",
+                "id": f"s{level:07d}",
+                "parentId": main_id,
+                "timestamp": f"2025-06-01T10:{level:02d}:30.000Z",
+                "message": {"role": "user", "content": f"side {level}"},
+            }
+        )
         parent = main_id
     path = tmp_path / "a-long-directory-name-for-the-test" / "deep.jsonl"
     path.parent.mkdir()
@@ -68,7 +81,7 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await browser(pilot)
         await pilot.press("end")
-        await pilot.pause(0.2)
+        await settled(pilot)
         lines = screen_text(app).splitlines()
         assert lines[0].rstrip().endswith("leaf s0000029")  # the header keeps the leaf
         footer = lines[-1]
@@ -77,11 +90,13 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
         # the tree has two thirds of a narrow screen; the deepest row keeps 40 columns of text
         assert screen.tree.outer_size.width >= 50
         model = screen.model
-        deepest = max((i for i in range(len(model)) if model.entry_at(i).id.startswith("m")),
-                      key=lambda i: model.rows.display_indent(i))
+        deepest = max(
+            (i for i in range(len(model)) if model.entry_at(i).id.startswith("m")),
+            key=lambda i: model.rows.display_indent(i),
+        )
         model.select_row(deepest)
         screen.tree.selection_changed()
-        await pilot.pause(0.1)
+        await settled(pilot)
         row = "".join(s.text for s in screen.tree.render_line(model.selected - int(screen.tree.scroll_offset.y)))
         text = row.split("user: ", 1)[1] if "user: " in row else ""
         assert len(text.rstrip()) >= 25, row

@@ -8,18 +8,35 @@ from typing import Any
 
 from app_helpers import browser, make_app, select
 
+from tests.waits import settled
+
 HEADER = {"type": "session", "version": 3, "id": "s-stale", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 
 
 def entries(answer: str) -> list[dict[str, Any]]:
     return [
         HEADER,
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-         "message": {"role": "user", "content": "what is it?", "timestamp": 1}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": answer}], "stopReason": "stop"}},
-        {"type": "message", "id": "u2", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "user", "content": "thanks", "timestamp": 3}},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": "what is it?", "timestamp": 1},
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": answer}], "stopReason": "stop"},
+        },
+        {
+            "type": "message",
+            "id": "u2",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {"role": "user", "content": "thanks", "timestamp": 3},
+        },
     ]
 
 
@@ -37,16 +54,15 @@ async def test_a_rewritten_entry_shows_its_new_text_in_the_detail_pane(tmp_path:
         assert "the OLD answer" in screen.detail.text
         write(path, "the NEW answer, longer than before")  # same ids, another text
         screen.apply_appended()  # what the watcher calls: the file was rewritten, it is reloaded
-        for _ in range(20):
-            await pilot.pause(0.05)
+        await settled(pilot)
         screen = app.screen
         assert screen.model.selected_id == "a1"
         assert "the NEW answer" in screen.model.row_text(screen.model.selected)
         assert "the NEW answer" in screen.detail.text and "OLD" not in screen.detail.text
         await pilot.press("down")
-        await pilot.pause(0.2)
+        await settled(pilot)
         await pilot.press("up")
-        await pilot.pause(0.2)
+        await settled(pilot)
         assert screen.model.selected_id == "a1"
         assert "the NEW answer" in screen.detail.text and "OLD" not in screen.detail.text
 
@@ -60,8 +76,7 @@ async def test_a_same_size_rewrite_is_noticed(tmp_path: Path) -> None:
         await select(pilot, screen, "a1")
         write(path, "the NEW answer")  # same length: only the bytes differ
         screen.apply_appended()
-        for _ in range(20):
-            await pilot.pause(0.05)
+        await settled(pilot)
         screen = app.screen
         assert "the NEW answer" in screen.model.row_text(screen.model.selected)
         assert "the NEW answer" in screen.detail.text
@@ -99,8 +114,10 @@ async def test_thinking_of_every_tool_only_turn_is_reachable_in_the_app(pi_dir: 
 async def test_text_blocks_are_separate_paragraphs_in_the_detail_pane(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     rows = entries("x")
-    rows[2]["message"]["content"] = [{"type": "text", "text": "Looks fine."},
-                                     {"type": "text", "text": "Check the CI cache."}]
+    rows[2]["message"]["content"] = [
+        {"type": "text", "text": "Looks fine."},
+        {"type": "text", "text": "Check the CI cache."},
+    ]
     path.write_text("".join(json.dumps(x) + "\n" for x in rows))
     app = make_app(path)
     async with app.run_test(size=(120, 30)) as pilot:

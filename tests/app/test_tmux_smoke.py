@@ -4,58 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
-
 from conftest import FIXTURES
+from tmux_helpers import Tmux, clean_env, loomtui_command
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
-
-
-class Tmux:
-    def __init__(self, socket: str) -> None:
-        self.socket = socket
-
-    def run(self, *args: str) -> str:
-        out = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)
-        return out.stdout
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", "smoke")
-
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
-        deadline = time.monotonic() + timeout
-        screen = ""
-        while time.monotonic() < deadline:
-            screen = self.screen()
-            if text in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} not on screen after {timeout}s:\n{screen}")
-
-    def keys(self, *keys: str) -> None:
-        for key in keys:
-            self.run("send-keys", "-t", "smoke", key)
-            time.sleep(0.15)
 
 
 def test_real_terminal_smoke(tmp_path: Path) -> None:
     session = tmp_path / "kinds.jsonl"
     shutil.copyfile(FIXTURES / "kinds.jsonl", session)
     tmux = Tmux(f"loomtui-smoke-{os.getpid()}")
-    env = {"HOME": "/home/user", "TERM": "xterm-256color", "TZ": "UTC", "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", "")}
-    command = " ".join(
-        ["env", "-i", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "loomtui",
-         shlex.quote(str(session)), "--no-follow", "; echo EXITED rc=$?; sleep 10"]
-    )
+    env = clean_env(tmp_path)
+    command = loomtui_command(env, session)
     tmux.run("new-session", "-d", "-s", "smoke", "-x", "120", "-y", "40", command)
     try:
         screen = tmux.wait_for("(13/16)")
@@ -74,7 +38,7 @@ def test_real_terminal_smoke(tmp_path: Path) -> None:
         tmux.keys("F1")
         tmux.wait_for("browser.label-times")
         tmux.keys("Escape")
-        tmux.keys("L")
+        tmux.keys("M-l")
         tmux.wait_for("Label (empty to remove):")
         tmux.keys("s", "m", "o", "k", "e", "Enter")
         tmux.wait_for("[smoke] user:")
@@ -88,24 +52,22 @@ def test_real_terminal_smoke(tmp_path: Path) -> None:
         tmux.run("kill-server")
 
 
-@pytest.mark.parametrize("extra", [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"TERM": "xterm"},
-                                   {"TERM": "dumb", "NO_COLOR": "1"}], ids=["no-color", "dumb", "16-colours",
-                                                                            "dumb-no-color"])
+@pytest.mark.parametrize(
+    "extra",
+    [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"TERM": "xterm"}, {"TERM": "dumb", "NO_COLOR": "1"}],
+    ids=["no-color", "dumb", "16-colours", "dumb-no-color"],
+)
 def test_real_terminal_without_colours(tmp_path: Path, extra: dict[str, str]) -> None:
     """NO_COLOR, TERM=dumb and a 16-colour terminal: the app runs (monochrome), keys work."""
     session = tmp_path / "kinds.jsonl"
     shutil.copyfile(FIXTURES / "kinds.jsonl", session)
     tmux = Tmux(f"loomtui-mono-{os.getpid()}")
-    env = {"HOME": "/home/user", "TERM": "xterm-256color", "TZ": "UTC", "XDG_CONFIG_HOME": str(tmp_path / "cfg"),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "XDG_DATA_HOME": str(tmp_path / "data"), "PATH": os.environ.get("PATH", ""), **extra}
-    command = " ".join(
-        ["env", "-i", *(f"{k}={shlex.quote(v)}" for k, v in env.items()), shlex.quote(sys.executable), "-m", "loomtui",
-         shlex.quote(str(session)), "--no-follow", "; echo EXITED rc=$?; sleep 10"]
-    )
+    env = clean_env(tmp_path, **extra)
+    command = loomtui_command(env, session)
     tmux.run("new-session", "-d", "-s", "smoke", "-x", "100", "-y", "30", command)
     try:
         tmux.wait_for("(13/16)")
+        tmux.wait_for("  parent ")  # the detail pane drawn too: Tab has a pane to go to
         tmux.keys("Up", "Tab", "PageDown", "Tab", "F1")
         tmux.wait_for("loomtui keys")
         tmux.keys("Escape")

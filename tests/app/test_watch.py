@@ -19,6 +19,7 @@ from loomtui.app import watch
 from loomtui.app.watch import DELETED, MODIFIED, REPLACED, SessionFileChanged, follow_file
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
+from tests.waits import until
 
 TIMEOUT = 5.0
 
@@ -28,12 +29,24 @@ def js(obj: object) -> str:
 
 
 def message(eid: str, parent: str | None, text: str, minute: int) -> str:
-    return js({"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-01-01T10:{minute:02d}:00.000Z",
-               "message": {"role": "user", "content": text}}) + "\n"
+    return (
+        js(
+            {
+                "type": "message",
+                "id": eid,
+                "parentId": parent,
+                "timestamp": f"2026-01-01T10:{minute:02d}:00.000Z",
+                "message": {"role": "user", "content": text},
+            }
+        )
+        + "\n"
+    )
 
 
 def make_session(path: Path, n: int = 3) -> Path:
-    lines = [js({"type": "session", "version": 3, "id": "S", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"}) + "\n"]
+    lines = [
+        js({"type": "session", "version": 3, "id": "S", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"}) + "\n"
+    ]
     parent = None
     for i in range(n):
         lines.append(message(f"e{i}", parent, f"line {i}", i))
@@ -60,7 +73,7 @@ class Follow:
             self.extra(change)
         self.changes.put_nowait(change)
 
-    async def __aenter__(self) -> "Follow":
+    async def __aenter__(self) -> Follow:
         self.task = asyncio.create_task(follow_file(str(self.path), self._changed))
         await asyncio.sleep(0.1)  # the OS watch is installed when the task first runs
         return self
@@ -76,7 +89,7 @@ class Follow:
     async def quiet(self, seconds: float = 0.3) -> bool:
         try:
             await asyncio.wait_for(self.changes.get(), seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return True
         return False
 
@@ -213,18 +226,14 @@ class FollowApp(App[None]):
 
 
 async def wait_for(pilot: object, cond: Callable[[], bool]) -> None:
-    for _ in range(int(TIMEOUT / 0.05)):
-        if cond():
-            return
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
-    raise AssertionError("condition not met in time")
+    await until(pilot, cond, TIMEOUT)
 
 
 async def test_start_applies_appends_to_the_screen_and_posts_messages(tmp_path: Path) -> None:
     path = make_session(tmp_path / "s.jsonl")
     app = FollowApp(path)
     async with app.run_test() as pilot:
-        await pilot.pause(0.1)
+        await pilot.pause(0.1)  # the OS watch is installed (nothing observable says when)
         browser = app.browser
         append(path, message("e3", "e2", "live", 3))
         await wait_for(pilot, lambda: browser.applied == [["e3"]])
@@ -234,7 +243,7 @@ async def test_start_applies_appends_to_the_screen_and_posts_messages(tmp_path: 
         assert browser.applied[-1][0].startswith("conflict: ")
         assert app.worker.group == "session-watch"
         app.pop_screen()
-        await pilot.pause(0.1)
+        await until(pilot, lambda: app.worker.is_cancelled, what="the watch worker to stop")
         assert app.worker.is_cancelled
 
 
@@ -242,8 +251,18 @@ async def test_start_applies_appends_to_the_screen_and_posts_messages(tmp_path: 
 
 
 def assistant(eid: str, parent: str, text: str, minute: int) -> str:
-    return js({"type": "message", "id": eid, "parentId": parent, "timestamp": f"2026-01-01T10:{minute:02d}:00.000Z",
-               "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}}) + "\n"
+    return (
+        js(
+            {
+                "type": "message",
+                "id": eid,
+                "parentId": parent,
+                "timestamp": f"2026-01-01T10:{minute:02d}:00.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"},
+            }
+        )
+        + "\n"
+    )
 
 
 async def test_live_follow_in_the_app(tmp_path: Path) -> None:
@@ -253,7 +272,7 @@ async def test_live_follow_in_the_app(tmp_path: Path) -> None:
     app = make_app(path, watch=True)
     async with app.run_test(size=(100, 24)) as pilot:
         screen = await loaded_browser(pilot)
-        await pilot.pause(0.2)  # the watcher is installed
+        await pilot.pause(0.2)  # the OS watch is installed (nothing observable says when)
         model = screen.model
         assert model is not None and model.leaf_id == "e2"
         model.select_id("e1")
@@ -265,8 +284,17 @@ async def test_live_follow_in_the_app(tmp_path: Path) -> None:
         assert screen.model.row_of("e3") is not None  # type: ignore[union-attr]
 
         line = message("e4", "e3", "a line written in two parts", 4)
+        applied: list[int] = []
+        apply_appended = screen.apply_appended
+
+        def counted() -> None:  # the watcher saw the half line when the browser read it again
+            applied.append(1)
+            apply_appended()
+
+        screen.apply_appended = counted  # type: ignore[method-assign]
         append(path, line[:30])
-        await pilot.pause(0.5)
+        await wait_for(pilot, lambda: applied)
+        await pilot.pause()
         assert "e4" not in screen.manager.index.by_id  # type: ignore[union-attr]
         assert screen.model.leaf_id == "e3"  # type: ignore[union-attr]
         append(path, line[30:])

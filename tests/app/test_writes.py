@@ -1,4 +1,4 @@
-"""Pilot tests for the keys that write: Shift+L (label), Ctrl+S (persist the leaf), Ctrl+E (export).
+"""Pilot tests for the keys that write: Alt+L (label), Ctrl+S (persist the leaf), Ctrl+E (export).
 
 The written files are parsed and checked against pi's rules, and — when node and the published
 pi (``/work/shared/oracle``) are installed — reopened with pi's own SessionManager.
@@ -9,36 +9,43 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
 from app_helpers import browser, make_app, notices, screen_text, select
 from conftest import read_jsonl
 from textual.widgets import Input
 
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog, ExportDialog, LabelDialog
+from loomtui.session.manager import SessionManager
+from tests.oracle import NODE, PI_CURRENT, available, oracle_env
+from tests.oracle import missing as oracle_missing
+from tests.shared_material import SHARED, absent, on_ci
 
-ORACLE = Path(__file__).resolve().parents[3] / "shared" / "oracle" / "pi_tree_oracle.mjs"
-PEER = Path(os.environ.get("PI_PEER", "/tmp/peer")) / "node_modules" / "@mariozechner" / "pi-coding-agent"
+ORACLE = SHARED / "oracle" / "pi_tree_oracle.mjs"
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 
 
-def pi_view(path: Path, export_leaf: str | None = None) -> dict[str, Any] | None:
+#: the release Ctrl+E's export is compared with (1.6.0 re-links parents around the label
+#: entries it drops; 0.73.1 copied them verbatim: docs/pi-releases.md)
+EXPORT_REFERENCE = PI_CURRENT
+
+
+def pi_view(path: Path, export_leaf: str | None = None, package: str = PI_CURRENT) -> dict[str, Any] | None:
     """What the published pi computes for ``path`` (None when node or pi is missing)."""
-    if not ORACLE.exists() or not PEER.exists() or shutil.which("node") is None:
+    if not ORACLE.exists() or not available(package):
+        if on_ci():
+            absent(oracle_missing(package) or f"pi's tree oracle {ORACLE}")
         return None
-    cmd = ["node", str(ORACLE), str(path)] + (["--export-leaf", export_leaf] if export_leaf else [])
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env={**os.environ, "HOME": "/home/user"})
+    cmd = [str(NODE), str(ORACLE), str(path)] + (["--export-leaf", export_leaf] if export_leaf else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=oracle_env(package))
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 
 
-def check_label_entry(entry: dict[str, Any], *, parent: str, target: str, label: str | None,
-                      taken: set[str]) -> None:
+def check_label_entry(entry: dict[str, Any], *, parent: str, target: str, label: str | None, taken: set[str]) -> None:
     """pi's label entry: {type, id, parentId, timestamp, targetId, label?} (spec §5.1, §12)."""
     keys = ["type", "id", "parentId", "timestamp", "targetId"] + (["label"] if label is not None else [])
     assert list(entry) == keys
@@ -53,7 +60,7 @@ def check_label_entry(entry: dict[str, Any], *, parent: str, target: str, label:
 
 async def _label(pilot, screen: BrowserScreen, entry_id: str, text: str) -> None:
     await select(pilot, screen, entry_id)
-    await pilot.press("L")
+    await pilot.press("alt+l")
     dialog = pilot.app.screen
     assert isinstance(dialog, LabelDialog)
     dialog.query_one(Input).value = text
@@ -105,7 +112,7 @@ async def test_a_label_after_enter_does_not_move_where_pi_resumes(fixture_copy) 
         await pilot.press("enter")
         assert screen.user_moved_leaf
         await select(pilot, screen, "b1000001")
-        await pilot.press("L")
+        await pilot.press("alt+l")
         dialog = app.screen
         assert isinstance(dialog, LabelDialog)
         note = str(dialog.query_one("#label-note").render())
@@ -119,8 +126,9 @@ async def test_a_label_after_enter_does_not_move_where_pi_resumes(fixture_copy) 
         assert screen.model.leaf_id == "r1000004" and screen.user_moved_leaf
         assert screen.manager.get_leaf_id() == "r1000004"
         await _label(pilot, screen, "u1000002", "second")
-        check_label_entry(read_jsonl(path)[-1], parent=first["id"], target="u1000002", label="second",
-                          taken=taken | {first["id"]})
+        check_label_entry(
+            read_jsonl(path)[-1], parent=first["id"], target="u1000002", label="second", taken=taken | {first["id"]}
+        )
         assert screen.model.leaf_id == "r1000004"
     after = pi_view(path)
     if before is not None and after is not None:
@@ -181,8 +189,7 @@ async def test_ctrl_s_restates_the_label_of_a_labelled_leaf(fixture_copy) -> Non
         await select(pilot, screen, "a1000002")
         await pilot.press("enter", "ctrl+s", "enter")
         await pilot.pause()
-        check_label_entry(read_jsonl(path)[-1], parent="a1000002", target="a1000002", label="checkpoint",
-                          taken=taken)
+        check_label_entry(read_jsonl(path)[-1], parent="a1000002", target="a1000002", label="checkpoint", taken=taken)
         assert screen.model.label("a1000002") == "checkpoint"
     pi = pi_view(path)
     if pi is not None:
@@ -215,11 +222,28 @@ async def test_ctrl_e_exports_the_branch_like_pi(fixture_copy, tmp_path: Path) -
         assert header["parentSession"] == str(path)
         assert Path(written).name == f"{header['timestamp'].replace(':', '-').replace('.', '-')}_{header['id']}.jsonl"
         source = {e.get("id"): e for e in read_jsonl(path)}
-        path_ids = ["m1000001", "t1000001", "u1000001", "a1000001", "r1000001", "r1000002", "a1000002",
-                    "u1000003", "a1000006", "r1000004"]
+        path_ids = [
+            "m1000001",
+            "t1000001",
+            "u1000001",
+            "a1000001",
+            "r1000001",
+            "r1000002",
+            "a1000002",
+            "u1000003",
+            "a1000006",
+            "r1000004",
+        ]
+        # the session's name goes along as one session_info after what pi writes (docs/formats.md)
+        assert entries[-1]["type"] == "session_info" and entries[-1]["parentId"] == entries[-2]["id"]
+        assert entries[-1]["name"] == SessionManager.open(str(path)).get_session_name()
+        entries = entries[:-1]
         kept = [e for e in entries if e["type"] != "label"]
         assert [e["id"] for e in kept] == [i for i in path_ids]
-        assert all(e == source[e["id"]] for e in kept)  # copied unchanged
+        # copied unchanged but for the parent: the kept entry before it (pi 1.6.0 re-links
+        # around the label entries it leaves out)
+        assert all(e == {**source[e["id"]], "parentId": p} for e, p in zip(kept, [None, *path_ids]))
+        assert any(source[e["id"]]["parentId"] != e["parentId"] for e in kept)
         labels = [e for e in entries if e["type"] == "label"]
         assert [(e["targetId"], e["label"]) for e in labels] == [("u1000001", "start"), ("a1000002", "checkpoint")]
         assert labels[0]["parentId"] == "r1000004" and labels[1]["parentId"] == labels[0]["id"]
@@ -231,7 +255,7 @@ async def test_ctrl_e_exports_the_branch_like_pi(fixture_copy, tmp_path: Path) -
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is screen
-    pi = pi_view(path, export_leaf="r1000004")
+    pi = pi_view(path, export_leaf="r1000004", package=EXPORT_REFERENCE)
     if pi is not None:
         exp = pi["exported"]
         assert [e for e in exp["entries"] if e["type"] != "label"] == kept
@@ -293,8 +317,13 @@ async def test_write_failures_are_notices_and_nothing_is_lost(fixture_copy, monk
         assert screen.manager.get_session_name() == "Parser fox"  # what is on disk now
         await _label(pilot, screen, "b1000001", "z")  # and writing works again
         written = read_jsonl(path)
-        check_label_entry(written[-1], parent=written[-2]["id"], target="b1000001", label="z",
-                          taken={e.get("id") for e in written[:-1]})
+        check_label_entry(
+            written[-1],
+            parent=written[-2]["id"],
+            target="b1000001",
+            label="z",
+            taken={e.get("id") for e in written[:-1]},
+        )
 
 
 async def test_old_version_files_refuse_writes(fixture_copy) -> None:
@@ -305,14 +334,14 @@ async def test_old_version_files_refuse_writes(fixture_copy) -> None:
         screen = await browser(pilot)
         assert any("version 1" in n for n in notices(app))
         await pilot.press("home")
-        await pilot.press("L")
+        await pilot.press("alt+l")
         app.screen.query_one(Input).value = "x"
         await pilot.press("enter")
         await pilot.pause()
         assert any("migrate" in n for n in notices(app))
         assert screen.model is not None
         # the label dialog says so as it opens, and Enter writes nothing
-        await pilot.press("L")
+        await pilot.press("alt+l")
         dialog = app.screen
         assert isinstance(dialog, LabelDialog)
         refusal = str(dialog.query_one("#label-refusal").render())
@@ -328,7 +357,7 @@ async def test_the_tree_draws_pi_rows_exactly(fixture_copy) -> None:
     path = fixture_copy("kinds.jsonl")
     pi = pi_view(path)
     if pi is None:
-        pytest.skip("node or the published pi is not installed")
+        absent(oracle_missing() or f"pi's tree oracle {ORACLE}")
     app = make_app(path)
     async with app.run_test(size=(300, 40)) as pilot:
         screen = await browser(pilot)
@@ -361,21 +390,23 @@ async def test_the_tree_draws_the_goldens_of_real_pi_sessions(pi_dir: Path, gold
                 model.set_filter(view["mode"])
                 model.type_text(view["query"])
                 model.select_id(golden["leafId"])
-                drawn = ["".join(seg.text for seg in tree._render_row(i, width, i == model.selected)).rstrip()
-                         for i in range(len(model))]
+                drawn = [
+                    "".join(seg.text for seg in tree._render_row(i, width, i == model.selected)).rstrip()
+                    for i in range(len(model))
+                ]
                 expected = [line.rstrip() for line in view["lines"][:-1]] if len(model) else []
                 assert drawn == expected, (golden_path.stem, view["mode"], view["query"])
 
 
 async def test_ctrl_e_on_a_bundled_sample_never_writes_into_the_install(tmp_path: Path) -> None:
-    """A bundled sample's export goes to pi's session directory for the sample's cwd."""
-    from loomtui.session.locations import pi_session_dir, sample_dir
+    """A bundled sample opens as the user's copy (app/samples.py): its export goes next to that
+    copy, in the user's data directory, never into the install (nor into pi's sessions)."""
+    from loomtui.session.locations import sample_dir
 
     sample = sorted(Path(sample_dir()).glob("*.jsonl"))[1]
     listing = sorted(p.name for p in Path(sample_dir()).iterdir())
-    cwd = read_jsonl(sample)[0]["cwd"]
-    want = Path(pi_session_dir(cwd))
-    assert str(want).startswith(str(tmp_path / "pi-agent" / "sessions"))
+    data = sample.read_bytes()
+    want = tmp_path / "data" / "loomtui" / "samples"
     app = make_app(sample)
     async with app.run_test(size=(120, 34)) as pilot:
         screen = await browser(pilot)
@@ -387,9 +418,10 @@ async def test_ctrl_e_on_a_bundled_sample_never_writes_into_the_install(tmp_path
         await pilot.pause()
         written = dialog.written
         assert written is not None and Path(written).parent == want
-        assert read_jsonl(written)[0]["parentSession"] == str(sample)
+        assert read_jsonl(written)[0]["parentSession"] == str(want / sample.name)
         assert screen.is_attached
-    assert sorted(p.name for p in Path(sample_dir()).iterdir()) == listing
+    assert sorted(p.name for p in Path(sample_dir()).iterdir()) == listing and sample.read_bytes() == data
+    assert not (tmp_path / "pi-agent").exists()
 
 
 def test_the_export_directory_is_next_to_a_writable_source_else_pi_s(tmp_path: Path, monkeypatch) -> None:

@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from loomtui.cli import main
-from loomtui.formats import ocp_check
+from loomtui.formats.ocp import check as ocp_check
+from tests.shared_material import SHARED, needs_shared, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 OCP_DIR = SHARED / "fixtures" / "ocp"
 GOLDEN = OCP_DIR / "golden" / "v0.3"
-EXPECTED = json.loads((GOLDEN / "expected.json").read_text())
+#: the reference checker's codes per golden file (none listed when the shared material is missing)
+EXPECTED = json.loads((GOLDEN / "expected.json").read_text()) if (GOLDEN / "expected.json").exists() else {}
 
 
 def check_json(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, dict]:
@@ -28,7 +29,7 @@ def test_reference_checker_is_installed_for_the_tests() -> None:
     assert ocp_check.checker_name() == "loopmath"
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+@pytest.mark.parametrize("name", shared_params(sorted(EXPECTED), where=GOLDEN / "expected.json"))
 def test_golden_files_give_exactly_the_expected_codes(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = check_json(capsys, GOLDEN / name)
     findings = out["files"][0]["findings"]
@@ -41,14 +42,16 @@ def test_golden_files_give_exactly_the_expected_codes(name: str, capsys: pytest.
         assert code == 1
 
 
+@needs_shared()
 def test_plain_output_and_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(GOLDEN / "E191-fail.ocp.json"), str(GOLDEN / "E191-pass.ocp.json")]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith("FAIL  ") and out[0].endswith("(1 errors, 0 warnings)")
+    assert out[0].startswith("FAIL  ") and out[0].endswith("(1 error, 0 warnings)")
     assert out[1].startswith("  error E191 $['run']['configuration']['settings']: ")
     assert out[2].startswith("PASS  ") and len(out) == 3
 
 
+@needs_shared()
 def test_examples_conform(capsys: pytest.CaptureFixture[str]) -> None:
     examples = sorted((OCP_DIR / "v0.3").glob("*.ocp.json")) + sorted(OCP_DIR.glob("*.ocp.json"))
     code, out = check_json(capsys, *examples)
@@ -56,15 +59,32 @@ def test_examples_conform(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(f["errors"] == 0 for f in out["files"])
 
 
+@needs_shared()
 def test_broken_and_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
-    code, out = check_json(capsys, OCP_DIR / "golden" / "broken-tier.ocp.json", bad, tmp_path / "absent.json")
+    unreadable = tmp_path / "a-directory.json"
+    unreadable.mkdir()
+    code, out = check_json(capsys, OCP_DIR / "golden" / "broken-tier.ocp.json", bad, unreadable)
     assert code == 1
     codes = [sorted({f["code"] for f in r["findings"]}) for r in out["files"]]
     assert codes == [["E010", "E160", "W180"], ["E001"], ["E001"]]
 
 
+def test_a_missing_file_is_refused_in_one_line_as_by_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that is not there is a mistake in the command line, not a finding about a
+    document: one line on stderr, exit 2, nothing checked (files that exist get their report)."""
+    good = tmp_path / "good.json"
+    good.write_text("{}")
+    assert main(["check", str(good), str(tmp_path / "absent.json")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [f"loomtui: cannot open {tmp_path / 'absent.json'}: No such file or directory"]
+
+
+@needs_shared()
 def test_cross_file_rule_uses_validate_many(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     a = json.loads((OCP_DIR / "v0.3" / "full-fields.ocp.json").read_text())
     slate = a["run"].get("slate")
@@ -83,6 +103,7 @@ def test_cross_file_rule_uses_validate_many(tmp_path: Path, capsys: pytest.Captu
     assert together_code == 1
 
 
+@needs_shared()
 def test_without_the_reference_checker_the_schema_still_speaks(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -103,8 +124,10 @@ def test_without_the_reference_checker_the_schema_still_speaks(
     assert [f.code for f in ocp_check.check_doc(unknown)] == ["E003"]
 
 
+@needs_shared()
 def test_check_as_a_command(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "loomtui", "check", str(GOLDEN / "W182-fail.ocp.json")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "loomtui", "check", str(GOLDEN / "W182-fail.ocp.json")], capture_output=True, text=True
+    )
     assert proc.returncode == 0  # warnings do not fail
     assert "warning W182" in proc.stdout

@@ -24,8 +24,9 @@ def test_json_is_build_session_context_at_the_leaf(capsys: Any) -> None:
     assert code == 0
     got = json.loads(out)
     ctx = built_context(SessionManager.open(str(KINDS)))
-    assert got == json.loads(json.dumps({"thinkingLevel": ctx.thinking_level, "model": ctx.model,
-                                         "messages": ctx.messages}))
+    assert got == json.loads(
+        json.dumps({"thinkingLevel": ctx.thinking_level, "model": ctx.model, "messages": ctx.messages})
+    )
     # the leaf is after the compaction: its summary comes first, then the kept entries
     assert got["messages"][0]["role"] == "compactionSummary"
     assert got["messages"][0]["tokensBefore"] == 45210
@@ -43,8 +44,9 @@ def test_text_output_and_an_earlier_leaf(capsys: Any) -> None:
     assert code == 2 and "nope" in err
 
 
-def test_json_is_written_a_message_at_a_time_and_equals_the_whole(capsys: Any, tmp_path: Path,
-                                                                   monkeypatch: Any) -> None:
+def test_json_is_written_a_message_at_a_time_and_equals_the_whole(
+    capsys: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
     from loomtui.session import manager as manager_mod
     from loomtui.session.jsstr import js_json
     from tests.session.test_image_sessions import write_image_session
@@ -74,3 +76,23 @@ def test_json_is_written_a_message_at_a_time_and_equals_the_whole(capsys: Any, t
     code, out, _ = run(capsys, "context", str(path))
     assert code == 0 and out.splitlines()[0] == "30 messages; model (none); thinking off"
     assert out.count("[image image/png]") == 15
+
+
+def test_text_output_shows_a_system_messages_sections_and_tools(capsys: Any, write_session: Any) -> None:
+    system = {
+        "role": "system",
+        "content": "",
+        "sections": {"preamble": "You are pi.", "skills": None},
+        "toolsAdded": [{"name": "read", "description": "d", "parameters": {}}, {"name": "bash"}],
+        "toolsRemoved": [{"name": "write"}],
+        "timestamp": 1,
+    }
+    path = write_session(
+        [{"type": "message", "id": "s", "parentId": None, "timestamp": "2026-03-01T09:00:00.000Z", "message": system}]
+    )
+    code, out, _ = run(capsys, "context", str(path))
+    assert code == 0
+    assert out.split("\n", 2)[2] == (
+        "── system\n[section preamble]\nYou are pi.\n[section skills removed]\n"
+        "[tools added: read, bash]\n[tools removed: write]\n"
+    )

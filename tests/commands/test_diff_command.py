@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from loomtui.cli import main
+from tests.shared_material import SHARED, needs_shared
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
 HEADER = {"type": "session", "version": 3, "id": "s-diff", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 
@@ -21,8 +21,13 @@ def ts(n: int) -> str:
 
 def msg(i: str, parent: str | None, role: str, text: str, n: int, **extra: Any) -> dict[str, Any]:
     content: Any = text if role == "user" else [{"type": "text", "text": text}]
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": role, "content": content, **extra}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": role, "content": content, **extra},
+    }
 
 
 def write(tmp_path: Path, entries: list[dict[str, Any]]) -> Path:
@@ -50,8 +55,11 @@ def two_retries() -> list[dict[str, Any]]:
 
 
 def test_identical_branches(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    f = write(tmp_path, two_retries()[:3] + [msg("b1", "u0", "assistant", "Renaming parser to reader.", 4),
-                                             msg("b2", "b1", "user", "now the tests", 5)])
+    f = write(
+        tmp_path,
+        two_retries()[:3]
+        + [msg("b1", "u0", "assistant", "Renaming parser to reader.", 4), msg("b2", "b1", "user", "now the tests", 5)],
+    )
     code, lines, _ = run(capsys, f, "a2", "b2")
     assert code == 0
     assert lines[:4] == [
@@ -67,7 +75,7 @@ def test_changed_words_and_hunk(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     code, lines, _ = run(capsys, write(tmp_path, two_retries()), "a3", "b3", "--context", "1")
     assert code == 0
     at = lines.index("@@ -2,2 +2,2 @@ A:a3")
-    assert lines[at + 1: at + 4] == [
+    assert lines[at + 1 : at + 4] == [
         " user: now the tests",
         "-assistant: Tests pass: 12 passed.",
         "+assistant: Tests fail: 2 failed, 10 passed.",
@@ -82,8 +90,9 @@ def test_color_marks_changed_words(capsys: pytest.CaptureFixture[str], tmp_path:
     minus = next(x for x in lines if x.startswith("\x1b[31m-"))
     assert minus == "\x1b[31m-assistant: Tests \x1b[1;97;41mpass\x1b[0;31m: \x1b[1;97;41m12 \x1b[0;31mpassed.\x1b[0m"
     plus = next(x for x in lines if x.startswith("\x1b[32m+"))
-    assert plus == ("\x1b[32m+assistant: Tests \x1b[1;30;42mfail\x1b[0;32m: \x1b[1;30;42m2 failed, 10 \x1b[0;32m"
-                    "passed.\x1b[0m")
+    assert plus == (
+        "\x1b[32m+assistant: Tests \x1b[1;30;42mfail\x1b[0;32m: \x1b[1;30;42m2 failed, 10 \x1b[0;32mpassed.\x1b[0m"
+    )
     _, plain, _ = run(capsys, write(tmp_path, two_retries()), "a3", "b3", "--color", "never")
     assert not any("\x1b" in x for x in plain)
 
@@ -92,13 +101,20 @@ def test_one_empty_branch(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     """A is an ancestor of B: A's branch is empty, all of B is added."""
     code, lines, _ = run(capsys, write(tmp_path, two_retries()), "u0", "a3")
     assert code == 0
-    assert lines[1:4] == ["--- A u0 (0 entries after the ancestor)", "+++ B a3 (3 entries after the ancestor)",
-                          "@@ -0,0 +1,3 @@ B:a1"]
-    assert lines[4:7] == ["+assistant: Renaming parser to reader.", "+user: now the tests",
-                          "+assistant: Tests pass: 12 passed."]
+    assert lines[1:4] == [
+        "--- A u0 (0 entries after the ancestor)",
+        "+++ B a3 (3 entries after the ancestor)",
+        "@@ -0,0 +1,3 @@ B:a1",
+    ]
+    assert lines[4:7] == [
+        "+assistant: Renaming parser to reader.",
+        "+user: now the tests",
+        "+assistant: Tests pass: 12 passed.",
+    ]
     assert "  wall time                 0s            3s" in lines
 
 
+@needs_shared()
 def test_branch_inside_a_compaction(capsys: pytest.CaptureFixture[str]) -> None:
     code, lines, _ = run(capsys, BROWSE, "aa000018", "aa00001e")
     assert code == 0
@@ -125,8 +141,11 @@ def test_unicode_text(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
 
 
 def test_control_characters_never_reach_the_terminal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    entries = [msg("u0", None, "user", "q", 0), msg("a1", "u0", "assistant", "evil \x1b]0;title\x07 text", 1),
-               msg("b1", "u0", "assistant", "fine", 2)]
+    entries = [
+        msg("u0", None, "user", "q", 0),
+        msg("a1", "u0", "assistant", "evil \x1b]0;title\x07 text", 1),
+        msg("b1", "u0", "assistant", "fine", 2),
+    ]
     _, lines, _ = run(capsys, write(tmp_path, entries), "a1", "b1")
     assert not any("\x1b" in x or "\x07" in x for x in lines)
     assert any("␛]0;title␇" in x for x in lines)

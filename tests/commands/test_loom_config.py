@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 from loomtui.cli import main
-from loomtui.formats.maitento_map import build_map
-from loomtui.formats.maitento_read import read_paths
+from loomtui.formats.maitento.map import build_map
+from loomtui.formats.maitento.read import read_paths
 
 FIXTURES = Path(__file__).parents[1] / "formats" / "maitento"
 LOOM = "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"
@@ -32,12 +33,23 @@ def test_json_shape_of_the_reference_request(capsys: pytest.CaptureFixture[str])
     assert list(obj) == ["source", "line", "form", "given", "effective", "findings"]
     assert (obj["source"], obj["line"], obj["form"]) == (path, 1, "request")
     assert obj["given"] == json.loads((FIXTURES / "reference-request.json").read_text())
-    assert obj["effective"] == {"scope": "Process", "shared": False, "recall": "Off", "weave": "Manual",
-                                "tapestryTokens": 200, "subjectInputs": ["..."], "readFromLoomIds": [LOOM],
-                                "vets": True, "vetRecall": False}
+    assert obj["effective"] == {
+        "scope": "Process",
+        "shared": False,
+        "recall": "Off",
+        "weave": "Manual",
+        "tapestryTokens": 200,
+        "subjectInputs": ["..."],
+        "readFromLoomIds": [LOOM],
+        "vets": True,
+        "vetRecall": False,
+    }
     assert obj["findings"][1] == {
-        "level": "warning", "code": "tapestry-clamped", "path": "$.tapestryTokens",
-        "message": "tapestryTokens 0 is below the range 200–20,000: it will be clamped to 200"}
+        "level": "warning",
+        "code": "tapestry-clamped",
+        "path": "$.tapestryTokens",
+        "message": "tapestryTokens 0 is below the range 200–20,000: it will be clamped to 200",
+    }
 
 
 def test_errors_exit_1_and_the_table_explains_each_field(capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,30 +59,65 @@ def test_errors_exit_1_and_the_table_explains_each_field(capsys: pytest.CaptureF
     lines = out.splitlines()
     assert lines[0] == f"{path}:1  response  $"
     assert lines[1].split() == ["field", "given", "effective", "why"]
-    assert lines[8].split(None, 3) == ["tapestryTokens", "0", "200",
-                                       "0 is below 200–20,000: clamped to 200; but the server says 0"]
+    assert lines[8].split(None, 3) == [
+        "tapestryTokens",
+        "0",
+        "200",
+        "0 is below 200–20,000: clamped to 200; but the server says 0",
+    ]
     assert lines[-1] == "  error: $.vets: vets: server says false, the rules give true [server-disagrees]"
 
 
 def test_bad_input_is_a_finding_not_a_traceback(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_bytes(b'{"loom": 3}')
-    code, out, err = run(capsys, "loom-config", str(bad), str(tmp_path / "missing"), "--json")
+    unreadable = tmp_path / "pipe.json"
+    os.mkfifo(unreadable)  # there, but never read: a finding of its own
+    code, out, err = run(capsys, "loom-config", str(bad), str(unreadable), "--json")
     assert code == 1 and err == ""
     assert json.loads(out) == [
-        {"source": str(bad), "line": 1, "form": None, "given": None, "effective": None,
-         "findings": [{"level": "error", "code": "loom-not-object", "path": "$.loom",
-                       "message": "loom is 3, not an object"}]},
-        {"source": str(tmp_path / "missing"), "line": 0, "form": None, "given": None, "effective": None,
-         "findings": [{"level": "error", "code": "unreadable", "path": "$",
-                       "message": f"{tmp_path / 'missing'}: no such file or directory"}]},
+        {
+            "source": str(bad),
+            "line": 1,
+            "form": None,
+            "given": None,
+            "effective": None,
+            "findings": [
+                {"level": "error", "code": "loom-not-object", "path": "$.loom", "message": "loom is 3, not an object"}
+            ],
+        },
+        {
+            "source": str(unreadable),
+            "line": 0,
+            "form": None,
+            "given": None,
+            "effective": None,
+            "findings": [
+                {
+                    "level": "error",
+                    "code": "unreadable",
+                    "path": "$",
+                    "message": f"{unreadable} is a FIFO (named pipe), not a regular file; loomtui reads files only",
+                }
+            ],
+        },
     ]
+
+
+def test_a_missing_path_is_refused_in_one_line_as_by_every_command(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, "loom-config", str(FIXTURES / "interactions"), str(tmp_path / "missing"))
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"loomtui: cannot open {tmp_path / 'missing'}: No such file or directory"]
 
 
 def test_map_of_seed_and_read_looms() -> None:
     m = build_map(read_paths([str(FIXTURES / "interactions"), str(FIXTURES / "definitions")]))
-    got = {n.id: ([c.label.split(" (")[0] for c in n.seeded_by], [c.label.split(" (")[0] for c in n.read_by])
-           for n in m.looms}
+    got = {
+        n.id: ([c.label.split(" (")[0] for c in n.seeded_by], [c.label.split(" (")[0] for c in n.read_by])
+        for n in m.looms
+    }
     assert got == {
         S: (["support-desk", "support-bot"], ["debate"]),
         A: ([], ["support-desk", "summariser v1", "support-bot"]),  # the upper-case duplicate counts once
@@ -88,13 +135,16 @@ def test_map_of_seed_and_read_looms() -> None:
 
 
 def test_read_only_loom_that_was_itself_seeded(tmp_path: Path) -> None:
-    (tmp_path / "a.json").write_text(json.dumps(
-        {"name": "writer", "loomId": A, "loom": {"enabled": True, "seedFromLoomId": S}}))
+    (tmp_path / "a.json").write_text(
+        json.dumps({"name": "writer", "loomId": A, "loom": {"enabled": True, "seedFromLoomId": S}})
+    )
     (tmp_path / "b.json").write_text(json.dumps({"name": "reader", "loom": {"enabled": True, "readFromLoomIds": [A]}}))
     m = build_map(read_paths([str(tmp_path)]))
     flags = {n.id: n.flags for n in m.looms}
-    assert flags == {S: [], A: [f"both read-only and seeded: read by reader ({tmp_path / 'b.json'}:1); "
-                                f"seeded from {S}"]}
+    assert flags == {
+        S: [],
+        A: [f"both read-only and seeded: read by reader ({tmp_path / 'b.json'}:1); seeded from {S}"],
+    }
 
 
 def test_map_command_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -117,18 +167,54 @@ def test_map_command_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
         "no seed or read-only loom (1)",
         f"  └─ summariser v2 ({d}/oneshot-versions.json:5)  [ok]",
     ]
-    assert err == "5 configuration(s), 0 not read: 1 warning (`loomtui loom-config` without --map lists them)\n"
+    assert err == "5 configurations, 0 not read: 1 warning (`loomtui loom-config` without --map lists them)\n"
     code, out, _ = run(capsys, "loom-config", "--map", "--json", str(d))
     doc = json.loads(out)
     assert list(doc) == ["looms", "unlinked", "problems"]
     assert doc["looms"][2] == {
-        "id": N, "flags": [f"seeds from itself: debate ({d}/roundrobin-update.json:5)"],
-        "seededBy": [{"source": f"{d}/roundrobin-update.json", "line": 2, "name": "debate"},
-                     {"source": f"{d}/roundrobin-update.json", "line": 5, "name": "debate"}],
-        "readBy": []}
+        "id": N,
+        "flags": [f"seeds from itself: debate ({d}/roundrobin-update.json:5)"],
+        "seededBy": [
+            {"source": f"{d}/roundrobin-update.json", "line": 2, "name": "debate"},
+            {"source": f"{d}/roundrobin-update.json", "line": 5, "name": "debate"},
+        ],
+        "readBy": [],
+    }
 
 
 def test_map_exit_code_follows_the_errors(capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = run(capsys, "loom-config", "--map", str(FIXTURES / "definitions"))
     assert code == 1
-    assert err == "3 configuration(s), 1 not read: 2 errors, 7 warnings (`loomtui loom-config` without --map lists them)\n"
+    assert (
+        err == "3 configurations, 1 not read: 2 errors, 7 warnings (`loomtui loom-config` without --map lists them)\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["info", "tree"])
+def test_a_huge_directory_is_refused_at_once_not_walked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    """``info /tmp`` walked every file below it and mapped whatever it found: a directory with
+    more below it than a loom map looks through is refused in one line, before any file is read."""
+    from loomtui.formats.maitento import read, session
+
+    monkeypatch.setattr(session, "MAP_WALK_LIMIT", 20, raising=False)
+    for k in range(3):
+        sub = tmp_path / f"d{k}"
+        sub.mkdir()
+        for n in range(10):
+            (sub / f"f{n}.json").write_text((FIXTURES / "interactions" / "managed-create.json").read_text())
+    opened: list[str] = []
+    monkeypatch.setattr(read, "read_file", lambda path, explicit=True: opened.append(path) or [])
+    code, out, err = run(capsys, command, str(tmp_path))
+    assert code == 2 and out == "" and opened == []
+    assert err.splitlines() == [
+        f"loomtui: {tmp_path} holds more than 20 files and directories below it: too many to look through for "
+        f"loom configurations; open one file, or a directory that holds them (`loomtui loom-config {tmp_path}` "
+        "reads every file below it)"
+    ]
+
+
+def test_a_directory_of_loom_configurations_is_still_mapped_by_info(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _err = run(capsys, "info", str(FIXTURES / "interactions"))
+    assert code == 0 and "loom configuration map" in out

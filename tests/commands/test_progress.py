@@ -4,7 +4,6 @@ on stderr only when it is a terminal."""
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -53,8 +52,9 @@ def test_stderr_progress_only_on_a_terminal(pi_copy: Any, monkeypatch: pytest.Mo
     assert out.endswith("\r\x1b[K")
 
 
-def test_tree_command_clears_its_progress_line(pi_copy: Any, monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_tree_command_clears_its_progress_line(
+    pi_copy: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from loomtui.cli import main
 
     monkeypatch.setattr(progress_mod, "MIN_BYTES", 0)

@@ -15,8 +15,11 @@ V1_HEADER = {"type": "session", "id": "v1-sess", "timestamp": "2025-12-01T10:00:
 
 
 def v1_msg(role, text):
-    return {"type": "message", "timestamp": "2025-12-01T10:00:01.000Z",
-            "message": {"role": role, "content": [{"type": "text", "text": text}]}}
+    return {
+        "type": "message",
+        "timestamp": "2025-12-01T10:00:01.000Z",
+        "message": {"role": role, "content": [{"type": "text", "text": text}]},
+    }
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -73,8 +76,11 @@ def test_info_json_has_everything(capsys, pi_dir):
     assert info["roots"] == ["aa000001"]
     assert info["leafId"] == "aa000023"
     assert info["leaves"] == ["aa00001e", "aa00000e", "aa000002", "aa000023"]
-    assert info["branchPoints"] == [{"id": "aa000001", "children": 2}, {"id": "aa000008", "children": 2},
-                                    {"id": "aa00000d", "children": 2}]
+    assert info["branchPoints"] == [
+        {"id": "aa000001", "children": 2},
+        {"id": "aa000008", "children": 2},
+        {"id": "aa00000d", "children": 2},
+    ]
     assert info["labels"] == [
         {"id": "aa000001", "label": "restored", "timestamp": "2026-03-01T09:20:20.000Z"},
         {"id": "aa000018", "label": "final-answer", "timestamp": "2026-03-01T09:20:40.000Z"},
@@ -91,27 +97,62 @@ def test_info_token_and_cost_totals_of_real_v1_session(capsys, pi_dir):
     assert info["version"] == 1
     u = info["usage"]
     assert (u["input"], u["output"], u["cacheRead"], u["cacheWrite"], u["totalTokens"]) == (
-        3689, 187895, 54693675, 1685320, 56570579)
+        3689,
+        187895,
+        54693675,
+        1685320,
+        56570579,
+    )
     assert round(u["cost"]["total"], 4) == 42.5959
     assert u["assistantMessagesWithUsage"] == 484
-    assert info["models"][0] == {"provider": "anthropic", "model": "claude-opus-4-5", "assistantMessages": 484,
-                                 "modelChanges": 1}
+    assert info["models"][0] == {
+        "provider": "anthropic",
+        "model": "claude-opus-4-5",
+        "assistantMessages": 484,
+        "modelChanges": 1,
+    }
     _, text, _ = run(capsys, "info", str(pi_dir / "pi-mono-before-compaction.jsonl"))
-    assert "format        pi session, version 1 (migrated in memory; run `loomtui migrate FILE` before writing to it)\n" in text
+    assert (
+        "format        pi session, version 1 (migrated in memory; run `loomtui migrate FILE` before writing to it)\n"
+        in text
+    )
     assert "branched from /Users/badlogic/.pi/agent/sessions/" in text
 
 
 def test_info_counts_parts_when_total_tokens_is_missing(capsys, write_session):
     usage = {"input": 10, "output": 5, "cacheRead": 2, "cacheWrite": 1, "cost": {"total": 0.5, "input": 0.1}}
-    path = write_session([
-        {"type": "message", "id": "a", "parentId": None, "timestamp": "2026-03-01T09:00:01.000Z",
-         "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage}},
-        {"type": "message", "id": "b", "parentId": "a", "timestamp": "2026-03-01T09:00:02.000Z",
-         "message": {"role": "assistant", "content": [], "provider": "p", "model": "m",
-                     "usage": {**usage, "totalTokens": 100}}},
-        {"type": "model_change", "id": "c", "parentId": "b", "timestamp": "2026-03-01T09:00:03.000Z",
-         "model": "openai/gpt-5", "role": "default"},
-    ])
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "2026-03-01T09:00:01.000Z",
+                "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage},
+            },
+            {
+                "type": "message",
+                "id": "b",
+                "parentId": "a",
+                "timestamp": "2026-03-01T09:00:02.000Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [],
+                    "provider": "p",
+                    "model": "m",
+                    "usage": {**usage, "totalTokens": 100},
+                },
+            },
+            {
+                "type": "model_change",
+                "id": "c",
+                "parentId": "b",
+                "timestamp": "2026-03-01T09:00:03.000Z",
+                "model": "openai/gpt-5",
+                "role": "default",
+            },
+        ]
+    )
     info = json.loads(run(capsys, "info", "--json", str(path))[1])
     assert info["usage"]["totalTokens"] == 118
     assert info["usage"]["cost"]["total"] == 1.0
@@ -122,11 +163,25 @@ def test_info_counts_parts_when_total_tokens_is_missing(capsys, write_session):
 
 
 def test_info_lists_diagnostics_with_line_numbers(capsys, write_session):
-    path = write_session([
-        {"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": {"role": "user", "content": "x"}},
-        "not json",
-        {"type": "message", "id": "a", "parentId": None, "timestamp": "t", "message": {"role": "user", "content": "y"}},
-    ])
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "t",
+                "message": {"role": "user", "content": "x"},
+            },
+            "not json",
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "t",
+                "message": {"role": "user", "content": "y"},
+            },
+        ]
+    )
     code, out, _ = run(capsys, "info", str(path))
     assert code == 0
     assert out.endswith(
@@ -140,8 +195,10 @@ def test_info_errors_are_one_line_exit_2(capsys, tmp_path, write_session):
     code, out, err = run(capsys, "info", str(tmp_path / "missing.jsonl"))
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("loomtui: cannot open ")
-    v4 = write_session([{"kind": "entry", "seq": 1, "type": "message", "id": "a", "parentId": None}],
-                       header={"kind": "header", "version": 4, "id": "x", "createdAt": 1, "cwd": "/"})
+    v4 = write_session(
+        [{"kind": "entry", "seq": 1, "type": "message", "id": "a", "parentId": None}],
+        header={"kind": "header", "version": 4, "id": "x", "createdAt": 1, "cwd": "/"},
+    )
     code, out, err = run(capsys, "info", str(v4))
     assert (code, out) == (2, "")
     assert err.startswith("loomtui: this is a pi v4 session log") and err.count("\n") == 1
@@ -159,9 +216,14 @@ def test_label_appends_one_label_entry_and_prints_its_id(capsys, pi_copy):
     assert re.fullmatch(r"[0-9a-f]{8}", new_id) and out == new_id + "\n"
     data = path.read_bytes()
     assert data.startswith(original)
-    line = json.loads(data[len(original):])
+    line = json.loads(data[len(original) :])
     assert list(line) == ["type", "id", "parentId", "timestamp", "targetId", "label"]
-    assert (line["id"], line["parentId"], line["targetId"], line["label"]) == (new_id, "aa000023", "aa000002", "my mark")
+    assert (line["id"], line["parentId"], line["targetId"], line["label"]) == (
+        new_id,
+        "aa000023",
+        "aa000002",
+        "my mark",
+    )
     sm = SessionManager.open(str(path))
     assert sm.get_label("aa000002") == "my mark"
     assert sm.get_leaf_id() == new_id
@@ -179,7 +241,7 @@ def test_label_clear_writes_label_entry_without_label_key(capsys, pi_copy):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["nope", "x"], "loomtui: entry nope not found\n"),
+        (["nope", "x"], "loomtui: no entry 'nope' in {path}\n"),
         (["aa000002"], "loomtui: give the label TEXT, or --clear to remove the label\n"),
         (["aa000002", "x", "--clear"], "loomtui: give either TEXT or --clear, not both\n"),
         (["aa000002", "   "], "loomtui: the label is empty; use --clear to remove a label\n"),
@@ -189,7 +251,7 @@ def test_label_errors_write_nothing(capsys, pi_copy, argv, message):
     path = pi_copy("dnouri-browse-session")
     before = path.read_bytes()
     code, out, err = run(capsys, "label", str(path), *argv)
-    assert (code, out, err) == (2, "", message)
+    assert (code, out, err) == (2, "", message.format(path=path))
     assert path.read_bytes() == before
 
 
@@ -199,12 +261,34 @@ def test_label_on_old_version_file_is_refused_with_migrate_hint(capsys, write_se
     leaf = SessionManager.open(str(path)).get_leaf_id()
     code, out, err = run(capsys, "label", str(path), leaf, "x")
     assert (code, out) == (2, "")
-    assert err == (f"loomtui: {path} is a version 1 session; run `loomtui migrate {path}` first "
-                   "(it keeps a .bak copy)\n")
+    assert err == (
+        f"loomtui: {path} is a version 1 session; run `loomtui migrate {path}` first (it keeps a .bak copy)\n"
+    )
     assert path.read_bytes() == before
 
 
 # --- export-branch ----------------------------------------------------------------------------
+
+
+def test_export_branch_fork_and_clone_of_a_claude_session(capsys, shared_dir, tmp_path):
+    """--clone exports at the session's leaf, --fork just before a user message; a first
+    message has nothing before it in a Claude file (no header-only file of that format)."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(
+        (shared_dir / "fixtures" / "claude" / "alignment-hive__6f2580aa-3095-45b7-8d4e-dd8cac7eeffe.jsonl").read_bytes()
+    )
+    from loomtui.formats.opening import open_session
+
+    sm = open_session(str(path))
+    users = [e for e in sm.index.path_to(sm.get_leaf_id()) if e.type == "message" and e.role == "user"]
+    first = next(e for e in sm.index.entries if e.type == "message" and e.role == "user" and e.parent_id is None)
+    code, out, _ = run(capsys, "export-branch", str(path), "--clone", "--dir", str(tmp_path))
+    assert code == 0 and open_session(out.strip()).get_leaf_id() == sm.get_leaf_id()
+    code, out, _ = run(capsys, "export-branch", str(path), "--fork", users[-1].id, "--dir", str(tmp_path))
+    forked = open_session(out.strip())
+    assert code == 0 and forked.get_leaf_id() == users[-1].parent_id
+    code, out, err = run(capsys, "export-branch", str(path), "--fork", first.id, "--dir", str(tmp_path))
+    assert (code, out) == (2, "") and "is the first message" in err
 
 
 def test_export_branch_prints_new_file_next_to_source(capsys, pi_copy):
@@ -232,15 +316,19 @@ def test_export_branch_dir_and_output_options(capsys, pi_copy, tmp_path):
     target = tmp_path / "exact.jsonl"
     code, out, _ = run(capsys, "export-branch", str(path), "--leaf", "00000004", "-o", str(target))
     assert (code, out) == (0, f"{target}\n")
-    assert [json.loads(x)["id"] for x in target.read_text().splitlines()[1:]] == ["00000001", "00000002", "00000003",
-                                                                                  "00000004"]
+    assert [json.loads(x)["id"] for x in target.read_text().splitlines()[1:]] == [
+        "00000001",
+        "00000002",
+        "00000003",
+        "00000004",
+    ]
 
 
 def test_export_branch_errors_write_nothing(capsys, pi_copy, tmp_path):
     path = pi_copy("pi-brain-branch-summary")
     before = listing(tmp_path)
     code, out, err = run(capsys, "export-branch", str(path), "--leaf", "zzz")
-    assert (code, out, err) == (2, "", "loomtui: entry zzz not found\n")
+    assert (code, out, err) == (2, "", f"loomtui: no entry 'zzz' in {path}\n")
     code, out, err = run(capsys, "export-branch", str(path), "--leaf", "00000004", "--dir", str(tmp_path / "nodir"))
     assert (code, out, err) == (2, "", f"loomtui: directory {tmp_path / 'nodir'} does not exist\n")
     taken = tmp_path / "taken.jsonl"
@@ -263,8 +351,18 @@ def test_export_branch_from_old_version_is_refused(capsys, write_session, tmp_pa
 
 def test_export_branch_dir_and_output_are_exclusive(capsys, pi_dir):
     with pytest.raises(SystemExit) as exc:
-        main(["export-branch", str(pi_dir / "pi-brain-branch-summary.jsonl"), "--leaf", "x", "--dir", "/tmp",
-              "-o", "/tmp/x.jsonl"])
+        main(
+            [
+                "export-branch",
+                str(pi_dir / "pi-brain-branch-summary.jsonl"),
+                "--leaf",
+                "x",
+                "--dir",
+                "/tmp",
+                "-o",
+                "/tmp/x.jsonl",
+            ]
+        )
     assert exc.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
 
@@ -296,3 +394,26 @@ def test_migrate_command_refuses_v3_and_missing_files(capsys, pi_copy, tmp_path)
     assert path.read_bytes() == before and not os.path.exists(f"{path}.bak")
     code, out, err = run(capsys, "migrate", str(tmp_path / "missing.jsonl"))
     assert (code, out) == (2, "") and err.startswith("loomtui: cannot open ")
+
+
+def test_export_branch_to_a_name_that_is_no_session_file_is_refused(capsys, write_session, tmp_path):
+    """`-o out.txt` was accepted though the app's export dialog requires .jsonl: pi lists only
+    .jsonl files."""
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "00000001",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": {"role": "user", "content": "hi", "timestamp": 1},
+            }
+        ]
+    )
+    before = listing(tmp_path)
+    code, out, err = run(capsys, "export-branch", str(path), "--leaf", "00000001", "-o", str(tmp_path / "out.txt"))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [
+        f"loomtui: -o {tmp_path / 'out.txt'}: a session file's name ends in .jsonl (the agents list no other files)"
+    ]
+    assert listing(tmp_path) == before

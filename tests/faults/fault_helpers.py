@@ -4,30 +4,31 @@ small disk, and a CLI runner."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-PEER = Path(os.environ.get("PI_PEER", "/tmp/peer"))
-PI_PACKAGE = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
-NODE = shutil.which("node")
+from tests.oracle import NODE, PI_CURRENT, session_manager_js
+from tests.oracle import needs_pi as _needs
+
 HERE = Path(__file__).resolve().parent
 
-needs_pi = pytest.mark.skipif(
-    NODE is None or not PI_PACKAGE.exists(),
-    reason="needs node and pi in $PI_PEER (run ../shared/oracle/ensure_peer.sh)",
-)
+#: pi 1.6.0's reader (tests/oracle.py)
+needs_pi = _needs(PI_CURRENT)
 
 
-def pi_read(*paths: Path | str) -> list[dict[str, Any]]:
+def pi_read(*paths: Path | str, package: str = PI_CURRENT) -> list[dict[str, Any]]:
     """What pi's reader makes of each file (ids, parents, types of the entries after its
     in-memory migration), all files in one node process."""
-    out = subprocess.run([str(NODE), str(HERE / "pi_read_many.mjs"), str(PEER), *map(str, paths)],
-                         capture_output=True, text=True, check=True, timeout=120)
+    out = subprocess.run(
+        [str(NODE), str(HERE / "pi_read_many.mjs"), str(session_manager_js(package)), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 

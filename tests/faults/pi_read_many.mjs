@@ -1,10 +1,10 @@
 // Reads session files the way pi does (loadEntriesFromFile + migrateSessionEntries) in one
 // node process; prints one JSON object per file: {file, ok, ids, parents, types}.
-// Usage: node pi_read_many.mjs PI_PEER FILE...
+// Usage: node pi_read_many.mjs PATH/TO/dist/core/session-manager.js FILE...
 import { pathToFileURL } from "node:url";
 
-const [peer, ...files] = process.argv.slice(2);
-const sm = await import(pathToFileURL(`${peer}/node_modules/@mariozechner/pi-coding-agent/dist/core/session-manager.js`).href);
+const [module, ...files] = process.argv.slice(2);
+const sm = await import(pathToFileURL(module).href);
 // Ids, types and versions of mutated files may be deeply nested values: print a flat marker
 // for those, so the answer stays shallow enough for any JSON reader.
 const flat = (v) => (v !== null && typeof v === "object" ? { nonScalar: Array.isArray(v) ? "array" : "object" } : v);

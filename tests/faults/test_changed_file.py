@@ -34,8 +34,17 @@ def _other_session_same_size(path: Path) -> bytes:
     i = 0
     while sum(len(x) + 1 for x in lines) < size - 400:
         eid = f"o{i:07d}"
-        lines.append(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": "t",
-                                 "message": {"role": "user", "content": "x" * 50}}))
+        lines.append(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": eid,
+                    "parentId": parent,
+                    "timestamp": "t",
+                    "message": {"role": "user", "content": "x" * 50},
+                }
+            )
+        )
         parent = eid
         i += 1
     data = "\n".join(lines).encode() + b"\n"
@@ -53,7 +62,7 @@ def test_export_branch_refuses_a_changed_file(pi_copy, tmp_path, change, capsys)
         _rewrite_same_size_same_mtime(path, _other_session_same_size(path))
     elif change == "torn":  # a line in the middle lost its end, same size
         mid = original.index(b"\n", len(original) // 2)
-        data = original[:mid - 30] + b" " * 30 + original[mid:]
+        data = original[: mid - 30] + b" " * 30 + original[mid:]
         _rewrite_same_size_same_mtime(path, data)
     elif change == "truncated":
         os.truncate(path, len(original) // 2)
@@ -98,8 +107,12 @@ def test_label_still_works_after_another_writer_appended(pi_copy):
     sm = SessionManager.open(str(path))
     leaf = sm.get_leaf_id()
     with open(path, "ab") as f:
-        f.write(json.dumps({"type": "custom", "customType": "x", "id": "app00001", "parentId": leaf,
-                            "timestamp": "t"}).encode() + b"\n")
+        f.write(
+            json.dumps(
+                {"type": "custom", "customType": "x", "id": "app00001", "parentId": leaf, "timestamp": "t"}
+            ).encode()
+            + b"\n"
+        )
     new_id = sm.append_label_change(leaf, "fine")
     assert sm.index.by_id[new_id].parent_id == "app00001"
 
@@ -131,10 +144,10 @@ def test_export_branch_refuses_a_copied_span_whose_text_changed_while_writing(pi
     leaf = sm.get_leaf_id()
     original = path.read_bytes()
     on_path = sm.index.path_to(leaf)[1]
-    line = original[on_path.offset:on_path.offset + on_path.size]
+    line = original[on_path.offset : on_path.offset + on_path.size]
     assert b'"text":"' in line
     at = on_path.offset + line.index(b'"text":"') + len(b'"text":"')
-    changed = original[:at] + bytes([original[at] ^ 0x01]) + original[at + 1:]
+    changed = original[:at] + bytes([original[at] ^ 0x01]) + original[at + 1 :]
     from loomtui.session import store
 
     real = store.write_new_file_with
@@ -156,8 +169,12 @@ def test_live_follow_survives_a_deep_line_and_keeps_following(pi_copy):
     leaf = sm.get_leaf_id()
     deep = "[" * 5000 + "]" * 5000
     with open(path, "ab") as f:
-        f.write(('{"type":"custom","customType":"x","id":"deep0001","parentId":"%s","timestamp":"t","data":%s}\n'
-                 % (leaf, deep)).encode())
+        f.write(
+            (
+                '{"type":"custom","customType":"x","id":"deep0001","parentId":"%s","timestamp":"t","data":%s}\n'  # noqa: UP031 (a JSON template: braces everywhere)
+                % (leaf, deep)
+            ).encode()
+        )
     assert [e.id for e in sm.refresh()] == ["deep0001"]
     assert sm.load(sm.index.by_id["deep0001"])["customType"] == "x"
     with open(path, "ab") as f:

@@ -61,8 +61,7 @@ def test_label_on_a_disk_that_takes_half_a_line_leaves_no_fragment(pi_copy, monk
     # another writer's next line is a line of its own, not glued to a fragment
     monkeypatch.undo()
     with open(path, "ab") as f:
-        f.write(b'{"type":"custom","customType":"x","id":"zz000001","parentId":"%s","timestamp":"t"}\n'
-                % leaf.encode())
+        f.write(b'{"type":"custom","customType":"x","id":"zz000001","parentId":"%s","timestamp":"t"}\n' % leaf.encode())
     assert SessionManager.open(str(path)).index.by_id.get("zz000001") is not None
 
 
@@ -90,8 +89,14 @@ def test_export_openloom_on_a_full_disk_leaves_no_file(pi_copy, tmp_path, monkey
 def _v1_session(tmp_path: Path) -> Path:
     path = tmp_path / "old.jsonl"
     lines = [{"type": "session", "id": "old-1", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w"}]
-    lines += [{"type": "message", "timestamp": "2025-12-01T10:00:01.000Z",
-               "message": {"role": "user", "content": [{"type": "text", "text": f"m{i}"}]}} for i in range(5)]
+    lines += [
+        {
+            "type": "message",
+            "timestamp": "2025-12-01T10:00:01.000Z",
+            "message": {"role": "user", "content": [{"type": "text", "text": f"m{i}"}]},
+        }
+        for i in range(5)
+    ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
 

@@ -30,22 +30,22 @@ def _odd_lines(parent: str) -> dict[str, str]:
     return {
         "deep-content": f'{{"type":"message",{head},"message":{{"role":"user","content":{_nest(3000)}}}}}',
         "deep-args": f'{{"type":"message",{head},"message":{{"role":"assistant","content":[{{"type":"toolCall",'
-                     f'"id":"c1","name":"bash","arguments":{{"a":{_nest(3000)}}}}}],"stopReason":"toolUse"}}}}',
+        f'"id":"c1","name":"bash","arguments":{{"a":{_nest(3000)}}}}}],"stopReason":"toolUse"}}}}',
         "deep-label": f'{{"type":"label",{head},"targetId":"{parent}","label":{_nest(3000)}}}',
         "surrogate": f'{{"type":"message",{head},"message":{{"role":"user","content":"cut \\ud83d emoji"}}}}',
         "surrogate-id": f'{{"type":"message","id":"x1","parentId":"{parent}","timestamp":{TS},'
-                        f'"message":{{"role":"user","content":"a","x":"\\udc00"}}}}',
+        f'"message":{{"role":"user","content":"a","x":"\\udc00"}}}}',
         "odd-model": f'{{"type":"message",{head},"message":{{"role":"assistant","provider":["x"],"model":{{"a":1}},'
-                     f'"content":[{{"type":"toolCall","id":[1],"name":"bash","arguments":{{}}}}],'
-                     f'"usage":{{"input":1e999,"output":1,"cost":{{"total":1e999}}}}}}}}',
+        f'"content":[{{"type":"toolCall","id":[1],"name":"bash","arguments":{{}}}}],'
+        f'"usage":{{"input":1e999,"output":1,"cost":{{"total":1e999}}}}}}}}',
         "odd-tool-result": f'{{"type":"message",{head},"message":{{"role":"toolResult","toolCallId":{{"a":1}},'
-                           f'"toolName":[1],"content":[{{"type":"text","text":[1,2]}}]}}}}',
+        f'"toolName":[1],"content":[{{"type":"text","text":[1,2]}}]}}}}',
         "huge-int": f'{{"type":"custom","customType":"x",{head},"data":{"9" * 5000}}}',
         "infinity": f'{{"type":"compaction",{head},"summary":"s","tokensBefore":1e999,"firstKeptEntryId":"{parent}"}}',
         "odd-types": f'{{"type":"message","id":"x1","parentId":"{parent}","timestamp":{{"a":1}},'
-                     f'"message":{{"role":["user"],"content":{{"x":1}},"stopReason":[1],"errorMessage":{{"a":2}}}}}}',
+        f'"message":{{"role":["user"],"content":{{"x":1}},"stopReason":[1],"errorMessage":{{"a":2}}}}}}',
         "escapes": f'{{"type":"message",{head},"message":{{"role":"user","content":"hi \\u001b]0;PWNED\\u0007 '
-                   f'\\u009b31m \\u001b[2J"}}}}',
+        f'\\u009b31m \\u001b[2J"}}}}',
         "escape-label": f'{{"type":"label",{head},"targetId":"{parent}","label":"\\u001b]0;TITLE\\u001b\\\\"}}',
     }
 
@@ -62,20 +62,44 @@ def odd_files(tmp_path_factory, pi_dir) -> dict[str, Path]:
         out[name] = p
     hdr = d / "escape-header.jsonl"
     lines = base.split(b"\n")
-    hdr.write_bytes(b'{"type":"session","version":"3","id":"h\\u001b[31m","timestamp":[1],'
-                    b'"cwd":"\\u001b]0;X\\u0007","parentSession":{"a":1}}\n' + b"\n".join(lines[1:]))
+    hdr.write_bytes(
+        b'{"type":"session","version":"3","id":"h\\u001b[31m","timestamp":[1],'
+        b'"cwd":"\\u001b]0;X\\u0007","parentSession":{"a":1}}\n' + b"\n".join(lines[1:])
+    )
     out["escape-header"] = hdr
     deep_hdr = d / "deep-header.jsonl"
-    deep_hdr.write_bytes(b'{"type":"session","version":3,"id":"d","timestamp":"t","cwd":' + _nest(3000).encode()
-                         + b"}\n" + b"\n".join(lines[1:]))
+    deep_hdr.write_bytes(
+        b'{"type":"session","version":3,"id":"d","timestamp":"t","cwd":'
+        + _nest(3000).encode()
+        + b"}\n"
+        + b"\n".join(lines[1:])
+    )
     out["deep-header"] = deep_hdr
     return out
 
 
-CASES = ["deep-content", "deep-args", "deep-label", "surrogate", "surrogate-id", "odd-model", "odd-tool-result",
-         "huge-int", "infinity", "odd-types", "escapes", "escape-label", "escape-header", "deep-header"]
-COMMANDS = [("tree", "--filter", "all"), ("tree", "--filter", "all", "--color", "always", "--ids"), ("info",),
-            ("info", "--json")]
+CASES = [
+    "deep-content",
+    "deep-args",
+    "deep-label",
+    "surrogate",
+    "surrogate-id",
+    "odd-model",
+    "odd-tool-result",
+    "huge-int",
+    "infinity",
+    "odd-types",
+    "escapes",
+    "escape-label",
+    "escape-header",
+    "deep-header",
+]
+COMMANDS = [
+    ("tree", "--filter", "all"),
+    ("tree", "--filter", "all", "--color", "always", "--ids"),
+    ("info",),
+    ("info", "--json"),
+]
 
 
 def _no_control(text: str) -> bool:
@@ -83,7 +107,7 @@ def _no_control(text: str) -> bool:
     import re
 
     stripped = re.sub(r"\x1b\[[0-9;]*m", "", text)
-    return all(c in "\n\t" or c.isprintable() for c in stripped)
+    return stripped.replace("\n", "").replace("\t", "").isprintable()  # every other character printable
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -176,16 +200,22 @@ def test_label_text_that_is_not_utf8_is_refused(pi_copy, capsys):
 def test_an_output_name_that_is_too_long_is_one_line(pi_copy, tmp_path, capsys):
     path = pi_copy(V3)
     leaf = SessionManager.open(str(path)).get_leaf_id()
-    for argv in (("export-branch", str(path), "--leaf", leaf, "-o", str(tmp_path / ("n" * 300 + ".jsonl"))),
-                 ("export-openloom", str(path), "-o", str(tmp_path / ("n" * 300 + ".zip")))):
+    for argv in (
+        ("export-branch", str(path), "--leaf", leaf, "-o", str(tmp_path / ("n" * 300 + ".jsonl"))),
+        ("export-openloom", str(path), "-o", str(tmp_path / ("n" * 300 + ".zip"))),
+    ):
         code, out, err = run_cli(capsys, *argv)
         assert (code, out) == (2, "") and "too long" in err and err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == [path.name]
 
 
 def _cli(*argv: str, stdout=None, timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "loomtui", *argv], stdout=stdout or subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "loomtui", *argv],
+        stdout=stdout or subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
@@ -206,9 +236,15 @@ def test_fifo_and_devices_are_refused_at_once(tmp_path):
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
     for target in (str(fifo), "/dev/zero", "/dev/null", str(tmp_path)):
-        for argv in (("tree", target), ("info", target), ("label", target, "x", "y"), ("migrate", target),
-                     ("export-branch", target, "--leaf", "x", "-o", str(tmp_path / "o.jsonl")),
-                     ("export-openloom", target, "-o", str(tmp_path / "o.json")), (target,)):
+        for argv in (
+            ("tree", target),
+            ("info", target),
+            ("label", target, "x", "y"),
+            ("migrate", target),
+            ("export-branch", target, "--leaf", "x", "-o", str(tmp_path / "o.jsonl")),
+            ("export-openloom", target, "-o", str(tmp_path / "o.json")),
+            (target,),
+        ):
             if argv == (str(tmp_path),):
                 continue  # the browser on a directory lists its sessions
             r = _cli(*argv, timeout=20)
@@ -243,15 +279,30 @@ def test_every_command_refuses_a_fifo(tmp_path):
     """The commands added since (diff, export-html, check, loom-config) too."""
     fifo = tmp_path / "pipe.jsonl"
     os.mkfifo(fifo)
-    for argv in (("diff", str(fifo), "a", "b"), ("export-html", str(fifo), "-o", str(tmp_path / "o.html")),
-                 ("check", str(fifo)), ("loom-config", str(fifo))):
+    for argv in (
+        ("diff", str(fifo), "a", "b"),
+        ("export-html", str(fifo), "-o", str(tmp_path / "o.html")),
+        ("check", str(fifo)),
+        ("loom-config", str(fifo)),
+    ):
         r = _cli(*argv, timeout=20)
         assert r.returncode != 0 and b"Traceback" not in r.stderr and b"FIFO" in r.stdout + r.stderr, (argv, r)
     assert not (tmp_path / "o.html").exists()
 
 
-@pytest.mark.parametrize("case", ["deep-content", "deep-args", "deep-label", "surrogate", "surrogate-id",
-                                  "odd-model", "escape-header", "deep-header"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "deep-content",
+        "deep-args",
+        "deep-label",
+        "surrogate",
+        "surrogate-id",
+        "odd-model",
+        "escape-header",
+        "deep-header",
+    ],
+)
 def test_html_export_and_diff_of_odd_files(case, odd_files, tmp_path, capsys):
     path = odd_files[case]
     code, out, err = run_cli(capsys, "export-html", str(path), "-o", str(tmp_path / "o.html"))

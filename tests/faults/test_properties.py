@@ -32,28 +32,77 @@ from loomtui.session.jsonvalue import loads
 from loomtui.session.manager import SessionManager
 from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
+from tests.shared_material import FIXTURES as SHARED
+from tests.shared_material import needs_shared
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
-PI_FILES = [SHARED / "pi" / f"{n}.jsonl" for n in
-            ("dnouri-browse-session", "pi-brain-branch-summary", "pi-brain-mixed-boundaries")]
-LOOM_FILES = [SHARED / "loom" / "openloom-v1-existence-of-claude.openloom.json",
-              SHARED / "loom" / "socketteer-loom_demo.json"]
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=False,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+PI_FILES = [
+    SHARED / "pi" / f"{n}.jsonl"
+    for n in ("dnouri-browse-session", "pi-brain-branch-summary", "pi-brain-mixed-boundaries")
+]
+LOOM_FILES = [
+    SHARED / "loom" / "openloom-v1-existence-of-claude.openloom.json",
+    SHARED / "loom" / "socketteer-loom_demo.json",
+]
+SETTINGS = settings(
+    max_examples=30,
+    deadline=None,
+    derandomize=False,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 # --- values a file may hold --------------------------------------------------------------------
 
-ODD_TEXT = st.text(alphabet=st.sampled_from(
-    ["a", " ", "\n", "\t", "\r", "\x1b", "\x07", "\x9b", "\x00", "\u2028", "é", "日", "\ud83d", "\ude00", "\\", '"',
-     "[", "]"]), max_size=12)
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
-                    st.floats(allow_nan=False, allow_infinity=False), ODD_TEXT)
-JSON_VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                            st.dictionaries(ODD_TEXT, inner, max_size=3)),
-                           max_leaves=8)
-RAW_VALUES = st.one_of(JSON_VALUES.map(lambda v: json.dumps(v)),
-                       st.sampled_from(["1e999", "-1e999", "9" * 5000, '"\\ud83d"', "[" * 1500 + "]" * 1500,
-                                        '{"a":' * 1200 + "1" + "}" * 1200, '"\\u001b]0;T\\u0007"']))
+ODD_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [
+            "a",
+            " ",
+            "\n",
+            "\t",
+            "\r",
+            "\x1b",
+            "\x07",
+            "\x9b",
+            "\x00",
+            "\u2028",
+            "é",
+            "日",
+            "\ud83d",
+            "\ude00",
+            "\\",
+            '"',
+            "[",
+            "]",
+        ]
+    ),
+    max_size=12,
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    ODD_TEXT,
+)
+JSON_VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(ODD_TEXT, inner, max_size=3)),
+    max_leaves=8,
+)
+RAW_VALUES = st.one_of(
+    JSON_VALUES.map(lambda v: json.dumps(v)),
+    st.sampled_from(
+        [
+            "1e999",
+            "-1e999",
+            "9" * 5000,
+            '"\\ud83d"',
+            "[" * 1500 + "]" * 1500,
+            '{"a":' * 1200 + "1" + "}" * 1200,
+            '"\\u001b]0;T\\u0007"',
+        ]
+    ),
+)
 
 
 class Doc(bytes):
@@ -106,7 +155,7 @@ def _mutated_session(draw: st.DrawFn) -> bytes:
             lines[i] = _dump_with(obj, key, draw(RAW_VALUES))
         elif kind == "bytes" and data:
             at = draw(st.integers(0, len(data) - 1))
-            data = data[:at] + draw(st.binary(max_size=4)) + data[at + draw(st.integers(0, 3)):]
+            data = data[:at] + draw(st.binary(max_size=4)) + data[at + draw(st.integers(0, 3)) :]
             continue
         elif kind == "truncate" and data:
             data = data[: draw(st.integers(len(data) // 2, len(data)))]
@@ -164,6 +213,7 @@ def _file_in(tmp: Path, data: bytes, name: str = "s.jsonl") -> Path:
     return path
 
 
+@needs_shared()
 @SETTINGS
 @given(mutated_session())
 def test_mutated_sessions_read_without_exceptions(data):
@@ -176,6 +226,7 @@ def test_mutated_sessions_read_without_exceptions(data):
         _exercise_reading(manager)
 
 
+@needs_shared()
 @needs_pi
 def test_writes_to_mutated_sessions_are_all_or_nothing():
     """A label (or a persisted leaf) on a mutated session: refused with the file unchanged, or
@@ -218,7 +269,7 @@ def test_writes_to_mutated_sessions_are_all_or_nothing():
         write_once()
         assert accepted, "no write was accepted: the mutations are too harsh to test anything"
         results = pi_read(*[p for pair in accepted for p in pair[:2]])
-        for (before_path, after_path, new_id), pi_before, pi_after in zip(accepted, results[::2], results[1::2]):
+        for (_before_path, after_path, new_id), pi_before, pi_after in zip(accepted, results[::2], results[1::2]):
             if not pi_before["ok"]:
                 continue  # a file pi itself does not open (e.g. a non-object before the header)
             assert pi_after["ok"], after_path
@@ -231,6 +282,7 @@ def test_writes_to_mutated_sessions_are_all_or_nothing():
         shutil.rmtree(work, ignore_errors=True)
 
 
+@needs_shared()
 @SETTINGS
 @given(st.data())
 def test_writes_refused_after_a_concurrent_rewrite_leave_the_file_as_rewritten(data):
@@ -264,7 +316,7 @@ def test_writes_refused_after_a_concurrent_rewrite_leave_the_file_as_rewritten(d
         # one whole line after the other program's bytes, parented on an entry of the file
         after = path.read_bytes()
         assert after.startswith(new) and after.endswith(b"\n")
-        added = after[len(new):].strip(b"\n")
+        added = after[len(new) :].strip(b"\n")
         assert b"\n" not in added
         entry = json.loads(added)
         assert entry["type"] == "label" and entry["targetId"] == target
@@ -292,10 +344,11 @@ def mutated_loom(draw: st.DrawFn) -> tuple[Path, bytes]:
     return path, Doc(json.dumps(doc, indent=2).encode())
 
 
+@needs_shared()
 @SETTINGS
 @given(mutated_loom(), st.integers(0, 10_000))
 def test_mutated_looms_read_and_save_bookmarks_value_for_value(loom, pick):
-    from loomtui.formats.bookmarks import save_bookmarks
+    from loomtui.formats.looms.bookmarks import save_bookmarks
 
     original, data = loom
     with tempfile.TemporaryDirectory() as d:
@@ -323,8 +376,17 @@ def test_mutated_looms_read_and_save_bookmarks_value_for_value(loom, pick):
 
 def _strip_bookmarks(v: Any) -> Any:
     """The document without the fields a bookmark save may change."""
-    skip = {"bookmark", "bookmarked", "bookmarkLabel", "isBookmarked", "bookmarkTitle", "bookmarkedNodes",
-            "loomtui_label", "tags", "meta"}
+    skip = {
+        "bookmark",
+        "bookmarked",
+        "bookmarkLabel",
+        "isBookmarked",
+        "bookmarkTitle",
+        "bookmarkedNodes",
+        "loomtui_label",
+        "tags",
+        "meta",
+    }
     if isinstance(v, dict):
         return {k: _strip_bookmarks(x) for k, x in v.items() if k not in skip}
     if isinstance(v, list):
@@ -332,6 +394,7 @@ def _strip_bookmarks(v: Any) -> Any:
     return v
 
 
+@needs_shared()
 @pytest.mark.parametrize("path", PI_FILES, ids=lambda p: p.stem)
 def test_the_unmutated_fixtures_pass_the_same_checks(path):
     _exercise_reading(SessionManager.open(str(path)))

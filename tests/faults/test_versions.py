@@ -14,8 +14,34 @@ from fault_helpers import needs_pi, pi_read, run_cli
 from loomtui.session.manager import SessionManager
 
 ABSENT = object()
-VALUES: list[Any] = [3, 3.0, "3", "3.0", " 3 ", "0x3", "3e0", 2, 2.0, "2", 2.5, 1, "1", 1.9, "abc", None, ABSENT,
-                     True, False, [3], [], {}, "", 4, "Infinity", -1]
+VALUES: list[Any] = [
+    3,
+    3.0,
+    "3",
+    "3.0",
+    " 3 ",
+    "0x3",
+    "3e0",
+    2,
+    2.0,
+    "2",
+    2.5,
+    1,
+    "1",
+    1.9,
+    "abc",
+    None,
+    ABSENT,
+    True,
+    False,
+    [3],
+    [],
+    {},
+    "",
+    4,
+    "Infinity",
+    -1,
+]
 
 
 def _session(tmp_path: Path, n: int, version: Any) -> Path:
@@ -23,12 +49,27 @@ def _session(tmp_path: Path, n: int, version: Any) -> Path:
     if version is not ABSENT:
         header["version"] = version
     entries = [
-        {"type": "message", "id": "a1", "parentId": None, "timestamp": "t1",
-         "message": {"role": "user", "content": "one"}},
-        {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "t2",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "two"}]}},
-        {"type": "message", "id": "a3", "parentId": "a1", "timestamp": "t3",
-         "message": {"role": "hookMessage", "content": "three"}},
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": None,
+            "timestamp": "t1",
+            "message": {"role": "user", "content": "one"},
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "a1",
+            "timestamp": "t2",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "two"}]},
+        },
+        {
+            "type": "message",
+            "id": "a3",
+            "parentId": "a1",
+            "timestamp": "t3",
+            "message": {"role": "hookMessage", "content": "three"},
+        },
     ]
     path = tmp_path / f"v{n}.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in [header, *entries]))

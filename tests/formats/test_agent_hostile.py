@@ -14,14 +14,27 @@ import pytest
 
 from loomtui.commands.info import summarize
 from loomtui.formats.detect import open_any
-from loomtui.session.fulltext import search_sessions
 from loomtui.session.catalog import summarize as catalog_summary
 from loomtui.session.errors import LoomError
+from loomtui.session.fulltext import search_sessions
 from loomtui.view.blocks import entry_blocks
 from loomtui.view.model import TreeModel
 
-ODD: list[Any] = [None, 1, "x", [], {}, [1, None, "s"], {"type": "tool_result"}, True, -5, [{"type": None}],
-                  [{"type": "tool_use", "id": ["x"]}], [{"type": "text", "text": 5}], {"a": [{}]}]
+ODD: list[Any] = [
+    None,
+    1,
+    "x",
+    [],
+    {},
+    [1, None, "s"],
+    {"type": "tool_result"},
+    True,
+    -5,
+    [{"type": None}],
+    [{"type": "tool_use", "id": ["x"]}],
+    [{"type": "text", "text": 5}],
+    {"a": [{}]},
+]
 
 
 def _mutate(rng: random.Random, value: Any, depth: int = 0) -> None:
@@ -40,12 +53,14 @@ def _mutate(rng: random.Random, value: Any, depth: int = 0) -> None:
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_odd_values_never_crash_and_never_write(shared_dir: Path, tmp_path: Path, seed: int,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_odd_values_never_crash_and_never_write(
+    shared_dir: Path, tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     rng = random.Random(seed)
     sources = sorted((shared_dir / "fixtures" / "claude").glob("*.jsonl")) + sorted(
-        (shared_dir / "fixtures" / "codex").glob("*.jsonl"))
+        (shared_dir / "fixtures" / "codex").glob("*.jsonl")
+    )
     out = tmp_path / "exports"
     out.mkdir()
     for n in range(6):

@@ -9,16 +9,18 @@ import zipfile
 import pytest
 from loomkit import OPENLOOM_V1, PI_SESSION, PNG, SOCKETTEER_DEMO, write_json
 
-from loomtui.formats.bookmarks import pending_changes, save_bookmarks
-from loomtui.formats.common import dump_like
+from loomtui.formats.base.common import dump_like
 from loomtui.formats.detect import open_any
+from loomtui.formats.looms.bookmarks import pending_changes, save_bookmarks
 from loomtui.session.errors import WriteConflict, WriteRefused
+from tests.shared_material import needs_shared
 
 
 def labels(sm):
     return {k: v[0] for k, v in sm.index.labels.items()}
 
 
+@needs_shared()
 def test_fixture_styles_are_reproduced_byte_for_byte():
     for path in (OPENLOOM_V1, SOCKETTEER_DEMO):
         raw = path.read_bytes()
@@ -39,8 +41,13 @@ def test_v2_labels_are_saved_as_bookmarks_keeping_a_backup(tmp_path, v2doc):
     saved = json.loads(p.read_bytes())
     nodes = saved["trees"][0]["nodes"]
     assert nodes["a"]["meta"] == {"bookmarked": True, "bookmarkLabel": "turn"}
-    assert nodes["c"]["meta"] == {"excluded": True, "tags": ["keeper"], "rating": 2, "note": "good turn",
-                                  "bookmarked": True}
+    assert nodes["c"]["meta"] == {
+        "excluded": True,
+        "tags": ["keeper"],
+        "rating": 2,
+        "note": "good turn",
+        "bookmarked": True,
+    }
     assert nodes["r"]["meta"] == {}
     expected = v2doc
     for k in ("a", "c", "r"):
@@ -59,7 +66,9 @@ def test_second_save_keeps_the_first_backup(tmp_path, v2doc):
     sm.append_label_change("a", "two")
     assert save_bookmarks(sm).backup == str(p) + ".bak.2"
     assert json.loads((tmp_path / "doc.json.bak.2").read_bytes())["trees"][0]["nodes"]["a"]["meta"] == {
-        "bookmarked": True, "bookmarkLabel": "one"}
+        "bookmarked": True,
+        "bookmarkLabel": "one",
+    }
     assert labels(open_any(str(p)))["a"] == "two"
 
 
@@ -82,11 +91,13 @@ def test_file_changed_on_disk_is_refused(tmp_path, v2doc):
     assert not (tmp_path / "doc.json.bak").exists()
 
 
+@needs_shared()
 def test_pi_sessions_have_no_bookmarks_to_save():
     with pytest.raises(WriteRefused, match="pi sessions keep label entries"):
         save_bookmarks(open_any(str(PI_SESSION)))
 
 
+@needs_shared()
 def test_v1_bookmarks_update_the_node_and_the_bookmarked_nodes_copy(tmp_path):
     p = shutil.copy(OPENLOOM_V1, tmp_path / "v1.json")
     before = json.loads(OPENLOOM_V1.read_bytes())
@@ -113,6 +124,7 @@ def test_v1_bookmarks_update_the_node_and_the_bookmarked_nodes_copy(tmp_path):
     assert back.get_label(root) == "the start" and back.get_label(old) is None
 
 
+@needs_shared()
 def test_socketteer_bookmarks_are_tags(tmp_path):
     p = shutil.copy(SOCKETTEER_DEMO, tmp_path / "demo.json")
     sm = open_any(str(p))
@@ -148,7 +160,7 @@ def test_bundle_bookmarks_rewrite_only_the_document(tmp_path, v2doc):
 
 
 def test_export_after_saving_carries_the_saved_bookmarks(tmp_path, v2doc):
-    from loomtui.formats.export_openloom import export_openloom
+    from loomtui.formats.looms.export import export_openloom
 
     p = write_json(tmp_path / "doc.json", v2doc)
     sm = open_any(str(p))
@@ -157,3 +169,20 @@ def test_export_after_saving_carries_the_saved_bookmarks(tmp_path, v2doc):
     export_openloom(sm, str(tmp_path / "out.openloom"))
     out = json.loads((tmp_path / "out.openloom").read_bytes())
     assert out["trees"][0]["nodes"]["a"]["meta"] == {"bookmarked": True, "bookmarkLabel": "kept"}
+
+
+@needs_shared()
+def test_a_bookmark_is_not_counted_as_an_entry(tmp_path):
+    """The header went from 764 to 765 entries after a bookmark was set (and saved) on the
+    socketteer loom: a loom's label is on its node, not an entry of its own."""
+    from loomtui.view.controller import SessionController
+
+    p = shutil.copy(SOCKETTEER_DEMO, tmp_path / "demo.json")
+    controller = SessionController(open_any(str(p)))
+    before = controller.title_parts(str(p))
+    assert "764 entries" in before
+    controller.set_label("af4931cc-165f-11ec-b847-acde48001122", "welcome")
+    assert "764 entries" in controller.title_parts(str(p))
+    controller.save_labels()
+    assert "764 entries" in controller.title_parts(str(p))
+    assert controller.manager.get_label("af4931cc-165f-11ec-b847-acde48001122") == "welcome"

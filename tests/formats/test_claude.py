@@ -13,10 +13,14 @@ from typing import Any
 
 import pytest
 
-from loomtui.formats import claude
+from loomtui.cli import main
+from loomtui.formats.agent.tools import CLAUDE_TOOLS, shown_calls
+from loomtui.formats.claude import lines as claude
+from loomtui.formats.claude.read import open_claude
 from loomtui.formats.detect import open_any
 from loomtui.session.manager import SessionManager
 from loomtui.view.model import TreeModel
+from tests.shared_material import FIXTURES, needs_shared
 
 CLAUDE_FILES = [
     "alignment-hive__6f2580aa-3095-45b7-8d4e-dd8cac7eeffe.jsonl",
@@ -27,8 +31,13 @@ CLAUDE_FILES = [
     "claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
 ]
 #: the leaf line each file's notes name (SOURCES.md)
-LEAF_LINES = {CLAUDE_FILES[0]: 4053, CLAUDE_FILES[1]: 61, CLAUDE_FILES[2]: 68, CLAUDE_FILES[3]: 180,
-              CLAUDE_FILES[4]: 56}
+LEAF_LINES = {
+    CLAUDE_FILES[0]: 4053,
+    CLAUDE_FILES[1]: 61,
+    CLAUDE_FILES[2]: 68,
+    CLAUDE_FILES[3]: 180,
+    CLAUDE_FILES[4]: 56,
+}
 EF95 = CLAUDE_FILES[3]
 REWIND = CLAUDE_FILES[1]
 
@@ -44,8 +53,12 @@ def _label_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def tree_stats(claude_dir: Path, name: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, str(claude_dir / "tree_stats.py"), str(claude_dir / name)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(claude_dir / "tree_stats.py"), str(claude_dir / name)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.split("\n", 1)[1])
 
 
@@ -98,8 +111,10 @@ def expected_tokens(path: Path) -> int:
         if o.get("type") != "assistant" or not isinstance(msg, dict) or not isinstance(msg.get("usage"), dict):
             continue
         u = msg["usage"]
-        total = sum(int(u.get(k) or 0) for k in ("input_tokens", "output_tokens", "cache_read_input_tokens",
-                                                  "cache_creation_input_tokens"))
+        total = sum(
+            int(u.get(k) or 0)
+            for k in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+        )
         key = (msg.get("id"), o.get("requestId")) if msg.get("id") else o["uuid"]
         best[key] = max(best.get(key, 0), total)
     return sum(best.values())
@@ -124,7 +139,9 @@ def test_alignment_hive_split_response_counts_its_largest_part(claude_dir: Path)
     differing = [k for k, v in parts.items() if len(set(v)) > 1]
     assert differing  # the fixture has partial usages (1 then 152)
     sm = open_any(str(claude_dir / name))
-    counted = {sm.load(sm.index.by_id[eid])["agentSource"]["messageId"]: u["output"] for eid, u in sm.agent.usage.items()}
+    counted = {
+        sm.load(sm.index.by_id[eid])["agentSource"]["messageId"]: u["output"] for eid, u in sm.agent.usage.items()
+    }
     for mid in differing:
         assert counted[mid] == max(parts[mid])
 
@@ -173,8 +190,11 @@ def test_kinds_map_to_pi_roles_so_filters_keep_their_meaning(claude_dir: Path) -
     assert not any(no_tools.entry_at(i).role == "toolResult" for i in range(len(no_tools)))
     default = TreeModel(sm)
     assert any(default.entry_at(i).role == "toolResult" for i in range(len(default)))
-    thinking = [e for e in sm.index.entries if e.role == "assistant"
-                and any(b["type"] == "thinking" for b in sm.load(e)["message"]["content"])]
+    thinking = [
+        e
+        for e in sm.index.entries
+        if e.role == "assistant" and any(b["type"] == "thinking" for b in sm.load(e)["message"]["content"])
+    ]
     assert thinking
     # a thinking-only part of a split response has no text: hidden, as pi hides tool-only replies
     only = [e for e in thinking if not e.has_text]
@@ -239,10 +259,20 @@ def test_inline_sidechains_hang_under_their_task_calls(claude_dir: Path) -> None
     rows = lines_of(claude_dir / name)
     roots = [o for o in rows if o.get("isSidechain") and o.get("parentUuid") is None]
     assert len(roots) == 5
-    calls = {b["id"]: b["input"] for o in rows if o.get("type") == "assistant"
-             for b in o["message"]["content"] if b.get("type") == "tool_use" and b.get("name") == "Task"}
-    results = {b["tool_use_id"]: o["uuid"] for o in rows if o.get("type") == "user" and isinstance(o["message"]["content"], list)
-               for b in o["message"]["content"] if b.get("type") == "tool_result"}
+    calls = {
+        b["id"]: b["input"]
+        for o in rows
+        if o.get("type") == "assistant"
+        for b in o["message"]["content"]
+        if b.get("type") == "tool_use" and b.get("name") == "Task"
+    }
+    results = {
+        b["tool_use_id"]: o["uuid"]
+        for o in rows
+        if o.get("type") == "user" and isinstance(o["message"]["content"], list)
+        for b in o["message"]["content"]
+        if b.get("type") == "tool_result"
+    }
     for r in roots:
         sub = sm.subagent_of(f"agent:{r['uuid']}")
         assert sub is not None and sub.call_id in calls
@@ -284,7 +314,7 @@ def test_label_survives_a_restart_and_the_file_stays_byte_identical(claude_dir: 
     again.append_label_change(target, None)
     assert open_any(str(f)).index.label_of(target) is None
     assert sha(f) == before
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (any refusal: nothing may be written)
         again.append_custom_entry("loomtui/test")
     assert sha(f) == before
 
@@ -310,7 +340,7 @@ def test_export_branch_in_claude_format_reopens_with_exactly_the_branch(claude_d
 
 
 def test_export_branch_to_pi_and_openloom(claude_dir: Path, tmp_path: Path) -> None:
-    from loomtui.formats.export_openloom import export_openloom
+    from loomtui.formats.looms.export import export_openloom
 
     f = tmp_path / "s.jsonl"
     shutil.copyfile(claude_dir / REWIND, f)
@@ -332,20 +362,35 @@ def test_fast_skeletons_equal_what_fill_makes_of_the_full_entry(claude_dir: Path
     from loomtui.session.manager import entry_from_dict
 
     sm = open_any(str(claude_dir / name))
-    fields = ("type", "role", "timestamp", "text", "aux", "has_text", "stop_reason", "tool_name", "tool_calls",
-              "content_is_str", "hidden", "parent_id")
+    fields = (
+        "type",
+        "role",
+        "timestamp",
+        "text",
+        "aux",
+        "has_text",
+        "stop_reason",
+        "tool_name",
+        "tool_calls",
+        "content_is_str",
+        "hidden",
+        "parent_id",
+    )
     checked = 0
     for e in sm.index.entries:
         if e.id not in sm.agent.spans:
             continue  # a subagent row (kept in memory)
         full = entry_from_dict(sm.load(e))
         assert full is not None
+        # the skeleton's tool calls are the rows' pi forms of the entry's (formats/agent/tools.py)
+        full.tool_calls = shown_calls(CLAUDE_TOOLS, full.tool_calls)
         for f in fields:
             assert getattr(e, f) == getattr(full, f), (e.id, f)
         checked += 1
     assert checked == sum(1 for e in sm.index.entries if e.data is None)
 
 
+@needs_shared()
 def test_generated_session_reads_consistently(tmp_path: Path) -> None:
     """The benchmark's generator (rewinds, split responses, parallel calls, hook lines): the
     file's tree equals what the fixtures' script counts, and skeletons equal the full entries."""
@@ -353,28 +398,59 @@ def test_generated_session_reads_consistently(tmp_path: Path) -> None:
 
     root = Path(__file__).resolve().parents[2]
     out = tmp_path / "gen.jsonl"
-    subprocess.run([sys.executable, str(root / "benchmarks" / "gen_claude_session.py"), str(out), "--lines", "900",
-                    "--rewind-every", "5"], check=True)
-    shared = root.parent / "shared" / "fixtures" / "claude" / "tree_stats.py"
-    want = json.loads(subprocess.run([sys.executable, str(shared), str(out)], capture_output=True, text=True,
-                                     check=True).stdout.split("\n", 1)[1])
+    subprocess.run(
+        [
+            sys.executable,
+            str(root / "benchmarks" / "gen_claude_session.py"),
+            str(out),
+            "--lines",
+            "900",
+            "--rewind-every",
+            "5",
+        ],
+        check=True,
+    )
+    shared = FIXTURES / "claude" / "tree_stats.py"
+    want = json.loads(
+        subprocess.run(
+            [sys.executable, str(shared), str(out)], capture_output=True, text=True, check=True
+        ).stdout.split("\n", 1)[1]
+    )
     sm = open_any(str(out))
     s = sm.agent.stats
     assert (s["entries"], len(s["roots"]), len(s["leaves"]), len(s["branchPoints"])) == (
-        want["uuid_entries"], want["roots"], want["leaves"], want["branch_points"])
+        want["uuid_entries"],
+        want["roots"],
+        want["leaves"],
+        want["branch_points"],
+    )
     assert want["branch_classes"].get("prompt", 0) > 0  # the rewinds are there
     for e in sm.index.entries:
         full = entry_from_dict(sm.load(e))
         assert full is not None and (e.text, e.role, e.tool_calls, e.hidden) == (
-            full.text, full.role, full.tool_calls, full.hidden)
+            full.text,
+            full.role,
+            shown_calls(CLAUDE_TOOLS, full.tool_calls),
+            full.hidden,
+        )
 
 
 def _line(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> str:
     msg = {"role": "user" if kind == "user" else "assistant", "content": content}
     if kind == "assistant":
         msg.update({"id": f"msg_{uuid}", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1}})
-    return json.dumps({"parentUuid": parent, "isSidechain": False, "sessionId": "s-1", "type": kind,
-                       "message": msg, "uuid": uuid, "timestamp": f"2026-01-01T00:00:{len(uuid):02d}Z", **extra})
+    return json.dumps(
+        {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "sessionId": "s-1",
+            "type": kind,
+            "message": msg,
+            "uuid": uuid,
+            "timestamp": f"2026-01-01T00:00:{len(uuid):02d}Z",
+            **extra,
+        }
+    )
 
 
 def test_abandoned_branch_keeps_its_tail_after_a_parallel_call(tmp_path: Path) -> None:
@@ -416,8 +492,10 @@ def test_lines_linked_in_a_cycle_below_a_fork_open(tmp_path: Path) -> None:
     ]
     f = tmp_path / "s-1.jsonl"
     f.write_text("\n".join(rows) + "\n")
-    code = ("import sys, json; from loomtui.formats.detect import open_any; sm = open_any(sys.argv[1]); "
-            "print(json.dumps([sm.get_leaf_id(), sorted(sm.agent.stray), len(sm.index.entries)]))")
+    code = (
+        "import sys, json; from loomtui.formats.detect import open_any; sm = open_any(sys.argv[1]); "
+        "print(json.dumps([sm.get_leaf_id(), sorted(sm.agent.stray), len(sm.index.entries)]))"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     leaf, stray, n = json.loads(out.stdout)
@@ -443,19 +521,19 @@ def test_lines_without_a_uuid_are_attached_without_counting_the_tokens(claude_di
 
 
 def _usage_alone_equals_the_count(path: Path, **kw: Any) -> int:
-    alone = claude.open_claude(str(path), **kw)
+    alone = open_claude(str(path), **kw)
     src = alone.agent
     ids = [e.id for e in alone.index.entries]
     got = {eid: src.usage_one(eid) for eid in ids}  # type: ignore[misc]
     assert src.deferred is not None  # nothing was counted for the whole file meanwhile
-    counted = claude.open_claude(str(path), **kw).agent.usage
+    counted = open_claude(str(path), **kw).agent.usage
     assert {k: v for k, v in got.items() if v is not None} == {k: v for k, v in counted.items() if k in got}
     return len(counted)
 
 
 @pytest.mark.parametrize("name", CLAUDE_FILES)
 def test_one_entrys_tokens_alone_equal_the_whole_files_count(claude_dir: Path, name: str) -> None:
-    """An assistant's detail reads its own response's lines only (``claude_tree.one_usage``);
+    """An assistant's detail reads its own response's lines only (``claude/tree.one_usage``);
     every entry gets what counting the whole file gives it."""
     assert _usage_alone_equals_the_count(claude_dir / name) > 0
 
@@ -463,15 +541,40 @@ def test_one_entrys_tokens_alone_equal_the_whole_files_count(claude_dir: Path, n
 def test_one_entrys_tokens_follow_the_rule_on_repeats_and_sidechains(tmp_path: Path) -> None:
     """Split responses, a part repeated right after itself (skipped), the same response again
     after another one's line (not skipped: a new walk), a sidechain copy (the main line wins)."""
+
     def line(n: int, mid: str, out: int, side: bool = False, rid: str | None = "r") -> str:
-        return json.dumps({"type": "assistant", "uuid": f"u{n}", "parentUuid": f"u{n - 1}" if n else None,
-                           "isSidechain": side, "sessionId": "s", "requestId": rid,
-                           "timestamp": f"2026-01-01T00:00:{n:02d}Z",
-                           "message": {"id": mid, "role": "assistant", "content": [{"type": "text", "text": "t"}],
-                                       "usage": {"input_tokens": 1, "output_tokens": out}}})
-    rows = [line(0, "a", 1), line(1, "a", 1), line(2, "a", 5), line(3, "b", 2), line(4, "a", 5), line(5, "a", 5, True),
-            line(6, "c", 3, True), line(7, "c", 3), line(8, "d", 4, rid=None), line(9, "d", 9, rid="x"),
-            line(10, "e", 2), line(11, "e", 2, True)]
+        return json.dumps(
+            {
+                "type": "assistant",
+                "uuid": f"u{n}",
+                "parentUuid": f"u{n - 1}" if n else None,
+                "isSidechain": side,
+                "sessionId": "s",
+                "requestId": rid,
+                "timestamp": f"2026-01-01T00:00:{n:02d}Z",
+                "message": {
+                    "id": mid,
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "t"}],
+                    "usage": {"input_tokens": 1, "output_tokens": out},
+                },
+            }
+        )
+
+    rows = [
+        line(0, "a", 1),
+        line(1, "a", 1),
+        line(2, "a", 5),
+        line(3, "b", 2),
+        line(4, "a", 5),
+        line(5, "a", 5, True),
+        line(6, "c", 3, True),
+        line(7, "c", 3),
+        line(8, "d", 4, rid=None),
+        line(9, "d", 9, rid="x"),
+        line(10, "e", 2),
+        line(11, "e", 2, True),
+    ]
     path = tmp_path / "s.jsonl"
     path.write_text("\n".join(rows) + "\n")
     assert _usage_alone_equals_the_count(path) >= 4
@@ -480,7 +583,7 @@ def test_one_entrys_tokens_follow_the_rule_on_repeats_and_sidechains(tmp_path: P
 def test_many_entries_asked_one_by_one_count_the_whole_file_once(claude_dir: Path) -> None:
     """A detail pane asks for one or two entries' tokens (read alone); ``info`` asks for every
     assistant turn: past a few, the whole file is counted once instead."""
-    from loomtui.formats.agent_session import USAGE_ALONE
+    from loomtui.formats.agent.session import USAGE_ALONE
 
     sm = open_any(str(claude_dir / CLAUDE_FILES[0]))
     src = sm.agent
@@ -493,18 +596,264 @@ def test_many_entries_asked_one_by_one_count_the_whole_file_once(claude_dir: Pat
     assert first + rest == [src.usage.get(eid) for eid in ids]
 
 
-def test_one_entrys_tokens_when_the_usage_lines_come_out_of_order(claude_dir: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_entrys_tokens_when_the_usage_lines_come_out_of_order(
+    claude_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``one_usage`` finds an entry's usage line by bisection over line numbers; were the lines
     ever out of order it looks them up by a map instead, and still gives what the count gives."""
-    from loomtui.formats import claude_read
+    from loomtui.formats.claude import scan as claude_scan
 
-    real = claude_read.Scan.usage
+    real = claude_scan.Scan.usage
 
     def reversed_usage(self: Any) -> list[Any]:
         lines = real(self)
         lines.reverse()
         return lines
 
-    monkeypatch.setattr(claude_read.Scan, "usage", reversed_usage)
+    monkeypatch.setattr(claude_scan.Scan, "usage", reversed_usage)
     assert _usage_alone_equals_the_count(claude_dir / CLAUDE_FILES[0]) > 0
+
+
+def test_export_to_pi_keeps_the_stores_labels_and_the_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``export-branch --as pi``: labels set with loomtui (its label store, never the file) become
+    pi label entries on the branch, a cleared one does not; the session's title a session_info."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    lines = [{"type": "custom-title", "customTitle": "Storage plan", "sessionId": "s9"}]
+    parent = None
+    for k, (t, text) in enumerate([("user", "first"), ("assistant", "one"), ("user", "second"), ("assistant", "two")]):
+        content: Any = text if t == "user" else [{"type": "text", "text": text}]
+        lines.append(
+            {
+                "type": t,
+                "uuid": f"e{k}",
+                "parentUuid": parent,
+                "sessionId": "s9",
+                "cwd": "/w",
+                "timestamp": f"2026-09-30T10:00:0{k}Z",
+                "message": {"role": t, "content": content},
+            }
+        )
+        parent = f"e{k}"
+    path = tmp_path / "s9.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    sm = open_any(str(path))
+    sm.append_label_change("e0", "start")
+    sm.append_label_change("e2", "gone")
+    sm.append_label_change("e2", None)
+    sm.append_label_change("e3", "end")
+    before = path.read_bytes()
+    out = tmp_path / "out.jsonl"
+    assert main(["export-branch", str(path), "--leaf", "e3", "--as", "pi", "-o", str(out)]) == 0
+    assert path.read_bytes() == before
+    pi = SessionManager.open(str(out))
+    assert {e: pi.get_label(e) for e in ("e0", "e2", "e3")} == {"e0": "start", "e2": None, "e3": "end"}
+    assert pi.index.session_name == "Storage plan"
+    assert [e.id for e in pi.index.path_to("e3")] == ["e0", "e1", "e2", "e3"]
+
+
+def _cc(**k: Any) -> str:
+    return json.dumps(k)
+
+
+def _conversation(sid: str, extra: dict[str, Any] | None = None) -> list[str]:
+    more = extra or {}
+    return [
+        _cc(
+            type="user",
+            uuid="u1",
+            parentUuid=None,
+            sessionId=sid,
+            cwd="/w",
+            timestamp="2026-09-30T10:00:00Z",
+            message={"role": "user", "content": "first question"},
+            **more,
+        ),
+        _cc(
+            type="file-history-snapshot",
+            messageId="u1",
+            isSnapshotUpdate=False,
+            snapshot={"messageId": "u1", "trackedFileBackups": {}, "timestamp": "2026-09-30T10:00:00Z"},
+        ),
+        _cc(
+            type="assistant",
+            uuid="a1",
+            parentUuid="u1",
+            sessionId=sid,
+            timestamp="2026-09-30T10:00:01Z",
+            requestId="q1",
+            message={"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "one"}]},
+            **more,
+        ),
+        _cc(
+            type="file-history-delta",
+            messageId="u1",
+            snapshotMessageId="u1",
+            trackingPath="notes.md",
+            backup={"backupFileName": "f@v2", "version": 2},
+            timestamp="2026-09-30T10:00:02Z",
+        ),
+        _cc(
+            type="user",
+            uuid="u2",
+            parentUuid="a1",
+            sessionId=sid,
+            timestamp="2026-09-30T10:00:03Z",
+            message={"role": "user", "content": "second"},
+            **more,
+        ),
+        _cc(
+            type="assistant",
+            uuid="a2",
+            parentUuid="u2",
+            sessionId=sid,
+            timestamp="2026-09-30T10:00:04Z",
+            requestId="q2",
+            message={"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "two"}]},
+            **more,
+        ),
+    ]
+
+
+def _rows(path: Path, mode: str = "default") -> list[str]:
+    model = TreeModel(open_any(str(path)), filter_mode=mode)
+    return [r.strip().removeprefix("› ").removeprefix("• ") for r in model.plain_rows(200)]
+
+
+def test_file_history_delta_lines_are_bookkeeping_even_first(tmp_path: Path) -> None:
+    """2.1.x writes a ``file-history-delta`` (one tracked file's new backup, no uuid) between
+    snapshots: it is listed with the entry its ``messageId`` names, never a row, and a file that
+    starts with one is still a Claude Code session."""
+    lines = _conversation("s1")
+    path = tmp_path / "s1.jsonl"
+    path.write_text("\n".join([lines[3], *lines]) + "\n")
+    sm = open_any(str(path))
+    assert _rows(path, "all") == ["user: first question", "assistant: one", "user: second", "assistant: two"]
+    attached = sm.agent.attached["u1"]
+    assert [(a["type"], a["text"]) for a in attached if a["type"] == "file-history-delta"] == [
+        ("file-history-delta", "notes.md v2"),
+        ("file-history-delta", "notes.md v2"),
+    ]
+    assert not sm.index.diagnostics
+
+
+def _bg_project(tmp_path: Path, with_parent: bool = True) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    if with_parent:
+        (folder / "s1.jsonl").write_text("\n".join(_conversation("s1")) + "\n")
+    bg = {"sessionKind": "bg"}
+    own = [
+        _cc(type="agent-name", agentName="fork ⑂ storage", sessionId="s2"),
+        *_conversation("s2", bg),
+        _cc(
+            type="user",
+            uuid="u3",
+            parentUuid="a2",
+            sessionId="s2",
+            timestamp="2026-09-30T11:00:00Z",
+            message={"role": "user", "content": "background task"},
+            **bg,
+        ),
+        _cc(
+            type="assistant",
+            uuid="a3",
+            parentUuid="u3",
+            sessionId="s2",
+            timestamp="2026-09-30T11:00:01Z",
+            requestId="q3",
+            message={"id": "m3", "role": "assistant", "content": [{"type": "text", "text": "done in the background"}]},
+            **bg,
+        ),
+    ]
+    (folder / "s2.jsonl").write_text("\n".join(own) + "\n")
+    return folder / "s2.jsonl"
+
+
+def test_background_fork_shows_its_own_lines_once(tmp_path: Path) -> None:
+    """A ``sessionKind: "bg"`` fork replays its parent's lines with their uuids: beside the
+    parent, those are marked as from the parent (the all filter shows them), the fork names its
+    parent, and the picker threads it under the parent."""
+    from loomtui.session.catalog import agent_summary as summary
+
+    path = _bg_project(tmp_path)
+    assert _rows(path) == ["user: background task", "assistant: done in the background"]
+    assert _rows(path, "all") == [
+        "↰ from parent: user: first question",
+        "↰ from parent: assistant: one",
+        "↰ from parent: user: second",
+        "↰ from parent: assistant: two",
+        "user: background task",
+        "assistant: done in the background",
+    ]
+    sm = open_any(str(path))
+    assert sm.header["parentSession"] == "s1"
+    assert sm.load(sm.index.by_id["u1"]).get("hidden") == "from-parent"
+    found = summary(str(path), path.read_bytes(), 0.0)
+    assert found is not None and found.parent_session == "s1"
+
+
+def test_background_fork_without_its_parent_shows_everything(tmp_path: Path) -> None:
+    path = _bg_project(tmp_path, with_parent=False)
+    assert _rows(path)[:2] == ["user: first question", "assistant: one"]
+
+
+def test_a_usage_count_that_is_not_a_number_is_counted_as_zero(tmp_path: Path) -> None:
+    """Two lines of one response, one of them with a count written as a string: the lines are
+    ranked by the counts that are numbers (the string counts 0), never a crash."""
+    common = {"sessionId": "s7", "cwd": "/w", "requestId": "r1"}
+    lines = [
+        {
+            "type": "user",
+            "uuid": "u0",
+            "parentUuid": None,
+            **common,
+            "timestamp": "2026-09-30T10:00:00Z",
+            "message": {"role": "user", "content": "hi"},
+        }
+    ]
+    for k, usage in enumerate([{"input_tokens": "12", "output_tokens": 3}, {"input_tokens": 5, "output_tokens": 4}]):
+        lines.append(
+            {
+                "type": "assistant",
+                "uuid": f"a{k}",
+                "parentUuid": "u0" if k == 0 else "a0",
+                **common,
+                "timestamp": f"2026-09-30T10:00:0{k + 1}Z",
+                "message": {
+                    "id": "m1",
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": f"part {k}"}],
+                    "usage": usage,
+                },
+            }
+        )
+    path = tmp_path / "s7.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    usage = open_claude(str(path)).agent.usage
+    assert usage == {"a1": {"input": 5, "output": 4, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 9}}
+
+
+@needs_shared()
+def test_enter_and_the_detail_speak_claude_codes_words_not_pis() -> None:
+    """Enter on a user or command row said "(pi: re-edit it)"; a command's detail read
+    "[command] custom message (shown in the chat)": pi's custom messages and editor."""
+    from loomtui.view.blocks import Title, entry_blocks
+    from loomtui.view.controller import SessionController
+
+    path = FIXTURES / "claude" / "claude-code-log__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl"
+    controller = SessionController(open_any(str(path)))
+    index = controller.manager.index
+    command = next(e for e in index.entries if e.type == "custom_message" and e.aux == "command")
+    titles = [b.text for b in entry_blocks(controller.manager, command) if isinstance(b, Title)]
+    assert titles[0] == "[command]", titles
+    user = next(
+        e
+        for e in index.entries
+        if e.type == "message"
+        and e.role == "user"
+        and index.parent_of(e) is not None
+        and e.id != controller.model.leaf_id
+    )
+    notes = [n.text for n in controller.move_leaf(user.id).notices]
+    assert notes and all("pi" not in n.split() and "pi:" not in n for n in notes), notes
+    assert "the parent of this message: the branch now ends before it" in notes[0]

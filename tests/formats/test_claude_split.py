@@ -1,4 +1,4 @@
-"""A Claude Code file read on two CPUs (``formats.claude_split``) gives exactly what one pass
+"""A Claude Code file read on two CPUs (``formats.claude.split``) gives exactly what one pass
 gives: entries, rows, diagnostics, the file's own tree, stray marks, tokens, the lines without a
 uuid, subagent links. Checked on every fixture and on an adversarial file cut at every line."""
 
@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from loomtui.formats import claude_read, claude_split
+from loomtui.formats.claude import read as claude_read
+from loomtui.formats.claude import scan as claude_scan
+from loomtui.formats.claude import split as claude_split
 from loomtui.session.entries import Entry
 from loomtui.session.split import FIELDS
 from loomtui.view.model import TreeModel
@@ -44,8 +46,17 @@ def _snapshot(path: Path) -> tuple[Any, ...]:
     return (
         [tuple(getattr(e, f) for f in SLOTS) for e in sm.index.entries],
         [(d.line, d.reason) for d in sm.index.diagnostics],
-        sm.index.leaf_id, sm.index.session_name, stats, dict(src.stray), src.usage, src.extra.get("usage"),
-        src.attached, src.file_labels, src.shown_parent, src.extra.get("linesWithoutId"), rows,
+        sm.index.leaf_id,
+        sm.index.session_name,
+        stats,
+        dict(src.stray),
+        src.usage,
+        src.extra.get("usage"),
+        src.attached,
+        src.file_labels,
+        src.shown_parent,
+        src.extra.get("linesWithoutId"),
+        rows,
     )
 
 
@@ -74,10 +85,22 @@ def test_every_fixture_reads_the_same_split_anywhere(shared_dir: Path, merges: l
 def _line(uuid: str, parent: str | None, kind: str, content: Any, **extra: Any) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": "user" if kind == "user" else "assistant", "content": content}
     if kind == "assistant":
-        msg.update({"id": extra.pop("mid", f"msg_{uuid}"), "model": "m",
-                    "usage": extra.pop("usage", {"input_tokens": 1, "output_tokens": len(uuid)})})
-    return {"parentUuid": parent, "isSidechain": False, "type": kind, "message": msg, "uuid": uuid,
-            "timestamp": f"2026-01-01T00:00:{len(uuid):02d}Z", **extra}
+        msg.update(
+            {
+                "id": extra.pop("mid", f"msg_{uuid}"),
+                "model": "m",
+                "usage": extra.pop("usage", {"input_tokens": 1, "output_tokens": len(uuid)}),
+            }
+        )
+    return {
+        "parentUuid": parent,
+        "isSidechain": False,
+        "type": kind,
+        "message": msg,
+        "uuid": uuid,
+        "timestamp": f"2026-01-01T00:00:{len(uuid):02d}Z",
+        **extra,
+    }
 
 
 def _adversarial(tmp_path: Path) -> Path:
@@ -100,11 +123,23 @@ def _adversarial(tmp_path: Path) -> Path:
         _line("s2", "s1", "assistant", [{"type": "text", "text": "looked"}], isSidechain=True),
         "{not json",
         [1, 2],
-        _line("r1", "a1b", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "files"}],
-              sessionId="S", cwd="/w", version="2.0"),
+        _line(
+            "r1",
+            "a1b",
+            "user",
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "files"}],
+            sessionId="S",
+            cwd="/w",
+            version="2.0",
+        ),
         {"type": "queue-operation", "operation": "enqueue", "content": "later"},
-        _line("r0", "r1", "user", [{"type": "tool_result", "tool_use_id": "task1", "content": "done"}],
-              toolUseResult={"agentId": "abc"}),
+        _line(
+            "r0",
+            "r1",
+            "user",
+            [{"type": "tool_result", "tool_use_id": "task1", "content": "done"}],
+            toolUseResult={"agentId": "abc"},
+        ),
         _line("a2", "r0", "assistant", [{"type": "text", "text": "answer"}]),
         _line("p2", "a2", "user", "second"),
         _line("a3", "p2", "assistant", [{"type": "text", "text": "three"}]),
@@ -113,8 +148,15 @@ def _adversarial(tmp_path: Path) -> Path:
         _line("a5", "a4", "assistant", [bash | {"id": "t3"}]),
         _line("r3", "a5", "user", [{"type": "tool_result", "tool_use_id": "t3", "content": "x"}]),
         _line("r2", "a4", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "y"}]),
-        {"parentUuid": None, "logicalParentUuid": "r2", "type": "system", "subtype": "compact_boundary",
-         "uuid": "c1", "compactMetadata": {"trigger": "manual", "preTokens": 9}, "timestamp": "t"},
+        {
+            "parentUuid": None,
+            "logicalParentUuid": "r2",
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "c1",
+            "compactMetadata": {"trigger": "manual", "preTokens": 9},
+            "timestamp": "t",
+        },
         _line("a5", "c1", "user", "a duplicate uuid"),
         _line("a9", "c1", "assistant", [{"type": "text", "text": "after compaction"}]),
         {"type": "last-prompt", "lastPrompt": "x", "leafUuid": "a9"},
@@ -136,8 +178,11 @@ def test_an_adversarial_file_reads_the_same_cut_at_every_line(tmp_path: Path, me
     assert by_id["c1"]["parent_id"] == "r2"  # the compaction under its logical parent
     assert by_id["r3"]["hidden"] == "stray"
     assert usage["a1"]["totalTokens"] == 12 and "a1b" not in usage  # one response, counted once
-    assert {reason for _line, reason in diags} >= {"not valid JSON: skipped", "not a JSON object: skipped",
-                                                    "duplicate uuid 'a5': the first line with it wins"}
+    assert {reason for _line, reason in diags} >= {
+        "not valid JSON: skipped",
+        "not a JSON object: skipped",
+        "duplicate uuid 'a5': the first line with it wins",
+    }
     data = path.read_bytes()
     starts = [i + 1 for i, b in enumerate(data) if b == 10]
     first, again = data.index(b'"uuid": "a5"'), data.index(b'"a duplicate uuid"')
@@ -156,10 +201,10 @@ def test_scan_columns_cross_the_pipe_whole(tmp_path: Path) -> None:
     path = _adversarial(tmp_path)
     fd = claude_read.open_claude_fd(str(path))
     try:
-        tail = claude_read.Scan()
+        tail = claude_scan.Scan()
         tail.foreign = []
         at = path.read_bytes().index(b'{"parentUuid": "r1"')
-        claude_read.scan(fd, at, None, tail)
+        claude_scan.scan(fd, at, None, tail)
     finally:
         os.close(fd)
     assert ("task1", 0) in tail.foreign and tail.skels[0].tool_name is None
@@ -189,8 +234,9 @@ def test_a_replaced_file_is_read_whole(tmp_path: Path, merges: list[bool]) -> No
 
 
 @pytest.mark.parametrize("subagent", [False, True])
-def test_marks_that_go_on_through_the_cut_read_the_same_at_every_line(tmp_path: Path, merges: list[bool],
-                                                                      subagent: bool) -> None:
+def test_marks_that_go_on_through_the_cut_read_the_same_at_every_line(
+    tmp_path: Path, merges: list[bool], subagent: bool
+) -> None:
     """What leads to a prompt, as the tail's child marks it, goes on in the head: through a
     parent in the head, through a compaction boundary linked under its logical parent, past a
     sidechain; parallel tool calls (stray) on both sides of every cut. Also as a subagent's
@@ -205,15 +251,31 @@ def test_marks_that_go_on_through_the_cut_read_the_same_at_every_line(tmp_path: 
 
     rows: list[Any] = [
         _line("p1", None, "user", "first"),
-        call("a1", "p1", "c1"), call("a2", "a1", "c2"), result("r1", "a1", "c1"), result("r2", "a2", "c2"),
+        call("a1", "p1", "c1"),
+        call("a2", "a1", "c2"),
+        result("r1", "a1", "c1"),
+        result("r2", "a2", "c2"),
         _line("s1", None, "user", "side task", isSidechain=True),
         _line("s2", "s1", "user", "side prompt", isSidechain=True),
         _line("p2", "r2", "user", "second"),
-        call("a3", "p2", "c3"), call("a4", "a3", "c4"), result("r3", "a3", "c3"), result("r4", "a4", "c4"),
-        {"parentUuid": None, "logicalParentUuid": "r4", "type": "system", "subtype": "compact_boundary",
-         "uuid": "cb", "compactMetadata": {"trigger": "auto", "preTokens": 9}, "timestamp": "t"},
+        call("a3", "p2", "c3"),
+        call("a4", "a3", "c4"),
+        result("r3", "a3", "c3"),
+        result("r4", "a4", "c4"),
+        {
+            "parentUuid": None,
+            "logicalParentUuid": "r4",
+            "type": "system",
+            "subtype": "compact_boundary",
+            "uuid": "cb",
+            "compactMetadata": {"trigger": "auto", "preTokens": 9},
+            "timestamp": "t",
+        },
         _line("p3", "cb", "user", "after the compaction"),
-        call("a5", "p3", "c5"), call("a6", "a5", "c6"), result("r5", "a5", "c5"), result("r6", "a6", "c6"),
+        call("a5", "p3", "c5"),
+        call("a6", "a5", "c6"),
+        result("r5", "a5", "c5"),
+        result("r6", "a6", "c6"),
         # written last under the other side of a3's fork: a4 goes on only because it leads to p3
         {"parentUuid": "r3", "type": "progress", "data": {"type": "hook_progress"}, "uuid": "h1", "timestamp": "t"},
     ]

@@ -23,8 +23,15 @@ CODEX_FILES = [
     "localpush__rollout-2026-02-23T13-19-38-019c8a70-dda7-7f33-98ea-f30553347322.jsonl",
     "agent-history__session-01.jsonl",
 ]
-CONVERSATIONAL = ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-                  "custom_tool_call_output", "web_search_call")
+CONVERSATIONAL = (
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "web_search_call",
+)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +45,12 @@ def _label_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def rollout_stats(codex_dir: Path, name: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, str(codex_dir / "rollout_stats.py"), str(codex_dir / name)],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(codex_dir / "rollout_stats.py"), str(codex_dir / name)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     return json.loads(out.split("\n", 1)[1])
 
 
@@ -68,7 +79,7 @@ def test_prompts_context_and_turns(codex_dir: Path) -> None:
     user_only = TreeModel(sm, filter_mode="user-only")
     assert [user_only.entry_at(i).id for i in range(len(user_only))] == ["L3", "L25"]
     rows = "\n".join(TreeModel(sm).plain_rows(200))
-    assert "[shell_command:" in rows and "assistant: Added simple script" in rows
+    assert "[bash: mkdir -p myapp]" in rows and "assistant: Added simple script" in rows
     # lines that are not entries are listed with the entry before them
     attached = sm.get_entry("L3")["agentSource"]["attached"]
     assert any(a["type"] == "turn_context" for a in attached)
@@ -77,7 +88,7 @@ def test_prompts_context_and_turns(codex_dir: Path) -> None:
 def test_unfinished_turn_ends_on_the_call(codex_dir: Path) -> None:
     sm = open_any(str(codex_dir / CODEX_FILES[2]))
     assert sm.get_leaf_id() == "L18"
-    leaf = sm.get_entry(sm.get_leaf_id() or '')
+    leaf = sm.get_entry(sm.get_leaf_id() or "")
     assert leaf is not None and leaf["message"]["content"][0]["type"] == "toolCall"
 
 
@@ -103,8 +114,11 @@ def _msg(role: str, text: str, ts: str) -> list[str]:
 
 
 def write_rollback(path: Path) -> None:
-    rows = [_line("session_meta", {"id": "thread-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"},
-                  "2026-01-01T00:00:00Z")]
+    rows = [
+        _line(
+            "session_meta", {"id": "thread-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}, "2026-01-01T00:00:00Z"
+        )
+    ]
     rows += _msg("user", "first", "2026-01-01T00:00:01Z") + _msg("assistant", "one", "2026-01-01T00:00:02Z")
     rows += _msg("user", "second", "2026-01-01T00:00:03Z") + _msg("assistant", "two", "2026-01-01T00:00:04Z")
     rows += _msg("user", "third", "2026-01-01T00:00:05Z") + _msg("assistant", "three", "2026-01-01T00:00:06Z")
@@ -135,13 +149,25 @@ def test_rollback_makes_the_dropped_turns_a_side_branch(tmp_path: Path) -> None:
 
 
 def test_fork_shows_the_replayed_prefix_folded_as_from_parent(tmp_path: Path) -> None:
-    parent_rows = [_line("session_meta", {"id": "parent-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"},
-                         "2026-01-01T00:00:00Z")]
-    history = _msg("user", "old question", "2026-01-01T00:00:01Z") + _msg("assistant", "old answer", "2026-01-01T00:00:02Z")
-    rows = [_line("session_meta", {"id": "fork-1", "forked_from_id": "parent-1", "timestamp": "2026-01-02T00:00:00Z",
-                                   "cwd": "/p"}, "2026-01-02T00:00:00Z")]
+    parent_rows = [
+        _line(
+            "session_meta", {"id": "parent-1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/p"}, "2026-01-01T00:00:00Z"
+        )
+    ]
+    history = _msg("user", "old question", "2026-01-01T00:00:01Z") + _msg(
+        "assistant", "old answer", "2026-01-01T00:00:02Z"
+    )
+    rows = [
+        _line(
+            "session_meta",
+            {"id": "fork-1", "forked_from_id": "parent-1", "timestamp": "2026-01-02T00:00:00Z", "cwd": "/p"},
+            "2026-01-02T00:00:00Z",
+        )
+    ]
     rows += parent_rows + history
-    rows += _msg("user", "new question", "2026-01-02T00:00:05Z") + _msg("assistant", "new answer", "2026-01-02T00:00:06Z")
+    rows += _msg("user", "new question", "2026-01-02T00:00:05Z") + _msg(
+        "assistant", "new answer", "2026-01-02T00:00:06Z"
+    )
     f = tmp_path / "rollout-fork.jsonl"
     f.write_text("\n".join(rows) + "\n")
     sm = open_any(str(f))
@@ -189,3 +215,63 @@ def test_export_branch_in_codex_format_reopens_with_the_branch(tmp_path: Path) -
     assert all(raw in original for raw in out.read_bytes().splitlines()[1:])
     pi = SessionManager.open(sm.export_pi(leaf))
     assert len(pi.index.entries) == len(branch)
+
+
+def _rollout(tmp_path: Path, lines: list[tuple[str, dict[str, Any]]]) -> Path:
+    meta = (
+        "session_meta",
+        {"id": "c-prompts", "timestamp": "2026-09-30T10:00:00Z", "cwd": "/w", "cli_version": "0.135"},
+    )
+    path = tmp_path / "rollout-2026-09-30T10-00-00-c-prompts.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"timestamp": f"2026-09-30T10:00:{n:02d}Z", "type": t, "payload": p}) + "\n"
+            for n, (t, p) in enumerate([meta, *lines])
+        )
+    )
+    return path
+
+
+def _user_item(text: str, image: bool = False) -> tuple[str, dict[str, Any]]:
+    content: list[dict[str, Any]] = [{"type": "input_text", "text": text}]
+    if image:
+        content.append({"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="})
+    return "response_item", {"type": "message", "role": "user", "content": content}
+
+
+def _user_event(text: str) -> tuple[str, dict[str, Any]]:
+    return "event_msg", {"type": "user_message", "message": text, "images": []}
+
+
+def _reply(text: str) -> tuple[str, dict[str, Any]]:
+    return "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]}
+
+
+def _user_only(path: Path) -> list[str]:
+    model = TreeModel(open_any(str(path)), filter_mode="user-only")
+    return [model.entry_at(i).text or "" for i in range(len(model))]
+
+
+def test_prompts_are_the_items_user_message_events_confirm_whatever_their_text(tmp_path: Path) -> None:
+    """The event's text differs from the item's (redacted, an attachment added): the item is
+    still the prompt; injected context without a known prefix (redacted too) is not."""
+    path = _rollout(
+        tmp_path,
+        [
+            _user_item("[REDACTED_TEXT len=3017]"),  # injected context, its prefix redacted away
+            ("event_msg", {"type": "task_started", "turn_id": "t1"}),
+            _user_item("[REDACTED_TEXT len=32]"),
+            _user_event("[REDACTED_MESSAGE len=32]"),
+            ("turn_context", {"model": "gpt-5", "cwd": "/w"}),
+            _reply("done"),
+            _user_item("look at this\n<image name=[Image #1]>", image=True),
+            _user_event("look at this"),
+            _reply("a cat"),
+        ],
+    )
+    assert _user_only(path) == ["[REDACTED_TEXT len=32]", "look at this\n<image name=[Image #1]>"]
+
+
+def test_rollout_without_user_message_events_keeps_the_context_prefix_rule(tmp_path: Path) -> None:
+    path = _rollout(tmp_path, [_user_item("<environment_context>\n<cwd>/w</cwd>"), _user_item("hello"), _reply("hi")])
+    assert _user_only(path) == ["hello"]

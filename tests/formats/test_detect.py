@@ -9,27 +9,31 @@ from pathlib import Path
 import pytest
 from loomkit import OPENLOOM_V1, PI_SESSION, SOCKETTEER_DEMO, write_json
 
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import classify, open_any
 from loomtui.session.errors import SessionFormatError
+from tests.shared_material import needs_shared
 
 
 def node_count(sm) -> int:
     return sum(1 for e in sm.index.entries if "openloom" in sm.load(e))
 
 
+@needs_shared()
 def test_socketteer_demo_is_found_under_a_jsonl_name(tmp_path):
     p = shutil.copy(SOCKETTEER_DEMO, tmp_path / "session.jsonl")
     sm = open_any(str(p))
     assert (sm.source_format, node_count(sm)) == ("socketteer", 764)
 
 
+@needs_shared()
 def test_openloom_v1_is_found_under_a_txt_name(tmp_path):
     p = shutil.copy(OPENLOOM_V1, tmp_path / "notes.txt")
     sm = open_any(str(p))
     assert (sm.source_format, node_count(sm)) == ("openloom-v1", 81)
 
 
+@needs_shared()
 def test_pi_session_is_found_under_an_openloom_name(tmp_path):
     p = shutil.copy(PI_SESSION, tmp_path / "tree.openloom")
     sm = open_any(str(p))
@@ -67,15 +71,25 @@ def test_classify_by_content(v2doc):
     assert classify({"a": 1}) is None
 
 
+#: every kind of file loomtui reads, named when a file is none of them (it named pi, OpenLoom
+#: and socketteer only, not Claude Code, Codex, OCP runs)
+NONE_OF_THEM = (
+    "none of the files loomtui reads (pi and oh-my-pi sessions, OCP runs, OpenLoom and socketteer looms, "
+    "Codex sessions, Claude Code sessions, Maitento loom configurations)"
+)
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b'{"a": 1, "b": 2}', "is not a pi session, OpenLoom or socketteer loom file: a JSON object with keys a, b"),
-        (b"hello world\n", "is not a pi session, OpenLoom or socketteer loom file (neither JSON nor JSONL)"),
+        (b'{"a": 1, "b": 2}', f"is {NONE_OF_THEM}: a JSON object with keys a, b"),
+        (b"hello world\n", f"is {NONE_OF_THEM} (neither JSON nor JSONL)"),
         (b"", "is empty"),
         (b"\n\n", "is empty"),
-        (b'{"format": "open-loom", "version": "3.1", "trees": []}',
-         "OpenLoom version 3.1 is not supported (loomtui reads 2.x); a newer loomtui may read it"),
+        (
+            b'{"format": "open-loom", "version": "3.1", "trees": []}',
+            "OpenLoom version 3.1 is not supported (loomtui reads 2.x); a newer loomtui may read it",
+        ),
         (b'{"format": "open-loom", "version": "2.0", "trees": []}', "OpenLoom document without trees"),
         (b'{"format": "tapestry"}', "its format is 'tapestry', not \"open-loom\""),
         (b'{"loomTree": {"nodeStore": {}}, "focus": {}}', "looks like a MiniLoom file, which loomtui cannot read yet"),
@@ -128,11 +142,18 @@ def test_formats_do_not_import_textual_or_rich():
     import subprocess
     import sys
 
-    code = ("import sys, loomtui.formats.detect, loomtui.formats.export_openloom, loomtui.formats.bookmarks, "
-            "loomtui.commands.export_openloom; "
-            "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; print(bad)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[2])
+    code = (
+        "import sys, loomtui.formats.detect, loomtui.formats.looms.export, loomtui.formats.looms.bookmarks, "
+        "loomtui.commands.export_openloom; "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')]; print(bad)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -12,13 +12,12 @@ from typing import Any
 import pytest
 
 from loomtui.cli import main
-from loomtui.commands.export_html import default_output
 from loomtui.formats.detect import open_any
-from loomtui.formats.export_html import CHUNK, build_page, export_html
+from loomtui.formats.html.export import CHUNK, build_page, default_output
 from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
+from tests.shared_material import SHARED, needs_shared, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 PI = SHARED / "fixtures" / "pi"
 LOOM = SHARED / "fixtures" / "loom"
 BROWSE = PI / "dnouri-browse-session.jsonl"
@@ -45,6 +44,7 @@ def records(data: dict[str, Any]) -> list[list[Any]]:
     return [r for k in range(data["side"]["chunks"]) for r in data[f"c{k}"]]
 
 
+@needs_shared()
 def test_command_writes_a_new_page_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "page.html"
     assert main(["export-html", str(BROWSE), "-o", str(out)]) == 0
@@ -69,12 +69,38 @@ def test_unknown_leaf_or_theme_is_one_line_error(tmp_path: Path, capsys: pytest.
     assert not out.exists()
 
 
+@needs_shared()
+def test_without_o_the_page_goes_where_the_apps_alt_e_writes_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One rule for both: the current directory, under the session file's name (``NAME-2.html``
+    when taken). The command wrote beside the file (inside ~/.claude/projects for Claude Code),
+    Alt+E into the current directory."""
+    from loomtui.formats.html.export import export_session_to_free_name, page_directory
+
+    source = tmp_path / "sessions" / BROWSE.name
+    source.parent.mkdir()
+    source.write_bytes(BROWSE.read_bytes())
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert page_directory() == str(here)
+    assert main(["export-html", str(source)]) == 0
+    first = here / (source.stem + ".html")
+    assert capsys.readouterr().out.startswith(f"wrote {first}: ")
+    app_page = export_session_to_free_name(open_any(str(source)), str(source), page_directory())
+    assert app_page == str(here / (source.stem + "-2.html"))  # the same place, the next free name
+    assert main(["export-html", str(source)]) == 0
+    assert (here / (source.stem + "-3.html")).exists()
+    assert sorted(p.name for p in source.parent.iterdir()) == [source.name]  # nothing beside the session
+
+
 def test_default_output_name() -> None:
     assert default_output("/a/s.jsonl") == "/a/s.html"
     assert default_output("/a/doc.openloom.json") == "/a/doc.openloom.html"
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in PI.glob("*.jsonl")))
+@pytest.mark.parametrize("name", shared_params(sorted(p.name for p in PI.glob("*.jsonl"))))
 def test_records_rebuild_the_file_byte_for_byte(name: str) -> None:
     path = PI / name
     data = blobs(build_page(open_any(str(path))))
@@ -87,12 +113,21 @@ def test_records_hold_lines_as_text_the_page_can_split(write_session: Any) -> No
     """A chunk is the lines and their rendered parts one per line: a line that is not valid
     UTF-8 is held decoded (U+FFFD for the bad bytes, as the page's decoder reads it), a CRLF
     line keeps its carriage return."""
-    user = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:00.000Z",
-            "message": {"role": "user", "content": "héllo"}}
-    bad = b'{"type": "message", "id": "u2", "parentId": "u1", "timestamp": "2026-01-01T00:00:01.000Z", ' \
-          b'"message": {"role": "user", "content": "caf\xe9 \xff"}}\n'
-    crlf = b'{"type": "message", "id": "u3", "parentId": "u2", "timestamp": "2026-01-01T00:00:02.000Z", ' \
-           b'"message": {"role": "user", "content": "line"}}\r\n'
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": "user", "content": "héllo"},
+    }
+    bad = (
+        b'{"type": "message", "id": "u2", "parentId": "u1", "timestamp": "2026-01-01T00:00:01.000Z", '
+        b'"message": {"role": "user", "content": "caf\xe9 \xff"}}\n'
+    )
+    crlf = (
+        b'{"type": "message", "id": "u3", "parentId": "u2", "timestamp": "2026-01-01T00:00:02.000Z", '
+        b'"message": {"role": "user", "content": "line"}}\r\n'
+    )
     path = write_session([user, bad, crlf])
     recs = records(blobs(build_page(open_any(str(path)))))
     assert [r[0] for r in recs if r[2] == 1] == path.read_bytes().decode("utf-8", errors="replace").split("\n")
@@ -100,6 +135,7 @@ def test_records_hold_lines_as_text_the_page_can_split(write_session: Any) -> No
     assert [r[3] for r in recs] == ["", "user", "user", "user", ""]
 
 
+@needs_shared()
 def test_sidebar_rows_are_the_tree_models_rows() -> None:
     manager = open_any(str(BROWSE))
     side = blobs(build_page(manager))["side"]
@@ -124,6 +160,7 @@ def _path(side: dict[str, Any], p: int) -> list[int]:
     return out
 
 
+@needs_shared()
 def test_every_entry_has_a_record_and_html() -> None:
     manager = open_any(str(PI / "pi-mono-large-session.jsonl"))
     data = blobs(build_page(manager))
@@ -136,6 +173,7 @@ def test_every_entry_has_a_record_and_html() -> None:
     assert data["side"]["chunks"] == (len(recs) + CHUNK - 1) // CHUNK
 
 
+@needs_shared()
 def test_header_has_models_tokens_and_cost() -> None:
     page = build_page(open_any(str(PI / "pi-mono-large-session.jsonl")))
     head = page[page.index('<header id="head">') : page.index("</header>")]
@@ -146,26 +184,80 @@ def test_header_has_models_tokens_and_cost() -> None:
 
 def test_rendering_markdown_code_thinking_tools_diff_and_images(write_session: Any) -> None:
     png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 20).decode()
-    path = write_session([
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "**bold** and\n\n```python\nx = 1\n```"},
-                                                 {"type": "image", "mimeType": "image/png", "data": png}]}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "thinking", "thinking": "let me think"},
-             {"type": "toolCall", "id": "c1", "name": "edit", "arguments": {"path": "a.py", "oldText": "x", "newText": "y"}}],
-             "stopReason": "toolUse"}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "edit",
-                     "content": [{"type": "text", "text": "\n".join(f"line {i}" for i in range(30))}],
-                     "details": {"diff": "-1 x\n+1 y"}, "isError": False}},
-        {"type": "compaction", "id": "k1", "parentId": "r1", "timestamp": "2026-01-01T00:00:04Z",
-         "summary": "the *summary*", "firstKeptEntryId": "u1", "tokensBefore": 1234},
-        {"type": "model_change", "id": "m1", "parentId": "k1", "timestamp": "2026-01-01T00:00:05Z",
-         "provider": "p", "modelId": "big"},
-        {"type": "thinking_level_change", "id": "t1", "parentId": "m1", "timestamp": "2026-01-01T00:00:06Z",
-         "thinkingLevel": "high"},
-    ])
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "u1",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:01Z",
+                "message": {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "**bold** and\n\n```python\nx = 1\n```"},
+                        {"type": "image", "mimeType": "image/png", "data": png},
+                    ],
+                },
+            },
+            {
+                "type": "message",
+                "id": "a1",
+                "parentId": "u1",
+                "timestamp": "2026-01-01T00:00:02Z",
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "thinking", "thinking": "let me think"},
+                        {
+                            "type": "toolCall",
+                            "id": "c1",
+                            "name": "edit",
+                            "arguments": {"path": "a.py", "oldText": "x", "newText": "y"},
+                        },
+                    ],
+                    "stopReason": "toolUse",
+                },
+            },
+            {
+                "type": "message",
+                "id": "r1",
+                "parentId": "a1",
+                "timestamp": "2026-01-01T00:00:03Z",
+                "message": {
+                    "role": "toolResult",
+                    "toolCallId": "c1",
+                    "toolName": "edit",
+                    "content": [{"type": "text", "text": "\n".join(f"line {i}" for i in range(30))}],
+                    "details": {"diff": "-1 x\n+1 y"},
+                    "isError": False,
+                },
+            },
+            {
+                "type": "compaction",
+                "id": "k1",
+                "parentId": "r1",
+                "timestamp": "2026-01-01T00:00:04Z",
+                "summary": "the *summary*",
+                "firstKeptEntryId": "u1",
+                "tokensBefore": 1234,
+            },
+            {
+                "type": "model_change",
+                "id": "m1",
+                "parentId": "k1",
+                "timestamp": "2026-01-01T00:00:05Z",
+                "provider": "p",
+                "modelId": "big",
+            },
+            {
+                "type": "thinking_level_change",
+                "id": "t1",
+                "parentId": "m1",
+                "timestamp": "2026-01-01T00:00:06Z",
+                "thinkingLevel": "high",
+            },
+        ]
+    )
     data = blobs(build_page(open_any(str(path))))
     side, recs = data["side"], records(data)
     html = {eid: recs[side["loc"][p]][1] for p, eid in enumerate(side["ids"])}
@@ -186,6 +278,7 @@ def test_rendering_markdown_code_thinking_tools_diff_and_images(write_session: A
     assert head["m1"][0] == "model change: p/big" and head["t1"][0] == "thinking level: high"
 
 
+@needs_shared()
 def test_openloom_page_embeds_the_original_file(tmp_path: Path) -> None:
     src = LOOM / "openloom-v1-existence-of-claude.openloom.json"
     data = blobs(build_page(open_any(str(src)), source_name=src.name))
@@ -194,15 +287,42 @@ def test_openloom_page_embeds_the_original_file(tmp_path: Path) -> None:
 
 
 def test_no_system_context_leaves_out_system_prompts(write_session: Any) -> None:
-    path = write_session([
-        {"type": "custom_message", "id": "s1", "parentId": None, "timestamp": "2026-01-01T00:00:01Z",
-         "customType": "system", "content": "SECRET SYSTEM PROMPT", "display": False},
-        {"type": "message", "id": "u1", "parentId": "s1", "timestamp": "2026-01-01T00:00:02Z",
-         "message": {"role": "user", "content": "hello"}},
-        {"type": "session_init", "id": "i1", "parentId": "u1", "timestamp": "2026-01-01T00:00:03Z",
-         "systemPrompt": "SECRET INIT PROMPT", "task": "the task"},
-    ], header={"type": "session", "version": 3, "id": "x", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/",
-               "systemPrompt": "SECRET HEADER PROMPT"})
+    path = write_session(
+        [
+            {
+                "type": "custom_message",
+                "id": "s1",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:01Z",
+                "customType": "system",
+                "content": "SECRET SYSTEM PROMPT",
+                "display": False,
+            },
+            {
+                "type": "message",
+                "id": "u1",
+                "parentId": "s1",
+                "timestamp": "2026-01-01T00:00:02Z",
+                "message": {"role": "user", "content": "hello"},
+            },
+            {
+                "type": "session_init",
+                "id": "i1",
+                "parentId": "u1",
+                "timestamp": "2026-01-01T00:00:03Z",
+                "systemPrompt": "SECRET INIT PROMPT",
+                "task": "the task",
+            },
+        ],
+        header={
+            "type": "session",
+            "version": 3,
+            "id": "x",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "cwd": "/",
+            "systemPrompt": "SECRET HEADER PROMPT",
+        },
+    )
     with_ctx = build_page(open_any(str(path)))
     assert "SECRET SYSTEM PROMPT" in json.dumps(records(blobs(with_ctx)))
     assert "SECRET INIT PROMPT" in json.dumps([r[1] for r in records(blobs(with_ctx))])  # rendered, too

@@ -20,18 +20,25 @@ import pytest
 
 from loomtui.cli import main
 from loomtui.formats.detect import open_any
-from loomtui.formats.export_html import export_html
+from loomtui.formats.html.export import export_html
 from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
+from tests.shared_material import SHARED, needs_shared, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-FIXTURES = (sorted((SHARED / "fixtures" / "pi").glob("*.jsonl")) + sorted((SHARED / "fixtures" / "loom").glob("*.json"))
-            + sorted((SHARED / "fixtures" / "claude").glob("*.jsonl"))
-            + sorted((SHARED / "fixtures" / "codex").glob("*.jsonl"))
-            + sorted((SHARED / "fixtures" / "ocp").glob("*.ocp.json")))
+FIXTURES = (
+    sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))
+    + sorted((SHARED / "fixtures" / "loom").glob("*.json"))
+    + sorted((SHARED / "fixtures" / "claude").glob("*.jsonl"))
+    + sorted((SHARED / "fixtures" / "codex").glob("*.jsonl"))
+    + sorted((SHARED / "fixtures" / "ocp").glob("*.ocp.json"))
+)
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)")
+pytestmark = [
+    pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)"),
+    # on one xdist worker: the browser is started and every fixture exported once, not once a worker
+    pytest.mark.xdist_group("html-browser"),
+]
 
 #: reads every row of the virtual list: scroll a screen at a time, collect what is drawn
 COLLECT_ROWS = """async () => {
@@ -98,12 +105,12 @@ def tree_rows(file: Path, *args: str) -> list[str]:
     return [line[2:] for line in lines]
 
 
-@pytest.mark.parametrize("fixture", FIXTURES, ids=lambda f: f.name)
+@pytest.mark.parametrize("fixture", shared_params(FIXTURES), ids=lambda f: f.name)
 def test_sidebar_rows_equal_loomtui_tree_for_every_filter(browser: Any, pages: dict[str, Path], fixture: Path) -> None:
     page = open_page(browser, pages[fixture.name])
     try:
         total = len(open_any(str(fixture)).index.entries)
-        for mode in FILTER_MODES:
+        for mode in [m for m in FILTER_MODES if TreeModel(open_any(str(fixture))).has_mode(m)]:
             page.click(f"#modes button[data-mode='{mode}']")
             got = page.evaluate(COLLECT_ROWS)
             want = tree_rows(fixture, "--filter", mode)
@@ -124,6 +131,7 @@ SEARCHES = {
 }
 
 
+@needs_shared()
 @pytest.mark.parametrize("name", sorted(SEARCHES))
 def test_search_narrows_as_loomtui_tree_search(browser: Any, pages: dict[str, Path], name: str) -> None:
     fixture = next(f for f in FIXTURES if f.name == name)
@@ -140,6 +148,7 @@ def test_search_narrows_as_loomtui_tree_search(browser: Any, pages: dict[str, Pa
         page.close()
 
 
+@needs_shared()
 def test_search_matches_labels(browser: Any, pages: dict[str, Path]) -> None:
     fixture = FIXTURES[0]  # dnouri-browse-session: labelled entries
     page = open_page(browser, pages[fixture.name])
@@ -152,6 +161,7 @@ def test_search_matches_labels(browser: Any, pages: dict[str, Path]) -> None:
         page.close()
 
 
+@needs_shared()
 def test_folding_hides_a_subtree_as_the_tree_model_does(browser: Any, pages: dict[str, Path]) -> None:
     fixture = next(f for f in FIXTURES if f.name == "socketteer-loom_demo.json")
     model = TreeModel(open_any(str(fixture)))
@@ -195,6 +205,7 @@ def _params(page: Any) -> dict[str, str]:
     return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
 
 
+@needs_shared()
 def test_click_shows_the_branch_to_the_newest_leaf(browser: Any, pages: dict[str, Path]) -> None:
     fixture = FIXTURES[0]
     manager = open_any(str(fixture))
@@ -220,6 +231,7 @@ def test_click_shows_the_branch_to_the_newest_leaf(browser: Any, pages: dict[str
         page.close()
 
 
+@needs_shared()
 def test_deep_link_selects_branch_and_entry(browser: Any, pages: dict[str, Path]) -> None:
     fixture = FIXTURES[0]
     manager = open_any(str(fixture))
@@ -243,32 +255,82 @@ def test_deep_link_selects_branch_and_entry(browser: Any, pages: dict[str, Path]
         page.close()
 
 
-HOSTILE = "<script>window.__pwned = 1</script><img src=x onerror=\"window.__pwned = 2\">"
+HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 
 def hostile_session(path: Path) -> Path:
     lines = [
-        {"type": "session", "version": 3, "id": "s-1", "timestamp": "2026-01-01T00:00:00.000Z",
-         "cwd": "/tmp/</title><script>window.__pwned=7</script>"},
-        {"type": "session_info", "id": "a0", "parentId": None, "timestamp": "2026-01-01T00:00:00.500Z",
-         "name": "</script><script>window.__pwned = 3</script>"},
-        {"type": "message", "id": "a1", "parentId": "a0", "timestamp": "2026-01-01T00:00:01.000Z",
-         "message": {"role": "user", "content": HOSTILE + " [x](javascript:window.__pwned=4) `<b>code</b>`"}},
-        {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "2026-01-01T00:00:02.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "thinking", "thinking": HOSTILE},
-             {"type": "text", "text": "```html\n" + HOSTILE + "\n```"},
-             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": HOSTILE}}],
-             "stopReason": "toolUse", "model": "m<script>", "usage": {"input": 1, "output": 2}}},
-        {"type": "message", "id": "a3", "parentId": "a2", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
-                     "content": [{"type": "text", "text": "</pre>" + HOSTILE},
-                                 {"type": "image", "mimeType": "image/png", "data": "x\" onerror=\"window.__pwned=5"}],
-                     "details": {"diff": "+ " + HOSTILE}, "isError": False}},
-        {"type": "label", "id": "a4", "parentId": "a3", "timestamp": "2026-01-01T00:00:04.000Z",
-         "targetId": "a1", "label": HOSTILE},
-        {"type": "custom", "id": "a5", "parentId": "a4", "timestamp": "2026-01-01T00:00:05.000Z",
-         "customType": "<script>", "data": {"x": HOSTILE}},
+        {
+            "type": "session",
+            "version": 3,
+            "id": "s-1",
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "cwd": "/tmp/</title><script>window.__pwned=7</script>",
+        },
+        {
+            "type": "session_info",
+            "id": "a0",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:00.500Z",
+            "name": "</script><script>window.__pwned = 3</script>",
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "a0",
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {"role": "user", "content": HOSTILE + " [x](javascript:window.__pwned=4) `<b>code</b>`"},
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": HOSTILE},
+                    {"type": "text", "text": "```html\n" + HOSTILE + "\n```"},
+                    {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": HOSTILE}},
+                ],
+                "stopReason": "toolUse",
+                "model": "m<script>",
+                "usage": {"input": 1, "output": 2},
+            },
+        },
+        {
+            "type": "message",
+            "id": "a3",
+            "parentId": "a2",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [
+                    {"type": "text", "text": "</pre>" + HOSTILE},
+                    {"type": "image", "mimeType": "image/png", "data": 'x" onerror="window.__pwned=5'},
+                ],
+                "details": {"diff": "+ " + HOSTILE},
+                "isError": False,
+            },
+        },
+        {
+            "type": "label",
+            "id": "a4",
+            "parentId": "a3",
+            "timestamp": "2026-01-01T00:00:04.000Z",
+            "targetId": "a1",
+            "label": HOSTILE,
+        },
+        {
+            "type": "custom",
+            "id": "a5",
+            "parentId": "a4",
+            "timestamp": "2026-01-01T00:00:05.000Z",
+            "customType": "<script>",
+            "data": {"x": HOSTILE},
+        },
     ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path
@@ -306,6 +368,7 @@ def _rgb(hex_color: str) -> str:
     return "rgb({}, {}, {})".format(*(int(h[i : i + 2], 16) for i in (0, 2, 4)))
 
 
+@needs_shared()
 def test_light_and_dark_follow_the_theme_files(browser: Any, pages: dict[str, Path], tmp_path: Path) -> None:
     import tomllib
 
@@ -327,6 +390,7 @@ def test_light_and_dark_follow_the_theme_files(browser: Any, pages: dict[str, Pa
             page.close()
 
 
+@needs_shared()
 def test_theme_option_forces_one_theme(browser: Any, tmp_path: Path) -> None:
     out = tmp_path / "dark.html"
     export_html(open_any(str(FIXTURES[0])), str(out), theme="dark")
@@ -343,36 +407,112 @@ PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADh
 def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "# Title\n\n**bold** `code`"},
-                                                 {"type": "image", "mimeType": "image/png", "data": PNG_1PX}]}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "thinking", "thinking": "first I think\nthen more"},
-             {"type": "text", "text": "```python\ndef f():\n    return 1\n```"},
-             {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "seq 30"}}],
-             "stopReason": "toolUse", "provider": "p", "model": "m1",
-             "usage": {"input": 10, "output": 5, "totalTokens": 15, "cost": {"total": 0.25}}}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
-                     "content": [{"type": "text", "text": "\n".join(str(i) for i in range(1, 31))}],
-                     "details": {"diff": "-1 old\n+1 new"}, "isError": False}},
-        {"type": "compaction", "id": "k1", "parentId": "r1", "timestamp": "2026-01-01T00:00:04.000Z",
-         "summary": "compacted *so far*", "firstKeptEntryId": "u1", "tokensBefore": 5000},
-        {"type": "branch_summary", "id": "b1", "parentId": "k1", "timestamp": "2026-01-01T00:00:05.000Z",
-         "fromId": "u1", "summary": "tried another way"},
-        {"type": "custom_message", "id": "m1", "parentId": "b1", "timestamp": "2026-01-01T00:00:06.000Z",
-         "customType": "note", "content": "a custom note", "display": True},
-        {"type": "model_change", "id": "mc", "parentId": "m1", "timestamp": "2026-01-01T00:00:07.000Z",
-         "provider": "p", "modelId": "m2"},
-        {"type": "thinking_level_change", "id": "tl", "parentId": "mc", "timestamp": "2026-01-01T00:00:08.000Z",
-         "thinkingLevel": "high"},
-        {"type": "message", "id": "a2", "parentId": "tl", "timestamp": "2026-01-01T00:00:09.000Z",
-         "message": {"role": "assistant", "content": [{"type": "text", "text": "done"},
-                                                      {"type": "text", "text": 'say "hi" > 2\n\n\nnext\nline'}],
-                     "stopReason": "stop", "provider": "p", "model": "m2"}},
-        {"type": "message", "id": "u2", "parentId": "a2", "timestamp": "2026-01-01T00:00:10.000Z",
-         "message": {"role": "user", "content": "\nplain words > here\n\nsecond"}},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "# Title\n\n**bold** `code`"},
+                    {"type": "image", "mimeType": "image/png", "data": PNG_1PX},
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {"type": "thinking", "thinking": "first I think\nthen more"},
+                    {"type": "text", "text": "```python\ndef f():\n    return 1\n```"},
+                    {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "seq 30"}},
+                ],
+                "stopReason": "toolUse",
+                "provider": "p",
+                "model": "m1",
+                "usage": {"input": 10, "output": 5, "totalTokens": 15, "cost": {"total": 0.25}},
+            },
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "\n".join(str(i) for i in range(1, 31))}],
+                "details": {"diff": "-1 old\n+1 new"},
+                "isError": False,
+            },
+        },
+        {
+            "type": "compaction",
+            "id": "k1",
+            "parentId": "r1",
+            "timestamp": "2026-01-01T00:00:04.000Z",
+            "summary": "compacted *so far*",
+            "firstKeptEntryId": "u1",
+            "tokensBefore": 5000,
+        },
+        {
+            "type": "branch_summary",
+            "id": "b1",
+            "parentId": "k1",
+            "timestamp": "2026-01-01T00:00:05.000Z",
+            "fromId": "u1",
+            "summary": "tried another way",
+        },
+        {
+            "type": "custom_message",
+            "id": "m1",
+            "parentId": "b1",
+            "timestamp": "2026-01-01T00:00:06.000Z",
+            "customType": "note",
+            "content": "a custom note",
+            "display": True,
+        },
+        {
+            "type": "model_change",
+            "id": "mc",
+            "parentId": "m1",
+            "timestamp": "2026-01-01T00:00:07.000Z",
+            "provider": "p",
+            "modelId": "m2",
+        },
+        {
+            "type": "thinking_level_change",
+            "id": "tl",
+            "parentId": "mc",
+            "timestamp": "2026-01-01T00:00:08.000Z",
+            "thinkingLevel": "high",
+        },
+        {
+            "type": "message",
+            "id": "a2",
+            "parentId": "tl",
+            "timestamp": "2026-01-01T00:00:09.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": "done"}, {"type": "text", "text": 'say "hi" > 2\n\n\nnext\nline'}],
+                "stopReason": "stop",
+                "provider": "p",
+                "model": "m2",
+            },
+        },
+        {
+            "type": "message",
+            "id": "u2",
+            "parentId": "a2",
+            "timestamp": "2026-01-01T00:00:10.000Z",
+            "message": {"role": "user", "content": "\nplain words > here\n\nsecond"},
+        },
     ]
     src = tmp_path / "kinds.jsonl"
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -382,9 +522,11 @@ def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
     try:
         text = page.evaluate("document.getElementById('entries').innerText")
         # plain texts, filled in from the entries' lines: what markdown-it writes for them
-        same = "([sel, html]) => { const d = document.createElement('div'); d.innerHTML = html; " \
-               "return document.querySelector(sel).innerHTML === d.innerHTML; }"
-        assert page.evaluate(same, ["#e-a2 .md", '<p>done</p>\n<p>say &quot;hi&quot; &gt; 2</p>\n<p>next\nline</p>\n'])
+        same = (
+            "([sel, html]) => { const d = document.createElement('div'); d.innerHTML = html; "
+            "return document.querySelector(sel).innerHTML === d.innerHTML; }"
+        )
+        assert page.evaluate(same, ["#e-a2 .md", "<p>done</p>\n<p>say &quot;hi&quot; &gt; 2</p>\n<p>next\nline</p>\n"])
         assert page.evaluate(same, ["#e-u2 .md", "<p>plain words &gt; here</p>\n<p>second</p>\n"])
         assert page.evaluate("document.querySelectorAll('[data-md]').length") == 0
         assert page.evaluate("document.querySelector('#e-u1 h1').textContent") == "Title"
@@ -397,7 +539,8 @@ def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
         # the tool result sits with its call; its own entry is hidden
         out_box = "#e-a1 .tool-out:has(pre.output)"
         assert page.evaluate(f"document.querySelector('{out_box} pre').textContent") == "\n".join(
-            str(i) for i in range(1, 31))
+            str(i) for i in range(1, 31)
+        )
         assert page.evaluate("getComputedStyle(document.getElementById('e-r1')).display") == "none"
         heights = []
         for state in ("preview", "full", "collapsed", "preview"):
@@ -423,6 +566,7 @@ def test_main_pane_shows_every_kind(browser: Any, tmp_path: Path) -> None:
         page.close()
 
 
+@needs_shared()
 def test_downloads_give_the_file_and_the_branch(browser: Any, pages: dict[str, Path]) -> None:
     fixture = FIXTURES[0]
     page = open_page(browser, pages[fixture.name])
@@ -450,18 +594,49 @@ def test_images_are_filled_in_from_the_entry_lines_and_decoded(browser: Any, tmp
     does not show inline (a placeholder, no ``img``)."""
     lines = [
         {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"},
-        {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "look"},
-                                                 {"type": "image", "mimeType": "image/svg+xml", "data": PNG_1PX},
-                                                 {"type": "image", "mimeType": "image/png", "data": PNG_1PX}]}},
-        {"type": "message", "id": "a1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z",
-         "message": {"role": "assistant", "content": [
-             {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x.gif"}}],
-             "stopReason": "toolUse", "provider": "p", "model": "m"}},
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "isError": False,
-                     "content": [{"type": "text", "text": "Read image file [image/gif]"},
-                                 {"type": "image", "mimeType": "image/gif", "data": GIF_1PX[:20] + "\n" + GIF_1PX[20:]}]}},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "2026-01-01T00:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "look"},
+                    {"type": "image", "mimeType": "image/svg+xml", "data": PNG_1PX},
+                    {"type": "image", "mimeType": "image/png", "data": PNG_1PX},
+                ],
+            },
+        },
+        {
+            "type": "message",
+            "id": "a1",
+            "parentId": "u1",
+            "timestamp": "2026-01-01T00:00:02.000Z",
+            "message": {
+                "role": "assistant",
+                "content": [{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x.gif"}}],
+                "stopReason": "toolUse",
+                "provider": "p",
+                "model": "m",
+            },
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "a1",
+            "timestamp": "2026-01-01T00:00:03.000Z",
+            "message": {
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "read",
+                "isError": False,
+                "content": [
+                    {"type": "text", "text": "Read image file [image/gif]"},
+                    {"type": "image", "mimeType": "image/gif", "data": GIF_1PX[:20] + "\n" + GIF_1PX[20:]},
+                ],
+            },
+        },
     ]
     src = tmp_path / "images.jsonl"
     src.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -471,10 +646,14 @@ def test_images_are_filled_in_from_the_entry_lines_and_decoded(browser: Any, tmp
     page = open_page(browser, out, "?leafId=r1", csp=True)
     try:
         page.wait_for_function("[...document.querySelectorAll('#entries img')].every(i => i.complete)")
-        imgs = page.evaluate("[...document.querySelectorAll('#entries img')].map(i => "
-                             "[i.closest('.entry').id, i.dataset.img, i.dataset.i, i.naturalWidth, i.src.slice(0, 22)])")
-        assert imgs == [["e-u1", "u1", "2", 1, "data:image/png;base64,"],
-                        ["e-a1", "r1", "1", 1, "data:image/gif;base64,"]]
+        imgs = page.evaluate(
+            "[...document.querySelectorAll('#entries img')].map(i => "
+            "[i.closest('.entry').id, i.dataset.img, i.dataset.i, i.naturalWidth, i.src.slice(0, 22)])"
+        )
+        assert imgs == [
+            ["e-u1", "u1", "2", 1, "data:image/png;base64,"],
+            ["e-a1", "r1", "1", 1, "data:image/gif;base64,"],
+        ]
         assert "[image image/svg+xml" in page.evaluate("document.querySelector('#e-u1').innerText")
         assert page.errors == []  # type: ignore[attr-defined]
     finally:

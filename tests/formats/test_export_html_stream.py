@@ -15,9 +15,9 @@ from typing import Any
 import orjson
 import pytest
 
-from loomtui.formats import export_html as X
-from loomtui.formats import export_html_render as R
 from loomtui.formats.detect import open_any
+from loomtui.formats.html import export as X
+from loomtui.formats.html import render as R
 from tests.formats.test_export_html import blobs, records
 
 IMAGE_BYTES = 50_000
@@ -32,23 +32,49 @@ def _image(k: int) -> str:
 def _write_session(path: Path) -> int:
     """A pi session of ``TURNS`` × (user message with an image, assistant calling ``read``, the
     result with an image); the number of images."""
-    lines: list[Any] = [{"type": "session", "version": 3, "id": "s1", "timestamp": "2026-02-01T00:00:00.000Z",
-                         "cwd": "/tmp"}]
+    lines: list[Any] = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-02-01T00:00:00.000Z", "cwd": "/tmp"}
+    ]
     parent = None
     images = 0
     for t in range(TURNS):
         ts = f"2026-02-01T00:{t:02d}:00.000Z"
-        user = {"role": "user", "timestamp": 0, "content": [
-            {"type": "text", "text": f"look at this {t}"},
-            {"type": "image", "data": _image(images), "mimeType": "image/png"}]}
+        user = {
+            "role": "user",
+            "timestamp": 0,
+            "content": [
+                {"type": "text", "text": f"look at this {t}"},
+                {"type": "image", "data": _image(images), "mimeType": "image/png"},
+            ],
+        }
         images += 1
-        call = {"role": "assistant", "provider": "p", "model": "m", "stopReason": "toolUse", "timestamp": 0,
-                "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-                          "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01}},
-                "content": [{"type": "toolCall", "id": f"c{t}", "name": "read", "arguments": {"path": f"{t}.png"}}]}
-        result = {"role": "toolResult", "toolCallId": f"c{t}", "toolName": "read", "isError": False, "timestamp": 0,
-                  "content": [{"type": "text", "text": "Read image file [image/png]"},
-                              {"type": "image", "data": _image(images), "mimeType": "image/png"}]}
+        call = {
+            "role": "assistant",
+            "provider": "p",
+            "model": "m",
+            "stopReason": "toolUse",
+            "timestamp": 0,
+            "usage": {
+                "input": 10,
+                "output": 5,
+                "cacheRead": 0,
+                "cacheWrite": 0,
+                "totalTokens": 15,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0.01},
+            },
+            "content": [{"type": "toolCall", "id": f"c{t}", "name": "read", "arguments": {"path": f"{t}.png"}}],
+        }
+        result = {
+            "role": "toolResult",
+            "toolCallId": f"c{t}",
+            "toolName": "read",
+            "isError": False,
+            "timestamp": 0,
+            "content": [
+                {"type": "text", "text": "Read image file [image/png]"},
+                {"type": "image", "data": _image(images), "mimeType": "image/png"},
+            ],
+        }
         images += 1
         for k, msg in enumerate((user, call, result)):
             eid = f"e{t}-{k}"

@@ -14,10 +14,11 @@ import pytest
 from loomkit import OPENLOOM_V1, PNG, SOCKETTEER_DEMO, check_invariants, png_uri, write_json
 
 from loomtui.commands import export_openloom as command
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import open_any
-from loomtui.formats.export_openloom import export_openloom
+from loomtui.formats.looms.export import export_openloom
 from loomtui.session.errors import LoomError, WriteRefused
+from tests.shared_material import needs_shared
 
 
 def export(sm, out: Path, **kw: Any) -> dict[str, Any]:
@@ -66,7 +67,8 @@ def test_label_edits_become_bookmarks_and_nothing_else_changes(tmp_path, v2doc):
     assert nodes["a"]["meta"] == {"bookmarked": True, "bookmarkLabel": "mine"}
     assert nodes["r"]["meta"] == {}
     assert {k: v for k, v in nodes.items() if k not in ("a", "r")} == {
-        k: v for k, v in before.items() if k not in ("a", "r")}
+        k: v for k, v in before.items() if k not in ("a", "r")
+    }
     assert out["trees"][0]["currentNodeId"] == "m"  # the label entry is the leaf; its node is m
     # the session's own copy of the document is untouched
     assert sm.get_entry("r")["openloom"]["node"]["meta"] == {"bookmarked": True, "bookmarkLabel": "start"}
@@ -89,7 +91,8 @@ def test_bare_tree_is_exported_in_a_container(tmp_path, v2doc):
     expected.pop("updatedAt")
     # without the document's registry the agent id dangles: reported, and a stub keeps it resolvable
     assert [str(d) for d in sm.diagnostics] == [
-        f"node {n}: author agentId 'claude' is not in the agent registry" for n in ("b", "a", "c", "m")]
+        f"node {n}: author agentId 'claude' is not in the agent registry" for n in ("b", "a", "c", "m")
+    ]
     expected["agents"] = {"claude": {"name": "claude", "type": "model"}}
     assert without_updated_at(out)["trees"][0] == expected
     check_invariants(out)
@@ -106,8 +109,10 @@ def test_branch_export_is_a_new_tree_with_the_path(tmp_path, v2doc):
     # the hyperedge's context source b is not in the branch: only the resolvable source stays
     assert tree["edges"][2]["sources"] == [{"nodeId": "c", "role": "primary"}]
     assert (tree["rootNodeIds"], tree["currentNodeId"]) == (["r"], "s")
-    assert tree["extensions"] == {"com.example": {"hoisted": ["a"]}, "loomtui": {"source": {"treeId": "tree-1",
-                                                                                            "nodeId": "s"}}}
+    assert tree["extensions"] == {
+        "com.example": {"hoisted": ["a"]},
+        "loomtui": {"source": {"treeId": "tree-1", "nodeId": "s"}},
+    }
     assert tree["tags"] == [{"name": "keeper", "color": "#7A9E7E"}]
     assert list(out["agents"]) == ["claude"]
     assert out["generator"]["name"] == "loomtui"
@@ -132,15 +137,31 @@ def test_no_system_context_drops_system_context_and_system_prompts(tmp_path, v2d
 
 def test_repaired_document_exports_valid_and_keeps_what_it_dropped(tmp_path):
     def node(nid):
-        return {"id": nid, "content": [{"type": "text", "text": nid}], "author": {"role": "human"},
-                "meta": {"tags": ["undeclared"]}}
+        return {
+            "id": nid,
+            "content": [{"type": "text", "text": nid}],
+            "author": {"role": "human"},
+            "meta": {"tags": ["undeclared"]},
+        }
 
-    edges = [{"id": "e1", "type": "continuation", "sources": [{"nodeId": "r"}], "targetNodeId": "a"},
-             {"id": "e2", "type": "continuation", "sources": [{"nodeId": "b"}], "targetNodeId": "a"},
-             {"id": "e3", "type": "continuation", "sources": [{"nodeId": "r"}], "targetNodeId": "ghost"}]
-    doc = {"format": "open-loom", "version": "2.1", "trees": [
-        {"id": "t", "title": "", "rootNodeIds": ["r"], "nodes": {k: node(k) for k in ("r", "a", "b")},
-         "edges": edges}]}
+    edges = [
+        {"id": "e1", "type": "continuation", "sources": [{"nodeId": "r"}], "targetNodeId": "a"},
+        {"id": "e2", "type": "continuation", "sources": [{"nodeId": "b"}], "targetNodeId": "a"},
+        {"id": "e3", "type": "continuation", "sources": [{"nodeId": "r"}], "targetNodeId": "ghost"},
+    ]
+    doc = {
+        "format": "open-loom",
+        "version": "2.1",
+        "trees": [
+            {
+                "id": "t",
+                "title": "",
+                "rootNodeIds": ["r"],
+                "nodes": {k: node(k) for k in ("r", "a", "b")},
+                "edges": edges,
+            }
+        ],
+    }
     sm = open_any(str(write_json(tmp_path / "in.json", doc)))
     out = export(sm, tmp_path / "out.openloom")
     check_invariants(out)
@@ -149,7 +170,9 @@ def test_repaired_document_exports_valid_and_keeps_what_it_dropped(tmp_path):
     assert sorted(tree["rootNodeIds"]) == ["b", "r"]
     assert tree["tags"] == [{"name": "undeclared"}]
     assert [(r["index"], r["reason"]) for r in tree["extensions"]["loomtui"]["repairs"]] == [
-        (1, "extra"), (2, "unknown target")]
+        (1, "extra"),
+        (2, "unknown target"),
+    ]
     assert out["version"] == "2.1"
 
 
@@ -163,6 +186,7 @@ def test_export_never_overwrites(tmp_path, v2doc):
 
 
 # the loom fixtures -------------------------------------------------------------------------------
+@needs_shared()
 def test_openloom_v1_fixture_exports_a_valid_tree_that_reads_back(tmp_path):
     sm = open_any(str(OPENLOOM_V1))
     out = export(sm, tmp_path / "v1.openloom")
@@ -180,6 +204,7 @@ def test_openloom_v1_fixture_exports_a_valid_tree_that_reads_back(tmp_path):
     assert back.diagnostics == []
 
 
+@needs_shared()
 def test_socketteer_fixture_exports_a_valid_buffer_tree(tmp_path):
     sm = open_any(str(SOCKETTEER_DEMO))
     out = export(sm, tmp_path / "st.openloom")
@@ -208,39 +233,125 @@ def pi_session(tmp_path: Path) -> Path:
     img = base64.b64encode(PNG).decode()
     lines = [
         line(type="session", version=3, id="sess-1", timestamp="2025-02-01T10:00:00.000Z", cwd="/srv"),
-        line(type="model_change", id="mc", parentId=None, timestamp="2025-02-01T10:00:00.100Z",
-             provider="anthropic", modelId="claude-x"),
-        line(type="thinking_level_change", id="tl", parentId="mc", timestamp="2025-02-01T10:00:00.200Z",
-             thinkingLevel="off"),
-        line(type="message", id="u1", parentId="tl", timestamp="2025-02-01T10:00:01.000Z",
-             message={"role": "user", "content": "fix the build", "timestamp": 1}),
-        line(type="message", id="a1", parentId="u1", timestamp="2025-02-01T10:00:02.000Z",
-             message={"role": "assistant", "provider": "anthropic", "model": "claude-x", "stopReason": "toolUse",
-                      "usage": {"input": 100, "output": 20, "totalTokens": 120},
-                      "content": [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "looking"},
-                                  {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}],
-                      "timestamp": 2}),
-        line(type="message", id="t1", parentId="a1", timestamp="2025-02-01T10:00:03.000Z",
-             message={"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
-                      "content": [{"type": "text", "text": "ok"}], "isError": False, "timestamp": 3}),
-        line(type="message", id="a2", parentId="t1", timestamp="2025-02-01T10:00:04.000Z",
-             message={"role": "assistant", "provider": "anthropic", "model": "claude-x", "stopReason": "stop",
-                      "content": [{"type": "text", "text": "done"}], "timestamp": 4}),
-        line(type="message", id="u2", parentId="u1", timestamp="2025-02-01T10:00:05.000Z",
-             message={"role": "user", "content": "try B", "timestamp": 5}),
-        line(type="message", id="b2", parentId="u2", timestamp="2025-02-01T10:00:06.000Z",
-             message={"role": "assistant", "provider": "openai", "model": "gpt-y", "stopReason": "stop",
-                      "content": [{"type": "text", "text": "B done"}], "timestamp": 6}),
-        line(type="message", id="x1", parentId="a2", timestamp="2025-02-01T10:00:07.000Z",
-             message={"role": "bashExecution", "command": "ls", "output": "file", "exitCode": 0,
-                      "cancelled": False, "truncated": False, "excludeFromContext": True, "timestamp": 7}),
-        line(type="label", id="l1", parentId="x1", timestamp="2025-02-01T10:00:08.000Z", targetId="u1",
-             label="start"),
+        line(
+            type="model_change",
+            id="mc",
+            parentId=None,
+            timestamp="2025-02-01T10:00:00.100Z",
+            provider="anthropic",
+            modelId="claude-x",
+        ),
+        line(
+            type="thinking_level_change",
+            id="tl",
+            parentId="mc",
+            timestamp="2025-02-01T10:00:00.200Z",
+            thinkingLevel="off",
+        ),
+        line(
+            type="message",
+            id="u1",
+            parentId="tl",
+            timestamp="2025-02-01T10:00:01.000Z",
+            message={"role": "user", "content": "fix the build", "timestamp": 1},
+        ),
+        line(
+            type="message",
+            id="a1",
+            parentId="u1",
+            timestamp="2025-02-01T10:00:02.000Z",
+            message={
+                "role": "assistant",
+                "provider": "anthropic",
+                "model": "claude-x",
+                "stopReason": "toolUse",
+                "usage": {"input": 100, "output": 20, "totalTokens": 120},
+                "content": [
+                    {"type": "thinking", "thinking": "hmm"},
+                    {"type": "text", "text": "looking"},
+                    {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
+                ],
+                "timestamp": 2,
+            },
+        ),
+        line(
+            type="message",
+            id="t1",
+            parentId="a1",
+            timestamp="2025-02-01T10:00:03.000Z",
+            message={
+                "role": "toolResult",
+                "toolCallId": "c1",
+                "toolName": "bash",
+                "content": [{"type": "text", "text": "ok"}],
+                "isError": False,
+                "timestamp": 3,
+            },
+        ),
+        line(
+            type="message",
+            id="a2",
+            parentId="t1",
+            timestamp="2025-02-01T10:00:04.000Z",
+            message={
+                "role": "assistant",
+                "provider": "anthropic",
+                "model": "claude-x",
+                "stopReason": "stop",
+                "content": [{"type": "text", "text": "done"}],
+                "timestamp": 4,
+            },
+        ),
+        line(
+            type="message",
+            id="u2",
+            parentId="u1",
+            timestamp="2025-02-01T10:00:05.000Z",
+            message={"role": "user", "content": "try B", "timestamp": 5},
+        ),
+        line(
+            type="message",
+            id="b2",
+            parentId="u2",
+            timestamp="2025-02-01T10:00:06.000Z",
+            message={
+                "role": "assistant",
+                "provider": "openai",
+                "model": "gpt-y",
+                "stopReason": "stop",
+                "content": [{"type": "text", "text": "B done"}],
+                "timestamp": 6,
+            },
+        ),
+        line(
+            type="message",
+            id="x1",
+            parentId="a2",
+            timestamp="2025-02-01T10:00:07.000Z",
+            message={
+                "role": "bashExecution",
+                "command": "ls",
+                "output": "file",
+                "exitCode": 0,
+                "cancelled": False,
+                "truncated": False,
+                "excludeFromContext": True,
+                "timestamp": 7,
+            },
+        ),
+        line(type="label", id="l1", parentId="x1", timestamp="2025-02-01T10:00:08.000Z", targetId="u1", label="start"),
         line(type="session_info", id="si", parentId="l1", timestamp="2025-02-01T10:00:09.000Z", name="Build fixed"),
-        line(type="message", id="u3", parentId="si", timestamp="2025-02-01T10:00:10.000Z",
-             message={"role": "user", "content": [{"type": "text", "text": "see"},
-                                                  {"type": "image", "data": img, "mimeType": "image/png"}],
-                      "timestamp": 10}),
+        line(
+            type="message",
+            id="u3",
+            parentId="si",
+            timestamp="2025-02-01T10:00:10.000Z",
+            message={
+                "role": "user",
+                "content": [{"type": "text", "text": "see"}, {"type": "image", "data": img, "mimeType": "image/png"}],
+                "timestamp": 10,
+            },
+        ),
     ]
     p = tmp_path / "session.jsonl"
     p.write_text("\n".join(lines) + "\n")
@@ -253,19 +364,38 @@ def test_pi_session_exports_messages_as_nodes(tmp_path):
     children = check_invariants(out)
     tree = out["trees"][0]
     assert list(tree["nodes"]) == ["u1", "a1", "t1", "a2", "u2", "b2", "x1", "u3"]
-    assert children["sess-1"] == {"u1": ["a1", "u2"], "a1": ["t1"], "t1": ["a2"], "a2": ["x1"], "u2": ["b2"],
-                                  "x1": ["u3"]}
+    assert children["sess-1"] == {
+        "u1": ["a1", "u2"],
+        "a1": ["t1"],
+        "t1": ["a2"],
+        "a2": ["x1"],
+        "u2": ["b2"],
+        "x1": ["u3"],
+    }
     assert (tree["rootNodeIds"], tree["currentNodeId"], tree["title"]) == (["u1"], "u3", "Build fixed")
     assert tree["createdAt"] == "2025-02-01T10:00:00.000Z"
     n = tree["nodes"]
     assert {k: v["author"]["role"] for k, v in n.items()} == {
-        "u1": "human", "a1": "model", "t1": "system", "a2": "model", "u2": "human", "b2": "model",
-        "x1": "system", "u3": "human"}
+        "u1": "human",
+        "a1": "model",
+        "t1": "system",
+        "a2": "model",
+        "u2": "human",
+        "b2": "model",
+        "x1": "system",
+        "u3": "human",
+    }
     assert n["u1"]["meta"] == {"bookmarked": True, "bookmarkLabel": "start"}
-    assert n["a1"]["content"] == [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "looking"},
-                                  {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}]
-    assert n["a1"]["generation"] == {"provider": "anthropic", "model": "claude-x",
-                                     "usage": {"promptTokens": 100, "completionTokens": 20, "totalTokens": 120}}
+    assert n["a1"]["content"] == [
+        {"type": "thinking", "thinking": "hmm"},
+        {"type": "text", "text": "looking"},
+        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
+    ]
+    assert n["a1"]["generation"] == {
+        "provider": "anthropic",
+        "model": "claude-x",
+        "usage": {"promptTokens": 100, "completionTokens": 20, "totalTokens": 120},
+    }
     assert n["a1"]["author"] == {"role": "model", "agentId": "anthropic:claude-x"}
     assert n["a1"]["extensions"]["pi"]["message"]["stopReason"] == "toolUse"
     assert n["x1"]["content"] == [{"type": "text", "text": "$ ls\nfile"}]
@@ -273,7 +403,8 @@ def test_pi_session_exports_messages_as_nodes(tmp_path):
     assert n["u3"]["content"][1] == {"type": "image", "ref": png_uri(), "mimeType": "image/png"}
     assert tree["agents"] == {
         "anthropic:claude-x": {"name": "claude-x", "type": "model", "modelRef": "anthropic:claude-x"},
-        "openai:gpt-y": {"name": "gpt-y", "type": "model", "modelRef": "openai:gpt-y"}}
+        "openai:gpt-y": {"name": "gpt-y", "type": "model", "modelRef": "openai:gpt-y"},
+    }
     assert tree["extensions"]["pi"]["header"]["cwd"] == "/srv"
     back = open_any(str(tmp_path / "pi.openloom"))
     assert back.get_leaf_id() == "u3" and back.get_label("u1") == "start"
@@ -298,11 +429,19 @@ def big_png(size: int = 1_500_000) -> bytes:
 
 
 def media_doc(data: bytes) -> dict[str, Any]:
-    node = {"id": "pic", "author": {"role": "human"},
-            "content": [{"type": "text", "text": "look"},
-                        {"type": "image", "ref": png_uri(data), "mimeType": "image/png", "altText": "noise"}]}
-    return {"format": "open-loom", "version": "2.0", "trees": [
-        {"id": "t", "title": "media", "rootNodeIds": ["pic"], "nodes": {"pic": node}, "edges": []}]}
+    node = {
+        "id": "pic",
+        "author": {"role": "human"},
+        "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "ref": png_uri(data), "mimeType": "image/png", "altText": "noise"},
+        ],
+    }
+    return {
+        "format": "open-loom",
+        "version": "2.0",
+        "trees": [{"id": "t", "title": "media", "rootNodeIds": ["pic"], "nodes": {"pic": node}, "edges": []}],
+    }
 
 
 def test_large_media_goes_into_a_zip_bundle_and_back(tmp_path):
@@ -322,8 +461,7 @@ def test_large_media_goes_into_a_zip_bundle_and_back(tmp_path):
 
     # bundle media exported to plain JSON is embedded again, byte for byte
     plain = export_openloom(bundle, str(tmp_path / "plain.openloom"))
-    assert plain.notes == ["embedded media is 1.4 MB; an output name ending in .zip writes an OpenLoom bundle "
-                           "instead"]
+    assert plain.notes == ["embedded media is 1.4 MB; an output name ending in .zip writes an OpenLoom bundle instead"]
     again = json.loads((tmp_path / "plain.openloom").read_bytes())
     assert again["trees"][0]["nodes"]["pic"]["content"][1]["ref"] == png_uri(data)
 
@@ -343,12 +481,20 @@ def test_small_media_stays_inline_in_a_bundle(tmp_path):
 
 
 def test_hand_made_bundle_resolves_refs_inside_the_zip(tmp_path):
-    node = {"id": "r", "author": {"role": "human"},
-            "content": [{"type": "audio", "ref": "media/clip.ogg", "mimeType": "audio/mpeg", "transcript": "hi"},
-                        {"type": "image", "ref": "./pic.png", "mimeType": "image/png"},
-                        {"type": "image", "ref": "../escape.png", "mimeType": "image/png"}]}
-    doc = {"format": "open-loom", "version": "2.0",
-           "trees": [{"id": "t", "title": "", "rootNodeIds": ["r"], "nodes": {"r": node}, "edges": []}]}
+    node = {
+        "id": "r",
+        "author": {"role": "human"},
+        "content": [
+            {"type": "audio", "ref": "media/clip.ogg", "mimeType": "audio/mpeg", "transcript": "hi"},
+            {"type": "image", "ref": "./pic.png", "mimeType": "image/png"},
+            {"type": "image", "ref": "../escape.png", "mimeType": "image/png"},
+        ],
+    }
+    doc = {
+        "format": "open-loom",
+        "version": "2.0",
+        "trees": [{"id": "t", "title": "", "rootNodeIds": ["r"], "nodes": {"r": node}, "edges": []}],
+    }
     p = tmp_path / "hand.openloom.zip"
     with zipfile.ZipFile(p, "w") as z:
         z.writestr("tree.openloom", json.dumps(doc))
@@ -362,11 +508,14 @@ def test_hand_made_bundle_resolves_refs_inside_the_zip(tmp_path):
     blocks = sm.get_entry("r")["message"]["content"]
     assert [b["text"] for b in blocks] == ["[audio: hi] ", " [image image/png] ", " [image image/png]"]
     assert [b["loomPlaceholder"]["source"] for b in blocks] == ["bundle", "bundle", "invalid"]
-    from loomtui.formats.media import media_bytes
+    from loomtui.formats.looms.media import media_bytes
 
     assert media_bytes(sm, node["content"][1]) == PNG
-    assert loom_source(sm).bundle_members == {"tree.openloom": len(json.dumps(doc)), "media/clip.ogg": 24,
-                                              "pic.png": len(PNG)}
+    assert loom_source(sm).bundle_members == {
+        "tree.openloom": len(json.dumps(doc)),
+        "media/clip.ogg": 24,
+        "pic.png": len(PNG),
+    }
 
 
 # the command -------------------------------------------------------------------------------------
@@ -379,7 +528,7 @@ def test_export_openloom_command(tmp_path, v2doc, capsys):
     assert command.run(args) == 0
     printed = capsys.readouterr()
     assert printed.out == f"wrote document {out}: 3 nodes, 2 edges\n"
-    assert "1 repair(s) while reading" in printed.err  # the two-tree note
+    assert "1 repair while reading" in printed.err  # the two-tree note
     doc = json.loads(out.read_bytes())
     assert "systemContext" not in doc["trees"][0]
     args = parser.parse_args([str(src), "--tree", "tree-2", "-o", str(tmp_path / "t2.zip")])

@@ -12,8 +12,8 @@ import pytest
 from loomkit import PNG, write_json
 
 from loomtui.cli import main
-from loomtui.formats.bookmarks import save_bookmarks
 from loomtui.formats.detect import open_any
+from loomtui.formats.looms.bookmarks import save_bookmarks
 from loomtui.session.errors import LoomError, WriteRefused
 
 
@@ -45,9 +45,12 @@ def test_bookmark_save_through_a_symlink_writes_the_target_and_keeps_the_link(tm
 
 def test_migrate_through_a_symlink_migrates_the_target(tmp_path, capsys):
     target = tmp_path / "old.jsonl"
-    target.write_text(json.dumps({"type": "session", "id": "o", "timestamp": "t", "cwd": "/"}) + "\n"
-                      + json.dumps({"type": "message", "timestamp": "t",
-                                    "message": {"role": "user", "content": "hi"}}) + "\n")
+    target.write_text(
+        json.dumps({"type": "session", "id": "o", "timestamp": "t", "cwd": "/"})
+        + "\n"
+        + json.dumps({"type": "message", "timestamp": "t", "message": {"role": "user", "content": "hi"}})
+        + "\n"
+    )
     original = target.read_bytes()
     link = tmp_path / "link.jsonl"
     link.symlink_to(target.name)
@@ -78,8 +81,14 @@ def test_export_never_writes_through_a_symlink(tmp_path, capsys, pi_dir):
 
 
 def test_bookmark_save_keeps_huge_integers_and_other_values_exactly(tmp_path, v2doc):
-    v2doc["x-big"] = {"u128": 2**100, "neg": -(2**70), "digits": int("7" * 4200), "f": 0.1, "e": 1e300,
-                      "s": "\ud83d\ude00 \u001b"}
+    v2doc["x-big"] = {
+        "u128": 2**100,
+        "neg": -(2**70),
+        "digits": int("7" * 4200),
+        "f": 0.1,
+        "e": 1e300,
+        "s": "\ud83d\ude00 \u001b",
+    }
     v2doc["trees"][0]["nodes"]["a"]["x-count"] = 18446744073709551617
     p = write_json(tmp_path / "doc.json", v2doc)
     sm = open_any(str(p))
@@ -131,8 +140,12 @@ def test_odd_openloom_field_types_do_not_crash(tmp_path, v2doc, value, capsys):
             block["text"] = value
     v2doc["trees"][0]["title"] = value
     p = write_json(tmp_path / "doc.json", v2doc)
-    for argv in (("tree", str(p), "--filter", "all"), ("info", str(p)), ("info", str(p), "--json"),
-                 ("export-openloom", str(p), "-o", str(tmp_path / "o.json"))):
+    for argv in (
+        ("tree", str(p), "--filter", "all"),
+        ("info", str(p)),
+        ("info", str(p), "--json"),
+        ("export-openloom", str(p), "-o", str(tmp_path / "o.json")),
+    ):
         code, out, err = run(capsys, *argv)
         assert "Traceback" not in err and (code == 0 or err.count("\n") == 1), (argv, err)
         (tmp_path / "o.json").unlink(missing_ok=True)
@@ -152,7 +165,9 @@ def _bundle(path: Path, doc: dict, members: dict[str, bytes], method: int = zipf
 
 
 def test_unsafe_member_names_are_never_carried_into_an_export(tmp_path, v2doc, capsys):
-    v2doc["trees"][0]["nodes"]["a"]["content"].append({"type": "image", "ref": "../../evil.png", "mimeType": "image/png"})
+    v2doc["trees"][0]["nodes"]["a"]["content"].append(
+        {"type": "image", "ref": "../../evil.png", "mimeType": "image/png"}
+    )
     bad = ["../../evil.png", "/etc/evil", "a/../../b", "C:/win", "back\\slash", "./dot"]
     src = _bundle(tmp_path / "in.zip", v2doc, {**{n: PNG for n in bad}, "media/ok.png": PNG})
     sm = open_any(str(src))
@@ -163,7 +178,7 @@ def test_unsafe_member_names_are_never_carried_into_an_export(tmp_path, v2doc, c
     with zipfile.ZipFile(tmp_path / "out.zip") as z:
         names = z.namelist()
     assert "media/ok.png" in names and not set(bad) & set(names)
-    from loomtui.formats.media import read_member, safe_member_name
+    from loomtui.formats.looms.media import read_member, safe_member_name
 
     assert all(safe_member_name(n) for n in names)
     with pytest.raises(LoomError):
@@ -171,7 +186,7 @@ def test_unsafe_member_names_are_never_carried_into_an_export(tmp_path, v2doc, c
 
 
 def test_safe_member_name():
-    from loomtui.formats.media import safe_member_name
+    from loomtui.formats.looms.media import safe_member_name
 
     assert safe_member_name("media/a.png") and safe_member_name("a")
     for bad in ("", "/a", "../a", "a/..", "a//b", "./a", "a\\b", "c:x", "a\x00b"):
@@ -186,8 +201,8 @@ def _patch_method(path: Path, member: str, method: int) -> None:
         at = 0
         while (at := data.find(sig, at)) >= 0:
             name_at = at + (30 if sig == b"PK\x03\x04" else 46)
-            if data[name_at:name_at + len(name)] == name:
-                data[at + off:at + off + 2] = method.to_bytes(2, "little")
+            if data[name_at : name_at + len(name)] == name:
+                data[at + off : at + off + 2] = method.to_bytes(2, "little")
             at += 4
     path.write_bytes(bytes(data))
 
@@ -208,13 +223,17 @@ def test_unreadable_media_members_are_reported_not_raised(tmp_path, v2doc, probl
     else:
         data = bytearray(src.read_bytes())
         at = data.find(b"media/x.png") + len(b"media/x.png")
-        data[at + 2:at + 12] = b"\xff" * 10
+        data[at + 2 : at + 12] = b"\xff" * 10
         src.write_bytes(bytes(data))
-    for argv in (("info", str(src)), ("tree", str(src)), ("export-openloom", str(src), "-o", str(tmp_path / "o.zip")),
-                 ("export-openloom", str(src), "-o", str(tmp_path / "o.json"))):
+    for argv in (
+        ("info", str(src)),
+        ("tree", str(src)),
+        ("export-openloom", str(src), "-o", str(tmp_path / "o.zip")),
+        ("export-openloom", str(src), "-o", str(tmp_path / "o.json")),
+    ):
         code, out, err = run(capsys, *argv)
         assert "Traceback" not in err and (code == 0 or err.count("\n") == 1), (argv, err)
-    from loomtui.formats.media import read_member
+    from loomtui.formats.looms.media import read_member
 
     with pytest.raises(LoomError):
         read_member(str(src), "media/x.png")
@@ -230,7 +249,7 @@ def test_damaged_document_member_is_one_line(tmp_path, v2doc, capsys):
 def test_bundle_media_are_streamed_with_a_budget(tmp_path, v2doc):
     """A small bundle whose member expands to far more: copied in chunks, and refused past the
     budget with nothing written."""
-    from loomtui.formats.media import copy_members
+    from loomtui.formats.looms.media import copy_members
 
     big = b"\0" * (8 << 20)
     src = _bundle(tmp_path / "in.zip", v2doc, {"media/big.bin": big})

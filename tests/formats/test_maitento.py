@@ -9,16 +9,25 @@ from typing import Any
 
 import pytest
 
-from loomtui.formats.maitento import explain
-from loomtui.formats.maitento_read import Config, Problem, read_bytes, read_paths
+from loomtui.formats.maitento.read import Config, Problem, read_bytes, read_paths
+from loomtui.formats.maitento.rules import explain
 
 HERE = Path(__file__).parent / "maitento"
 LOOM = "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"
 A = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 S = "11111111-2222-4333-8444-555555555555"
 
-DEFAULTS = {"scope": "Process", "shared": False, "recall": "Suggest", "weave": "Suggest", "tapestryTokens": 1500,
-            "subjectInputs": [], "readFromLoomIds": [], "vets": False, "vetRecall": False}
+DEFAULTS = {
+    "scope": "Process",
+    "shared": False,
+    "recall": "Suggest",
+    "weave": "Suggest",
+    "tapestryTokens": 1500,
+    "subjectInputs": [],
+    "readFromLoomIds": [],
+    "vets": False,
+    "vetRecall": False,
+}
 
 
 def codes(findings: Any) -> list[tuple[str, str, str]]:
@@ -36,8 +45,16 @@ def test_reference_request_example() -> None:
     assert isinstance(c, Config)
     assert (c.line, c.at, c.explained.form) == (1, "$", "request")
     assert c.explained.effective == {
-        "scope": "Process", "shared": False, "recall": "Off", "weave": "Manual", "tapestryTokens": 200,
-        "subjectInputs": ["..."], "readFromLoomIds": [LOOM], "vets": True, "vetRecall": False}
+        "scope": "Process",
+        "shared": False,
+        "recall": "Off",
+        "weave": "Manual",
+        "tapestryTokens": 200,
+        "subjectInputs": ["..."],
+        "readFromLoomIds": [LOOM],
+        "vets": True,
+        "vetRecall": False,
+    }
     assert [f.line() for f in c.findings] == [
         "warning: $.scopeInput: scopeInput is given but the scope is Process, not Input: it has no effect "
         "[scope-input-unused]",
@@ -54,9 +71,24 @@ def test_reference_request_example() -> None:
     assert rows["tapestryTokens"] == ("0", "200", "0 is below 200–20,000: clamped to 200")
     assert rows["vets"] == ("—", "true", "a vetModel is set")
     assert rows["scope"] == ('"Process"', "Process", "as given")
-    assert list(rows) == ["enabled", "scope", "scopeInput", "shared", "recall", "weave", "tapestryTokens",
-                          "subjectInputs", "nightWeaving", "quietMinutes", "weaverModel", "vetModel", "vets",
-                          "vetRecall", "seedFromLoomId", "readFromLoomIds"]
+    assert list(rows) == [
+        "enabled",
+        "scope",
+        "scopeInput",
+        "shared",
+        "recall",
+        "weave",
+        "tapestryTokens",
+        "subjectInputs",
+        "nightWeaving",
+        "quietMinutes",
+        "weaverModel",
+        "vetModel",
+        "vets",
+        "vetRecall",
+        "seedFromLoomId",
+        "readFromLoomIds",
+    ]
 
 
 def test_reference_response_example_server_values_checked_against_the_rules() -> None:
@@ -64,8 +96,16 @@ def test_reference_response_example_server_values_checked_against_the_rules() ->
     assert isinstance(c, Config) and c.explained.form == "response"
     # the rules, not the server's values: the example's placeholders contradict them twice
     assert c.explained.effective == {
-        "scope": "Process", "shared": False, "recall": "Off", "weave": "Manual", "tapestryTokens": 200,
-        "subjectInputs": ["..."], "readFromLoomIds": [LOOM], "vets": True, "vetRecall": False}
+        "scope": "Process",
+        "shared": False,
+        "recall": "Off",
+        "weave": "Manual",
+        "tapestryTokens": 200,
+        "subjectInputs": ["..."],
+        "readFromLoomIds": [LOOM],
+        "vets": True,
+        "vetRecall": False,
+    }
     assert codes(c.findings) == [
         ("warning", "scope-input-unused", "$.scopeInput"),
         ("warning", "tapestry-clamped", "$.tapestryTokens"),
@@ -84,9 +124,25 @@ def test_reference_response_example_server_values_checked_against_the_rules() ->
 
 # one fixture per rule ----------------------------------------------------------------------------
 def test_defaults_for_every_null_or_missing_field() -> None:
-    nulls = {k: None for k in ("scope", "scopeInput", "shared", "recall", "weave", "tapestryTokens", "subjectInputs",
-                               "nightWeaving", "quietMinutes", "weaverModel", "vetModel", "vetRecall",
-                               "seedFromLoomId", "readFromLoomIds")}
+    nulls = {
+        k: None
+        for k in (
+            "scope",
+            "scopeInput",
+            "shared",
+            "recall",
+            "weave",
+            "tapestryTokens",
+            "subjectInputs",
+            "nightWeaving",
+            "quietMinutes",
+            "weaverModel",
+            "vetModel",
+            "vetRecall",
+            "seedFromLoomId",
+            "readFromLoomIds",
+        )
+    }
     assert one({"enabled": True}) == (DEFAULTS, [], [])
     assert one({"enabled": True, **nulls}) == (DEFAULTS, [], [])
     rows = {r.field: (r.effective, r.why) for r in explain({"enabled": True, "scope": None}).rows}
@@ -97,24 +153,74 @@ def test_defaults_for_every_null_or_missing_field() -> None:
 
 
 def test_given_values_are_used() -> None:
-    eff, found, _ = one({"enabled": True, "scope": "Input", "scopeInput": "userName", "shared": True,
-                         "recall": "Off", "weave": "Manual", "tapestryTokens": 20_000, "subjectInputs": ["userName"],
-                         "vetModel": "vet-mini", "vetRecall": True, "readFromLoomIds": [A, S]})
-    assert eff == {"scope": "Input", "shared": True, "recall": "Off", "weave": "Manual", "tapestryTokens": 20_000,
-                   "subjectInputs": ["userName"], "readFromLoomIds": [A, S], "vets": True, "vetRecall": True}
+    eff, found, _ = one(
+        {
+            "enabled": True,
+            "scope": "Input",
+            "scopeInput": "userName",
+            "shared": True,
+            "recall": "Off",
+            "weave": "Manual",
+            "tapestryTokens": 20_000,
+            "subjectInputs": ["userName"],
+            "vetModel": "vet-mini",
+            "vetRecall": True,
+            "readFromLoomIds": [A, S],
+        }
+    )
+    assert eff == {
+        "scope": "Input",
+        "shared": True,
+        "recall": "Off",
+        "weave": "Manual",
+        "tapestryTokens": 20_000,
+        "subjectInputs": ["userName"],
+        "readFromLoomIds": [A, S],
+        "vets": True,
+        "vetRecall": True,
+    }
     assert found == []
 
 
 def test_wrong_types_are_errors_and_taken_as_null() -> None:
-    eff, found, messages = one({"enabled": "yes", "scope": 5, "shared": "no", "recall": True, "weave": [],
-                                "tapestryTokens": "big", "subjectInputs": ["a", 3], "nightWeaving": 1,
-                                "quietMinutes": 1.5, "weaverModel": {}, "vetModel": 7, "vetRecall": "true",
-                                "seedFromLoomId": 12, "readFromLoomIds": A})
+    eff, found, messages = one(
+        {
+            "enabled": "yes",
+            "scope": 5,
+            "shared": "no",
+            "recall": True,
+            "weave": [],
+            "tapestryTokens": "big",
+            "subjectInputs": ["a", 3],
+            "nightWeaving": 1,
+            "quietMinutes": 1.5,
+            "weaverModel": {},
+            "vetModel": 7,
+            "vetRecall": "true",
+            "seedFromLoomId": 12,
+            "readFromLoomIds": A,
+        }
+    )
     assert eff == DEFAULTS
-    assert found == [("error", "wrong-type", p) for p in (
-        "$.enabled", "$.scope", "$.shared", "$.recall", "$.weave", "$.tapestryTokens", "$.subjectInputs[1]",
-        "$.nightWeaving", "$.quietMinutes", "$.weaverModel", "$.vetModel", "$.vetRecall", "$.seedFromLoomId",
-        "$.readFromLoomIds")]
+    assert found == [
+        ("error", "wrong-type", p)
+        for p in (
+            "$.enabled",
+            "$.scope",
+            "$.shared",
+            "$.recall",
+            "$.weave",
+            "$.tapestryTokens",
+            "$.subjectInputs[1]",
+            "$.nightWeaving",
+            "$.quietMinutes",
+            "$.weaverModel",
+            "$.vetModel",
+            "$.vetRecall",
+            "$.seedFromLoomId",
+            "$.readFromLoomIds",
+        )
+    ]
     assert messages[0] == 'enabled is "yes", but must be a boolean'
     assert messages[6] == "subjectInputs[1] is 3, but must be a string"
     assert messages[8] == "quietMinutes is 1.5, but must be an integer"
@@ -123,14 +229,17 @@ def test_wrong_types_are_errors_and_taken_as_null() -> None:
     assert one({"enabled": True, "tapestryTokens": True})[0]["tapestryTokens"] == 1500
 
 
-@pytest.mark.parametrize(("given", "effective", "message"), [
-    (199, 200, "tapestryTokens 199 is below the range 200–20,000: it will be clamped to 200"),
-    (-5, 200, "tapestryTokens -5 is below the range 200–20,000: it will be clamped to 200"),
-    (20_001, 20_000, "tapestryTokens 20,001 is above the range 200–20,000: it will be clamped to 20,000"),
-    (10**30, 20_000, f"tapestryTokens {10**30:,} is above the range 200–20,000: it will be clamped to 20,000"),
-    (200, 200, None),
-    (1500, 1500, None),
-])
+@pytest.mark.parametrize(
+    ("given", "effective", "message"),
+    [
+        (199, 200, "tapestryTokens 199 is below the range 200–20,000: it will be clamped to 200"),
+        (-5, 200, "tapestryTokens -5 is below the range 200–20,000: it will be clamped to 200"),
+        (20_001, 20_000, "tapestryTokens 20,001 is above the range 200–20,000: it will be clamped to 20,000"),
+        (10**30, 20_000, f"tapestryTokens {10**30:,} is above the range 200–20,000: it will be clamped to 20,000"),
+        (200, 200, None),
+        (1500, 1500, None),
+    ],
+)
 def test_tapestry_tokens_are_clamped(given: int, effective: int, message: str | None) -> None:
     eff, found, messages = one({"enabled": True, "tapestryTokens": given})
     assert eff == {**DEFAULTS, "tapestryTokens": effective}
@@ -143,19 +252,27 @@ def test_tapestry_tokens_are_clamped(given: int, effective: int, message: str | 
 
 def test_scope_input_rules() -> None:
     assert one({"enabled": True, "scopeInput": "userName"}) == (
-        DEFAULTS, [("warning", "scope-input-unused", "$.scopeInput")],
-        ["scopeInput is given but the scope is Process, not Input: it has no effect"])
+        DEFAULTS,
+        [("warning", "scope-input-unused", "$.scopeInput")],
+        ["scopeInput is given but the scope is Process, not Input: it has no effect"],
+    )
     assert one({"enabled": True, "scope": "Input"}) == (
-        {**DEFAULTS, "scope": "Input"}, [("error", "scope-input-missing", "$.scope")],
-        ["the Input scope needs scopeInput (the run input whose value picks the loom)"])
+        {**DEFAULTS, "scope": "Input"},
+        [("error", "scope-input-missing", "$.scope")],
+        ["the Input scope needs scopeInput (the run input whose value picks the loom)"],
+    )
     assert one({"enabled": True, "scope": "Process", "scopeInput": "userName"})[1] == [
-        ("warning", "scope-input-unused", "$.scopeInput")]
+        ("warning", "scope-input-unused", "$.scopeInput")
+    ]
     # a scope that is not in the reference is not Input either
     assert one({"enabled": True, "scope": "Global", "scopeInput": "userName"})[1] == [
-        ("warning", "enum-not-in-reference", "$.scope"), ("warning", "scope-input-unused", "$.scopeInput")]
+        ("warning", "enum-not-in-reference", "$.scope"),
+        ("warning", "scope-input-unused", "$.scopeInput"),
+    ]
     assert one({"enabled": True, "scope": "Input", "scopeInput": "  "})[1:] == (
         [("error", "scope-input-missing", "$.scope")],
-        ["the Input scope needs scopeInput (the run input whose value picks the loom), which is blank"])
+        ["the Input scope needs scopeInput (the run input whose value picks the loom), which is blank"],
+    )
     assert one({"enabled": True, "scope": "Input", "scopeInput": "userName"})[1] == []
     rows = {r.field: (r.effective, r.why) for r in explain({"scope": "Input", "scopeInput": "userName"}).rows}
     assert rows["scopeInput"] == ('"userName"', "as given: picks the loom")
@@ -168,29 +285,41 @@ def test_vet_recall_needs_a_vet_model() -> None:
     assert messages == ["vetRecall is true but no vetModel is set: it has no effect"]
     assert one({"enabled": True, "vetModel": "vet-mini"})[:2] == ({**DEFAULTS, "vets": True}, [])
     assert one({"enabled": True, "vetModel": "vet-mini", "vetRecall": True})[:2] == (
-        {**DEFAULTS, "vets": True, "vetRecall": True}, [])
+        {**DEFAULTS, "vets": True, "vetRecall": True},
+        [],
+    )
     assert one({"enabled": True, "vetModel": "vet-mini", "vetRecall": False})[:2] == ({**DEFAULTS, "vets": True}, [])
     # a vetModel of the wrong type is no vetModel
-    assert one({"enabled": True, "vetModel": 7, "vetRecall": True})[:2] == (DEFAULTS, [
-        ("error", "wrong-type", "$.vetModel"), ("warning", "vet-recall-without-vet-model", "$.vetRecall")])
+    assert one({"enabled": True, "vetModel": 7, "vetRecall": True})[:2] == (
+        DEFAULTS,
+        [("error", "wrong-type", "$.vetModel"), ("warning", "vet-recall-without-vet-model", "$.vetRecall")],
+    )
 
 
 def test_night_weaving_settings_while_memory_is_disabled() -> None:
     eff, found, messages = one({"enabled": False, "nightWeaving": True, "quietMinutes": 30})
     assert eff == DEFAULTS
     assert found == [("warning", "memory-disabled", "$.nightWeaving"), ("warning", "memory-disabled", "$.quietMinutes")]
-    assert messages[1] == ("quietMinutes is set while memory is disabled (enabled is false): it has no effect until "
-                           "memory is on")
+    assert messages[1] == (
+        "quietMinutes is set while memory is disabled (enabled is false): it has no effect until memory is on"
+    )
     assert one({"enabled": True, "nightWeaving": True, "quietMinutes": 30})[1] == []
     assert one({"enabled": False, "nightWeaving": None})[1] == []
 
 
 def test_malformed_uuids() -> None:
-    eff, found, messages = one({"enabled": True, "seedFromLoomId": "3f2b8c1e5d4a4e6b9c7d2a1b0c9d8e7f",
-                                "readFromLoomIds": [A, "{" + S + "}", "zzzzzzzz-bbbb-4ccc-8ddd-eeeeeeeeeeee"]})
-    assert found == [("error", "malformed-uuid", "$.seedFromLoomId"),
-                     ("error", "malformed-uuid", "$.readFromLoomIds[1]"),
-                     ("error", "malformed-uuid", "$.readFromLoomIds[2]")]
+    eff, found, messages = one(
+        {
+            "enabled": True,
+            "seedFromLoomId": "3f2b8c1e5d4a4e6b9c7d2a1b0c9d8e7f",
+            "readFromLoomIds": [A, "{" + S + "}", "zzzzzzzz-bbbb-4ccc-8ddd-eeeeeeeeeeee"],
+        }
+    )
+    assert found == [
+        ("error", "malformed-uuid", "$.seedFromLoomId"),
+        ("error", "malformed-uuid", "$.readFromLoomIds[1]"),
+        ("error", "malformed-uuid", "$.readFromLoomIds[2]"),
+    ]
     assert messages[0] == 'seedFromLoomId "3f2b8c1e5d4a4e6b9c7d2a1b0c9d8e7f" is not a UUID'
     assert eff == {**DEFAULTS, "readFromLoomIds": [A, "{" + S + "}", "zzzzzzzz-bbbb-4ccc-8ddd-eeeeeeeeeeee"]}
 
@@ -206,29 +335,54 @@ def test_unknown_fields() -> None:
     eff, found, messages = one({"enabled": True, "Scope": "Input", "colour": "blue"})
     assert eff == DEFAULTS
     assert found == [("warning", "unknown-field", "$.Scope"), ("warning", "unknown-field", "$.colour")]
-    assert messages == ['"Scope" is not a field of LoomConfiguration; did you mean scope?',
-                        '"colour" is not a field of LoomConfiguration']
+    assert messages == [
+        '"Scope" is not a field of LoomConfiguration; did you mean scope?',
+        '"colour" is not a field of LoomConfiguration',
+    ]
 
 
 def test_enum_values_not_in_the_reference_are_warnings() -> None:
     eff, found, messages = one({"enabled": True, "scope": "Global", "recall": "suggest", "weave": "Auto"})
     assert eff == {**DEFAULTS, "scope": "Global", "recall": "suggest", "weave": "Auto"}
-    assert found == [("warning", "enum-not-in-reference", "$.scope"),
-                     ("warning", "enum-not-in-reference", "$.recall"),
-                     ("warning", "enum-not-in-reference", "$.weave")]
-    assert messages == ['scope "Global" is not in the reference (LoomScope: Process, Input)',
-                        'recall "suggest" is not in the reference (LoomRecallMode: Suggest, Off); did you mean Suggest?',
-                        'weave "Auto" is not in the reference (LoomWeaveMode: Suggest, Manual)']
+    assert found == [
+        ("warning", "enum-not-in-reference", "$.scope"),
+        ("warning", "enum-not-in-reference", "$.recall"),
+        ("warning", "enum-not-in-reference", "$.weave"),
+    ]
+    assert messages == [
+        'scope "Global" is not in the reference (LoomScope: Process, Input)',
+        'recall "suggest" is not in the reference (LoomRecallMode: Suggest, Off); did you mean Suggest?',
+        'weave "Auto" is not in the reference (LoomWeaveMode: Suggest, Manual)',
+    ]
 
 
 def _response(**over: Any) -> dict[str, Any]:
     base: dict[str, Any] = {
-        "enabled": True, "scope": None, "scopeInput": None, "shared": None, "recall": None, "weave": None,
-        "tapestryTokens": 50, "subjectInputs": None, "nightWeaving": None, "quietMinutes": None,
-        "weaverModel": None, "vetModel": None, "vetRecall": True, "seedFromLoomId": None, "readFromLoomIds": [S],
-        "effectiveScope": "Process", "effectiveShared": False, "effectiveRecall": "Suggest",
-        "effectiveWeave": "Suggest", "effectiveTapestryTokens": 200, "effectiveSubjectInputs": [],
-        "effectiveReadFromLoomIds": [S], "vets": False, "effectiveVetRecall": False}
+        "enabled": True,
+        "scope": None,
+        "scopeInput": None,
+        "shared": None,
+        "recall": None,
+        "weave": None,
+        "tapestryTokens": 50,
+        "subjectInputs": None,
+        "nightWeaving": None,
+        "quietMinutes": None,
+        "weaverModel": None,
+        "vetModel": None,
+        "vetRecall": True,
+        "seedFromLoomId": None,
+        "readFromLoomIds": [S],
+        "effectiveScope": "Process",
+        "effectiveShared": False,
+        "effectiveRecall": "Suggest",
+        "effectiveWeave": "Suggest",
+        "effectiveTapestryTokens": 200,
+        "effectiveSubjectInputs": [],
+        "effectiveReadFromLoomIds": [S],
+        "vets": False,
+        "effectiveVetRecall": False,
+    }
     base.update(over)
     return base
 
@@ -236,14 +390,26 @@ def _response(**over: Any) -> dict[str, Any]:
 def test_response_that_agrees_with_the_rules() -> None:
     e = explain(_response())
     assert e.form == "response"
-    assert codes(e.findings) == [("warning", "tapestry-clamped", "$.tapestryTokens"),
-                                 ("warning", "vet-recall-without-vet-model", "$.vetRecall")]
+    assert codes(e.findings) == [
+        ("warning", "tapestry-clamped", "$.tapestryTokens"),
+        ("warning", "vet-recall-without-vet-model", "$.vetRecall"),
+    ]
 
 
 def test_response_effective_values_that_disagree() -> None:
-    e = explain(_response(effectiveScope="Input", effectiveShared=True, effectiveRecall="Off", effectiveWeave="Manual",
-                          effectiveTapestryTokens=50, effectiveSubjectInputs=["userName"],
-                          effectiveReadFromLoomIds=[], vets=True, effectiveVetRecall=True))
+    e = explain(
+        _response(
+            effectiveScope="Input",
+            effectiveShared=True,
+            effectiveRecall="Off",
+            effectiveWeave="Manual",
+            effectiveTapestryTokens=50,
+            effectiveSubjectInputs=["userName"],
+            effectiveReadFromLoomIds=[],
+            vets=True,
+            effectiveVetRecall=True,
+        )
+    )
     disagreements = [f.message for f in e.findings if f.code == "server-disagrees"]
     assert disagreements == [
         'effectiveScope: server says "Input", the rules give "Process"',
@@ -258,15 +424,19 @@ def test_response_effective_values_that_disagree() -> None:
     ]
     assert all(f.level == "error" for f in e.findings if f.code == "server-disagrees")
     # UUIDs the server wrote in upper case are the same looms
-    assert not [f for f in explain(_response(effectiveReadFromLoomIds=[S.upper()])).findings
-                if f.code == "server-disagrees"]
+    assert not [
+        f for f in explain(_response(effectiveReadFromLoomIds=[S.upper()])).findings if f.code == "server-disagrees"
+    ]
 
 
 def test_response_missing_fields_and_wrong_typed_effective_values() -> None:
     e = explain({"enabled": True, "vets": "no"})
     assert e.form == "response"
-    assert codes(e.findings) == [("error", "wrong-type", "$.vets"), ("warning", "missing-in-response", "$"),
-                                 ("error", "server-disagrees", "$.vets")]
+    assert codes(e.findings) == [
+        ("error", "wrong-type", "$.vets"),
+        ("warning", "missing-in-response", "$"),
+        ("error", "server-disagrees", "$.vets"),
+    ]
     assert e.findings[1].message.startswith("a response carries every field; missing: scope, scopeInput, shared,")
 
 
@@ -285,8 +455,16 @@ def test_interaction_documents_with_loom_members_at_any_depth() -> None:
     managed = items[0]
     assert isinstance(managed, Config)
     assert managed.explained.effective == {
-        "scope": "Input", "shared": True, "recall": "Suggest", "weave": "Suggest", "tapestryTokens": 1500,
-        "subjectInputs": ["userName"], "readFromLoomIds": [A], "vets": False, "vetRecall": False}
+        "scope": "Input",
+        "shared": True,
+        "recall": "Suggest",
+        "weave": "Suggest",
+        "tapestryTokens": 1500,
+        "subjectInputs": ["userName"],
+        "readFromLoomIds": [A],
+        "vets": False,
+        "vetRecall": False,
+    }
     assert codes(items[3].findings) == [("warning", "unknown-field", "$.interaction.update.loom.loomId")]
 
 
@@ -294,13 +472,25 @@ def test_definition_files_report_their_line_and_read_lenient_syntax() -> None:
     items = read_paths([str(HERE / "definitions")])
     got = [(Path(i.source).name, i.line, type(i).__name__, getattr(i, "name", None)) for i in items]
     # hidden directories and files without `loom = {` are skipped
-    assert got == [("support.loom", 5, "Config", "support-bot"), ("broken.def", 2, "Problem", None),
-                   ("two-agents.def", 2, "Config", "night-shift"), ("two-agents.def", 5, "Config", "day-shift")]
+    assert got == [
+        ("support.loom", 5, "Config", "support-bot"),
+        ("broken.def", 2, "Problem", None),
+        ("two-agents.def", 2, "Config", "night-shift"),
+        ("two-agents.def", 5, "Config", "day-shift"),
+    ]
     support = items[0]
     assert isinstance(support, Config)
     assert support.explained.effective == {
-        "scope": "Input", "shared": False, "recall": "Suggest", "weave": "Suggest", "tapestryTokens": 20_000,
-        "subjectInputs": [], "readFromLoomIds": [A, A.upper(), "not-a-uuid"], "vets": False, "vetRecall": False}
+        "scope": "Input",
+        "shared": False,
+        "recall": "Suggest",
+        "weave": "Suggest",
+        "tapestryTokens": 20_000,
+        "subjectInputs": [],
+        "readFromLoomIds": [A, A.upper(), "not-a-uuid"],
+        "vets": False,
+        "vetRecall": False,
+    }
     assert codes(support.findings) == [
         ("error", "malformed-uuid", "loom.readFromLoomIds[2]"),
         ("warning", "tapestry-clamped", "loom.tapestryTokens"),
@@ -308,9 +498,12 @@ def test_definition_files_report_their_line_and_read_lenient_syntax() -> None:
         ("warning", "duplicate-loom-id", "loom.readFromLoomIds[1]"),
     ]
     assert [f.line() for f in items[1].findings] == [
-        "error: loom: the braced object cannot be read: unexpected end of file (line 5) [not-readable]"]
-    assert codes(items[3].findings) == [("warning", "unknown-field", "loom.Recall"),
-                                        ("warning", "enum-not-in-reference", "loom.scope")]
+        "error: loom: the braced object cannot be read: unexpected end of file (line 5) [not-readable]"
+    ]
+    assert codes(items[3].findings) == [
+        ("warning", "unknown-field", "loom.Recall"),
+        ("warning", "enum-not-in-reference", "loom.scope"),
+    ]
 
 
 def test_a_json_list_of_configurations(tmp_path: Path) -> None:
@@ -319,7 +512,9 @@ def test_a_json_list_of_configurations(tmp_path: Path) -> None:
     items = read_paths([str(p)])
     assert [(c.line, c.at) for c in items] == [(2, "$[0]"), (3, "$[1]")]
     assert [c.explained.effective for c in items if isinstance(c, Config)] == [
-        {**DEFAULTS, "recall": "Off"}, {**DEFAULTS, "tapestryTokens": 200}]
+        {**DEFAULTS, "recall": "Off"},
+        {**DEFAULTS, "tapestryTokens": 200},
+    ]
     assert codes(items[1].findings) == [("warning", "tapestry-clamped", "$[1].tapestryTokens")]
 
 
@@ -329,7 +524,8 @@ def test_a_named_file_without_a_configuration_is_an_error(tmp_path: Path) -> Non
     [item] = read_paths([str(p)])
     assert isinstance(item, Problem)
     assert [f.line() for f in item.findings] == [
-        "error: $: no LoomConfiguration and no `loom` member in this JSON document [no-configuration]"]
+        "error: $: no LoomConfiguration and no `loom` member in this JSON document [no-configuration]"
+    ]
     [missing] = read_paths([str(tmp_path / "nope.json")])
     assert codes(missing.findings) == [("error", "unreadable", "$")]
 
@@ -358,8 +554,10 @@ def test_megabyte_strings_are_cut_in_messages_and_tables() -> None:
     big = "x" * (1 << 20)
     [c] = read_bytes(json.dumps({"loom": {"enabled": True, "scope": big, "seedFromLoomId": big}}).encode(), "big.json")
     assert isinstance(c, Config)
-    assert codes(c.findings) == [("warning", "enum-not-in-reference", "$.loom.scope"),
-                                 ("error", "malformed-uuid", "$.loom.seedFromLoomId")]
+    assert codes(c.findings) == [
+        ("warning", "enum-not-in-reference", "$.loom.scope"),
+        ("error", "malformed-uuid", "$.loom.seedFromLoomId"),
+    ]
     assert all(len(f.message) < 200 for f in c.findings)
     assert c.findings[1].message == f'seedFromLoomId "{"x" * 60}…" (1,048,576 chars) is not a UUID'
     assert all(len(r.given) < 100 and len(r.effective) < 100 for r in c.explained.rows)
@@ -379,15 +577,18 @@ def test_deep_nesting() -> None:
     json.dumps(c.as_json())
     [p] = read_bytes(b"loom = {scope = " + b"[" * 5000 + b"]" * 5000 + b"}\n", "deep.def")
     assert [f.message for f in p.findings] == [
-        "the braced object cannot be read: nested more than 200 levels deep (line 1)"]
+        "the braced object cannot be read: nested more than 200 levels deep (line 1)"
+    ]
 
 
-def test_integers_beyond_64_bits_are_not_integers_to_a_json_reader() -> None:
+def test_integers_beyond_64_bits_are_integers_shown_as_written() -> None:
     [c] = read_bytes(b'{"enabled": true, "tapestryTokens": 100000000000000000000000}', "big.json")
     assert isinstance(c, Config)
-    assert c.explained.effective["tapestryTokens"] == 1500
+    assert c.explained.effective["tapestryTokens"] == 20000
     assert [f.line() for f in c.findings] == [
-        "error: $.tapestryTokens: tapestryTokens is 1e+23, but must be an integer [wrong-type]"]
+        "warning: $.tapestryTokens: tapestryTokens 100,000,000,000,000,000,000,000 is above the range "
+        "200–20,000: it will be clamped to 20,000 [tapestry-clamped]"
+    ]
 
 
 # the map as a session (what the browser opens) ------------------------------------------------------
@@ -409,14 +610,22 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     assert sm.source.kind == "maitento-loom-config" and not sm.source.leaf_moves
     assert sm.source.describe is not None
     detail = sm.source.describe(seed)
-    assert detail is not None and detail.startswith("**support-desk (managed-create.json:5)** — request form at `$.loom`")
+    assert detail is not None and detail.startswith(
+        "**support-desk (managed-create.json:5)** — request form at `$.loom`"
+    )
     assert "- `tapestryTokens`: `—` → **1500** — not given: 1,500" in detail
     assert "support-desk" in search_text(sm.index.by_id[seed])
     # a definition file, and a directory of them
     two = "two-agents.def"
-    assert open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom"].text == f"night-shift ({two}:2) · 2 warnings"
+    assert (
+        open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom"].text
+        == f"night-shift ({two}:2) · 2 warnings"
+    )
     # the second loom = { } of the file: the same path, so the id is made unique
-    assert open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom-2"].text == f"day-shift ({two}:5) · 2 warnings"
+    assert (
+        open_any(f"{HERE}/definitions/nested/{two}").index.by_id[f"config:{two}#loom-2"].text
+        == f"day-shift ({two}:5) · 2 warnings"
+    )
     # 3 looms with a link each, 2 unlinked configurations and 1 problem under their group rows
     assert len(open_any(str(HERE / "definitions")).index.entries) == 11
     (tmp_path / "empty").mkdir()
@@ -427,7 +636,7 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
 def test_a_fifo_or_a_huge_file_is_a_finding_and_never_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    from loomtui.formats import maitento_read
+    from loomtui.formats.maitento import read as maitento_read
 
     fifo = tmp_path / "pipe.json"
     os.mkfifo(fifo)
@@ -436,6 +645,9 @@ def test_a_fifo_or_a_huge_file_is_a_finding_and_never_blocks(tmp_path: Path, mon
     assert "FIFO" in item.findings[0].message
     (tmp_path / "big.json").write_text('{"loom": {"enabled": true}}' + " " * 100)
     monkeypatch.setattr(maitento_read, "MAX_FILE_BYTES", 64)
+    [item] = read_paths([str(tmp_path / "big.json")])  # named: read up to any document's size
+    assert isinstance(item, Config)
+    assert read_paths([str(tmp_path)]) == []  # below a directory both are passed over
+    monkeypatch.setattr(maitento_read, "MAX_DOCUMENT_BYTES", 64)
     [item] = read_paths([str(tmp_path / "big.json")])
     assert codes(item.findings) == [("error", "too-large", "$")]
-    assert read_paths([str(tmp_path)]) == []  # below a directory both are passed over

@@ -9,13 +9,18 @@ from typing import Any
 
 import pytest
 
-from loomtui.formats import ocp, ocp_text
 from loomtui.formats.detect import classify, open_any, open_document
+from loomtui.formats.ocp import filters as ocp_filters
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import text as ocp_text
 from loomtui.view.model import TreeModel
+from tests.shared_material import SHARED, needs_shared, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 OCP_DIR = SHARED / "fixtures" / "ocp"
 ALL_FIXTURES = sorted(p for p in OCP_DIR.rglob("*.ocp.json"))
+
+#: the same documents, opened over and over
+pytestmark = pytest.mark.usefixtures("ocp_checked_once")
 
 
 def load(name: str) -> dict[str, Any]:
@@ -33,11 +38,12 @@ def parent(sm: Any, eid: str) -> str | None:
     return sm.index.by_id[eid].parent_id
 
 
+@needs_shared()
 def test_there_are_fixtures() -> None:
     assert len(ALL_FIXTURES) >= 30
 
 
-@pytest.mark.parametrize("path", ALL_FIXTURES, ids=lambda p: str(p.relative_to(OCP_DIR)))
+@pytest.mark.parametrize("path", shared_params(ALL_FIXTURES), ids=lambda p: str(p.relative_to(OCP_DIR)))
 def test_every_fixture_opens_with_every_record(path: Path) -> None:
     doc = json.loads(path.read_text())
     assert classify(doc) == ocp.OCP
@@ -58,6 +64,7 @@ def test_every_fixture_opens_with_every_record(path: Path) -> None:
     assert len(lin.index.entries) == len(sm.index.entries) - len(run.groups)
 
 
+@needs_shared()
 def test_review_loop_tree_retries_fan_in_and_groups() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     # groups are folders under the run
@@ -82,6 +89,7 @@ def test_review_loop_tree_retries_fan_in_and_groups() -> None:
     assert order.index("a:B1.a1") < order.index("a:B1.a2") < order.index("a:B1.a3")
 
 
+@needs_shared()
 def test_rows_show_kind_title_glyph_model_cost() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     by_id = dict(rows(sm))
@@ -96,6 +104,7 @@ def test_rows_show_kind_title_glyph_model_cost() -> None:
     assert "$0.39" in dict(rows(priced))["a:implement.a1"]
 
 
+@needs_shared()
 def test_missing_evidence_reads_asserted_never_stronger() -> None:
     doc = load("review-loop-v01.ocp.json")
     for a in doc["attempts"]:
@@ -109,6 +118,7 @@ def test_missing_evidence_reads_asserted_never_stronger() -> None:
     assert "verified" not in by_id["a:B1.a3"]
 
 
+@needs_shared()
 def test_node_state_never_overrides_attempt_outcomes() -> None:
     doc = load("minimal.ocp.json")
     for n in doc["nodes"]:
@@ -122,11 +132,13 @@ def test_node_state_never_overrides_attempt_outcomes() -> None:
     assert "✗ implement feature" in line and "✓" not in line.split("]:")[1][:3]
 
 
+@needs_shared()
 def test_node_without_attempts_shows_its_state_as_the_producers_word() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     assert "○ merge gate · no attempts (state: queued)" in dict(rows(sm))["n:G1"]
 
 
+@needs_shared()
 def test_filters_fit_runs() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     failed = [eid for eid, _ in rows(sm, "failed")]
@@ -145,19 +157,19 @@ def test_filters_fit_runs() -> None:
 
 
 def test_per_model_modes_are_made_when_first_listed_or_chosen() -> None:
-    from loomtui.app.ocp import bar_modes
+    from loomtui.app.screens.source_actions import bar_modes
 
     for path in sorted(OCP_DIR.glob("*.json")):
         sm = open_any(str(path))
         filters = sm.source.filters
-        assert isinstance(filters, ocp_text.RunFilters)
+        assert isinstance(filters, ocp_filters.RunFilters)
         m = TreeModel(sm)
         m.footer()
         assert bar_modes(m) == ("default", *[k for k in ("failed", "gates", "in-flight", "findings") if k in filters])
         assert filters._all is None  # the first screen did not make them
-        eager = ocp_text.RunFilters(ocp.ocp_run(sm))  # type: ignore[arg-type]
+        eager = ocp_filters.RunFilters(ocp.ocp_run(sm))  # type: ignore[arg-type]
         assert list(filters) == list(eager) and len(filters) == len(eager)
-        assert m.modes[5:] == tuple(eager)
+        assert m.modes == ("default", *eager)  # a run has its own filters, not pi's four
         named = [k for k in eager if ":" in k]
         fresh = open_any(str(path))
         if named:  # chosen first: made then, the same ids
@@ -167,6 +179,7 @@ def test_per_model_modes_are_made_when_first_listed_or_chosen() -> None:
             filters["model:nobody"]
 
 
+@needs_shared()
 def test_search_finds_titles_reasons_models_ids() -> None:
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     assert [e for e, _ in rows(sm, query="input validation")] == ["a:B1.a2", "a:B1.a3"]
@@ -175,6 +188,7 @@ def test_search_finds_titles_reasons_models_ids() -> None:
     assert [e for e, _ in rows(sm, query="merge gate")] == ["n:G1"]
 
 
+@needs_shared()
 def test_lineage_view_puts_launched_work_under_its_launcher() -> None:
     sm = open_any(str(OCP_DIR / "swarm-v02.ocp.json"), tree_id="lineage")
     assert parent(sm, "n:S-plan") == "n:S-lead"  # spawn edge
@@ -184,6 +198,7 @@ def test_lineage_view_puts_launched_work_under_its_launcher() -> None:
         open_any(str(OCP_DIR / "swarm-v02.ocp.json"), tree_id="nope")
 
 
+@needs_shared()
 def test_totals_per_node_and_run() -> None:
     sm = open_any(str(OCP_DIR / "v0.3" / "best_of_n.ocp.json"))
     run = ocp.ocp_run(sm)
@@ -201,6 +216,7 @@ def diags(sm: Any) -> str:
     return "\n".join(str(d) for d in sm.diagnostics)
 
 
+@needs_shared()
 def test_unknown_version_null_lists_and_junk_open_with_diagnostics() -> None:
     doc = load("minimal.ocp.json")
     doc["ocp"] = "9.9"
@@ -225,10 +241,12 @@ def test_nodes_null_and_empty_document() -> None:
     assert "no 'run' object" in diags(sm) and "'nodes' is null" in diags(sm)
 
 
+@needs_shared()
 def test_dangling_references_are_listed_and_shown() -> None:
     doc = load("minimal.ocp.json")
-    doc["attempts"].append({"id": "ghost.a1", "node": "ghost", "status": "done",
-                            "cause": {"type": "followup", "ref": "nowhere"}})
+    doc["attempts"].append(
+        {"id": "ghost.a1", "node": "ghost", "status": "done", "cause": {"type": "followup", "ref": "nowhere"}}
+    )
     doc["edges"].append({"from": "T1", "to": "missing", "kind": "dep", "tier": "verified"})
     doc["nodes"][0]["group"] = "no-such-group"
     sm = open_document(doc, None)
@@ -241,6 +259,7 @@ def test_dangling_references_are_listed_and_shown() -> None:
     assert "not defined in the document" in dict(rows(sm))["n:ghost"]
 
 
+@needs_shared()
 def test_dependency_cycle_opens_every_node() -> None:
     doc = load("minimal.ocp.json")
     doc["edges"].append({"from": "G1", "to": "T1", "kind": "dep", "tier": "verified"})
@@ -251,6 +270,7 @@ def test_dependency_cycle_opens_every_node() -> None:
     assert len(ids) == len(set(ids)) == 1 + 3 + 4
 
 
+@needs_shared()
 def test_group_parent_cycle_and_self_retry() -> None:
     doc = load("review-loop-v01.ocp.json")
     doc["groups"][0]["parent"] = "checks"
@@ -263,6 +283,7 @@ def test_group_parent_cycle_and_self_retry() -> None:
     assert len(rows(sm, "all")) == len(sm.index.entries)
 
 
+@needs_shared()
 def test_hundred_thousand_attempts_open() -> None:
     doc = load("minimal.ocp.json")
     base = doc["attempts"][0]
@@ -279,6 +300,7 @@ def test_hundred_thousand_attempts_open() -> None:
     assert "conformance not checked on open" in diags(sm)
 
 
+@needs_shared()
 def test_info_reports_the_run(capsys: pytest.CaptureFixture[str]) -> None:
     from loomtui.cli import main
 
@@ -293,6 +315,7 @@ def test_info_reports_the_run(capsys: pytest.CaptureFixture[str]) -> None:
     assert "run USD       unknown" in text
 
 
+@needs_shared()
 def test_export_openloom_keeps_every_row(tmp_path: Path) -> None:
     from loomtui.cli import main
 
@@ -304,6 +327,7 @@ def test_export_openloom_keeps_every_row(tmp_path: Path) -> None:
     assert any("B1.a2" in t and "fix the failing tests" in t for t in texts)
 
 
+@needs_shared()
 def test_tree_command_view_and_filters(capsys: pytest.CaptureFixture[str]) -> None:
     from loomtui.cli import main
 
@@ -318,8 +342,9 @@ def test_tree_command_view_and_filters(capsys: pytest.CaptureFixture[str]) -> No
     assert "unknown filter mode 'nope'" in capsys.readouterr().err
 
 
+@needs_shared()
 def test_html_export_renders_the_run_detail() -> None:
-    from loomtui.formats.export_html_render import EntryRenderer, Stats
+    from loomtui.formats.html.render import EntryRenderer, Stats
 
     sm = open_any(str(OCP_DIR / "review-loop-v01.ocp.json"))
     model = TreeModel(sm)
@@ -331,8 +356,9 @@ def test_html_export_renders_the_run_detail() -> None:
     assert "B1.a2" in page_rows["a:B1.a2"]
 
 
+@needs_shared()
 def test_deeply_nested_ext_never_breaks_the_detail() -> None:
-    from loomtui.formats.ocp_detail import describe
+    from loomtui.formats.ocp.detail import describe
 
     doc = load("minimal.ocp.json")
     deep: Any = 1
@@ -345,3 +371,39 @@ def test_deeply_nested_ext_never_breaks_the_detail() -> None:
     aid = doc["attempts"][0]["id"]
     text = describe(run, "a:" + aid)
     assert "com.example.deep" in text and "nested too deeply" in text
+
+
+@needs_shared()
+def test_the_pickers_group_of_runs_counts_runs(tmp_path: Path) -> None:
+    """The group header read "OCP runs: example-project  3 sessions"."""
+    import shutil
+
+    from loomtui.formats.ocp.catalog import list_runs
+    from loomtui.session.lineage import group_sessions
+
+    for name in ("minimal.ocp.json", "review-loop-v01.ocp.json"):
+        shutil.copyfile(OCP_DIR / name, tmp_path / name)
+    runs = list_runs([str(tmp_path)], cache=False)
+    assert len(runs) == 2 and {s.noun for s in runs} == {"run"}
+    assert {g.noun for g in group_sessions(runs)} == {"run"}
+
+
+@needs_shared()
+def test_the_detail_header_shows_a_runs_and_an_attempts_own_start() -> None:
+    """The run row's header said "no time" while its details read "started at:
+    2026-08-13T14:02:00Z"; an attempt's start is its own, a node keeps none."""
+    from loomtui.formats.html.render import EntryRenderer
+    from loomtui.view.blocks import header_of
+
+    doc = json.loads((OCP_DIR / "herdr-run-assemble-v01.ocp.json").read_text())
+    sm = open_any(str(OCP_DIR / "herdr-run-assemble-v01.ocp.json"))
+    by_id = sm.index.by_id
+    run_row = by_id["run"]
+    assert header_of(sm, run_row, sm.load(run_row)).timestamp == "2026-08-13T14:02:00.000Z"
+    attempt = next(a for a in doc["attempts"] if a.get("started_at"))
+    row = next(e for e in sm.index.entries if e.id.startswith("a:") and e.id.endswith(attempt["id"]))
+    shown = header_of(sm, row, sm.load(row)).timestamp
+    assert shown is not None and shown.startswith(attempt["started_at"].removesuffix("Z")[:16])
+    node = next(e for e in sm.index.entries if e.id.startswith("n:"))
+    assert header_of(sm, node, sm.load(node)).timestamp is None
+    assert EntryRenderer(sm, {})._when(run_row, sm.load(run_row), False).startswith("2026-08-13T14:02:00")

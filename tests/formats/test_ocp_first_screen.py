@@ -1,5 +1,5 @@
-"""A big run's first screen, made by the child before the rest (``ocp_split.first_screen``,
-``ocp_tree.first_screen``), is exactly the whole run's first screen: the same rows, texts and
+"""A big run's first screen, made by the child before the rest (``ocp/split.first_screen``,
+``ocp/tree.first_screen``), is exactly the whole run's first screen: the same rows, texts and
 tree drawing, on every fixture, on bad documents, on generated and random runs, both views and
 any number of rows; and it changes nothing in what the open gives after it."""
 
@@ -11,14 +11,20 @@ from typing import Any
 import orjson
 import pytest
 
-from loomtui.formats import ocp, ocp_split, ocp_tree
 from loomtui.formats.detect import open_any
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import source as ocp_source
+from loomtui.formats.ocp import split as ocp_split
+from loomtui.formats.ocp import tree as ocp_tree
 from loomtui.session.forked import can_fork
 from loomtui.view.model import TreeModel
 from tests.formats.test_ocp_preorder import random_run
 from tests.formats.test_ocp_split import DOCS, generated, open_with_child, snapshot
 
-pytestmark = pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no other thread")
+pytestmark = [
+    pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no other thread"),
+    pytest.mark.usefixtures("ocp_checked_once"),  # the same documents, opened over and over
+]
 
 SIZES = (1, 2, 3, 5, 8, 13, 40, 200)
 
@@ -33,12 +39,12 @@ def made_here(doc: Any, view: str, k: int) -> ocp_split.FirstScreen:
 
 
 def first_lines(first: ocp_split.FirstScreen) -> list[str]:
-    model = TreeModel(ocp.first_screen_session(None, first.rows, first.timestamp), page_size=40)
+    model = TreeModel(ocp_source.first_screen_session(None, first.rows, first.timestamp), page_size=40)
     return [model.row_text(i) for i in range(first.shown)]
 
 
 def whole_lines(doc: Any, view: str) -> tuple[list[str], int]:
-    sm = ocp.build_session(doc, None, view=view)
+    sm = ocp_source.build_session(doc, None, view=view)
     model = TreeModel(sm, page_size=40)
     return [model.row_text(i) for i in range(len(model))], len(sm.index.entries)
 
@@ -83,8 +89,9 @@ def write(tmp_path: Path, doc: Any) -> Path:
 
 
 @pytest.mark.parametrize("view", ["dag", "lineage"])
-def test_the_child_sends_the_first_screen_first_and_the_open_is_unchanged(tmp_path: Path, view: str,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_child_sends_the_first_screen_first_and_the_open_is_unchanged(
+    tmp_path: Path, view: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     doc = generated()
     path = write(tmp_path, doc)
     here = snapshot(open_any(str(path), tree_id=None if view == "dag" else view))
@@ -108,8 +115,9 @@ def test_no_first_screen_for_another_view_a_changed_file_or_no_child(tmp_path: P
     open_any(str(path))  # the child is let go; the file opens as usual
 
 
-def test_a_first_screen_that_fails_leaves_the_child_to_place_the_run(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_first_screen_that_fails_leaves_the_child_to_place_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The child's first screen fails (an empty first message): no first screen, and its answer
     places the run anew, as without one."""
     doc = generated()

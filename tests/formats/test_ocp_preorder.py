@@ -1,4 +1,4 @@
-"""An OCP run's rows come in display order (``ocp_tree.row_order``: pre-order, each parent's
+"""An OCP run's rows come in display order (``ocp/tree.row_order``: pre-order, each parent's
 children in the wanted order), so the tree view takes that order as it is instead of walking
 the tree (``SessionIndex.mark_preorder``, ``view/flat.py``). The shortcut must not change
 anything: the same order, subtree ends, classes, rows in every filter mode, search results and
@@ -10,19 +10,29 @@ from typing import Any
 
 import pytest
 
-from loomtui.formats import ocp
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import source as ocp_source
 from loomtui.view import flat as F
 from loomtui.view.model import TreeModel
 from tests.formats.test_ocp_split import DOCS
+
+#: the same documents, opened over and over
+pytestmark = pytest.mark.usefixtures("ocp_checked_once")
 
 QUERIES = ("done", "a:", "n:1", "retry", "attempt failed", "zz-nothing", "g")
 
 
 def flat_of(model: TreeModel) -> tuple[Any, ...]:
     flat = model.flat
-    return ([e.id for e in flat.entries], [flat.end(p) for p in range(len(flat))], bytes(flat.classes), flat.head,
-            flat.position(flat.leaf_id) if flat.leaf_id else None, sorted(e.id for e in flat.active),
-            flat.tool_calls)
+    return (
+        [e.id for e in flat.entries],
+        [flat.end(p) for p in range(len(flat))],
+        bytes(flat.classes),
+        flat.head,
+        flat.position(flat.leaf_id) if flat.leaf_id else None,
+        sorted(e.id for e in flat.active),
+        flat.tool_calls,
+    )
 
 
 def screens(model: TreeModel) -> list[list[str]]:
@@ -50,7 +60,7 @@ def screens(model: TreeModel) -> list[list[str]]:
 @pytest.mark.parametrize("view", ["dag", "lineage"])
 @pytest.mark.parametrize("name,doc", DOCS, ids=[n for n, _ in DOCS])
 def test_the_rows_order_is_taken_as_the_walk_would_give_it(name: str, doc: Any, view: str) -> None:
-    sm = ocp.build_session(doc, None, view=view)
+    sm = ocp_source.build_session(doc, None, view=view)
     assert sm.index.preorder_ends is not None  # the shortcut applies to every run
     fast = TreeModel(sm, page_size=40)
     ends, sm.index.preorder_ends = sm.index.preorder_ends, None
@@ -62,7 +72,7 @@ def test_the_rows_order_is_taken_as_the_walk_would_give_it(name: str, doc: Any, 
 
 def test_the_order_is_walked_when_the_leaf_is_elsewhere_or_entries_change() -> None:
     doc = DOCS[-1][1]
-    sm = ocp.build_session(doc, None)
+    sm = ocp_source.build_session(doc, None)
     index = sm.index
     deep = index.entries[-1]
     assert F._preordered(index, deep.id, None, {}) is None  # its path is not the order's start
@@ -89,15 +99,27 @@ def random_run(seed: int) -> dict[str, Any]:
 
     r = random.Random(seed)
     n = r.randint(1, 12)
-    nodes = [{"id": f"N{i}", "kind": r.choice(["impl", "review", "gate"]), "group": r.choice([None, "g0", "g1", "gx"])}
-             for i in range(n)]
-    edges = [{"from": f"N{r.randrange(n + 1)}", "to": f"N{r.randrange(n + 1)}",
-              "kind": r.choice(["dep", "fan_in", "spawn", "launch", "artifact"])} for _ in range(r.randint(0, 15))]
+    nodes = [
+        {"id": f"N{i}", "kind": r.choice(["impl", "review", "gate"]), "group": r.choice([None, "g0", "g1", "gx"])}
+        for i in range(n)
+    ]
+    edges = [
+        {
+            "from": f"N{r.randrange(n + 1)}",
+            "to": f"N{r.randrange(n + 1)}",
+            "kind": r.choice(["dep", "fan_in", "spawn", "launch", "artifact"]),
+        }
+        for _ in range(r.randint(0, 15))
+    ]
     attempts: list[dict[str, Any]] = []
     for j in range(r.randint(0, 30)):
-        a: dict[str, Any] = {"id": f"A{j}", "node": r.choice([f"N{r.randrange(n)}", f"N{r.randrange(n)}", "M1", None]),
-                             "n": r.choice([j, r.randint(1, 5), None]), "status": r.choice(["done", "failed", "working"]),
-                             "started_at": f"2026-01-01T00:{r.randint(0, 59):02d}:00Z"}
+        a: dict[str, Any] = {
+            "id": f"A{j}",
+            "node": r.choice([f"N{r.randrange(n)}", f"N{r.randrange(n)}", "M1", None]),
+            "n": r.choice([j, r.randint(1, 5), None]),
+            "status": r.choice(["done", "failed", "working"]),
+            "started_at": f"2026-01-01T00:{r.randint(0, 59):02d}:00Z",
+        }
         if attempts and r.random() < 0.6:
             a["cause"] = {"type": "sent_back", "ref": r.choice(attempts)["id"] if r.random() < 0.9 else "nope"}
         if attempts and r.random() < 0.3:
@@ -117,18 +139,20 @@ def test_every_row_hangs_where_placed_and_siblings_come_in_the_wanted_order(seed
     then nodes in dependency (or document) order."""
     from itertools import chain
 
-    from loomtui.formats.ocp_tree import RUN_ID
+    from loomtui.formats.ocp.tree import RUN_ID
 
     doc = random_run(seed)
     for view in ("dag", "lineage"):
-        run, rows = ocp.place_run(doc, None, view, check=False)
+        run, rows = ocp_source.place_run(doc, None, view, check=False)
         attempts = list(chain.from_iterable(run.attempts_of.values()))
         nodes = ocp.topo_order(run) if view == "dag" else run.node_order
         groups = list(run.groups) if view == "dag" else []
-        rank = {**{"g:" + g: (0, i) for i, g in enumerate(groups)},
-                **{"n:" + m: (1, i) for i, m in enumerate(run.missing_nodes)},
-                **{"a:" + a: (2, i) for i, a in enumerate(attempts)},
-                **{"n:" + nid: (3, i) for i, nid in enumerate(nodes)}}
+        rank = {
+            **{"g:" + g: (0, i) for i, g in enumerate(groups)},
+            **{"n:" + m: (1, i) for i, m in enumerate(run.missing_nodes)},
+            **{"a:" + a: (2, i) for i, a in enumerate(attempts)},
+            **{"n:" + nid: (3, i) for i, nid in enumerate(nodes)},
+        }
         assert len(rows) == len({r[0] for r in rows}) and sorted(r[0] for r in rows[1:]) == sorted(rank)
         ancestors: list[str] = []
         seen: dict[str, list[tuple[int, int]]] = {}
@@ -148,4 +172,3 @@ def test_every_row_hangs_where_placed_and_siblings_come_in_the_wanted_order(seed
                 assert parent == (placed if placed in rank or placed == RUN_ID else RUN_ID)
         for parent, ranks in seen.items():
             assert ranks == sorted(ranks), (view, parent)
-

@@ -6,24 +6,29 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 import threading
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from loomtui.formats import ocp, ocp_text
 from loomtui.formats.detect import open_any, open_document
-from loomtui.formats.ocp_tree import RowEntry
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import source as ocp_source
+from loomtui.formats.ocp import text as ocp_text
+from loomtui.formats.ocp.tree import RowEntry
 from loomtui.session import jsonvalue
 from loomtui.session.entries import Entry
 from loomtui.view.model import TreeModel
+from tests.shared_material import SHARED, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 OCP_DIR = SHARED / "fixtures" / "ocp"
 FIXTURES = sorted(OCP_DIR.rglob("*.ocp.json"))
+
+#: the same documents, opened over and over
+pytestmark = pytest.mark.usefixtures("ocp_checked_once")
 
 
 def made_run(nodes: int = 120, per_node: int = 3) -> dict[str, Any]:
@@ -36,19 +41,33 @@ def made_run(nodes: int = 120, per_node: int = 3) -> dict[str, Any]:
         for k in range(per_node):
             last = k == per_node - 1
             a: dict[str, Any] = {
-                "id": f"A{i}.{k}", "node": f"N{i}", "n": k + 1, "status": "done" if last else "failed",
-                "model": {"raw": f"model-{i % 3}"}, "harness": "pi", "session": f"sess-{i}-{k}",
-                "started_at": f"2026-09-01T{i % 24:02d}:{k:02d}:00Z", "ended_at": f"2026-09-01T{i % 24:02d}:{k:02d}:30Z",
+                "id": f"A{i}.{k}",
+                "node": f"N{i}",
+                "n": k + 1,
+                "status": "done" if last else "failed",
+                "model": {"raw": f"model-{i % 3}"},
+                "harness": "pi",
+                "session": f"sess-{i}-{k}",
+                "started_at": f"2026-09-01T{i % 24:02d}:{k:02d}:00Z",
+                "ended_at": f"2026-09-01T{i % 24:02d}:{k:02d}:30Z",
                 "cost": {"usd": 0.25, "input_tokens": 1000 + i, "output_tokens": 10},
-                "outcome": {"result": "done" if last else "failed", "evidence": "tests",
-                            "reason": "green" if last else f"flaky {i}"},
+                "outcome": {
+                    "result": "done" if last else "failed",
+                    "evidence": "tests",
+                    "reason": "green" if last else f"flaky {i}",
+                },
             }
             if k:
                 a["cause"] = {"type": "retry", "ref": f"A{i}.{k - 1}", "reason": "try again"}
             at.append(a)
-    return {"ocp": "0.3", "run": {"id": "R1", "title": "made", "started_at": "2026-09-01T00:00:00Z"},
-            "groups": [{"id": f"g{j}", "title": f"lane {j}"} for j in range(4)], "nodes": ns, "edges": es,
-            "attempts": at}
+    return {
+        "ocp": "0.3",
+        "run": {"id": "R1", "title": "made", "started_at": "2026-09-01T00:00:00Z"},
+        "groups": [{"id": f"g{j}", "title": f"lane {j}"} for j in range(4)],
+        "nodes": ns,
+        "edges": es,
+        "attempts": at,
+    }
 
 
 def pending(sm: Any) -> int:
@@ -120,7 +139,7 @@ def test_rows_made_from_two_threads_at_once_agree() -> None:
     assert got == [want, want, want]
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: str(p.relative_to(OCP_DIR)))
+@pytest.mark.parametrize("path", shared_params(FIXTURES), ids=lambda p: str(p.relative_to(OCP_DIR)))
 def test_fixture_rows_hold_their_record_and_text(path: Path) -> None:
     sm = open_any(str(path))
     run = ocp.ocp_run(sm)
@@ -157,10 +176,21 @@ def test_a_big_one_line_run_is_parsed_once(tmp_path: Path, monkeypatch: pytest.M
 
 
 def test_a_pi_header_is_still_recognised_whatever_its_size(tmp_path: Path) -> None:
-    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/x",
-              "note": "y" * (1 << 20)}
-    entry = {"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-             "message": {"role": "user", "content": "hello"}}
+    header = {
+        "type": "session",
+        "version": 3,
+        "id": "s1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/x",
+        "note": "y" * (1 << 20),
+    }
+    entry = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "hello"},
+    }
     path = tmp_path / "s.jsonl"
     path.write_text(json.dumps(header) + "\n" + json.dumps(entry) + "\n")
     from loomtui.formats.opening import open_session
@@ -173,8 +203,14 @@ def test_a_pi_header_is_still_recognised_whatever_its_size(tmp_path: Path) -> No
 def test_a_header_line_of_exactly_the_sniff_limit_is_read_alone(tmp_path: Path) -> None:
     from loomtui.session.reader import SNIFF_PARSE_LIMIT, is_pi_session_file
 
-    base = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/x",
-            "note": ""}
+    base = {
+        "type": "session",
+        "version": 3,
+        "id": "s1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "cwd": "/x",
+        "note": "",
+    }
     pad = SNIFF_PARSE_LIMIT - len(json.dumps(base))
     header = json.dumps({**base, "note": "y" * pad})
     assert len(header) + 1 == SNIFF_PARSE_LIMIT + 1  # the line with its newline fills the sniff's read
@@ -190,11 +226,12 @@ def test_totals_sum_the_attempts_exactly() -> None:
 
     docs = [d for _, d in DOCS] + [bad_documents()["mixed"]]
     for doc in docs:
-        run = ocp.build_session(doc, None).source.document
+        run = ocp_source.build_session(doc, None).source.document
         aids = [aid for aids in run.attempts_of.values() for aid in aids]
         facts = [run.facts[aid] for aid in aids]
-        want = ocp_text.Totals(attempts=len(facts), tokens=sum(f[1] for f in facts),
-                               statuses=Counter(f[0] for f in facts))
+        want = ocp_text.Totals(
+            attempts=len(facts), tokens=sum(f[1] for f in facts), statuses=Counter(f[0] for f in facts)
+        )
         usd, agent = [], []
         for f in facts:
             if f[2] is not None:
@@ -203,8 +240,13 @@ def test_totals_sum_the_attempts_exactly() -> None:
         want.usd = math.fsum(usd)
         assert ocp_text.run_totals(run) == (want if facts else ocp_text.Totals())
         # the times straight from each attempt's record, not from what the run made of them
-        times = [(ocp_text.fast_time(run.attempts[aid].get("started_at")),
-                  ocp_text.fast_time(run.attempts[aid].get("ended_at"))) for aid in aids]
+        times = [
+            (
+                ocp_text.fast_time(run.attempts[aid].get("started_at")),
+                ocp_text.fast_time(run.attempts[aid].get("ended_at")),
+            )
+            for aid in aids
+        ]
         timing = ocp_text.Timing()
         for start, end in times:
             if start is not None and end is not None and end >= start:
@@ -245,5 +287,5 @@ def test_amounts_beyond_the_float_range_total_without_an_error() -> None:
     doc = made_run(3, 1)
     for a in doc["attempts"][:2]:
         a["cost"] = {"usd": 1e308}
-    run = ocp.build_session(doc, None).source.document
+    run = ocp_source.build_session(doc, None).source.document
     assert "$inf" in ocp_text.run_entry(run)["content"]

@@ -1,4 +1,4 @@
-"""A big OCP run placed by a forked child (``formats/ocp_split.py``) opens exactly as one
+"""A big OCP run placed by a forked child (``formats/ocp/split.py``) opens exactly as one
 placed here: the same run, rows, texts, details, notes, findings and filters, on every
 fixture, on bad documents and on a generated run, in both views; a child whose file changed
 or whose view differs is not used."""
@@ -15,14 +15,18 @@ from typing import Any
 import orjson
 import pytest
 
-from loomtui.formats import ocp, ocp_split
-from loomtui.formats import ocp_text as T
 from loomtui.formats.detect import open_any
+from loomtui.formats.ocp import run as ocp
+from loomtui.formats.ocp import split as ocp_split
+from loomtui.formats.ocp import text as T
 from loomtui.session.forked import can_fork
 from loomtui.view.model import TreeModel
 from tests.formats.test_ocp_rows import FIXTURES, made_run
 
-pytestmark = pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no other thread")
+pytestmark = [
+    pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no other thread"),
+    pytest.mark.usefixtures("ocp_checked_once"),  # the same documents, opened over and over
+]
 
 
 def bad_documents() -> dict[str, Any]:
@@ -33,11 +37,20 @@ def bad_documents() -> dict[str, Any]:
     d["ocp"], d["nodes"], d["groups"] = "9.9", None, "no"
     out["nulls"] = d
     d = copy.deepcopy(base)
-    d["attempts"] += [{"id": "X", "node": "nope", "status": "done"}, {"id": "Y"}, 5, {"id": "A0.0", "node": "N1"},
-                      {"node": "N2"}]
+    d["attempts"] += [
+        {"id": "X", "node": "nope", "status": "done"},
+        {"id": "Y"},
+        5,
+        {"id": "A0.0", "node": "N1"},
+        {"node": "N2"},
+    ]
     d["nodes"] += [d["nodes"][3], {"id": ""}, "junk"]
-    d["edges"] += ["junk", {"from": "N29", "to": "N0", "kind": "dep"}, {"from": "N3", "to": "N3"},
-                   {"from": "zz", "to": "N3"}]
+    d["edges"] += [
+        "junk",
+        {"from": "N29", "to": "N0", "kind": "dep"},
+        {"from": "N3", "to": "N3"},
+        {"from": "zz", "to": "N3"},
+    ]
     out["dangling-and-cycle"] = d
     d = copy.deepcopy(base)
     d["groups"] += [{"id": "gx", "parent": "gy"}, {"id": "gy", "parent": "gx"}, {"id": "gz", "parent": "g0"}]
@@ -80,22 +93,36 @@ def snapshot(sm: Any) -> dict[str, Any]:
     parents, texts, entries), the first screen, every detail, notes, filters and their rows."""
     run = ocp.ocp_run(sm)
     assert run is not None
-    fields = {f.name: (type(getattr(run, f.name)), getattr(run, f.name)) for f in dataclasses.fields(run)
-              if f.name not in ("doc", "filters", *TOTALS_MADE_EARLY)}
-    rows = [(e.id, e.parent_id, e.type, e.aux, e.line, e.text, json.dumps(sm.load(e), sort_keys=True, default=str))
-            for e in sm.index.entries]
+    fields = {
+        f.name: (type(getattr(run, f.name)), getattr(run, f.name))
+        for f in dataclasses.fields(run)
+        if f.name not in ("doc", "filters", *TOTALS_MADE_EARLY)
+    }
+    rows = [
+        (e.id, e.parent_id, e.type, e.aux, e.line, e.text, json.dumps(sm.load(e), sort_keys=True, default=str))
+        for e in sm.index.entries
+    ]
     totals = (T.run_totals(run), {gid: T.group_totals(run, gid) for gid in run.groups})
     model = TreeModel(sm, page_size=40)
     shown = list(model.plain_rows(160, 0, 60))
     details = [sm.source.describe(e.id) for e in sm.index.entries]
     diags = [(d.line, d.reason) for d in sm.index.diagnostics]
     filters = {mode: (tag, sorted(ids())) for mode, (tag, ids) in (sm.source.filters or {}).items()}
-    return {"fields": fields, "rows": rows, "shown": shown, "details": details, "diagnostics": diags,
-            "filters": filters, "name": sm.get_session_name(), "header": sm.header, "totals": totals}
+    return {
+        "fields": fields,
+        "rows": rows,
+        "shown": shown,
+        "details": details,
+        "diagnostics": diags,
+        "filters": filters,
+        "name": sm.get_session_name(),
+        "header": sm.header,
+        "totals": totals,
+    }
 
 
 #: the run's fields that may hold totals made before the rows are read (the run's total, made
-#: before the fork: ``ocp_split._early_total``) or made as rows are read; compared once the
+#: before the fork: ``ocp/split._early_total``) or made as rows are read; compared once the
 #: rows made theirs
 TOTALS_MADE_EARLY = ("run_tot", "group_tot", "node_tot", "run_timing", "timing_later")
 
@@ -118,8 +145,9 @@ def open_with_child(path: Path, view: str, monkeypatch: pytest.MonkeyPatch) -> t
 
 @pytest.mark.parametrize("view", ["dag", "lineage"])
 @pytest.mark.parametrize("name,doc", DOCS, ids=[n for n, _ in DOCS])
-def test_a_run_placed_by_the_child_opens_as_one_placed_here(name: str, doc: Any, view: str, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_placed_by_the_child_opens_as_one_placed_here(
+    name: str, doc: Any, view: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(doc))
     here = snapshot(open_any(str(path), tree_id=None if view == "dag" else view))
@@ -184,8 +212,9 @@ def test_a_document_that_is_not_ocp_after_all_opens_as_what_it_is(tmp_path: Path
 
 
 @pytest.mark.parametrize("pretty", [False, True])
-def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_document_parsed_before_the_app_is_not_parsed_again(
+    pretty: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.formats import detect
 
     path = tmp_path / "run.ocp.json"
@@ -207,8 +236,9 @@ def test_the_document_parsed_before_the_app_is_not_parsed_again(pretty: bool, tm
 
 
 @pytest.mark.parametrize("part", ["_packed_run", "_packed_rows"])
-def test_a_child_that_fails_leaves_the_run_to_be_placed_here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             part: str) -> None:
+def test_a_child_that_fails_leaves_the_run_to_be_placed_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, part: str
+) -> None:
     """The child fails while it packs the run placed, or its rows (after the first screen)."""
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(bad_documents()["mixed"]))
@@ -248,8 +278,9 @@ def test_the_run_total_made_before_the_fork_is_the_rows_own(tmp_path: Path, monk
     assert early == T.run_totals(run)
 
 
-def test_totals_made_early_are_not_taken_when_the_run_drops_records(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_totals_made_early_are_not_taken_when_the_run_drops_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A duplicate attempt is dropped by the run, not by the total made in document order
     before the fork: it is not taken (by the child's first screen either), and the rows make
     their own."""
@@ -284,8 +315,9 @@ def test_a_run_parsed_before_the_app_is_not_sniffed_again(tmp_path: Path, monkey
 
 
 @pytest.mark.parametrize("drop", [False, True])
-def test_the_run_timing_comes_from_the_child_after_its_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             drop: bool) -> None:
+def test_the_run_timing_comes_from_the_child_after_its_answer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drop: bool
+) -> None:
     """The child makes the run's timing after the rows (its second message): the run's detail
     takes it from there, and it is the timing made here from the records; with a duplicate
     attempt dropped too (the child's run keeps the same records)."""
@@ -308,7 +340,8 @@ def test_the_run_timing_comes_from_the_child_after_its_answer(tmp_path: Path, mo
 
 
 def test_a_run_whose_timing_is_not_asked_for_lets_its_child_go_at_the_next_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The child waits with the timing in its pipe until the run asks; when another run is
     placed by a child first, the waiting one is let go (reaped), and its run makes the same
     timing itself when asked."""

@@ -7,9 +7,9 @@ from typing import Any
 
 from loomkit import PNG, write_json
 
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import open_any
-from loomtui.formats.openloom import path_text
+from loomtui.formats.looms.openloom import path_text
 from loomtui.session.manager import SessionManager
 
 
@@ -76,9 +76,15 @@ def test_authors_map_to_pi_roles(tmp_path, v2doc):
     sm = open_doc(tmp_path, v2doc)
     got = {e.id: (e.type, e.role) for e in sm.index.entries if e.id in "r a b b1 c s n u m".split()}
     assert got == {
-        "r": ("message", "user"), "a": ("message", "assistant"), "b": ("message", "assistant"),
-        "b1": ("message", "user"), "c": ("message", "assistant"), "s": ("custom_message", None),
-        "n": ("message", "user"), "u": ("custom_message", None), "m": ("message", "assistant"),
+        "r": ("message", "user"),
+        "a": ("message", "assistant"),
+        "b": ("message", "assistant"),
+        "b1": ("message", "user"),
+        "c": ("message", "assistant"),
+        "s": ("custom_message", None),
+        "n": ("message", "user"),
+        "u": ("custom_message", None),
+        "m": ("message", "assistant"),
     }
     assert sm.get_entry("s")["customType"] == "system"
     assert sm.get_entry("s")["content"] == [{"type": "text", "text": "Be terse."}]
@@ -88,9 +94,12 @@ def test_authors_map_to_pi_roles(tmp_path, v2doc):
 def test_model_node_message_carries_provider_model_usage_and_time(tmp_path, v2doc):
     sm = open_doc(tmp_path, v2doc)
     assert sm.get_entry("a")["message"] == {
-        "role": "assistant", "content": [{"type": "text", "text": "there was a loom"}],
-        "provider": "openrouter", "model": "anthropic/claude-sonnet-4.5",
-        "usage": {"input": 10, "output": 5, "totalTokens": 15}, "stopReason": "stop",
+        "role": "assistant",
+        "content": [{"type": "text", "text": "there was a loom"}],
+        "provider": "openrouter",
+        "model": "anthropic/claude-sonnet-4.5",
+        "usage": {"input": 10, "output": 5, "totalTokens": 15},
+        "stopReason": "stop",
         "timestamp": 1735689602000,
     }
 
@@ -109,7 +118,12 @@ def test_tags_rating_note_excluded_and_edit_lineage_are_on_the_entry(tmp_path, v
     c = sm.get_entry("c")
     ol = c["openloom"]
     assert (ol["tags"], ol["rating"], ol["note"], ol["excluded"], ol["editedFrom"]) == (
-        ["keeper"], 2, "good turn", True, "a")
+        ["keeper"],
+        2,
+        "good turn",
+        True,
+        "a",
+    )
     assert c["excluded"] is True
     assert ol["node"] is v2doc["trees"][0]["nodes"]["c"] or ol["node"] == v2doc["trees"][0]["nodes"]["c"]
     assert ol["author"]["name"] == "Claude"
@@ -126,9 +140,20 @@ def test_media_and_unknown_blocks_become_placeholders_with_details(tmp_path, v2d
     sm = open_doc(tmp_path, v2doc)
     assert sm.get_entry("n")["message"]["content"] == [
         {"type": "text", "text": "a note"},
-        {"type": "text", "text": " [image: a cat]",
-         "loomPlaceholder": {"blockType": "image", "index": 1, "mimeType": "image/png", "width": 2, "height": 2,
-                             "altText": "a cat", "source": "data", "bytes": len(PNG)}},
+        {
+            "type": "text",
+            "text": " [image: a cat]",
+            "loomPlaceholder": {
+                "blockType": "image",
+                "index": 1,
+                "mimeType": "image/png",
+                "width": 2,
+                "height": 2,
+                "altText": "a cat",
+                "source": "data",
+                "bytes": len(PNG),
+            },
+        },
     ]
     assert sm.get_entry("u")["content"] == [
         {"type": "text", "text": "[diagram block] ", "loomPlaceholder": {"blockType": "diagram", "index": 0}},
@@ -138,19 +163,26 @@ def test_media_and_unknown_blocks_become_placeholders_with_details(tmp_path, v2d
 
 
 def test_media_whose_bytes_disagree_with_the_mime_type_is_reported(tmp_path):
-    node = {"id": "r", "author": {"role": "human"},
-            "content": [{"type": "image", "ref": "data:image/jpeg;base64,iVBORw0KGgoAAAAA", "mimeType": "image/jpeg"}]}
+    node = {
+        "id": "r",
+        "author": {"role": "human"},
+        "content": [{"type": "image", "ref": "data:image/jpeg;base64,iVBORw0KGgoAAAAA", "mimeType": "image/jpeg"}],
+    }
     sm = open_doc(tmp_path, tree_doc({"r": node}, [], rootNodeIds=["r"]))
     assert reasons(sm) == ["node r: image declared 'image/jpeg' but its bytes look like image/png"]
     assert sm.get_entry("r")["message"]["content"][0]["loomPlaceholder"]["sniffedType"] == "image/png"
 
 
 def test_relative_media_ref_outside_a_bundle_is_a_placeholder_and_a_diagnostic(tmp_path):
-    node = {"id": "r", "author": {"role": "human"},
-            "content": [{"type": "audio", "ref": "clip.ogg", "mimeType": "audio/ogg", "transcript": "hello"}]}
+    node = {
+        "id": "r",
+        "author": {"role": "human"},
+        "content": [{"type": "audio", "ref": "clip.ogg", "mimeType": "audio/ogg", "transcript": "hello"}],
+    }
     sm = open_doc(tmp_path, tree_doc({"r": node}, [], rootNodeIds=["r"]))
-    assert reasons(sm) == ["node r: audio ref 'clip.ogg' is not in a bundle (this file is not one); "
-                           "shown as a placeholder"]
+    assert reasons(sm) == [
+        "node r: audio ref 'clip.ogg' is not in a bundle (this file is not one); shown as a placeholder"
+    ]
     block = sm.get_entry("r")["message"]["content"][0]
     assert block["text"] == "[audio: hello]"
     assert block["loomPlaceholder"]["source"] == "missing"
@@ -160,10 +192,12 @@ def test_annotation_edges_are_listed_on_both_ends_not_as_children(tmp_path, v2do
     sm = open_doc(tmp_path, v2doc)
     assert sm.get_entry("a")["openloom"]["annotations"] == [{"nodeId": "n", "type": "annotation", "edgeId": "e5"}]
     assert sm.get_entry("n")["openloom"]["annotates"] == [
-        {"nodeId": "a", "type": "annotation", "role": "primary", "edgeId": "e5"}]
+        {"nodeId": "a", "type": "annotation", "role": "primary", "edgeId": "e5"}
+    ]
     # an unknown edge type is kept and traversed as an annotation
     assert sm.get_entry("u")["openloom"]["annotates"] == [
-        {"nodeId": "c", "type": "x-link", "role": "primary", "edgeId": "e8"}]
+        {"nodeId": "c", "type": "x-link", "role": "primary", "edgeId": "e8"}
+    ]
     assert sm.get_entry("n")["parentId"] is None
     assert [c.id for c in sm.index.children("a")] == ["c"]
 
@@ -179,9 +213,16 @@ def test_hyperedge_primary_source_is_the_parent_and_the_others_are_listed(tmp_pa
 
 def test_version_node_edge_with_two_primary_sources_takes_the_first(tmp_path):
     nodes = {k: text_node(k, k) for k in ("r", "v5", "v5b", "n6")}
-    edges = [cont("e1", "r", "v5"), cont("e2", "r", "v5b"),
-             {"id": "e3", "type": "continuation", "targetNodeId": "n6",
-              "sources": [{"nodeId": "v5", "role": "primary"}, {"nodeId": "v5b", "role": "primary"}]}]
+    edges = [
+        cont("e1", "r", "v5"),
+        cont("e2", "r", "v5b"),
+        {
+            "id": "e3",
+            "type": "continuation",
+            "targetNodeId": "n6",
+            "sources": [{"nodeId": "v5", "role": "primary"}, {"nodeId": "v5b", "role": "primary"}],
+        },
+    ]
     sm = open_doc(tmp_path, tree_doc(nodes, edges, rootNodeIds=["r"]))
     assert sm.get_entry("n6")["parentId"] == "v5"
     assert sm.get_entry("n6")["openloom"]["otherSources"] == [{"nodeId": "v5b", "role": "primary"}]
@@ -204,8 +245,11 @@ def test_path_text_joins_messages_in_dialogue_mode(tmp_path, v2doc):
 
 
 def test_path_text_concatenates_segments_in_buffer_mode(tmp_path):
-    nodes = {"r": text_node("r", "The cat"), "x": text_node("x", " sat", "model"),
-             "y": text_node("y", " on the mat.", "model")}
+    nodes = {
+        "r": text_node("r", "The cat"),
+        "x": text_node("x", " sat", "model"),
+        "y": text_node("y", " on the mat.", "model"),
+    }
     edges = [cont("e1", "r", "x"), cont("e2", "x", "y")]
     sm = open_doc(tmp_path, tree_doc(nodes, edges, rootNodeIds=["r"], mode="buffer"))
     assert path_text(sm, "y") == "The cat sat on the mat."
@@ -295,8 +339,10 @@ def test_nodes_given_as_a_list_and_missing_edges_are_tolerated(tmp_path):
 
 
 def test_unknown_author_role_and_missing_author(tmp_path):
-    nodes = {"r": {"id": "r", "content": [{"type": "text", "text": "?"}]},
-             "x": {"id": "x", "content": "plain string", "author": {"role": "critic"}}}
+    nodes = {
+        "r": {"id": "r", "content": [{"type": "text", "text": "?"}]},
+        "x": {"id": "x", "content": "plain string", "author": {"role": "critic"}},
+    }
     sm = open_doc(tmp_path, tree_doc(nodes, [cont("e1", "r", "x")], rootNodeIds=["r"]))
     assert reasons(sm) == ["node r has no author; shown as [node]"]
     assert (sm.get_entry("r")["customType"], sm.get_entry("x")["customType"]) == ("node", "critic")

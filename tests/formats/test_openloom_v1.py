@@ -7,9 +7,10 @@ from collections import Counter
 
 from loomkit import OPENLOOM_V1, write_json
 
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import open_any
-from loomtui.formats.openloom import path_text
+from loomtui.formats.looms.openloom import path_text
+from tests.shared_material import needs_shared
 
 ROOT = "3A9C24F6-5791-4C5A-A9A7-F31C65064DA9"
 CURRENT = "B8446448-CBCA-4592-95F8-9DDD61A3026A"
@@ -19,6 +20,7 @@ def nodes(sm):
     return [e for e in sm.index.entries if "openloom" in sm.load(e)]
 
 
+@needs_shared()
 def test_fixture_has_81_nodes_one_root_and_the_current_node_as_leaf():
     sm = open_any(str(OPENLOOM_V1))
     assert len(nodes(sm)) == 81
@@ -32,14 +34,17 @@ def test_fixture_has_81_nodes_one_root_and_the_current_node_as_leaf():
     assert loom_source(sm).mode == "dialogue"
 
 
+@needs_shared()
 def test_authors_and_branch_points():
     sm = open_any(str(OPENLOOM_V1))
     assert Counter(e.role for e in nodes(sm)) == {"user": 36, "assistant": 45}
-    branch_points = [e.id for e in nodes(sm)
-                     if sum(1 for c in sm.index.children(e.id) if "openloom" in sm.load(c)) >= 2]
+    branch_points = [
+        e.id for e in nodes(sm) if sum(1 for c in sm.index.children(e.id) if "openloom" in sm.load(c)) >= 2
+    ]
     assert len(branch_points) == 8
 
 
+@needs_shared()
 def test_bookmark_titles_become_labels():
     raw = json.loads(OPENLOOM_V1.read_bytes())
     sm = open_any(str(OPENLOOM_V1))
@@ -48,6 +53,7 @@ def test_bookmark_titles_become_labels():
     assert {k: v[0] for k, v in sm.index.labels.items()} == expected
 
 
+@needs_shared()
 def test_children_follow_children_ids_order():
     raw = json.loads(OPENLOOM_V1.read_bytes())
     sm = open_any(str(OPENLOOM_V1))
@@ -56,6 +62,7 @@ def test_children_follow_children_ids_order():
         assert kids == n["childrenIds"]
 
 
+@needs_shared()
 def test_node_mapping_dates_model_and_extensions():
     sm = open_any(str(OPENLOOM_V1))
     root = sm.get_entry(ROOT)
@@ -65,13 +72,16 @@ def test_node_mapping_dates_model_and_extensions():
     assert node["createdAt"] == "2024-12-12T21:44:00.360Z"
     assert "generation" not in node  # a user node's placeholder modelId is not provenance
     assert node["extensions"]["openloom-v1"] == {
-        "rememberedChildId": "0BCF580D-7391-4CB3-99A4-606A7ABE0960", "modelId": "<model identifier>"}
+        "rememberedChildId": "0BCF580D-7391-4CB3-99A4-606A7ABE0960",
+        "modelId": "<model identifier>",
+    }
     assert root["openloom"]["rememberedChildId"] == "0BCF580D-7391-4CB3-99A4-606A7ABE0960"
     cur = sm.get_entry(CURRENT)
     assert cur["message"]["model"] == "anthropic/claude-3.5-sonnet:beta"
     assert cur["openloom"]["node"]["generation"] == {"model": "anthropic/claude-3.5-sonnet:beta"}
 
 
+@needs_shared()
 def test_path_text_is_the_conversation_to_the_leaf():
     raw = json.loads(OPENLOOM_V1.read_bytes())
     sm = open_any(str(OPENLOOM_V1))
@@ -85,7 +95,10 @@ def test_path_text_is_the_conversation_to_the_leaf():
 
 def test_inconsistent_children_ids_are_repaired(tmp_path):
     doc = {
-        "id": "T", "title": "t", "rootNodeId": "r", "currentNodeId": "b",
+        "id": "T",
+        "title": "t",
+        "rootNodeId": "r",
+        "currentNodeId": "b",
         "nodes": {
             "r": {"id": "r", "text": "root", "author": "user", "childrenIds": ["b", "a", "zz"]},
             "a": {"id": "a", "text": "A", "author": "assistant", "parentId": "r", "childrenIds": []},

@@ -7,9 +7,10 @@ from collections import Counter
 
 from loomkit import SOCKETTEER_DEMO, write_json
 
-from loomtui.formats.common import loom_source
+from loomtui.formats.base.common import loom_source
 from loomtui.formats.detect import open_any
-from loomtui.formats.openloom import path_text
+from loomtui.formats.looms.openloom import path_text
+from tests.shared_material import needs_shared
 
 SELECTED = "af4931cc-165f-11ec-b847-acde48001122"
 ROOT = "af49303c-165f-11ec-b847-acde48001122"
@@ -32,6 +33,7 @@ def loom_entries(sm):
     return [e for e in sm.index.entries if "openloom" in sm.load(e)]
 
 
+@needs_shared()
 def test_demo_has_764_nodes_and_the_selected_node_is_the_leaf():
     sm = open_any(str(SOCKETTEER_DEMO))
     assert len(loom_entries(sm)) == 764
@@ -45,13 +47,22 @@ def test_demo_has_764_nodes_and_the_selected_node_is_the_leaf():
     assert loom_source(sm).mode == "buffer"
 
 
+@needs_shared()
 def test_sources_map_to_roles():
     sm = open_any(str(SOCKETTEER_DEMO))
-    roles = Counter((e.role, sm.load(e)["message"].get("humanEdited", False)) for e in loom_entries(sm))
-    # AI 374, mixed 24 (human-edited), prompt 42 + no source 324
-    assert roles == {("assistant", False): 374, ("assistant", True): 24, ("user", False): 366}
+    entries = loom_entries(sm)
+    roles = Counter((e.role, sm.load(e)["message"].get("humanEdited", False)) for e in entries if e.type == "message")
+    # AI 374, mixed 24 (human-edited), prompt 42; the 324 nodes without a source have no role:
+    # no author, shown as [node] rather than as the user's
+    assert roles == {("assistant", False): 374, ("assistant", True): 24, ("user", False): 42}
+    roleless = [e for e in entries if e.type != "message"]
+    assert len(roleless) == 324 and {(e.type, sm.load(e)["customType"]) for e in roleless} == {
+        ("custom_message", "node")
+    }
+    assert sm.diagnostics == []
 
 
+@needs_shared()
 def test_bookmark_tags_become_labels():
     _doc, nodes = raw_nodes()
     sm = open_any(str(SOCKETTEER_DEMO))
@@ -60,6 +71,7 @@ def test_bookmark_tags_become_labels():
     assert {k: v[0] for k, v in sm.index.labels.items()} == expected
 
 
+@needs_shared()
 def test_archived_and_hidden_tags_hide_their_branch():
     doc, nodes = raw_nodes()
     hiding = {k for k, v in doc["tags"].items() if v["hide"]}
@@ -76,6 +88,7 @@ def test_archived_and_hidden_tags_hide_their_branch():
     assert Counter(got.values())["pruned"] == 107
 
 
+@needs_shared()
 def test_children_keep_their_order_and_text_is_a_segment():
     _doc, nodes = raw_nodes()
     sm = open_any(str(SOCKETTEER_DEMO))
@@ -86,6 +99,7 @@ def test_children_keep_their_order_and_text_is_a_segment():
     assert path_text(sm, deep[0]["id"]) == deep[2] + deep[0]["text"]
 
 
+@needs_shared()
 def test_node_fields_are_kept_and_chapters_shown():
     doc, nodes = raw_nodes()
     sm = open_any(str(SOCKETTEER_DEMO))
@@ -99,17 +113,26 @@ def test_node_fields_are_kept_and_chapters_shown():
     assert e["openloom"]["socketteer"]["chapter"] == chapter
     gen = next(n for n in by_id.values() if "generation" in n)
     assert sm.get_entry(gen["id"])["openloom"]["node"]["generation"] == {
-        "requestId": gen["generation"]["id"], "completionIndex": gen["generation"]["index"]}
+        "requestId": gen["generation"]["id"],
+        "completionIndex": gen["generation"]["index"],
+    }
     starts = [e for e in loom_entries(sm) if "chapterStart" in sm.load(e)["openloom"].get("socketteer", {})]
     assert len(starts) == len({c["root_id"] for c in doc["chapters"].values()} & set(by_id))
 
 
 def test_legacy_flags_bare_node_and_minted_ids(tmp_path):
-    doc = {"text": "Once", "children": [
-        {"text": " upon", "bookmark": True, "children": [], "meta": {"source": "AI"}},
-        {"id": "x", "text": " a", "archived": True, "children": [
-            {"id": "x", "text": " time", "children": []}]},  # duplicate id
-    ]}
+    doc = {
+        "text": "Once",
+        "children": [
+            {"text": " upon", "bookmark": True, "children": [], "meta": {"source": "AI"}},
+            {
+                "id": "x",
+                "text": " a",
+                "archived": True,
+                "children": [{"id": "x", "text": " time", "children": []}],
+            },  # duplicate id
+        ],
+    }
     p = write_json(tmp_path / "bare.json", doc)
     sm = open_any(str(p))
     by_text = {e.text: e.id for e in loom_entries(sm)}
@@ -131,8 +154,9 @@ def test_legacy_flags_bare_node_and_minted_ids(tmp_path):
 
 
 def test_bare_list_of_nodes_gets_an_empty_root(tmp_path):
-    sm = open_any(str(write_json(tmp_path / "list.json", [{"text": "a", "children": []},
-                                                          {"text": "b", "children": []}])))
+    sm = open_any(
+        str(write_json(tmp_path / "list.json", [{"text": "a", "children": []}, {"text": "b", "children": []}]))
+    )
     roots = sm.index.roots
     assert len(roots) == 1 and roots[0].text == ""
     assert [c.text for c in sm.index.children(roots[0].id) if "openloom" in sm.load(c)] == ["a", "b"]
@@ -142,15 +166,20 @@ def test_bare_list_of_nodes_gets_an_empty_root(tmp_path):
 
 def test_a_chain_deeper_than_orjson_reads_opens_exports_and_saves(tmp_path):
     depth = 3000  # 6000 JSON levels: past orjson's 1024
-    text = ('{"root": ' + "".join(f'{{"id": "n{i}", "text": "{i % 10}", "children": [' for i in range(depth))
-            + '{"id": "end", "text": "!", "children": []}' + "]}" * depth + ', "selected_node_id": "end"}')
+    text = (
+        '{"root": '
+        + "".join(f'{{"id": "n{i}", "text": "{i % 10}", "children": [' for i in range(depth))
+        + '{"id": "end", "text": "!", "children": []}'
+        + "]}" * depth
+        + ', "selected_node_id": "end"}'
+    )
     p = tmp_path / "deep.json"
     p.write_text(text)
     sm = open_any(str(p))
     assert (len(loom_entries(sm)), sm.get_leaf_id(), sm.diagnostics) == (depth + 1, "end", [])
     assert path_text(sm, "end") == "".join(str(i % 10) for i in range(depth)) + "!"
-    from loomtui.formats.bookmarks import save_bookmarks
-    from loomtui.formats.export_openloom import export_openloom
+    from loomtui.formats.looms.bookmarks import save_bookmarks
+    from loomtui.formats.looms.export import export_openloom
 
     assert export_openloom(sm, str(tmp_path / "deep.openloom")).edges == depth
     sm.append_label_change("n1500", "middle")

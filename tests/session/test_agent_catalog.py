@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import loomtui.formats  # noqa: F401  (the layer whose listers the catalog lists: formats/sources.py)
 from loomtui.session.catalog import list_sessions
 from loomtui.session.fulltext import SearchHit, search_sessions
 from loomtui.session.lineage import group_sessions
@@ -35,13 +36,21 @@ def homes(shared_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     # a fork of it: own session_meta naming the parent, the parent's lines replayed, one new turn
     lines = parent.read_text().splitlines()
     meta = json.loads(lines[0])
-    meta["payload"] = {**meta["payload"], "id": "fork-0001", "forked_from_id": meta["payload"]["id"],
-                       "timestamp": "2025-12-10T00:00:00Z"}
+    meta["payload"] = {
+        **meta["payload"],
+        "id": "fork-0001",
+        "forked_from_id": meta["payload"]["id"],
+        "timestamp": "2025-12-10T00:00:00Z",
+    }
     meta["timestamp"] = "2025-12-10T00:00:00Z"
-    new = {"timestamp": "2025-12-10T00:00:01Z", "type": "response_item",
-           "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "zebra crossing"}]}}
+    new = {
+        "timestamp": "2025-12-10T00:00:01Z",
+        "type": "response_item",
+        "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "zebra crossing"}]},
+    }
     (day / "rollout-2025-12-10T05-00-00-fork-0001.jsonl").write_text(
-        "\n".join([json.dumps(meta), *lines, json.dumps(new)]) + "\n")
+        "\n".join([json.dumps(meta), *lines, json.dumps(new)]) + "\n"
+    )
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
     monkeypatch.setenv("CODEX_HOME", str(codex))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi"))
@@ -65,15 +74,18 @@ def test_lists_both_tools_grouped_by_project_with_forks_threaded(homes: Path) ->
     assert rewind.branch_count == 1  # the rewind; hook and tool forks are not branches
     groups = {g.cwd: g for g in group_sessions(sessions)}
     codex = groups["/Users/test_user/agent-sample"]
-    assert [(s.id, depth) for s, depth in codex.items] == [("019b04ae-b1c6-7c72-a134-a4c2de66058c", 0),
-                                                           ("fork-0001", 1)]
+    assert [(s.id, depth) for s, depth in codex.items] == [
+        ("019b04ae-b1c6-7c72-a134-a4c2de66058c", 0),
+        ("fork-0001", 1),
+    ]
 
 
 def test_full_text_search_covers_them(homes: Path) -> None:
     paths = [s.path for s in list_sessions(cache=False)]
     hits = [h for h in search_sessions(paths, "zebra") if isinstance(h, SearchHit)]
     assert [(Path(h.path).name, h.entry_id, h.role) for h in hits] == [
-        ("rollout-2025-12-10T05-00-00-fork-0001.jsonl", "L57", "user")]
+        ("rollout-2025-12-10T05-00-00-fork-0001.jsonl", "L57", "user")
+    ]
     from loomtui.formats.detect import open_any  # the browser opens the hit at the same entry
 
     fork = open_any(hits[0].path)
@@ -94,7 +106,9 @@ def test_a_codex_fork_finds_its_parent_file_in_another_day(homes: Path) -> None:
     Path(fork.path).rename(target)
     assert fork.parent_session is not None
     parent = find_session_file(fork.parent_session, near=str(target))
-    assert parent is not None and parent.endswith("rollout-2025-12-10T04-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl")
+    assert parent is not None and parent.endswith(
+        "rollout-2025-12-10T04-55-16-019b04ae-b1c6-7c72-a134-a4c2de66058c.jsonl"
+    )
 
 
 def test_a_claude_branch_file_is_threaded_under_its_source(homes: Path) -> None:

@@ -8,7 +8,6 @@ and out of the model's context.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,15 +17,9 @@ import pytest
 
 from loomtui.session.manager import SessionManager
 from loomtui.view.archive import ARCHIVE_TYPE, set_archived
+from tests.oracle import NODE, PI_CURRENT, needs_pi, oracle_env
 
-PEER = Path(os.environ.get("PI_PEER", "/tmp/peer"))
-PI_PACKAGE = PEER / "node_modules" / "@mariozechner" / "pi-coding-agent" / "dist" / "core" / "session-manager.js"
-NODE = shutil.which("node")
-
-pytestmark = pytest.mark.skipif(
-    NODE is None or not PI_PACKAGE.exists(),
-    reason="needs node and pi in $PI_PEER (run ../shared/oracle/ensure_peer.sh)",
-)
+pytestmark = needs_pi(PI_CURRENT)
 
 SEARCHES = ("log", "assistant", "build")
 
@@ -35,8 +28,7 @@ def oracle(shared_dir: Path, path: Path) -> dict[str, Any]:
     cmd = [str(NODE), str(shared_dir / "oracle" / "pi_tree_oracle.mjs"), str(path)]
     for q in SEARCHES:
         cmd += ["--search", q]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120,
-                         env={**os.environ, "HOME": "/home/user"})
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120, env=oracle_env())
     return json.loads(out.stdout)  # type: ignore[no-any-return]
 
 
@@ -57,12 +49,17 @@ def archived_copy(tmp_path: Path, shared_dir: Path) -> tuple[Path, Path, list[st
     work = tmp_path / "archived.jsonl"
     shutil.copy(base, work)
     sm = SessionManager.open(str(work))
-    records = [set_archived(sm, "aa000019", True), set_archived(sm, "aa00000e", True),
-               set_archived(sm, "aa00000e", False)]
+    records = [
+        set_archived(sm, "aa000019", True),
+        set_archived(sm, "aa00000e", True),
+        set_archived(sm, "aa00000e", False),
+    ]
     return base, work, records
 
 
-def test_pi_reads_a_file_with_archive_records_unchanged(shared_dir: Path, archived_copy: tuple[Path, Path, list[str]]) -> None:
+def test_pi_reads_a_file_with_archive_records_unchanged(
+    shared_dir: Path, archived_copy: tuple[Path, Path, list[str]]
+) -> None:
     base, work, records = archived_copy
     before, after = oracle(shared_dir, base), oracle(shared_dir, work)
     assert len(before["views"]) == len(after["views"]) >= 5 + len(SEARCHES)
@@ -86,9 +83,20 @@ def test_pi_does_not_ignore_unknown_entry_types(shared_dir: Path, tmp_path: Path
     src = (shared_dir / "fixtures" / "pi" / "dnouri-browse-session.jsonl").read_text()
     last = json.loads(src.strip().splitlines()[-1])["id"]
     omp = tmp_path / "omp.jsonl"
-    omp.write_text(src + json.dumps({"type": "archive", "id": "ff000001", "parentId": last,
-                                     "timestamp": "2026-03-01T10:00:00.000Z", "targetId": "aa000019",
-                                     "archived": True}) + "\n")
+    omp.write_text(
+        src
+        + json.dumps(
+            {
+                "type": "archive",
+                "id": "ff000001",
+                "parentId": last,
+                "timestamp": "2026-03-01T10:00:00.000Z",
+                "targetId": "aa000019",
+                "archived": True,
+            }
+        )
+        + "\n"
+    )
     base = tmp_path / "base.jsonl"
     base.write_text(src)
     default_before = next(v for v in oracle(shared_dir, base)["views"] if v.get("mode") == "default")

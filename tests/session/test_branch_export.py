@@ -8,10 +8,10 @@ import re
 import uuid
 
 import pytest
+from session_helpers import dumps, label, msg
 
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.manager import SessionManager
-from session_helpers import dumps, label, msg
 from tests.context_helpers import built_context
 
 NAME = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z)_([0-9a-f-]{36})\.jsonl$")
@@ -26,12 +26,12 @@ def labelled(write_session):
     parts = [
         msg("a", None, ts="2026-03-01T09:00:01.000Z"),
         msg("b", "a", role="assistant", text="r", ts="2026-03-01T09:00:02.000Z"),
-        label("l1", "b", "c", "see-c", ts="2026-03-01T09:01:00.000Z"),   # before c exists
+        label("l1", "b", "c", "see-c", ts="2026-03-01T09:01:00.000Z"),  # before c exists
         msg("c", "l1", ts="2026-03-01T09:00:03.000Z"),
         label("l2", "c", "a", "start", ts="2026-03-01T09:02:00.000Z"),
         label("l3", "l2", "b", "bee", ts="2026-03-01T09:03:00.000Z"),
         label("l4", "l3", "c", "see-c-again", ts="2026-03-01T09:04:00.000Z"),  # keeps c's slot
-        label("l5", "l4", "b", None, ts="2026-03-01T09:05:00.000Z"),            # clears b
+        label("l5", "l4", "b", None, ts="2026-03-01T09:05:00.000Z"),  # clears b
         msg("d", "l5", role="assistant", text="end", ts="2026-03-01T09:00:06.000Z"),
         msg("x", "a", text="other branch", ts="2026-03-01T09:00:07.000Z"),
         label("l6", "x", "x", "elsewhere", ts="2026-03-01T09:06:00.000Z"),
@@ -49,11 +49,16 @@ def test_branch_file_has_pi_header_path_without_labels_and_label_chain(labelled)
     assert header["cwd"] == "/srv/demo"
     assert header["parentSession"] == str(labelled.resolve())
     assert uuid.UUID(header["id"]).version == 7
-    # the path root → d, label entries dropped, copied byte for byte
+    # the path root → d, label entries dropped; lines copied byte for byte unless their parent
+    # was a dropped label entry: then re-linked to the entry before them (pi 1.6.0)
     source_lines = labelled.read_text().splitlines()
     out_lines = open(out, encoding="utf-8").read().splitlines()
-    assert out_lines[1:5] == [source_lines[i] for i in (1, 2, 4, 9)]
-    assert [e["id"] for e in lines[1:5]] == ["a", "b", "c", "d"]
+    assert out_lines[1:3] == [source_lines[i] for i in (1, 2)]
+    assert out_lines[3:5] == [
+        source_lines[4].replace('"parentId":"l1"', '"parentId":"b"'),
+        source_lines[9].replace('"parentId":"l5"', '"parentId":"c"'),
+    ]
+    assert [(e["id"], e["parentId"]) for e in lines[1:5]] == [("a", None), ("b", "a"), ("c", "b"), ("d", "c")]
     # labels of path entries, in Map order (c set first, then a), with their last timestamps
     new_labels = lines[5:]
     assert [(e["targetId"], e["label"], e["timestamp"]) for e in new_labels] == [
@@ -77,29 +82,48 @@ def test_branch_file_name_and_default_directory(labelled):
     assert m.group(2) == header["id"]
 
 
-def test_reopened_branch_file_keeps_pi_parent_ids_even_when_a_label_was_dropped(labelled):
-    """pi copies path entries unchanged, so an entry whose parent was a label entry (the user
-    labelled, then went on) points at an id the new file lacks: an orphan root, as in pi."""
+def test_reopened_branch_file_is_one_connected_chain_when_a_label_was_dropped(labelled):
+    """An entry whose parent was a label entry (the user labelled, then went on) is re-linked to
+    the entry before it, as pi 1.6.0 does: one root, the whole branch on the leaf's path."""
     sm = SessionManager.open(str(labelled))
     out = sm.create_branched_session("d")
     branch = SessionManager.open(out)
     last = read_lines(out)[-1]["id"]
     assert branch.get_leaf_id() == last
-    assert [r.id for r in branch.index.roots] == ["a", "c", "d"]
-    assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())]] == ["d", read_lines(out)[-2]["id"], last]
+    assert [r.id for r in branch.index.roots] == ["a"]
+    assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())]] == [
+        "a",
+        "b",
+        "c",
+        "d",
+        read_lines(out)[-2]["id"],
+        last,
+    ]
+    sm.branch("d")
+    branch.branch("d")
+    assert built_context(branch) == built_context(sm)
     assert branch.get_label("c") == "see-c-again" and branch.get_label("a") == "start"
     assert branch.get_label("b") is None and branch.get_label("x") is None
     assert branch.diagnostics == []
 
 
 def test_reopened_branch_of_plain_path_has_same_context(write_session):
-    path = write_session([msg("a", None), msg("b", "a", role="assistant", text="r"), msg("c", "b"),
-                          label("l", "c", "b", "mark"), msg("z", "a", text="other")])
+    path = write_session(
+        [
+            msg("a", None),
+            msg("b", "a", role="assistant", text="r"),
+            msg("c", "b"),
+            label("l", "c", "b", "mark"),
+            msg("z", "a", text="other"),
+        ]
+    )
     sm = SessionManager.open(str(path))
     out = sm.create_branched_session("c")
     branch = SessionManager.open(out)
     sm.branch("c")
-    assert [e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())] if e["type"] != "label"] == ["a", "b", "c"]
+    assert [
+        e["id"] for e in [branch.load(e) for e in branch.index.path_to(branch.get_leaf_id())] if e["type"] != "label"
+    ] == ["a", "b", "c"]
     assert built_context(branch) == built_context(sm)
     assert branch.get_label("b") == "mark"
 
@@ -152,7 +176,9 @@ def test_branch_of_unknown_entry_is_an_error_and_source_is_untouched(labelled):
 
 def test_branch_from_old_version_file_is_refused_with_migrate_hint(write_session):
     v1 = {"type": "session", "id": "v1", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w"}
-    path = write_session([{"type": "message", "timestamp": "t", "message": {"role": "user", "content": "x"}}], header=v1)
+    path = write_session(
+        [{"type": "message", "timestamp": "t", "message": {"role": "user", "content": "x"}}], header=v1
+    )
     sm = SessionManager.open(str(path))
     with pytest.raises(WriteRefused, match="version 1 session; run `loomtui migrate"):
         sm.create_branched_session(sm.get_leaf_id())
@@ -162,6 +188,26 @@ def test_branch_header_cwd_comes_from_source_header(write_session):
     header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-01T09:00:00.000Z", "cwd": "/elsewhere"}
     path = write_session([msg("a", None)], header=header)
     out = SessionManager.open(str(path)).create_branched_session("a")
-    assert open(out).readline() == dumps({"type": "session", "version": 3, "id": read_lines(out)[0]["id"],
-                                          "timestamp": read_lines(out)[0]["timestamp"], "cwd": "/elsewhere",
-                                          "parentSession": str(path.resolve())}) + "\n"
+    assert (
+        open(out).readline()
+        == dumps(
+            {
+                "type": "session",
+                "version": 3,
+                "id": read_lines(out)[0]["id"],
+                "timestamp": read_lines(out)[0]["timestamp"],
+                "cwd": "/elsewhere",
+                "parentSession": str(path.resolve()),
+            }
+        )
+        + "\n"
+    )
+
+
+def test_branch_header_cwd_not_a_string_is_the_current_directory(write_session, tmp_path, monkeypatch):
+    """pi 1.6.0 takes the source header's cwd only when it is a string."""
+    header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-03-01T09:00:00.000Z", "cwd": 7}
+    path = write_session([msg("a", None)], header=header)
+    monkeypatch.chdir(tmp_path)
+    out = SessionManager.open(str(path)).create_branched_session("a")
+    assert read_lines(out)[0]["cwd"] == str(tmp_path)

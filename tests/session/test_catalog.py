@@ -12,11 +12,11 @@ import pytest
 
 from loomtui.session import catalog, lineage
 from loomtui.session.catalog import SessionSummary, SummaryCache, list_sessions, summarize
-from loomtui.session.fulltext import SearchHit, SearchProgress, search_sessions
+from loomtui.session.fulltext import SearchCapped, SearchHit, SearchProgress, search_sessions
 from loomtui.session.lineage import group_sessions, matches_filter, parent_path
 from loomtui.session.locations import default_session_dirs, discover, sample_dir
-from loomtui.session.scan import NO_MESSAGES
 from loomtui.session.manager import SessionManager
+from loomtui.session.scan import NO_MESSAGES
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_sessions"
 WEATHER = SAMPLES / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
@@ -56,8 +56,15 @@ def chat(*texts: str, start: str = "2026-01-01T10:00", prefix: str = "e") -> lis
         eid = f"{prefix}{i:07d}"
         role = "user" if i % 2 == 0 else "assistant"
         content = text if role == "user" else [{"type": "text", "text": text}]
-        out.append({"type": "message", "id": eid, "parentId": parent,
-                    "timestamp": f"{start}:{i:02d}.000Z", "message": {"role": role, "content": content}})
+        out.append(
+            {
+                "type": "message",
+                "id": eid,
+                "parentId": parent,
+                "timestamp": f"{start}:{i:02d}.000Z",
+                "message": {"role": role, "content": content},
+            }
+        )
         parent = eid
     return out
 
@@ -139,8 +146,45 @@ def test_summary_of_omp_file_takes_the_title_slot() -> None:
     s = summarize(str(OMP))
     assert s is not None
     assert (s.id, s.cwd, s.name, s.message_count, s.branch_count, s.entry_count) == (
-        "0196f2a4c1d87e3b", "/home/dev/notes-app", "SQLite storage for notes", 10, 0, 20)
+        "0196f2a4c1d87e3b",
+        "/home/dev/notes-app",
+        "SQLite storage for notes",
+        10,
+        0,
+        20,
+    )
     assert s.first_message.startswith("The notes app keeps everything in one notes.json")
+
+
+def test_a_file_with_omps_title_slot_is_listed_as_omps_wherever_it_lies() -> None:
+    """The bundled oh-my-pi sample (outside ~/.omp) read "pi" in the picker's column."""
+    s = summarize(str(OMP))
+    assert s is not None and s.tool == "omp"
+    assert [summarize(str(p)).tool for p in (WEATHER, FORK, V1)] == ["pi", "pi", "pi"]  # type: ignore[union-attr]
+
+
+def test_a_fresh_export_is_not_listed_as_modified_before_it_was_created(tmp_path: Path) -> None:
+    """An export copies older messages into a file made now: the picker read created 20:51,
+    modified Mar 02 09:14."""
+    path = write_session(tmp_path / "export.jsonl", "X", "/p", chat("q", "a"), ts="2026-03-05T20:51:00.000Z")
+    s = summarize(str(path))
+    assert s is not None
+    assert s.created == catalog.seconds("2026-03-05T20:51:00.000Z") and s.modified == s.created
+    grown = write_session(
+        tmp_path / "grown.jsonl", "Y", "/p", chat("q", "a", start="2026-03-06T08:00"), ts="2026-03-05T20:51:00.000Z"
+    )
+    later = summarize(str(grown))
+    assert later is not None and later.modified == catalog.seconds("2026-03-06T08:00:01.000Z")  # its last message
+
+
+def test_a_project_of_runs_counts_runs() -> None:
+    """The picker's group header read "OCP runs: example-project  3 sessions"."""
+    session = SessionSummary("/s/a.jsonl", "a", "/p", None, "a", 1.0, 1.0, 1, 0, None, 3, 1, 10)
+    run = SessionSummary(
+        "/r/b.json", "b", "OCP runs", None, "b", 1.0, 1.0, 1, 0, None, 3, 1, 10, tool="ocp", noun="run"
+    )
+    groups = {g.cwd: g for g in group_sessions([session, run])}
+    assert (groups["/p"].noun, groups["OCP runs"].noun) == ("session", "run")
 
 
 def test_summary_of_fork_and_v1_record_their_lineage() -> None:
@@ -162,32 +206,69 @@ def test_summary_of_fork_and_v1_record_their_lineage() -> None:
 
 def test_latest_session_info_wins_and_an_empty_one_clears(tmp_path: Path) -> None:
     entries = chat("hello", "hi")
-    info = lambda i, name: {"type": "session_info", "id": f"i{i}", "parentId": "e0000001",  # noqa: E731
-                            "timestamp": "2026-01-01T11:00:00.000Z", "name": name}
+
+    def info(i: int, name: str) -> dict[str, str]:
+        return {
+            "type": "session_info",
+            "id": f"i{i}",
+            "parentId": "e0000001",
+            "timestamp": "2026-01-01T11:00:00.000Z",
+            "name": name,
+        }
+
     p = write_session(tmp_path / "a.jsonl", "A", "/p", entries + [info(1, "first"), info(2, "  second  ")])
     assert summarize(str(p)).name == "second"  # type: ignore[union-attr]
-    p = write_session(tmp_path / "b.jsonl", "B", "/p", entries + [info(1, "first"), info(2, "")],
-                      extra_header={"title": "omp title"})
+    p = write_session(
+        tmp_path / "b.jsonl", "B", "/p", entries + [info(1, "first"), info(2, "")], extra_header={"title": "omp title"}
+    )
     assert summarize(str(p)).name == "omp title"  # type: ignore[union-attr]
 
 
 def test_first_message_skips_role_text_inside_other_lines(tmp_path: Path) -> None:
     entries = [
-        {"type": "custom", "customType": "note", "data": {"role": "user", "text": '"role":"user"'},
-         "id": "c0", "parentId": None, "timestamp": "2026-01-01T10:00:00.000Z"},
-        {"type": "message", "id": "m1", "parentId": "c0", "timestamp": "2026-01-01T10:00:01.000Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "line one\n\n  line two"},
-                                                  {"type": "image", "data": "AAAA", "mimeType": "image/png"},
-                                                  {"type": "text", "text": "tail"}]}},
+        {
+            "type": "custom",
+            "customType": "note",
+            "data": {"role": "user", "text": '"role":"user"'},
+            "id": "c0",
+            "parentId": None,
+            "timestamp": "2026-01-01T10:00:00.000Z",
+        },
+        {
+            "type": "message",
+            "id": "m1",
+            "parentId": "c0",
+            "timestamp": "2026-01-01T10:00:01.000Z",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "line one\n\n  line two"},
+                    {"type": "image", "data": "AAAA", "mimeType": "image/png"},
+                    {"type": "text", "text": "tail"},
+                ],
+            },
+        },
     ]
     p = write_session(tmp_path / "a.jsonl", "A", "/p", entries)
     assert summarize(str(p)).first_message == "line one line two tail"  # type: ignore[union-attr]
 
 
 def test_session_without_messages(tmp_path: Path) -> None:
-    p = write_session(tmp_path / "a.jsonl", "A", "/p", [
-        {"type": "model_change", "id": "m0", "parentId": None, "timestamp": "2026-01-01T10:00:00.100Z",
-         "provider": "anthropic", "modelId": "claude-sonnet-4-5"}])
+    p = write_session(
+        tmp_path / "a.jsonl",
+        "A",
+        "/p",
+        [
+            {
+                "type": "model_change",
+                "id": "m0",
+                "parentId": None,
+                "timestamp": "2026-01-01T10:00:00.100Z",
+                "provider": "anthropic",
+                "modelId": "claude-sonnet-4-5",
+            }
+        ],
+    )
     s = summarize(str(p))
     assert s is not None
     assert (s.first_message, s.message_count, s.modified, s.created) == (NO_MESSAGES, 0, s.created, 1767261600.0)
@@ -196,11 +277,20 @@ def test_session_without_messages(tmp_path: Path) -> None:
 def test_other_key_orders_give_the_same_summary(tmp_path: Path) -> None:
     """Files written by json.dumps defaults or with id/parentId last (pi-migrated files)."""
     entries = chat("build it", "built", "now test", "tested")
-    entries.append({"type": "message", "id": "x1", "parentId": "e0000001", "timestamp": "2026-01-01T10:09:00.000Z",
-                    "message": {"role": "user", "content": "other branch"}})
+    entries.append(
+        {
+            "type": "message",
+            "id": "x1",
+            "parentId": "e0000001",
+            "timestamp": "2026-01-01T10:09:00.000Z",
+            "message": {"role": "user", "content": "other branch"},
+        }
+    )
     compact = write_session(tmp_path / "a.jsonl", "A", "/p", entries)
     spaced = tmp_path / "b.jsonl"
-    lines = [json.dumps({"type": "session", "version": 3, "id": "A", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"})]
+    lines = [
+        json.dumps({"type": "session", "version": 3, "id": "A", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"})
+    ]
     for e in entries:
         moved = {k: v for k, v in e.items() if k not in ("id", "parentId")}
         moved.update(id=e["id"], parentId=e["parentId"])
@@ -210,15 +300,28 @@ def test_other_key_orders_give_the_same_summary(tmp_path: Path) -> None:
     assert a is not None and b is not None
     assert (a.message_count, a.branch_count, a.entry_count, a.modified) == (5, 1, 5, 1767262140.0)
     assert (b.message_count, b.branch_count, b.entry_count, b.modified, b.first_message) == (
-        a.message_count, a.branch_count, a.entry_count, a.modified, a.first_message)
+        a.message_count,
+        a.branch_count,
+        a.entry_count,
+        a.modified,
+        a.first_message,
+    )
 
 
 def test_indented_and_mixed_lines_are_counted_as_the_index_reads_them(tmp_path: Path) -> None:
     """Lines with leading spaces (JSON.parse trims them) count like any other: they were once
     read as 'no entries'. Every layout goes through the one scanner, and agrees with the index."""
     entries = chat("build it", "built", "now test", "tested")
-    entries.append({"type": "custom", "customType": "x", "id": "c1", "parentId": "e0000001",
-                    "timestamp": "2026-01-01T10:09:00.000Z", "data": {}})
+    entries.append(
+        {
+            "type": "custom",
+            "customType": "x",
+            "id": "c1",
+            "parentId": "e0000001",
+            "timestamp": "2026-01-01T10:09:00.000Z",
+            "data": {},
+        }
+    )
     header = {"type": "session", "version": 3, "id": "A", "timestamp": "2026-01-01T10:00:00.000Z", "cwd": "/p"}
     indented = tmp_path / "indented.jsonl"
     indented.write_text("\n".join("  " + js(o) for o in [header, *entries]) + "\n")
@@ -263,8 +366,18 @@ def test_listing_again_reads_only_changed_files(home: Path, monkeypatch: pytest.
     assert reads == []  # nothing changed: the cache answered, also for the invalid file
 
     with open(a, "a") as f:
-        f.write(js({"type": "message", "id": "more", "parentId": "e0000001", "timestamp": "2026-01-03T10:00:00.000Z",
-                    "message": {"role": "user", "content": "again"}}) + "\n")
+        f.write(
+            js(
+                {
+                    "type": "message",
+                    "id": "more",
+                    "parentId": "e0000001",
+                    "timestamp": "2026-01-03T10:00:00.000Z",
+                    "message": {"role": "user", "content": "again"},
+                }
+            )
+            + "\n"
+        )
     again = list_sessions()
     assert reads == ["a.jsonl"]
     assert [(s.id, s.message_count) for s in again] == [("A", 3), ("B", 2)]
@@ -330,8 +443,9 @@ def test_parent_path_resolves_listed_sessions_by_file_name() -> None:
 
 
 def test_filter_matches_name_first_message_and_project() -> None:
-    s = SessionSummary("/s/a.jsonl", "A", "/home/u/Weather-CLI", "Fix Crash", "KeyError on hourly data",
-                       0, 0, 1, 0, None, 3, 1, 1)
+    s = SessionSummary(
+        "/s/a.jsonl", "A", "/home/u/Weather-CLI", "Fix Crash", "KeyError on hourly data", 0, 0, 1, 0, None, 3, 1, 1
+    )
     assert matches_filter(s, [])
     assert matches_filter(s, ["crash", "hourly"])
     assert matches_filter(s, ["weather-cli"])
@@ -343,8 +457,10 @@ def test_samples_are_bundled_and_list_threaded() -> None:
     groups = group_sessions(list_sessions([sample_dir()], cache=False))
     assert [(g.cwd, [(s.title, d) for s, d in g.items]) for g in groups] == [
         ("/home/dev/notes-app", [("SQLite storage for notes", 0)]),
-        ("/home/dev/weather-cli", [("Fix forecast crash, add response cache", 0),
-                                   ("Forecast cache: in-memory variant", 1)]),
+        (
+            "/home/dev/weather-cli",
+            [("Fix forecast crash, add response cache", 0), ("Forecast cache: in-memory variant", 1)],
+        ),
         ("/home/dev/dotfiles", [("My zsh prompt takes almost a second to appear. Profile it.", 0)]),
     ]
 
@@ -361,8 +477,12 @@ def test_search_finds_entries_in_all_sessions_with_progress() -> None:
         ("2026-03-", "70e3c291", 19, "assistant"),
     ]
     assert hits[0].snippet == "…expire; write a tiny TTL dict. I'll add a TTL dictionary in `api.py` rather than"
-    assert progress == [SearchProgress(1, 4, 0), SearchProgress(2, 4, 1), SearchProgress(3, 4, 1),
-                        SearchProgress(4, 4, 1)]
+    assert progress == [
+        SearchProgress(1, 4, 0),
+        SearchProgress(2, 4, 1),
+        SearchProgress(3, 4, 1),
+        SearchProgress(4, 4, 1),
+    ]
 
 
 def test_search_is_case_insensitive_and_needs_every_token() -> None:
@@ -390,17 +510,32 @@ def test_search_stops_at_the_limit_and_handles_no_tokens() -> None:
     assert list(search_sessions([str(WEATHER)], "   ")) == [SearchProgress(1, 1, 0)]
 
 
+def test_a_capped_search_says_where_it_stopped() -> None:
+    every = [h for h in search_sessions([str(WEATHER)], "weather", per_session=10_000) if isinstance(h, SearchHit)]
+    assert len(every) > 2
+    out = list(search_sessions([str(WEATHER), str(FORK)], "weather", per_session=2))
+    assert SearchCapped(str(WEATHER), 2) in out and sum(isinstance(h, SearchHit) for h in out[:3]) == 2
+    out = list(search_sessions([str(WEATHER), str(FORK)], "weather", limit=2))
+    assert [h for h in out if isinstance(h, SearchCapped)] == [SearchCapped(str(WEATHER), 2), SearchCapped(None, 2)]
+    assert not [
+        h for h in search_sessions([str(WEATHER)], "weather", per_session=len(every)) if isinstance(h, SearchCapped)
+    ]  # exactly the cap: nothing more to show
+
+
 def test_catalog_does_not_import_textual() -> None:
-    code = ("import sys, loomtui.session.catalog, loomtui.session.lineage, loomtui.session.fulltext; "
-            "sys.exit('textual' in sys.modules)")
+    code = (
+        "import sys, loomtui.session.catalog, loomtui.session.lineage, loomtui.session.fulltext; "
+        "sys.exit('textual' in sys.modules)"
+    )
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
 def test_find_session_file_for_a_parent_reference(home: Path, tmp_path: Path) -> None:
     bucket = home / ".pi/agent/sessions/--p--"
     parent = write_session(bucket / "2026-01-01T10-00-00-000Z_P.jsonl", "P", "/p", chat("parent"))
-    child = write_session(tmp_path / "moved/child.jsonl", "C", "/p", chat("child"),
-                          parent="/old/machine/2026-01-01T10-00-00-000Z_P.jsonl")
+    child = write_session(
+        tmp_path / "moved/child.jsonl", "C", "/p", chat("child"), parent="/old/machine/2026-01-01T10-00-00-000Z_P.jsonl"
+    )
     assert lineage.find_session_file(str(parent)) == str(parent)  # the path itself
     assert lineage.find_session_file("/old/machine/2026-01-01T10-00-00-000Z_P.jsonl", near=str(child)) == str(parent)
     assert lineage.find_session_file("P", near=str(child)) == str(parent)  # omp: the parent's id
@@ -416,5 +551,7 @@ def test_list_sessions_reports_progress_for_files_it_reads(tmp_path: Path) -> No
     assert len(list_sessions([str(tmp_path)], cache=cache, progress=lambda d, t: calls.append((d, t)))) == 250
     assert calls == [(100, 250), (200, 250)]
     calls.clear()
-    list_sessions([str(tmp_path)], cache=SummaryCache(str(tmp_path / "cache.json")), progress=lambda d, t: calls.append((d, t)))
+    list_sessions(
+        [str(tmp_path)], cache=SummaryCache(str(tmp_path / "cache.json")), progress=lambda d, t: calls.append((d, t))
+    )
     assert calls == []  # everything came from the cache

@@ -77,20 +77,58 @@ def write_hole_session(path: Path, name: str | None = "screenshots of the dialog
     """A session of 64 MB apparent size whose middle is a file hole inside an image's data (NUL
     bytes, not JSON): listing it must never read there."""
     head = [
-        _line({"type": "session", "version": 3, "id": "hole-1", "timestamp": "2026-02-01T10:00:00.000Z",
-               "cwd": "/home/user/webapp"}),
-        _line({"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-02-01T10:00:01.000Z",
-               "message": {"role": "user", "content": [{"type": "text", "text": "the dialog is cut off"}]}}),
+        _line(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "hole-1",
+                "timestamp": "2026-02-01T10:00:00.000Z",
+                "cwd": "/home/user/webapp",
+            }
+        ),
+        _line(
+            {
+                "type": "message",
+                "id": "u1",
+                "parentId": None,
+                "timestamp": "2026-02-01T10:00:01.000Z",
+                "message": {"role": "user", "content": [{"type": "text", "text": "the dialog is cut off"}]},
+            }
+        ),
     ]
-    big = _line({"type": "message", "id": "u2", "parentId": "u1", "timestamp": "2026-02-01T10:00:02.000Z",
-                 "message": {"role": "user", "content": [{"type": "image", "mimeType": "image/png", "data": "@"}]}})
+    big = _line(
+        {
+            "type": "message",
+            "id": "u2",
+            "parentId": "u1",
+            "timestamp": "2026-02-01T10:00:02.000Z",
+            "message": {"role": "user", "content": [{"type": "image", "mimeType": "image/png", "data": "@"}]},
+        }
+    )
     before, after = big.split(b"@")
-    tail = [_line({"type": "message", "id": "a1", "parentId": "u2", "timestamp": "2026-02-01T11:30:00.000Z",
-                   "message": {"role": "assistant", "content": [{"type": "text", "text": "fixed"}],
-                               "stopReason": "stop"}})]
+    tail = [
+        _line(
+            {
+                "type": "message",
+                "id": "a1",
+                "parentId": "u2",
+                "timestamp": "2026-02-01T11:30:00.000Z",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": "fixed"}], "stopReason": "stop"},
+            }
+        )
+    ]
     if name:
-        tail.append(_line({"type": "session_info", "id": "n1", "parentId": "a1",
-                           "timestamp": "2026-02-01T11:31:00.000Z", "name": name}))
+        tail.append(
+            _line(
+                {
+                    "type": "session_info",
+                    "id": "n1",
+                    "parentId": "a1",
+                    "timestamp": "2026-02-01T11:31:00.000Z",
+                    "name": name,
+                }
+            )
+        )
     with open(path, "wb") as f:
         f.write(b"".join(head) + before)
         f.seek(HOLE, os.SEEK_CUR)
@@ -106,7 +144,13 @@ def test_a_huge_session_is_listed_from_its_windows_never_its_middle(tmp_path: Pa
     assert s is not None
     assert reads[str(path)] <= WINDOWS
     assert (s.id, s.cwd, s.first_message, s.name, s.size, s.partial) == (
-        "hole-1", "/home/user/webapp", "the dialog is cut off", "screenshots of the dialog", size, True)
+        "hole-1",
+        "/home/user/webapp",
+        "the dialog is cut off",
+        "screenshots of the dialog",
+        size,
+        True,
+    )
     assert s.modified == scan.seconds("2026-02-01T11:30:00.000Z")
     assert s.created == scan.seconds("2026-02-01T10:00:00.000Z")
     assert s.entry_count >= 3  # a, u1, n1 seen; u2 runs through the hole
@@ -122,8 +166,19 @@ def test_windows_give_what_a_whole_read_gives_except_the_counts(tmp_path: Path, 
     with open(path, "rb") as f:
         whole = catalog.summarize_bytes(str(path), f.read(), path.stat().st_mtime)
     assert whole is not None and not whole.partial
-    same = ("path", "id", "cwd", "name", "first_message", "created", "modified", "parent_session", "version", "size",
-            "tool")
+    same = (
+        "path",
+        "id",
+        "cwd",
+        "name",
+        "first_message",
+        "created",
+        "modified",
+        "parent_session",
+        "version",
+        "size",
+        "tool",
+    )
     assert {k: getattr(windowed, k) for k in same} == {k: getattr(whole, k) for k in same}
     assert windowed.partial
     # an estimate from the newlines sampled: the right order of magnitude
@@ -131,21 +186,34 @@ def test_windows_give_what_a_whole_read_gives_except_the_counts(tmp_path: Path, 
     assert windowed.message_count == windowed.entry_count  # every line seen is a message
 
 
-def test_the_tail_window_grows_back_to_the_start_of_the_last_message(tmp_path: Path,
-                                                                      reads: dict[str, int]) -> None:
+def test_the_tail_window_grows_back_to_the_start_of_the_last_message(tmp_path: Path, reads: dict[str, int]) -> None:
     path = tmp_path / "images.jsonl"
     write_image_session(path, turns=12)
     with open(path, "ab") as f:  # the last line: a tool result holding a 120 KB screenshot
-        f.write(_line({"type": "message", "id": "last", "parentId": "e0000060", "timestamp": "2026-02-01T23:59:00.000Z",
-                       "message": {"role": "toolResult", "toolCallId": "x", "toolName": "read", "content": [
-                           {"type": "image", "mimeType": "image/png", "data": "QUFB" * (30 << 10)}]}}))
+        f.write(
+            _line(
+                {
+                    "type": "message",
+                    "id": "last",
+                    "parentId": "e0000060",
+                    "timestamp": "2026-02-01T23:59:00.000Z",
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": "x",
+                        "toolName": "read",
+                        "content": [{"type": "image", "mimeType": "image/png", "data": "QUFB" * (30 << 10)}],
+                    },
+                }
+            )
+        )
     s = catalog.summarize(str(path))
     assert s is not None and s.modified == scan.seconds("2026-02-01T23:59:00.000Z")
     assert WINDOWS < reads[str(path)] <= BOUND
 
 
-def test_a_first_message_cut_by_the_head_window_is_read_from_what_is_there(tmp_path: Path,
-                                                                           reads: dict[str, int]) -> None:
+def test_a_first_message_cut_by_the_head_window_is_read_from_what_is_there(
+    tmp_path: Path, reads: dict[str, int]
+) -> None:
     path = tmp_path / "cut.jsonl"
     write_image_session(path, turns=10)
     data = path.read_bytes()
@@ -156,25 +224,49 @@ def test_a_first_message_cut_by_the_head_window_is_read_from_what_is_there(tmp_p
     assert s is not None and s.first_message == "the sidebar overlaps, turn 0"
     # a string content cut inside an escape keeps the part before it
     text = "é" * 20 + "\\u00e9" + "x" * (40 << 10)
-    line = _line({"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-02-01T10:00:01.000Z",
-                  "message": {"role": "user", "content": text + "end"}})
+    line = _line(
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": "2026-02-01T10:00:01.000Z",
+            "message": {"role": "user", "content": text + "end"},
+        }
+    )
     header = _line({"type": "session", "version": 3, "id": "s", "timestamp": "2026-02-01T10:00:00.000Z", "cwd": "/"})
-    path.write_bytes(header + line + data[first_nl + 1:])
+    path.write_bytes(header + line + data[first_nl + 1 :])
     s = catalog.summarize(str(path))
     assert s is not None and s.first_message.startswith("é" * 20 + "\\u00e9xxx")
 
 
 def test_a_store_of_small_and_huge_sessions_reads_the_small_whole_and_the_huge_in_windows(
-        tmp_path: Path, reads: dict[str, int]) -> None:
+    tmp_path: Path, reads: dict[str, int]
+) -> None:
     store = tmp_path / "sessions" / "--home-user-webapp--"
     store.mkdir(parents=True)
     small = []
     for i in range(20):
         p = store / f"2026-02-01T10-00-{i:02d}-000Z_small{i}.jsonl"
-        p.write_bytes(_line({"type": "session", "version": 3, "id": f"small{i}", "timestamp": "2026-02-01T10:00:00.000Z",
-                             "cwd": "/home/user/webapp"})
-                      + _line({"type": "message", "id": "u1", "parentId": None, "timestamp": "2026-02-01T10:00:01.000Z",
-                               "message": {"role": "user", "content": f"question {i}"}}))
+        p.write_bytes(
+            _line(
+                {
+                    "type": "session",
+                    "version": 3,
+                    "id": f"small{i}",
+                    "timestamp": "2026-02-01T10:00:00.000Z",
+                    "cwd": "/home/user/webapp",
+                }
+            )
+            + _line(
+                {
+                    "type": "message",
+                    "id": "u1",
+                    "parentId": None,
+                    "timestamp": "2026-02-01T10:00:01.000Z",
+                    "message": {"role": "user", "content": f"question {i}"},
+                }
+            )
+        )
         small.append(p)
     huge = [store / f"2026-02-02T10-00-0{i}-000Z_hole{i}.jsonl" for i in range(3)]
     for p in huge:
@@ -197,8 +289,9 @@ def test_a_huge_file_that_is_not_a_pi_session_is_read_as_before(tmp_path: Path, 
     assert catalog.summarize(str(path)) is None
 
 
-def test_counts_are_exact_when_the_persistent_index_covers_the_file(tmp_path: Path, reads: dict[str, int],
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_counts_are_exact_when_the_persistent_index_covers_the_file(
+    tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.session import indexcache
     from loomtui.session.manager import SessionManager
 
@@ -207,10 +300,28 @@ def test_counts_are_exact_when_the_persistent_index_covers_the_file(tmp_path: Pa
     path = tmp_path / "images.jsonl"
     write_image_session(path, turns=12)
     with open(path, "ab") as f:  # a branch and a name
-        f.write(_line({"type": "message", "id": "retry", "parentId": "e0000001", "timestamp": "2026-02-01T23:00:00.000Z",
-                       "message": {"role": "assistant", "content": [{"type": "text", "text": "again"}]}}))
-        f.write(_line({"type": "session_info", "id": "name", "parentId": "retry",
-                       "timestamp": "2026-02-01T23:01:00.000Z", "name": " layout fixes "}))
+        f.write(
+            _line(
+                {
+                    "type": "message",
+                    "id": "retry",
+                    "parentId": "e0000001",
+                    "timestamp": "2026-02-01T23:00:00.000Z",
+                    "message": {"role": "assistant", "content": [{"type": "text", "text": "again"}]},
+                }
+            )
+        )
+        f.write(
+            _line(
+                {
+                    "type": "session_info",
+                    "id": "name",
+                    "parentId": "retry",
+                    "timestamp": "2026-02-01T23:01:00.000Z",
+                    "name": " layout fixes ",
+                }
+            )
+        )
     with open(path, "rb") as f:
         whole = catalog.summarize_bytes(str(path), f.read(), path.stat().st_mtime)
     assert whole is not None and whole.branch_count == 1
@@ -219,17 +330,31 @@ def test_counts_are_exact_when_the_persistent_index_covers_the_file(tmp_path: Pa
     s = catalog.summarize(str(path))
     assert s is not None and not s.partial
     assert (s.entry_count, s.message_count, s.branch_count, s.name) == (
-        whole.entry_count, whole.message_count, 1, "layout fixes")
+        whole.entry_count,
+        whole.message_count,
+        1,
+        "layout fixes",
+    )
     assert reads[str(path)] <= WINDOWS
     with open(path, "ab") as f:  # appended since: the index no longer covers it
-        f.write(_line({"type": "message", "id": "more", "parentId": "name", "timestamp": "2026-02-01T23:02:00.000Z",
-                       "message": {"role": "user", "content": "and the footer"}}))
+        f.write(
+            _line(
+                {
+                    "type": "message",
+                    "id": "more",
+                    "parentId": "name",
+                    "timestamp": "2026-02-01T23:02:00.000Z",
+                    "message": {"role": "user", "content": "and the footer"},
+                }
+            )
+        )
     s = catalog.summarize(str(path))
     assert s is not None and s.partial
 
 
-def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(tmp_path: Path, reads: dict[str, int],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(
+    tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.session import indexcache
     from loomtui.session.manager import SessionManager
 
@@ -251,12 +376,22 @@ def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(tmp_path: Pat
 
 
 def test_full_text_search_reads_a_huge_file_a_piece_at_a_time_and_finds_the_same(
-        tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "images.jsonl"
     write_image_session(path, turns=12)
     with open(path, "ab") as f:  # a last line without a newline is searched too
-        f.write(_line({"type": "message", "id": "tail", "parentId": "e0000060", "timestamp": "2026-02-01T23:59:00.000Z",
-                       "message": {"role": "user", "content": "the grid column once more"}}).rstrip(b"\n"))
+        f.write(
+            _line(
+                {
+                    "type": "message",
+                    "id": "tail",
+                    "parentId": "e0000060",
+                    "timestamp": "2026-02-01T23:59:00.000Z",
+                    "message": {"role": "user", "content": "the grid column once more"},
+                }
+            ).rstrip(b"\n")
+        )
     sizes: list[int] = []
     real_read = CountingFile.read
 

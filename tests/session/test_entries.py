@@ -10,8 +10,16 @@ from loomtui.session.entries import Entry, content_text, fill, has_text_content
 
 def assistant(content):
     e = Entry("x", None, "message")
-    fill(e, {"type": "message", "id": "x", "parentId": None, "timestamp": "t",
-             "message": {"role": "assistant", "content": content, "stopReason": "toolUse"}})
+    fill(
+        e,
+        {
+            "type": "message",
+            "id": "x",
+            "parentId": None,
+            "timestamp": "t",
+            "message": {"role": "assistant", "content": content, "stopReason": "toolUse"},
+        },
+    )
     return e
 
 
@@ -22,7 +30,13 @@ CONTENTS = [
     [{"type": "thinking", "thinking": "hmm"}, {"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
     [{"type": "text", "text": "x" * 150}, {"type": "text", "text": "y" * 150}, {"type": "text", "text": "z"}],
     [{"type": "text", "text": "😀" * 150}, {"type": "text", "text": "tail"}],
-    [{"type": "text", "text": None}, {"type": "text", "text": 5}, {"type": "text"}, "junk", {"type": "text", "text": " k "}],
+    [
+        {"type": "text", "text": None},
+        {"type": "text", "text": 5},
+        {"type": "text"},
+        "junk",
+        {"type": "text", "text": " k "},
+    ],
     [{"type": "text", "text": "x" * 250}, {"type": "text", "text": 7}],
 ]
 
@@ -32,8 +46,11 @@ def test_assistant_fast_path_agrees_with_content_helpers(content):
     e = assistant(content)
     assert e.text == content_text(content)
     assert e.has_text == has_text_content(content)
-    calls = [(b.get("id"), b.get("name"), b.get("arguments")) for b in content
-             if isinstance(b, dict) and b.get("type") == "toolCall"]
+    calls = [
+        (b.get("id"), b.get("name"), b.get("arguments"))
+        for b in content
+        if isinstance(b, dict) and b.get("type") == "toolCall"
+    ]
     assert e.tool_calls == (tuple(calls) if calls else None)
     assert e.stop_reason == "toolUse"
 

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from loomtui.session.forked import ForkedChild, start_child
+from tests.waits import wait_until
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 
@@ -66,10 +67,12 @@ def test_a_whole_answer_is_taken_without_waiting_for_the_exit_and_reaped_later()
 
     pid, fd = start_child(lambda: b"answer")
     assert forked.child_output(pid, fd) == b"answer"
-    deadline = time.monotonic() + 10
-    while pid in forked._exiting and time.monotonic() < deadline:
-        time.sleep(0.01)
+
+    def reaped() -> bool:
         forked.reap_finished()
+        return pid not in forked._exiting
+
+    wait_until(reaped, 10, "the exited child to be reaped")
     assert pid not in forked._exiting
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # reaped
@@ -161,8 +164,9 @@ def test_first_messages_come_before_the_answer_and_are_skipped_when_not_asked_fo
     """``first``: sent before the answer, in order, each taken with ``early`` (once); ``output``
     then takes the answer, skipping those nobody asked for."""
     done: list[int] = []
-    child = ForkedChild(*start_child(lambda: b"answer", then=lambda: b"then",
-                                     first=[lambda: b"f" * 3_000_000, lambda: b""]), early=2)
+    child = ForkedChild(
+        *start_child(lambda: b"answer", then=lambda: b"then", first=[lambda: b"f" * 3_000_000, lambda: b""]), early=2
+    )
     assert child.early(idle=iter(lambda: done.append(1), 0)) == b"f" * 3_000_000
     assert child.early() == b""
     assert child.early() is None
@@ -190,3 +194,19 @@ def test_a_message_bigger_than_the_pipe_does_not_stop_the_child_while_nobody_rea
     reading = time.time()
     assert child.early() == b"x" * 5_000_000
     assert float(child.output() or b"inf") < reading
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
+def test_a_process_held_to_one_cpu_forks_no_helper() -> None:
+    """``taskset -c 0`` (or a one-CPU cpuset) on a machine of many CPUs: a helper process
+    would only share the one CPU with its parent."""
+    from loomtui.session.forked import can_fork, usable_cpus
+
+    before = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, {min(before)})
+        assert usable_cpus() == 1
+        assert not can_fork()
+    finally:
+        os.sched_setaffinity(0, before)
+    assert usable_cpus() == len(before)

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from loomtui.session import fulltext, indexcache, manager as manager_mod
+from loomtui.session import fulltext, indexcache
+from loomtui.session import manager as manager_mod
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
@@ -38,8 +39,17 @@ def write_image_session(path: Path, turns: int = 6) -> list[str]:
     file (and uploading base64 through a tool argument), its result holding the image, an
     answer. Returns the base64 of every image, then of every upload argument."""
     rnd = random.Random(7)
-    lines = [_line({"type": "session", "version": 3, "id": "img-session", "timestamp": "2026-02-01T00:00:00.000Z",
-                    "cwd": "/home/user/webapp"})]
+    lines = [
+        _line(
+            {
+                "type": "session",
+                "version": 3,
+                "id": "img-session",
+                "timestamp": "2026-02-01T00:00:00.000Z",
+                "cwd": "/home/user/webapp",
+            }
+        )
+    ]
     payloads: list[str] = []
     uploads: list[str] = []
     parent = None
@@ -49,8 +59,17 @@ def write_image_session(path: Path, turns: int = 6) -> list[str]:
         nonlocal parent, n
         n += 1
         eid = f"e{n:07d}"
-        lines.append(_line({"type": "message", "id": eid, "parentId": parent,
-                            "timestamp": f"2026-02-01T00:{n // 60:02d}:{n % 60:02d}.000Z", "message": message}))
+        lines.append(
+            _line(
+                {
+                    "type": "message",
+                    "id": eid,
+                    "parentId": parent,
+                    "timestamp": f"2026-02-01T00:{n // 60:02d}:{n % 60:02d}.000Z",
+                    "message": message,
+                }
+            )
+        )
         parent = eid
 
     for t in range(turns):
@@ -60,19 +79,44 @@ def write_image_session(path: Path, turns: int = 6) -> list[str]:
         # a tool call whose argument is itself base64 (an upload tool): pi shows 50 units of it
         upload = base64.b64encode(rnd.randbytes(3000)).decode()
         uploads.append(upload)
-        emit({"role": "assistant", "content": [
-            {"type": "text", "text": "Let me look at the screenshot file."},
-            {"type": "toolCall", "id": f"call_{t}", "name": "read", "arguments": {"path": f"/tmp/shot{t}.png"}},
-            {"type": "toolCall", "id": f"up_{t}", "name": "upload", "arguments": {"data": upload}}],
-            "stopReason": "toolUse"})
+        emit(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Let me look at the screenshot file."},
+                    {"type": "toolCall", "id": f"call_{t}", "name": "read", "arguments": {"path": f"/tmp/shot{t}.png"}},
+                    {"type": "toolCall", "id": f"up_{t}", "name": "upload", "arguments": {"data": upload}},
+                ],
+                "stopReason": "toolUse",
+            }
+        )
         shot = _image(rnd)
         payloads.append(shot["data"])
-        emit({"role": "toolResult", "toolCallId": f"call_{t}", "toolName": "read",
-              "content": [{"type": "text", "text": "Read image file [image/png]"}, shot], "isError": False})
-        emit({"role": "toolResult", "toolCallId": f"up_{t}", "toolName": "upload",
-              "content": [{"type": "text", "text": "uploaded"}], "isError": False})
-        emit({"role": "assistant", "content": [{"type": "text", "text": f"The grid column is too narrow ({t})."}],
-              "stopReason": "stop"})
+        emit(
+            {
+                "role": "toolResult",
+                "toolCallId": f"call_{t}",
+                "toolName": "read",
+                "content": [{"type": "text", "text": "Read image file [image/png]"}, shot],
+                "isError": False,
+            }
+        )
+        emit(
+            {
+                "role": "toolResult",
+                "toolCallId": f"up_{t}",
+                "toolName": "upload",
+                "content": [{"type": "text", "text": "uploaded"}],
+                "isError": False,
+            }
+        )
+        emit(
+            {
+                "role": "assistant",
+                "content": [{"type": "text", "text": f"The grid column is too narrow ({t})."}],
+                "stopReason": "stop",
+            }
+        )
     path.write_bytes(b"".join(lines))
     return payloads + uploads
 
@@ -116,7 +160,8 @@ def test_the_skeleton_of_an_image_entry_keeps_no_image_data(image_session: tuple
 
 
 def test_opening_decodes_no_full_entry_and_the_detail_pane_reads_one_from_disk(
-        image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, payloads = image_session
     reads: list[tuple[int, int]] = []
     real_pread = manager_mod.os.pread
@@ -142,8 +187,9 @@ def test_opening_decodes_no_full_entry_and_the_detail_pane_reads_one_from_disk(
     assert B.Image("image/png", size=IMAGE_BYTES) in B.walk(shown)
 
 
-def test_full_entries_read_for_display_are_bounded_by_bytes(image_session: tuple[Path, list[str]],
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_entries_read_for_display_are_bounded_by_bytes(
+    image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, _ = image_session
     sm = SessionManager.open(str(path))
     big = [e for e in sm.index.entries if e.size > IMAGE_BYTES]
@@ -163,8 +209,9 @@ def test_full_entries_read_for_display_are_bounded_by_bytes(image_session: tuple
     assert sm.load(last) is sm.load(last)
 
 
-def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, list[str]],
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_search_never_matches_the_base64_of_an_image(
+    image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, payloads = image_session
     sm = SessionManager.open(str(path))
     model = TreeModel(sm)
@@ -185,19 +232,25 @@ def test_search_never_matches_the_base64_of_an_image(image_session: tuple[Path, 
         return real_loads(raw)
 
     monkeypatch.setattr(fulltext, "loads", loads)
-    hits = [h for probe in probes[:IMAGES] for h in fulltext.search_sessions([str(path)], probe)
-            if isinstance(h, fulltext.SearchHit)]
+    hits = [
+        h
+        for probe in probes[:IMAGES]
+        for h in fulltext.search_sessions([str(path)], probe)
+        if isinstance(h, fulltext.SearchHit)
+    ]
     assert hits == [] and decoded == []
     upload = probes[IMAGES]  # a tool argument's base64 is text a search reads
-    assert [h.entry_id for h in fulltext.search_sessions([str(path)], upload)
-            if isinstance(h, fulltext.SearchHit)] == ["e0000002"]
+    assert [h.entry_id for h in fulltext.search_sessions([str(path)], upload) if isinstance(h, fulltext.SearchHit)] == [
+        "e0000002"
+    ]
     assert len(decoded) == 1
     found = [h for h in fulltext.search_sessions([str(path)], "grid column") if isinstance(h, fulltext.SearchHit)]
     assert len(found) == 6
 
 
 def test_the_persistent_index_of_an_image_session_holds_no_image_data(
-        image_session: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    image_session: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path, payloads = image_session
     cache = tmp_path / "cache"
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(cache))
@@ -213,8 +266,9 @@ def test_the_persistent_index_of_an_image_session_holds_no_image_data(
     assert [_slot_values(e) for e in warm.index.entries] == [_slot_values(e) for e in cold.index.entries]
 
 
-def test_a_branch_export_is_written_a_piece_at_a_time(image_session: tuple[Path, list[str]], tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_branch_export_is_written_a_piece_at_a_time(
+    image_session: tuple[Path, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.session import store
 
     path, _ = image_session
@@ -235,11 +289,12 @@ def test_a_branch_export_is_written_a_piece_at_a_time(image_session: tuple[Path,
     written = Path(out).read_bytes().split(b"\n")
     assert json.loads(written[0])["parentSession"] == str(path)
     source = path.read_bytes()
-    assert written[1:-1] == [source[e.offset:e.offset + e.size] for e in sm.index.path_to(leaf.id)]
+    assert written[1:-1] == [source[e.offset : e.offset + e.size] for e in sm.index.path_to(leaf.id)]
 
 
-def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(image_session: tuple[Path, list[str]],
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(
+    image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import weakref
 
     from loomtui.view import compare
@@ -263,8 +318,11 @@ def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(image_session:
     sm = SessionManager.open(str(path))
     leaf = sm.index.entries[-1].id
     transcript = Transcript(sm, leaf)
+    transcript.layout(80)
+    while not transcript.advance(1.0):  # laid out as the reader does it, after its first screen
+        pass
     assert len(alive) == 30 and most[0] <= 3
-    assert all(p[:100] not in it.text for it in transcript.items for p in payloads)
+    assert all(p[:100] not in it.text for it in transcript.all_items() for p in payloads)
     alive.clear()
     most[0] = 0
     other = sm.index.entries[14].id  # an earlier point of the same branch
@@ -273,8 +331,9 @@ def test_reader_mode_and_compare_keep_one_decoded_entry_at_a_time(image_session:
     assert len(result.a_items) > 0
 
 
-def test_a_line_longer_than_many_chunks_is_gathered_once(image_session: tuple[Path, list[str]],
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_line_longer_than_many_chunks_is_gathered_once(
+    image_session: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from loomtui.session import reader
 
     path, _ = image_session

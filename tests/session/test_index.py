@@ -6,10 +6,11 @@ import json
 import threading
 
 import pytest
+from session_helpers import PI_FIXTURES, RANDOM_ID_GOLDENS, label, msg
 
 from loomtui.session.manager import SessionManager
-from session_helpers import PI_FIXTURES, RANDOM_ID_GOLDENS, label, msg
 from tests.context_helpers import built_context
+from tests.shared_material import needs_shared
 
 
 def open_(path) -> SessionManager:
@@ -36,37 +37,49 @@ def tree_ids(sm: SessionManager) -> list[str]:
 
 
 def test_children_are_ordered_by_timestamp_with_ties_in_file_order(write_session):
-    path = write_session([
-        msg("r", None, ts="2026-03-01T09:00:00.000Z"),
-        msg("c3", "r", ts="2026-03-01T09:00:03.000Z"),
-        msg("c1", "r", ts="2026-03-01T09:00:01.000Z"),
-        msg("t2", "r", ts="2026-03-01T09:00:02.000Z"),
-        msg("t1", "r", ts="2026-03-01T09:00:02.000Z"),
-        msg("c0", "r", ts="2026-03-01T10:00:00.000+02:00"),  # 08:00Z: earliest
-    ])
+    path = write_session(
+        [
+            msg("r", None, ts="2026-03-01T09:00:00.000Z"),
+            msg("c3", "r", ts="2026-03-01T09:00:03.000Z"),
+            msg("c1", "r", ts="2026-03-01T09:00:01.000Z"),
+            msg("t2", "r", ts="2026-03-01T09:00:02.000Z"),
+            msg("t1", "r", ts="2026-03-01T09:00:02.000Z"),
+            msg("c0", "r", ts="2026-03-01T10:00:00.000+02:00"),  # 08:00Z: earliest
+        ]
+    )
     sm = open_(path)
     assert kids(sm, "r") == ["c0", "c1", "t2", "t1", "c3"]
     # pi's getChildren is file order
-    assert [e["id"] for e in [sm.load(e) for e in sm.index.children_in_file_order("r")]] == ["c3", "c1", "t2", "t1", "c0"]
+    assert [e["id"] for e in [sm.load(e) for e in sm.index.children_in_file_order("r")]] == [
+        "c3",
+        "c1",
+        "t2",
+        "t1",
+        "c0",
+    ]
 
 
 def test_unparseable_timestamps_keep_file_order_relative_to_each_other(write_session):
-    path = write_session([
-        msg("r", None),
-        msg("x", "r", ts="not a date"),
-        msg("y", "r", ts="also not"),
-    ])
+    path = write_session(
+        [
+            msg("r", None),
+            msg("x", "r", ts="not a date"),
+            msg("y", "r", ts="also not"),
+        ]
+    )
     assert kids(open_(path), "r") == ["x", "y"]
 
 
 def test_roots_null_self_and_missing_parent_in_file_order(write_session):
-    path = write_session([
-        msg("a", None),
-        msg("b", "b"),            # self-parent
-        msg("c", "ghost"),        # orphan
-        msg("d", "a"),
-        {**msg("e", None), "parentId": None},
-    ])
+    path = write_session(
+        [
+            msg("a", None),
+            msg("b", "b"),  # self-parent
+            msg("c", "ghost"),  # orphan
+            msg("d", "a"),
+            {**msg("e", None), "parentId": None},
+        ]
+    )
     sm = open_(path)
     assert roots(sm) == ["a", "b", "c", "e"]
     assert [sm.load(e) for e in sm.index.path_to("b")] == [sm.get_entry("b")]
@@ -75,12 +88,14 @@ def test_roots_null_self_and_missing_parent_in_file_order(write_session):
 
 
 def test_out_of_order_lines_are_linked_like_pi(write_session):
-    path = write_session([
-        msg("c", "b", ts="2026-03-01T09:00:03.000Z"),
-        msg("a", None, ts="2026-03-01T09:00:01.000Z"),
-        msg("b2", "a", ts="2026-03-01T09:00:05.000Z"),
-        msg("b", "a", ts="2026-03-01T09:00:02.000Z"),
-    ])
+    path = write_session(
+        [
+            msg("c", "b", ts="2026-03-01T09:00:03.000Z"),
+            msg("a", None, ts="2026-03-01T09:00:01.000Z"),
+            msg("b2", "a", ts="2026-03-01T09:00:05.000Z"),
+            msg("b", "a", ts="2026-03-01T09:00:02.000Z"),
+        ]
+    )
     sm = open_(path)
     assert roots(sm) == ["a"]
     assert kids(sm, "a") == ["b", "b2"]
@@ -92,30 +107,40 @@ def test_out_of_order_lines_are_linked_like_pi(write_session):
 
 
 def test_leaf_is_the_last_entry_in_the_file_whatever_its_type(write_session):
-    path = write_session([
-        msg("a", None),
-        msg("b", "a"),
-        {"type": "custom", "customType": "ext", "id": "z", "parentId": "a", "timestamp": "2026-03-01T08:00:00.000Z"},
-    ])
+    path = write_session(
+        [
+            msg("a", None),
+            msg("b", "a"),
+            {
+                "type": "custom",
+                "customType": "ext",
+                "id": "z",
+                "parentId": "a",
+                "timestamp": "2026-03-01T08:00:00.000Z",
+            },
+        ]
+    )
     sm = open_(path)
     assert sm.get_leaf_id() == "z"
-    assert sm.get_entry(sm.get_leaf_id() or '')["type"] == "custom"
+    assert sm.get_entry(sm.get_leaf_id() or "")["type"] == "custom"
     path2 = write_session([msg("a", None), label("l1", "a", "a", "x")])
     assert open_(path2).get_leaf_id() == "l1"
 
 
 def test_labels_last_wins_and_missing_or_empty_label_clears(write_session):
-    path = write_session([
-        msg("a", None),
-        msg("b", "a"),
-        label("l1", "b", "a", "first", ts="2026-03-01T09:01:00.000Z"),
-        label("l2", "l1", "b", "bee", ts="2026-03-01T09:02:00.000Z"),
-        label("l3", "l2", "a", "second", ts="2026-03-01T09:03:00.000Z"),
-        label("l4", "l3", "b", None, ts="2026-03-01T09:04:00.000Z"),   # no label key: clear
-        label("l5", "l4", "b", "again", ts="2026-03-01T09:05:00.000Z"),
-        label("l6", "l5", "b", "", ts="2026-03-01T09:06:00.000Z"),     # empty: clear
-        label("l7", "l6", "ghost", "nobody"),                          # unknown target still counts
-    ])
+    path = write_session(
+        [
+            msg("a", None),
+            msg("b", "a"),
+            label("l1", "b", "a", "first", ts="2026-03-01T09:01:00.000Z"),
+            label("l2", "l1", "b", "bee", ts="2026-03-01T09:02:00.000Z"),
+            label("l3", "l2", "a", "second", ts="2026-03-01T09:03:00.000Z"),
+            label("l4", "l3", "b", None, ts="2026-03-01T09:04:00.000Z"),  # no label key: clear
+            label("l5", "l4", "b", "again", ts="2026-03-01T09:05:00.000Z"),
+            label("l6", "l5", "b", "", ts="2026-03-01T09:06:00.000Z"),  # empty: clear
+            label("l7", "l6", "ghost", "nobody"),  # unknown target still counts
+        ]
+    )
     sm = open_(path)
     assert sm.get_label("a") == "second"
     assert sm.get_label("b") is None
@@ -135,10 +160,18 @@ def test_labels_on_other_branches_apply(write_session):
 
 
 def test_session_name_is_latest_session_info_and_empty_clears(write_session):
-    info = lambda i, p, name: {"type": "session_info", "id": i, "parentId": p, "timestamp": "2026-03-01T09:00:05.000Z", "name": name}  # noqa: E731
+    def info(i, p, name):
+        return {"type": "session_info", "id": i, "parentId": p, "timestamp": "2026-03-01T09:00:05.000Z", "name": name}
+
     assert open_(write_session([msg("a", None), info("s1", "a", "  First  ")])).get_session_name() == "First"
-    assert open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "Second")])).get_session_name() == "Second"
-    assert open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "")])).get_session_name() is None
+    assert (
+        open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "Second")])).get_session_name()
+        == "Second"
+    )
+    assert (
+        open_(write_session([msg("a", None), info("s1", "a", "First"), info("s2", "s1", "")])).get_session_name()
+        is None
+    )
     assert open_(write_session([msg("a", None)])).get_session_name() is None
 
 
@@ -244,6 +277,7 @@ def test_depth_along_deep_chains_and_branches_in_any_order(write_session):
     assert ix.depth(ix.by_id["b0299"]) == 701 + 299
 
 
+@needs_shared()
 def test_the_entries_with_tool_calls_and_the_custom_ones_are_listed_as_a_pass_would_find_them(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """``with_tool_calls`` and ``custom_entries`` (kept while indexing, so the tool-call map and
     the archive records need no pass over every entry) hold exactly the entries a pass over
@@ -256,8 +290,10 @@ def test_the_entries_with_tool_calls_and_the_custom_ones_are_listed_as_a_pass_wo
 
     path = adversarial_session(tmp_path / "s.jsonl", copies=3)
     lines = path.read_bytes().split(b"\n")
-    extra = [{"type": "custom", "id": f"c{k}", "parentId": None, "customType": "loomtui.archive", "data": {}}
-             for k in range(3)] + [{"type": "archive", "id": "ar1", "parentId": "c0", "targetId": "c1"}]
+    extra = [
+        {"type": "custom", "id": f"c{k}", "parentId": None, "customType": "loomtui.archive", "data": {}}
+        for k in range(3)
+    ] + [{"type": "archive", "id": "ar1", "parentId": "c0", "targetId": "c1"}]
     path.write_bytes(b"\n".join(lines[:-1] + [json.dumps(o).encode() for o in extra]) + b"\n")
     sm = open_(path)
     index = sm.index
@@ -271,10 +307,23 @@ def test_the_entries_with_tool_calls_and_the_custom_ones_are_listed_as_a_pass_wo
     assert one_by_one.with_tool_calls == with_calls and one_by_one.custom_entries == custom
     # an append after the build
     with open(path, "a") as f:
-        f.write(json.dumps({"type": "message", "id": "appended", "parentId": "ar1", "timestamp": "2026-01-02T00:00:00Z",
-                            "message": {"role": "assistant", "content": [
-                                {"type": "toolCall", "id": "call-new", "name": "bash", "arguments": {"command": "ls"}}]}})
-                + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": "appended",
+                    "parentId": "ar1",
+                    "timestamp": "2026-01-02T00:00:00Z",
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "toolCall", "id": "call-new", "name": "bash", "arguments": {"command": "ls"}}
+                        ],
+                    },
+                }
+            )
+            + "\n"
+        )
     sm.refresh()
     assert index.with_tool_calls[-1].id == "appended"
     assert index.with_tool_calls == [e for e in index.entries if e.tool_calls is not None]

@@ -13,11 +13,16 @@ from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrated_bytes
 from loomtui.session.split import FIELDS
-
 from tests.session.test_split import adversarial_session
+from tests.shared_material import needs_shared
 
-PI_FIXTURES = ["dnouri-browse-session", "pi-brain-branch-summary", "pi-brain-mixed-boundaries",
-               "pi-mono-before-compaction", "pi-mono-large-session"]
+PI_FIXTURES = [
+    "dnouri-browse-session",
+    "pi-brain-branch-summary",
+    "pi-brain-mixed-boundaries",
+    "pi-mono-before-compaction",
+    "pi-mono-large-session",
+]
 
 
 @pytest.fixture
@@ -80,8 +85,9 @@ def loads_from_cache(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
 
 
 @pytest.mark.parametrize("name", PI_FIXTURES)
-def test_reopen_from_the_index_equals_a_plain_read(name: str, pi_copy: Any, cache: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reopen_from_the_index_equals_a_plain_read(
+    name: str, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = pi_copy(name)
     expected = plain(path, monkeypatch)
     hits = loads_from_cache(monkeypatch)
@@ -97,6 +103,7 @@ def test_reopen_from_the_index_equals_a_plain_read(name: str, pi_copy: Any, cach
     assert warm == expected
 
 
+@needs_shared()
 def test_adversarial_file_with_torn_tail(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=3)
     expected = plain(path, monkeypatch)
@@ -118,8 +125,18 @@ def test_appended_entries_are_picked_up(pi_copy: Any, cache: Path, monkeypatch: 
     hits = loads_from_cache(monkeypatch)
     leaf = sm.index.leaf_id
     with open(path, "ab") as f:
-        f.write(json.dumps({"type": "custom", "id": "zz-new-1", "parentId": leaf, "customType": "x",
-                            "timestamp": "2026-05-01T00:00:00.000Z"}).encode() + b"\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "custom",
+                    "id": "zz-new-1",
+                    "parentId": leaf,
+                    "customType": "x",
+                    "timestamp": "2026-05-01T00:00:00.000Z",
+                }
+            ).encode()
+            + b"\n"
+        )
     again = SessionManager.open(str(path))
     assert hits == [True]
     assert "zz-new-1" in again.index.by_id and again.index.leaf_id == "zz-new-1"
@@ -141,8 +158,9 @@ def test_appended_entries_are_picked_up(pi_copy: Any, cache: Path, monkeypatch: 
 
 
 @pytest.mark.parametrize("change", ["truncate", "rewrite-same-size", "replace"])
-def test_changed_file_is_read_from_scratch(big_v3: Path, change: str, pi_copy: Any, cache: Path,
-                                           monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_changed_file_is_read_from_scratch(
+    big_v3: Path, change: str, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     path = big_v3
     SessionManager.open(str(path))
     data = path.read_bytes()
@@ -153,7 +171,7 @@ def test_changed_file_is_read_from_scratch(big_v3: Path, change: str, pi_copy: A
         # same size, same inode, and the mtime set back: only the content hash tells
         st = os.stat(path)
         i = data.index(b'"timestamp":"2') + len(b'"timestamp":"')
-        changed = data[:i] + (b"1" if data[i:i + 1] != b"1" else b"3") + data[i + 1:]
+        changed = data[:i] + (b"1" if data[i : i + 1] != b"1" else b"3") + data[i + 1 :]
         with open(path, "r+b") as f:
             f.write(changed)
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
@@ -166,8 +184,9 @@ def test_changed_file_is_read_from_scratch(big_v3: Path, change: str, pi_copy: A
     assert hits == [False]
 
 
-def test_corrupt_and_foreign_cache_files_are_ignored(big_v3: Path, pi_copy: Any, cache: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_corrupt_and_foreign_cache_files_are_ignored(
+    big_v3: Path, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = big_v3
     other = pi_copy("pi-brain-branch-summary")
     expected = plain(path, monkeypatch)
@@ -178,7 +197,7 @@ def test_corrupt_and_foreign_cache_files_are_ignored(big_v3: Path, pi_copy: Any,
     good = target.read_bytes()
     hits = loads_from_cache(monkeypatch)
     variants = {
-        "flipped byte": good[:len(good) // 2] + bytes([good[len(good) // 2] ^ 1]) + good[len(good) // 2 + 1:],
+        "flipped byte": good[: len(good) // 2] + bytes([good[len(good) // 2] ^ 1]) + good[len(good) // 2 + 1 :],
         "truncated": good[: len(good) // 3],
         "empty": b"",
         "garbage": os.urandom(5000),
@@ -195,8 +214,9 @@ def test_corrupt_and_foreign_cache_files_are_ignored(big_v3: Path, pi_copy: Any,
     assert hits[-1] is True
 
 
-def test_disabled_by_env_and_unwritable_dir_never_fails(big_v3: Path, pi_copy: Any, cache: Path, tmp_path: Path,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_disabled_by_env_and_unwritable_dir_never_fails(
+    big_v3: Path, pi_copy: Any, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = big_v3
     expected = plain(path, monkeypatch)
     assert not cache.exists()  # the plain read (LOOMTUI_NO_CACHE=1) wrote nothing
@@ -215,8 +235,9 @@ def test_disabled_by_env_and_unwritable_dir_never_fails(big_v3: Path, pi_copy: A
         assert not list(ro.iterdir())
 
 
-def test_no_cache_flag(big_v3: Path, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch,
-                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_cache_flag(
+    big_v3: Path, pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from loomtui.cli import main
 
     path = big_v3
@@ -249,8 +270,9 @@ def test_bounded_lru(big_v3: Path, tmp_path: Path, cache: Path, pi_dir: Path, mo
     assert sum(x.stat().st_size for x in left) <= one * 2.5
 
 
-def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(pi_copy: Any, cache: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(
+    pi_copy: Any, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = pi_copy("pi-brain-branch-summary")
     SessionManager.open(str(path))
     indexcache.reap(block=True)
@@ -261,8 +283,18 @@ def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(pi_copy: Any,
     for k in range(3):  # each append: the base stays, the delta grows
         leaf = SessionManager.open(str(path)).index.leaf_id
         with open(path, "ab") as f:
-            f.write(json.dumps({"type": "custom", "id": f"app-{k}", "parentId": leaf, "customType": "x",
-                                "timestamp": "2026-05-01T00:00:00.000Z"}).encode() + b"\n")
+            f.write(
+                json.dumps(
+                    {
+                        "type": "custom",
+                        "id": f"app-{k}",
+                        "parentId": leaf,
+                        "customType": "x",
+                        "timestamp": "2026-05-01T00:00:00.000Z",
+                    }
+                ).encode()
+                + b"\n"
+            )
         again = SessionManager.open(str(path))
         assert again.index.leaf_id == f"app-{k}"
         assert base.read_bytes() == base_bytes and delta.exists()
@@ -286,8 +318,9 @@ def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(pi_copy: Any,
     assert hits[-1] is True
 
 
-def test_a_write_put_off_goes_where_the_cache_was_when_it_was_read(big_v3: Path, cache: Path, tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_write_put_off_goes_where_the_cache_was_when_it_was_read(
+    big_v3: Path, cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The browser (threads running) writes a cold open's index later; a change of the
     environment meanwhile (a test's monkeypatch undone before the exit flush) moves nothing."""
     monkeypatch.setattr(indexcache, "can_fork", lambda: False)

@@ -38,7 +38,7 @@ def test_js_number_prints_like_javascript(value, expected):
 
 
 def test_js_json_is_json_stringify():
-    value = {"b": 1, "a": [None, True, 0.5, "x\"\\\n\t\u2028\x7f\x01"], "c": {}, "n": float("nan")}
+    value = {"b": 1, "a": [None, True, 0.5, 'x"\\\n\t\u2028\x7f\x01'], "c": {}, "n": float("nan")}
     assert js_json(value) == '{"b":1,"a":[null,true,0.5,"x\\"\\\\\\n\\t\u2028\x7f\\u0001"],"c":{},"n":null}'
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from session_helpers import label, msg
 
 from loomtui.session.errors import LoomError
-from loomtui.session.source import Source
 from loomtui.session.manager import SessionManager
-from session_helpers import label, msg
+from loomtui.session.source import Source
 from tests.agent_writer import AgentWriter
 from tests.context_helpers import built_context
 
@@ -19,13 +19,23 @@ HEX8 = re.compile(r"^[0-9a-f]{8}$")
 
 @pytest.fixture
 def sm(write_session) -> SessionManager:
-    path = write_session([
-        msg("a", None, ts="2026-03-01T09:00:01.000Z"),
-        msg("b", "a", role="assistant", text="reply", ts="2026-03-01T09:00:02.000Z",
-            provider="anthropic", model="claude-x", stopReason="stop"),
-        msg("c", "b", text="second question", ts="2026-03-01T09:00:03.000Z"),
-        msg("d", "a", text="edited question", ts="2026-03-01T09:00:04.000Z"),
-    ])
+    path = write_session(
+        [
+            msg("a", None, ts="2026-03-01T09:00:01.000Z"),
+            msg(
+                "b",
+                "a",
+                role="assistant",
+                text="reply",
+                ts="2026-03-01T09:00:02.000Z",
+                provider="anthropic",
+                model="claude-x",
+                stopReason="stop",
+            ),
+            msg("c", "b", text="second question", ts="2026-03-01T09:00:03.000Z"),
+            msg("d", "a", text="edited question", ts="2026-03-01T09:00:04.000Z"),
+        ]
+    )
     return SessionManager.open(str(path))
 
 
@@ -36,7 +46,7 @@ def last_line(sm: SessionManager) -> str:
 
 def test_reading_api(sm):
     assert sm.get_leaf_id() == "d"
-    assert sm.get_entry(sm.get_leaf_id() or '')["id"] == "d"
+    assert sm.get_entry(sm.get_leaf_id() or "")["id"] == "d"
     assert sm.get_entry("b")["message"]["model"] == "claude-x"
     assert sm.get_entry("nope") is None
     assert [e["id"] for e in [sm.load(e) for e in sm.index.children_in_file_order("a")]] == ["b", "d"]
@@ -68,7 +78,7 @@ def test_branch_moves_the_leaf_in_memory_only(sm):
 def test_reset_leaf_makes_the_next_append_a_new_root(sm):
     sm.reset_leaf()
     assert sm.get_leaf_id() is None
-    assert sm.get_entry(sm.get_leaf_id() or '') is None
+    assert sm.get_entry(sm.get_leaf_id() or "") is None
     assert built_context(sm).messages == []
     new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] is None
@@ -81,7 +91,9 @@ def test_an_append_is_child_of_leaf_and_becomes_leaf(sm):
     new = sm.append_custom_entry("loomtui/test", {"k": 1})
     assert HEX8.match(new)
     line = last_line(sm)
-    assert line.startswith('{"type":"custom","customType":"loomtui/test","data":{"k":1},"id":"' + new + '","parentId":"c"')
+    assert line.startswith(
+        '{"type":"custom","customType":"loomtui/test","data":{"k":1},"id":"' + new + '","parentId":"c"'
+    )
     entry = sm.get_entry(new)
     assert ISO.match(entry["timestamp"])
     assert sm.get_leaf_id() == new
@@ -143,7 +155,12 @@ def test_a_label_keeping_resume_hangs_off_the_file_leaf_and_keeps_the_moved_leaf
     assert sm.index.leaf_id == second and sm.get_leaf_id() == "b"
     # a reopened file resumes on the same conversation
     again = SessionManager.open(sm.path)
-    assert [e["id"] for e in [again.load(e) for e in again.index.path_to(again.get_leaf_id())]] == ["a", "d", first, second]
+    assert [e["id"] for e in [again.load(e) for e in again.index.path_to(again.get_leaf_id())]] == [
+        "a",
+        "d",
+        first,
+        second,
+    ]
     # not moved: the label becomes the leaf, as in pi
     sm.branch(second)
     third = sm.append_label_keeping_resume("a", "x")
@@ -164,8 +181,11 @@ def test_append_refusal_names_old_formats_and_read_only_sources(sm):
     assert "migrate" in (sm.append_refusal() or "")
     mem = SessionManager.from_entries({"type": "session", "version": 3}, [])
     assert mem.append_refusal() is None
-    ro = SessionManager.from_entries({"type": "session", "version": 3}, [], source=Source(
-        "claude", "/x.jsonl", labels="none", read_only_reason="a Claude Code transcript"))
+    ro = SessionManager.from_entries(
+        {"type": "session", "version": 3},
+        [],
+        source=Source("claude", "/x.jsonl", labels="none", read_only_reason="a Claude Code transcript"),
+    )
     assert ro.append_refusal() == "a Claude Code transcript"
 
 
@@ -194,8 +214,10 @@ def test_reopened_file_sees_appends_in_order(sm):
 
 
 def test_in_memory_session_appends_stay_in_memory():
-    sm = SessionManager.from_entries({"type": "session", "version": 3, "id": "m", "timestamp": "t", "cwd": "/"},
-                                     [msg("a", None), label("l", "a", "a", "x")])
+    sm = SessionManager.from_entries(
+        {"type": "session", "version": 3, "id": "m", "timestamp": "t", "cwd": "/"},
+        [msg("a", None), label("l", "a", "a", "x")],
+    )
     assert sm.get_label("a") == "x"
     new = sm.append_custom_entry("loomtui/test")
     assert sm.get_entry(new)["parentId"] == "l"
@@ -212,3 +234,18 @@ def test_new_ids_are_8_hex_not_in_the_file_and_full_uuid_after_100_collisions(mo
     assert manager.new_entry_id({"00000000"}) == "abcdef01"
     fallback = manager.new_entry_id({"abcdef01"})
     assert fallback == str(uuid.UUID("abcdef01-0000-4000-8000-000000000000"))
+
+
+def test_an_entry_read_after_the_file_was_cut_under_it_is_a_clear_error_not_a_decode_crash(sm):
+    """The background readers (the header's token count, the detail pane) load entries after
+    the open; a file cut or rewritten meanwhile says so and names the line."""
+    from loomtui.session.errors import FileChanged
+
+    assert sm.path is not None
+    last = sm.index.by_id["d"]
+    with open(sm.path, "r+b") as f:
+        f.truncate(last.offset)  # the last entry's line is gone
+    with pytest.raises(FileChanged, match=r"changed on disk: line \d+ no longer holds entry d; reopen it"):
+        sm.load(last)
+    assert isinstance(FileChanged("x"), LoomError)
+    assert sm.load(sm.index.by_id["a"])["id"] == "a"  # what is still there still reads

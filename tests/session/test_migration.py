@@ -7,16 +7,23 @@ import os
 from typing import Any
 
 import pytest
+from session_helpers import dumps
 
 from loomtui.session.errors import WriteRefused
 from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrate_file, migrated_bytes
 from loomtui.session.reader import migrated_id
-from session_helpers import dumps
 from tests.context_helpers import built_context
 
-V1_HEADER = {"type": "session", "id": "v1-sess", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w",
-             "provider": "anthropic", "modelId": "claude", "thinkingLevel": "off"}
+V1_HEADER = {
+    "type": "session",
+    "id": "v1-sess",
+    "timestamp": "2025-12-01T10:00:00.000Z",
+    "cwd": "/w",
+    "provider": "anthropic",
+    "modelId": "claude",
+    "thinkingLevel": "off",
+}
 
 
 def _entries(sm: SessionManager) -> list[dict[str, Any]]:
@@ -30,15 +37,23 @@ def v1_msg(role: str, text: str, ts: str = "2025-12-01T10:00:01.000Z") -> dict:
 
 def v1_parts() -> list:
     return [
-        v1_msg("user", "one"),                     # index 1
-        v1_msg("assistant", "two"),                # index 2
+        v1_msg("user", "one"),  # index 1
+        v1_msg("assistant", "two"),  # index 2
         {"type": "thinking_level_change", "timestamp": "2025-12-01T10:00:03.000Z", "thinkingLevel": "high"},  # 3
-        v1_msg("user", "four"),                    # index 4
-        {"type": "compaction", "timestamp": "2025-12-01T10:00:05.000Z", "summary": "S",
-         "firstKeptEntryIndex": 4, "tokensBefore": 100},                                                   # 5
-        {"type": "message", "timestamp": "2025-12-01T10:00:06.000Z",
-         "message": {"role": "hookMessage", "customType": "hook", "content": "h", "display": True}},        # 6
-        v1_msg("assistant", "seven"),              # index 7
+        v1_msg("user", "four"),  # index 4
+        {
+            "type": "compaction",
+            "timestamp": "2025-12-01T10:00:05.000Z",
+            "summary": "S",
+            "firstKeptEntryIndex": 4,
+            "tokensBefore": 100,
+        },  # 5
+        {
+            "type": "message",
+            "timestamp": "2025-12-01T10:00:06.000Z",
+            "message": {"role": "hookMessage", "customType": "hook", "content": "h", "display": True},
+        },  # 6
+        v1_msg("assistant", "seven"),  # index 7
     ]
 
 
@@ -88,8 +103,15 @@ def test_first_kept_entry_index_becomes_first_kept_entry_id(write_session):
 def test_first_kept_entry_index_pointing_at_header_or_later_entry_is_dropped(write_session):
     parts = v1_parts()
     parts[4] = {**parts[4], "firstKeptEntryIndex": 0}
-    parts.append({"type": "compaction", "timestamp": "2025-12-01T10:00:08.000Z", "summary": "T",
-                  "firstKeptEntryIndex": 99, "tokensBefore": 5})
+    parts.append(
+        {
+            "type": "compaction",
+            "timestamp": "2025-12-01T10:00:08.000Z",
+            "summary": "T",
+            "firstKeptEntryIndex": 99,
+            "tokensBefore": 5,
+        }
+    )
     path = write_session(parts, header=V1_HEADER)
     entries = _entries(SessionManager.open(str(path)))
     assert "firstKeptEntryId" not in entries[4] and "firstKeptEntryIndex" not in entries[4]
@@ -112,8 +134,13 @@ def test_hook_message_role_becomes_custom_in_v1_and_v2(write_session):
     assert sm.index.entries[5].role == "custom"
 
     v2 = {"type": "session", "version": 2, "id": "v2-sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
-    hook = {"type": "message", "id": "b1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-            "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": False}}
+    hook = {
+        "type": "message",
+        "id": "b1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": False},
+    }
     sm2 = SessionManager.open(str(write_session([hook], header=v2)))
     assert sm2.version == 2
     assert sm2.get_entry("b1")["message"]["role"] == "custom"
@@ -173,9 +200,17 @@ def test_migrated_file_is_what_pi_writes(write_session):
 
 def test_migrate_keeps_opaque_title_and_torn_lines_in_place(write_session):
     title = dumps({"type": "title", "v": 1, "title": "T", "updatedAt": "2025-12-01T10:00:00.000Z", "pad": "  "})
-    parts = [title, dumps(V1_HEADER), v1_msg("user", "one"), "not json at all\r", "",
-             "[1,2]", v1_msg("assistant", "two"), {**V1_HEADER, "id": "other"},
-             b'{"type":"message","timest']
+    parts = [
+        title,
+        dumps(V1_HEADER),
+        v1_msg("user", "one"),
+        "not json at all\r",
+        "",
+        "[1,2]",
+        v1_msg("assistant", "two"),
+        {**V1_HEADER, "id": "other"},
+        b'{"type":"message","timest',
+    ]
     path = write_session(parts, header=None)
     before = SessionManager.open(str(path))
     migrate_file(str(path))
@@ -199,8 +234,13 @@ def test_migrate_keeps_opaque_title_and_torn_lines_in_place(write_session):
 
 def test_migrate_v2_renames_hook_messages_and_keeps_ids(write_session):
     v2 = {"type": "session", "version": 2, "id": "v2-sess", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/w"}
-    hook = {"type": "message", "id": "b1", "parentId": None, "timestamp": "2026-01-01T00:00:01.000Z",
-            "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": False}}
+    hook = {
+        "type": "message",
+        "id": "b1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "hookMessage", "customType": "x", "content": "c", "display": False},
+    }
     path = write_session([hook], header=v2)
     migrate_file(str(path))
     assert path.read_text().splitlines() == [
@@ -243,10 +283,10 @@ def test_migrate_real_v1_file_gives_ids_seen_before(pi_copy):
     after = SessionManager.open(str(path))
     assert after.version == 3
     assert [e.id for e in after.index.entries] == [e.id for e in before.index.entries]
-    assert [after.load(e) for e in after.index.path_to(after.get_leaf_id())] == [before.load(e) for e in before.index.path_to(before.get_leaf_id())]
-    assert [m["role"] for m in built_context(after).messages] == [
-        m["role"] for m in built_context(before).messages
+    assert [after.load(e) for e in after.index.path_to(after.get_leaf_id())] == [
+        before.load(e) for e in before.index.path_to(before.get_leaf_id())
     ]
+    assert [m["role"] for m in built_context(after).messages] == [m["role"] for m in built_context(before).messages]
 
 
 def test_migrated_bytes_of_real_file_match_pi_byte_for_byte_except_ids(pi_dir):

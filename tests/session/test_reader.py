@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from session_helpers import HEADER, dumps, msg
 
 from loomtui.session.errors import SessionFormatError
 from loomtui.session.manager import SessionManager
-from session_helpers import HEADER, dumps, msg
 
 
 def ids(sm: SessionManager) -> list[str]:
@@ -89,8 +89,13 @@ def test_json_lines_that_are_not_objects_are_opaque(write_session):
 
 
 def test_entry_without_string_id_is_opaque_with_diagnostic(write_session):
-    path = write_session([msg("a1", None), {"type": "message", "parentId": "a1", "timestamp": "x"},
-                          {"type": "custom", "id": 7, "parentId": "a1"}])
+    path = write_session(
+        [
+            msg("a1", None),
+            {"type": "message", "parentId": "a1", "timestamp": "x"},
+            {"type": "custom", "id": 7, "parentId": "a1"},
+        ]
+    )
     sm = SessionManager.open(str(path))
     assert ids(sm) == ["a1"]
     assert diags(sm) == [(3, "entry without a string id"), (4, "entry without a string id")]
@@ -104,7 +109,13 @@ def test_non_string_parent_id_makes_a_root_with_diagnostic(write_session):
 
 
 def test_omp_title_slot_line_before_header_is_folded(write_session):
-    title = {"type": "title", "v": 1, "title": "Fix the build", "source": "auto", "updatedAt": "2026-03-01T09:00:00.000Z"}
+    title = {
+        "type": "title",
+        "v": 1,
+        "title": "Fix the build",
+        "source": "auto",
+        "updatedAt": "2026-03-01T09:00:00.000Z",
+    }
     line = dumps({**title, "pad": ""})
     line = dumps({**title, "pad": " " * (255 - len(line.encode()))})
     assert len(line.encode()) + 1 == 256
@@ -118,8 +129,9 @@ def test_omp_title_slot_line_before_header_is_folded(write_session):
 
 
 def test_pi_v4_header_is_a_clear_error(write_session):
-    path = write_session([{"kind": "entry", "seq": 1}],
-                         header={"kind": "header", "version": 4, "id": "x", "createdAt": 1, "cwd": "/"})
+    path = write_session(
+        [{"kind": "entry", "seq": 1}], header={"kind": "header", "version": 4, "id": "x", "createdAt": 1, "cwd": "/"}
+    )
     with pytest.raises(SessionFormatError, match=r"pi v4 session log .*kind:\"header\".*v1-v3 session files only"):
         SessionManager.open(str(path))
 
@@ -168,8 +180,14 @@ def test_garbage_before_the_header_is_kept_as_opaque(write_session):
 
 
 def test_unknown_entry_types_and_keys_are_kept(write_session):
-    odd = {"type": "ttsr_injection", "id": "a2", "parentId": "a1", "timestamp": "2026-03-01T09:00:02.000Z",
-           "injectedRules": ["r1"], "zzz": {"nested": True}}
+    odd = {
+        "type": "ttsr_injection",
+        "id": "a2",
+        "parentId": "a1",
+        "timestamp": "2026-03-01T09:00:02.000Z",
+        "injectedRules": ["r1"],
+        "zzz": {"nested": True},
+    }
     path = write_session([msg("a1", None), odd])
     sm = SessionManager.open(str(path))
     assert sm.get_entry("a2") == odd

@@ -15,6 +15,7 @@ from loomtui.session import reader
 from loomtui.session.entries import Entry
 from loomtui.session.reader import LineParser, ParseState
 from tests.session.test_split import adversarial_session
+from tests.shared_material import needs_shared
 
 
 def _parse(path: Path, how: Any, start: int = 0, end: int | None = None) -> tuple[Any, ...]:
@@ -28,8 +29,15 @@ def _parse(path: Path, how: Any, start: int = 0, end: int | None = None) -> tupl
         consumed, eof = how(fd, start, LineParser(state, entries.append), end, ticks.append)
     finally:
         os.close(fd)
-    return (consumed, eof, [[getattr(e, s) for s in Entry.__slots__] for e in entries], state.lines,
-            [(d.line, d.reason) for d in state.diagnostics], state.line_no, state.parsed_count)
+    return (
+        consumed,
+        eof,
+        [[getattr(e, s) for s in Entry.__slots__] for e in entries],
+        state.lines,
+        [(d.line, d.reason) for d in state.diagnostics],
+        state.line_no,
+        state.parsed_count,
+    )
 
 
 def _line_starts(path: Path) -> list[int]:
@@ -37,9 +45,11 @@ def _line_starts(path: Path) -> list[int]:
     return [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
 
 
+@needs_shared()
 @pytest.mark.parametrize("chunk", [7, 64, 333, 4096, 1 << 20])
-def test_the_reused_buffer_reads_what_the_plain_chunks_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            chunk: int) -> None:
+def test_the_reused_buffer_reads_what_the_plain_chunks_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=3)
     monkeypatch.setattr(reader, "CHUNK", chunk)
     monkeypatch.setattr(reader, "MIN_CHUNK", 1)
@@ -55,14 +65,17 @@ def test_the_reused_buffer_reads_what_the_plain_chunks_read(tmp_path: Path, monk
     assert _parse(path, reader.parse_from, start=mid) == _parse(path, reader._parse_long_lines, start=mid)
 
 
-def test_a_line_longer_than_the_buffer_is_read_on_from_its_start(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+@needs_shared()
+def test_a_line_longer_than_the_buffer_is_read_on_from_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=2)
     lines = path.read_bytes().split(b"\n")
     # a long entry early in the file: the reused buffer gives it up there
     long_text = "x" * 50_000
-    lines.insert(3, b'{"type":"custom","id":"long","parentId":null,"customType":"big","data":"' + long_text.encode()
-                 + b'"}')
+    lines.insert(
+        3, b'{"type":"custom","id":"long","parentId":null,"customType":"big","data":"' + long_text.encode() + b'"}'
+    )
     path.write_bytes(b"\n".join(lines))
     monkeypatch.setattr(reader, "CHUNK", 1024)
     monkeypatch.setattr(reader, "MIN_CHUNK", 1)
@@ -88,8 +101,15 @@ def test_first_line_reads_a_line_of_any_length_and_leaves_the_file_after_it(tmp_
     from loomtui.session import reader
 
     long = b'{"ocp":"0.3","x":"' + b"y" * (reader.FIRST_LINE_CHUNK + 5) + b'"}'
-    cases = [b"", b"\n\n  \n", b"short\nrest\n", long, long + b"\nnext\n", b"\n \n" + long + b"\nnext",
-             b"\n" * 3 + b"a\nb"]
+    cases = [
+        b"",
+        b"\n\n  \n",
+        b"short\nrest\n",
+        long,
+        long + b"\nnext\n",
+        b"\n \n" + long + b"\nnext",
+        b"\n" * 3 + b"a\nb",
+    ]
     for data in cases:
         path = tmp_path / "f"
         path.write_bytes(data)

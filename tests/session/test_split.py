@@ -12,10 +12,9 @@ import pytest
 
 from loomtui.session.entries import Entry
 from loomtui.session.split import FIELDS, SplitParse, _v3_header
+from tests.shared_material import SHARED, needs_shared
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 ROOT = Path(__file__).resolve().parents[2]
-
 
 
 @pytest.fixture(autouse=True)
@@ -51,8 +50,16 @@ def adversarial_session(path: Path, copies: int = 30, forward: bool = True) -> P
             # a duplicate id (the first wins) and a child written before its parent
             json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "a"}).encode(),
             json.dumps({"type": "custom", "id": f"{k}-dup", "parentId": None, "customType": "b"}).encode(),
-            json.dumps({"type": "label", "id": f"{k}-child", "parentId": f"{k}-later" if forward else f"{k}-dup",
-                        "targetId": f"{k}-dup", "label": "ünïcode ✓", "timestamp": "2026-01-01T00:00:00Z"}).encode(),
+            json.dumps(
+                {
+                    "type": "label",
+                    "id": f"{k}-child",
+                    "parentId": f"{k}-later" if forward else f"{k}-dup",
+                    "targetId": f"{k}-dup",
+                    "label": "ünïcode ✓",
+                    "timestamp": "2026-01-01T00:00:00Z",
+                }
+            ).encode(),
             json.dumps({"type": "custom", "id": f"{k}-later", "parentId": None, "customType": "c"}).encode()
             + b"\r",  # CRLF line
         ]
@@ -105,12 +112,14 @@ print(json.dumps({"splits": size_ok, "entries": len(plain["entries"]), "diagnost
 
 
 def run_check(path: Path, mode: str = "ok", prelude: str = "") -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", prelude + CHECK, str(path), mode], capture_output=True, text=True,
-                          cwd=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", prelude + CHECK, str(path), mode], capture_output=True, text=True, cwd=str(ROOT)
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@needs_shared()
 @needs_fork
 @pytest.mark.parametrize("forward", [True, False], ids=["child-before-parent", "parents-first"])
 def test_split_open_equals_a_plain_open_wherever_the_file_is_cut(tmp_path: Path, forward: bool) -> None:
@@ -129,6 +138,7 @@ def test_split_open_equals_a_plain_open_wherever_the_file_is_cut(tmp_path: Path,
         assert len(builds) == 1 + 2 * 7
 
 
+@needs_shared()
 @needs_fork
 def test_a_failing_child_means_this_process_reads_the_tail_itself(tmp_path: Path) -> None:
     prelude = (
@@ -139,6 +149,7 @@ def test_a_failing_child_means_this_process_reads_the_tail_itself(tmp_path: Path
     run_check(adversarial_session(tmp_path / "s.jsonl", copies=5), prelude=prelude)
 
 
+@needs_shared()
 @needs_fork
 def test_cancel_stops_and_reaps_the_child(tmp_path: Path) -> None:
     code = (
@@ -168,7 +179,10 @@ def test_no_split_where_it_does_not_apply(tmp_path: Path) -> None:
     assert _v3_header(b"not json") is None
     assert _v3_header(b'{"type":"session","version":3,"id":"s"}\r\n') == {"type": "session", "version": 3, "id": "s"}
     assert _v3_header(b'\xef\xbb\xbf{"type":"session","version":4,"id":"s"}') == {
-        "type": "session", "version": 4, "id": "s"}
+        "type": "session",
+        "version": 4,
+        "id": "s",
+    }
 
 
 def test_fields_cover_the_entry_skeleton() -> None:
@@ -176,6 +190,7 @@ def test_fields_cover_the_entry_skeleton() -> None:
     assert len(FIELDS) + 2 == len(Entry.__slots__)
 
 
+@needs_shared()
 def test_loomtui_jobs_1_keeps_everything_in_one_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from loomtui.session.forked import can_fork
 
@@ -184,6 +199,7 @@ def test_loomtui_jobs_1_keeps_everything_in_one_process(monkeypatch: pytest.Monk
     assert SplitParse.start(str(adversarial_session(tmp_path / "s.jsonl", copies=2)), min_bytes=0) is None
 
 
+@needs_shared()
 @needs_fork
 def test_a_path_replaced_after_the_split_started_is_read_as_the_new_file(tmp_path: Path) -> None:
     old = adversarial_session(tmp_path / "s.jsonl", copies=6)
@@ -191,8 +207,12 @@ def test_a_path_replaced_after_the_split_started_is_read_as_the_new_file(tmp_pat
     data = old.read_bytes()
     cut = data.index(b"\n", len(data) * 7 // 10) + 1
     extra = b"".join(
-        json.dumps({"type": "custom", "id": f"new-{i}", "parentId": f"new-{i - 1}" if i else None,
-                    "customType": "x"}).encode() + b"\n" for i in range(50))
+        json.dumps(
+            {"type": "custom", "id": f"new-{i}", "parentId": f"new-{i - 1}" if i else None, "customType": "x"}
+        ).encode()
+        + b"\n"
+        for i in range(50)
+    )
     new = tmp_path / "new.jsonl"
     new.write_bytes(data[:cut] + extra)
     code = (
@@ -209,8 +229,9 @@ def test_a_path_replaced_after_the_split_started_is_read_as_the_new_file(tmp_pat
         "assert [(d.line, d.reason) for d in got.diagnostics] == [(d.line, d.reason) for d in plain.diagnostics]\n"
         "print(len(got.index.entries))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code, str(old), str(new)], capture_output=True, text=True,
-                          cwd=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(old), str(new)], capture_output=True, text=True, cwd=str(ROOT)
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert int(done.stdout) > 200
 
@@ -219,6 +240,7 @@ class Stop(Exception):
     pass
 
 
+@needs_shared()
 @needs_fork
 def test_abort_ends_the_child_a_read_would_wait_for_and_the_read_stops_at_its_next_report(tmp_path: Path) -> None:
     """What the browser does when the user leaves during a big open: ``abort`` (from another
@@ -254,9 +276,11 @@ def test_abort_ends_the_child_a_read_would_wait_for_and_the_read_stops_at_its_ne
     split.cancel()
 
 
+@needs_shared()
 @needs_fork
-def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bar moves while the parent waits for the tail: the child's bytes and entries are
     added to the head's, through memory both processes share."""
     from loomtui.session import forked, reader
@@ -273,8 +297,12 @@ def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(tmp_
     fd = open_regular(str(path))
     entries: list[Entry] = []
     try:
-        consumed, eof, _index = split.read(fd, LineParser(ParseState(), entries.append), entries,
-                                           progress=lambda at, more=0: reports.append((at, more)))
+        consumed, eof, _index = split.read(
+            fd,
+            LineParser(ParseState(), entries.append),
+            entries,
+            progress=lambda at, more=0: reports.append((at, more)),
+        )
     finally:
         os.close(fd)
     assert eof == size and size - consumed < 100 and len(entries) > 10_000  # (a torn last line)
@@ -285,8 +313,10 @@ def test_progress_counts_what_both_processes_read_and_goes_on_while_waiting(tmp_
     assert max(more for _, more in reports) > 0
 
 
-def test_a_one_line_json_document_is_not_parsed_to_look_for_a_header(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+@needs_shared()
+def test_a_one_line_json_document_is_not_parsed_to_look_for_a_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Sniffing a big one-line document (an OCP run, an OpenLoom file) for a pi header reads a
     short prefix only: the document is parsed once, by its reader, not also here."""
     import loomtui.session.split as split_module

@@ -6,11 +6,11 @@ import json
 import os
 
 import pytest
+from session_helpers import dumps, msg
 
 from loomtui.session import store
 from loomtui.session.errors import WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
-from session_helpers import dumps, msg
 
 
 def test_append_adds_exactly_one_line_and_keeps_every_byte(write_session):
@@ -20,7 +20,7 @@ def test_append_adds_exactly_one_line_and_keeps_every_byte(write_session):
     new = sm.append_label_change("a", "x")
     data = path.read_bytes()
     assert data.startswith(original)
-    added = data[len(original):]
+    added = data[len(original) :]
     assert added.count(b"\n") == 1 and added.endswith(b"\n")
     assert json.loads(added)["id"] == new
 
@@ -162,7 +162,7 @@ def test_every_original_byte_survives_many_writes(pi_copy):
     sm.append_label_change("aa000002", None)
     data = path.read_bytes()
     assert data.startswith(original)
-    assert data[len(original):].count(b"\n") == 4
+    assert data[len(original) :].count(b"\n") == 4
 
 
 def test_write_new_file_never_replaces_an_existing_file(tmp_path):

@@ -14,15 +14,25 @@ def ts(n: int) -> str:
 
 
 def user(i: str, parent: str | None, text: str, n: int) -> dict[str, Any]:
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "user", "content": text, "timestamp": n}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": "user", "content": text, "timestamp": n},
+    }
 
 
 def assistant(i: str, parent: str | None, text: str, n: int, stop: str = "stop", **extra: Any) -> dict[str, Any]:
     content = [{"type": "text", "text": text}] if text else []
     content += extra.pop("blocks", [])
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "assistant", "content": content, "stopReason": stop, **extra}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {"role": "assistant", "content": content, "stopReason": stop, **extra},
+    }
 
 
 def label(i: str, parent: str | None, target: str, text: str | None, n: int) -> dict[str, Any]:

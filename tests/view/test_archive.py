@@ -12,8 +12,8 @@ from loomtui.cli import main
 from loomtui.session.manager import SessionManager
 from loomtui.view.archive import ARCHIVE_TYPE, ArchiveRefused, ArchiveState, set_archived
 from loomtui.view.model import TreeModel
+from tests.shared_material import SHARED, needs_shared
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
 
 
@@ -28,6 +28,7 @@ def ids(model: TreeModel) -> list[str]:
     return [model.entry_at(i).id for i in range(len(model))]
 
 
+@needs_shared()
 def test_archive_appends_one_custom_entry_parented_on_the_resume_leaf(browse: Path) -> None:
     before = browse.read_bytes()
     sm = SessionManager.open(str(browse))
@@ -35,12 +36,13 @@ def test_archive_appends_one_custom_entry_parented_on_the_resume_leaf(browse: Pa
     new_id = set_archived(sm, "aa000019", True)
     after = browse.read_bytes()
     assert after.startswith(before)  # appended, never rewritten
-    record = json.loads(after[len(before):])
+    record = json.loads(after[len(before) :])
     assert record["type"] == "custom" and record["customType"] == ARCHIVE_TYPE
     assert record["data"] == {"targetId": "aa000019", "archived": True}
     assert record["parentId"] == last and record["id"] == new_id
 
 
+@needs_shared()
 def test_archived_subtree_is_hidden_and_the_toggle_shows_it(browse: Path) -> None:
     sm = SessionManager.open(str(browse))
     model = TreeModel(sm)
@@ -59,6 +61,7 @@ def test_archived_subtree_is_hidden_and_the_toggle_shows_it(browse: Path) -> Non
     assert model.row_line(row, 200) == model.row_text(row)
 
 
+@needs_shared()
 def test_restore_and_last_record_wins(browse: Path) -> None:
     sm = SessionManager.open(str(browse))
     set_archived(sm, "aa000019", True)
@@ -68,6 +71,7 @@ def test_restore_and_last_record_wins(browse: Path) -> None:
     assert reopened.row_of("aa000019") is not None
 
 
+@needs_shared()
 def test_archive_is_refused_on_the_active_path(browse: Path) -> None:
     sm = SessionManager.open(str(browse))
     before = browse.read_bytes()
@@ -79,6 +83,7 @@ def test_archive_is_refused_on_the_active_path(browse: Path) -> None:
     assert browse.read_bytes() == before
 
 
+@needs_shared()
 def test_moved_leaf_is_kept_and_pi_resumes_where_it_did(browse: Path) -> None:
     sm = SessionManager.open(str(browse))
     sm.branch("aa00001e")
@@ -88,20 +93,33 @@ def test_moved_leaf_is_kept_and_pi_resumes_where_it_did(browse: Path) -> None:
     assert reopened.get_leaf_id() == new_id
     original = SessionManager.open(str(BROWSE))
     assert [e.id for e in reopened.index.path_to(reopened.get_leaf_id())][:-1] == [
-        e.id for e in original.index.path_to(original.get_leaf_id())]
+        e.id for e in original.index.path_to(original.get_leaf_id())
+    ]
 
 
+@needs_shared()
 def test_omp_archive_records_are_honoured(tmp_path: Path) -> None:
     f = tmp_path / "omp.jsonl"
     lines = BROWSE.read_text().splitlines()
     last = json.loads(lines[-1])["id"]
-    lines.append(json.dumps({"type": "archive", "id": "ff000001", "parentId": last,
-                             "timestamp": "2026-03-01T10:00:00.000Z", "targetId": "aa000019", "archived": True}))
+    lines.append(
+        json.dumps(
+            {
+                "type": "archive",
+                "id": "ff000001",
+                "parentId": last,
+                "timestamp": "2026-03-01T10:00:00.000Z",
+                "targetId": "aa000019",
+                "archived": True,
+            }
+        )
+    )
     f.write_text("\n".join(lines) + "\n")
     model = TreeModel(SessionManager.open(str(f)))
     assert model.row_of("aa000019") is None
 
 
+@needs_shared()
 def test_tree_command_hides_archived_unless_asked(browse: Path, capsys: pytest.CaptureFixture[str]) -> None:
     set_archived(SessionManager.open(str(browse)), "aa000019", True)
     main(["tree", str(browse), "--ids", "--width", "200"])
@@ -111,6 +129,7 @@ def test_tree_command_hides_archived_unless_asked(browse: Path, capsys: pytest.C
     assert "aa00001e\t" in out and "[archived] assistant: Trying" in out
 
 
+@needs_shared()
 def test_hoist_shows_only_the_subtree_and_search_works_inside(browse: Path) -> None:
     model = TreeModel(SessionManager.open(str(browse)))
     assert model.hoist("aa000019")
@@ -131,6 +150,7 @@ def test_hoist_shows_only_the_subtree_and_search_works_inside(browse: Path) -> N
     assert not model.hoist("nope")
 
 
+@needs_shared()
 def test_hoist_keeps_the_selection_inside(browse: Path) -> None:
     model = TreeModel(SessionManager.open(str(browse)))
     model.select_id("aa00001c")
@@ -143,6 +163,7 @@ def test_hoist_keeps_the_selection_inside(browse: Path) -> None:
     assert model.selected_id == "aa00000f"  # outside: the hoisted entry
 
 
+@needs_shared()
 def test_mark_shows_in_the_row() -> None:
     model = TreeModel(SessionManager.open(str(BROWSE)))
     model.select_id("aa000019")

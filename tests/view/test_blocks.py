@@ -35,12 +35,18 @@ def test_tool_call_carries_its_result_and_an_edit_as_a_diff() -> None:
     call = body[1]
     assert isinstance(call, B.ToolCall)
     assert (call.name, call.call_id, call.found) == ("edit", "call_3", True)
-    assert call.args == (B.Note("path /home/user/proj/parser.py", "text", bold=True),
-                         B.Diff("- return parts[1:len(parts) + 1]\n+ return parts[1:]", "edit"))
-    assert call.result == B.ToolResult("r1000003", False, (
-        B.Plain("Edited /home/user/proj/parser.py", "output"),
-        B.Diff("-    return parts[1:len(parts) + 1]\n+    return parts[1:]"),
-    ))
+    assert call.args == (
+        B.Note("path /home/user/proj/parser.py", "text", bold=True),
+        B.Diff("- return parts[1:len(parts) + 1]\n+ return parts[1:]", "edit"),
+    )
+    assert call.result == B.ToolResult(
+        "r1000003",
+        False,
+        (
+            B.Plain("Edited /home/user/proj/parser.py", "output"),
+            B.Diff("-    return parts[1:len(parts) + 1]\n+    return parts[1:]"),
+        ),
+    )
 
 
 def test_tool_result_entry_shows_its_call() -> None:
@@ -57,23 +63,44 @@ def _manager(entries: list[dict[str, object]]) -> SessionManager:
 
 
 def _msg(i: str, parent: str | None, role: str, content: object, **extra: object) -> dict[str, object]:
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": f"2026-01-01T00:00:0{len(i)}.000Z",
-            "message": {"role": role, "content": content, **extra}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": f"2026-01-01T00:00:0{len(i)}.000Z",
+        "message": {"role": role, "content": content, **extra},
+    }
 
 
 def test_thinking_of_a_tool_only_turn_shows_with_the_result() -> None:
     """A turn with thinking and tool calls but no text has no row (as in pi): its thinking is
     shown where its calls' results are read."""
-    m = _manager([
-        _msg("u", None, "user", "fix it"),
-        _msg("a", "u", "assistant", [{"type": "thinking", "thinking": "look at the parser"},
-                                     {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "p.py"}}]),
-        _msg("r", "a", "toolResult", [{"type": "text", "text": "code"}], toolCallId="c1", toolName="read"),
-        _msg("a2", "r", "assistant", [{"type": "thinking", "thinking": "now answer"},
-                                      {"type": "text", "text": "done"},
-                                      {"type": "toolCall", "id": "c2", "name": "ls", "arguments": {}}]),
-        _msg("r2", "a2", "toolResult", "listing", toolCallId="c2", toolName="ls"),
-    ])
+    m = _manager(
+        [
+            _msg("u", None, "user", "fix it"),
+            _msg(
+                "a",
+                "u",
+                "assistant",
+                [
+                    {"type": "thinking", "thinking": "look at the parser"},
+                    {"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "p.py"}},
+                ],
+            ),
+            _msg("r", "a", "toolResult", [{"type": "text", "text": "code"}], toolCallId="c1", toolName="read"),
+            _msg(
+                "a2",
+                "r",
+                "assistant",
+                [
+                    {"type": "thinking", "thinking": "now answer"},
+                    {"type": "text", "text": "done"},
+                    {"type": "toolCall", "id": "c2", "name": "ls", "arguments": {}},
+                ],
+            ),
+            _msg("r2", "a2", "toolResult", "listing", toolCallId="c2", toolName="ls"),
+        ]
+    )
     call = _blocks(m, "r")[2]
     assert isinstance(call, B.ToolCall) and call.thinking == (B.Thinking("look at the parser"),)
     # a turn with text shows its own thinking on its own row: not repeated
@@ -101,19 +128,38 @@ def test_thinking_on_tool_only_turns_of_a_real_session(pi_dir: Path) -> None:
 
 
 def test_blocks_keep_text_raw_and_never_raise_on_odd_entries() -> None:
-    m = _manager([
-        _msg("u", None, "user", [{"type": "text", "text": "a\x1b[31m<b>"}, {"type": "text", "text": " & b"},
-                                 {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
-                                 {"type": "video"}]),
-        _msg("x", "u", "assistant", None, stopReason="aborted"),
-        {"type": "weird", "id": "w", "parentId": "x", "timestamp": "2026-01-01T00:00:09.000Z", "n": 1},
-        {"type": "custom", "id": "k", "parentId": "w", "timestamp": "2026-01-01T00:00:09.000Z", "customType": "t"},
-        {"type": "compaction", "id": "c", "parentId": "k", "timestamp": "2026-01-01T00:00:09.000Z",
-         "summary": "s", "firstKeptEntryId": "u", "tokensBefore": float("inf"),
-         "details": {"readFiles": ["a.py"], "other": 1}},
-    ])
+    m = _manager(
+        [
+            _msg(
+                "u",
+                None,
+                "user",
+                [
+                    {"type": "text", "text": "a\x1b[31m<b>"},
+                    {"type": "text", "text": " & b"},
+                    {"type": "image", "mimeType": "image/png", "data": "iVBORw0KGgo="},
+                    {"type": "video"},
+                ],
+            ),
+            _msg("x", "u", "assistant", None, stopReason="aborted"),
+            {"type": "weird", "id": "w", "parentId": "x", "timestamp": "2026-01-01T00:00:09.000Z", "n": 1},
+            {"type": "custom", "id": "k", "parentId": "w", "timestamp": "2026-01-01T00:00:09.000Z", "customType": "t"},
+            {
+                "type": "compaction",
+                "id": "c",
+                "parentId": "k",
+                "timestamp": "2026-01-01T00:00:09.000Z",
+                "summary": "s",
+                "firstKeptEntryId": "u",
+                "tokensBefore": float("inf"),
+                "details": {"readFiles": ["a.py"], "other": 1},
+            },
+        ]
+    )
     assert _blocks(m, "u", header=False) == [
-        B.Title("user", "accent"), B.Markdown("a\x1b[31m<b>\n\n & b"), B.Image("image/png", size=8),
+        B.Title("user", "accent"),
+        B.Markdown("a\x1b[31m<b>\n\n & b"),
+        B.Image("image/png", size=8),
         B.Plain('{\n  "type": "video"\n}', "json"),
     ]
     assert B.Image("image/png", size=8).label == "[image image/png, 8 B]"
@@ -127,15 +173,31 @@ def test_blocks_keep_text_raw_and_never_raise_on_odd_entries() -> None:
 
 
 def test_builders_are_a_table_covering_every_kind_pi_writes() -> None:
-    assert set(B.BUILDERS) == {"message", "compaction", "branch_summary", "custom_message", "custom",
-                               "model_change", "thinking_level_change", "label", "session_info"}
-    assert set(B.MESSAGE_BUILDERS) == {"user", "assistant", "toolResult", "bashExecution"}
+    assert set(B.BUILDERS) == {
+        "message",
+        "compaction",
+        "branch_summary",
+        "custom_message",
+        "custom",
+        "model_change",
+        "thinking_level_change",
+        "label",
+        "session_info",
+        "context_edit",
+        "usage",
+    }  # pi 1.6.0's new kinds
+    assert set(B.MESSAGE_BUILDERS) == {"user", "assistant", "toolResult", "bashExecution", "system"}
 
 
 def test_copy_text_is_pis_copy_action() -> None:
     bash = {"type": "message", "message": {"role": "bashExecution", "command": "ls -la", "output": "x"}}
-    calls = {"type": "message", "message": {"role": "assistant", "content": [
-        {"type": "toolCall", "id": "c", "name": "ls", "arguments": {"path": "."}}]}}
+    calls = {
+        "type": "message",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "toolCall", "id": "c", "name": "ls", "arguments": {"path": "."}}],
+        },
+    }
     assert B.copy_text(bash) == "ls -la"
     assert B.copy_text(calls) == '{\n  "path": "."\n}'
     assert B.copy_text({"type": "compaction", "summary": "sum"}) == "sum"
@@ -144,7 +206,15 @@ def test_copy_text_is_pis_copy_action() -> None:
 
 
 def test_consecutive_text_blocks_stay_apart() -> None:
-    m = _manager([_msg("a", None, "assistant", [{"type": "text", "text": "Looks fine."},
-                                                {"type": "text", "text": "Check the CI cache."}])])
+    m = _manager(
+        [
+            _msg(
+                "a",
+                None,
+                "assistant",
+                [{"type": "text", "text": "Looks fine."}, {"type": "text", "text": "Check the CI cache."}],
+            )
+        ]
+    )
     md = [b for b in _blocks(m, "a", header=False) if isinstance(b, B.Markdown)]
     assert md == [B.Markdown("Looks fine.\n\nCheck the CI cache.")]

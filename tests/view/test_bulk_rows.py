@@ -9,19 +9,21 @@ import pytest
 from loomtui.session.manager import SessionManager
 from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
-from loomtui.view.width import truncate_to_width
+from loomtui.view.width import ROW_ELLIPSIS, truncate_to_width
+from tests.shared_material import SHARED, shared_params
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 FIXTURES = sorted((SHARED / "fixtures" / "pi").glob("*.jsonl"))
 
 
 def per_row(model: TreeModel, width: int) -> list[str]:
     """Each row from the styled segments the app draws, joined and cut as pi cuts rows."""
-    return [truncate_to_width("".join(t for _s, t in model.row_segments(i, max_cols=width)), width)
-            for i in range(len(model))]
+    return [
+        truncate_to_width("".join(t for _s, t in model.row_segments(i, max_cols=width)), width, ROW_ELLIPSIS)
+        for i in range(len(model))
+    ]
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_params(FIXTURES), ids=lambda p: p.stem)
 @pytest.mark.parametrize("mode", FILTER_MODES)
 def test_plain_rows_match_the_drawn_rows(path: Path, mode: str) -> None:
     model = TreeModel(SessionManager.open(str(path)), filter_mode=mode, home="/home/user")
@@ -29,7 +31,7 @@ def test_plain_rows_match_the_drawn_rows(path: Path, mode: str) -> None:
         assert list(model.plain_rows(width)) == per_row(model, width)
 
 
-@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shared_params(FIXTURES), ids=lambda p: p.stem)
 def test_plain_rows_with_folds_label_times_search_and_ranges(path: Path) -> None:
     model = TreeModel(SessionManager.open(str(path)), filter_mode="all", home="/home/user")
     model.toggle_label_times()

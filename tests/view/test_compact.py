@@ -11,9 +11,9 @@ from loomtui.session.manager import SessionManager
 from loomtui.view.compact import MIN_TEXT, max_levels
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
+from tests.shared_material import SHARED
 from tests.view.helpers import session, user
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
 
 
@@ -94,3 +94,19 @@ def test_tree_compact_option(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert main(["tree", str(f), "--width", "100", "--compact", "--color", "always"]) == 0
     colored = capsys.readouterr().out.splitlines()[:-1]
     assert any("⋯" in x for x in colored)
+
+
+@pytest.mark.parametrize("width", [80, 120, 160])
+def test_the_depth_number_never_touches_the_glyph_after_it(width: int) -> None:
+    """``⋯9 ├─``, ``⋯10   ├─``, ``⋯69   │``: one, two or three digits, then a space; the depth
+    column takes whole 3-column levels so the rows' guide lines still line up."""
+    import re
+
+    model = TreeModel(deep(120), leaf_id="m119", use_manager_leaf=False)
+    model.compact = True
+    tagged = [line[2:] for line in model.plain_rows(width) if line[2:].startswith("⋯")]
+    assert tagged and {len(re.match(r"⋯\d+", t).group()) for t in tagged} >= {3, 4}  # 2- and 3-digit depths
+    for t in tagged:
+        number = re.match(r"⋯\d+", t).group()
+        assert t[len(number)] == " ", t
+        assert re.match(r"⋯\d+ +", t).end() % 3 == 0, t  # the tag fills whole levels

@@ -4,19 +4,25 @@ per-branch totals."""
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from loomtui.session.manager import SessionManager
 from loomtui.view.compare import (
-    CHANGED, ONLY_A, ONLY_B, SAME, Fold, compare, fold_pairs, split_paths,
+    CHANGED,
+    ONLY_A,
+    ONLY_B,
+    SAME,
+    Fold,
+    compare,
+    fold_pairs,
+    split_paths,
 )
 from loomtui.view.compare_words import span_lines, word_diff
+from tests.shared_material import SHARED, needs_shared
 from tests.view.helpers import assistant, session, ts, user
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
 
 
@@ -25,43 +31,97 @@ def call(cid: str, name: str, **args: Any) -> dict[str, Any]:
 
 
 def result(i: str, parent: str, cid: str, name: str, text: str, n: int, error: bool = False) -> dict[str, Any]:
-    return {"type": "message", "id": i, "parentId": parent, "timestamp": ts(n),
-            "message": {"role": "toolResult", "toolCallId": cid, "toolName": name,
-                        "content": [{"type": "text", "text": text}], "isError": error}}
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {
+            "role": "toolResult",
+            "toolCallId": cid,
+            "toolName": name,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+        },
+    }
 
 
 def usage(tokens: int, cost: float) -> dict[str, Any]:
-    return {"input": tokens - 10, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": tokens,
-            "cost": {"input": cost / 2, "output": cost / 2, "cacheRead": 0, "cacheWrite": 0, "total": cost}}
+    return {
+        "input": tokens - 10,
+        "output": 10,
+        "cacheRead": 0,
+        "cacheWrite": 0,
+        "totalTokens": tokens,
+        "cost": {"input": cost / 2, "output": cost / 2, "cacheRead": 0, "cacheWrite": 0, "total": cost},
+    }
 
 
 def retry_session() -> SessionManager:
     """One prompt, two retries that read the same file then edit different ones."""
-    return session([
-        user("u0", None, "fix the bug in parser.py", 0),
-        # retry A
-        assistant("a1", "u0", "I will read the parser first.", 10, stop="toolUse",
-                  blocks=[call("c1", "read", path="src/parser.py")], usage=usage(1000, 0.01)),
-        result("r1", "a1", "c1", "read", "def parse(x):\n    return x", 12),
-        assistant("a2", "r1", "The index is off by one.", 14, stop="toolUse",
-                  blocks=[call("c2", "edit", path="src/parser.py", oldText="x", newText="x+1")], usage=usage(2000, 0.02)),
-        result("r2", "a2", "c2", "edit", "ok", 16),
-        assistant("a3", "r2", "Fixed.", 20, usage=usage(500, 0.005)),
-        # retry B (same first read, then a failing bash, then a write)
-        assistant("b1", "u0", "I will read the parser first.", 30, stop="toolUse",
-                  blocks=[call("d1", "read", path="src/parser.py")], usage=usage(1000, 0.01)),
-        result("s1", "b1", "d1", "read", "def parse(x):\n    return x", 31),
-        assistant("b2", "s1", "Let me run the tests.", 32, stop="toolUse",
-                  blocks=[call("d2", "bash", command="pytest")], usage=usage(1500, 0.015)),
-        result("s2", "b2", "d2", "bash", "1 failed", 33, error=True),
-        assistant("b3", "s2", "The index is off by two.", 34, stop="toolUse",
-                  blocks=[call("d3", "write", path="src/fix.py", content="..."),
-                          call("d4", "edit", file_path="src/parser.py", oldText="a", newText="b")],
-                  usage=usage(3000, 0.03)),
-        result("s3", "b3", "d3", "write", "ok", 35),
-        result("s4", "s3", "d4", "edit", "ok", 36),
-        assistant("b4", "s4", "Fixed, tests pass.", 90, usage=usage(700, 0.007)),
-    ])
+    return session(
+        [
+            user("u0", None, "fix the bug in parser.py", 0),
+            # retry A
+            assistant(
+                "a1",
+                "u0",
+                "I will read the parser first.",
+                10,
+                stop="toolUse",
+                blocks=[call("c1", "read", path="src/parser.py")],
+                usage=usage(1000, 0.01),
+            ),
+            result("r1", "a1", "c1", "read", "def parse(x):\n    return x", 12),
+            assistant(
+                "a2",
+                "r1",
+                "The index is off by one.",
+                14,
+                stop="toolUse",
+                blocks=[call("c2", "edit", path="src/parser.py", oldText="x", newText="x+1")],
+                usage=usage(2000, 0.02),
+            ),
+            result("r2", "a2", "c2", "edit", "ok", 16),
+            assistant("a3", "r2", "Fixed.", 20, usage=usage(500, 0.005)),
+            # retry B (same first read, then a failing bash, then a write)
+            assistant(
+                "b1",
+                "u0",
+                "I will read the parser first.",
+                30,
+                stop="toolUse",
+                blocks=[call("d1", "read", path="src/parser.py")],
+                usage=usage(1000, 0.01),
+            ),
+            result("s1", "b1", "d1", "read", "def parse(x):\n    return x", 31),
+            assistant(
+                "b2",
+                "s1",
+                "Let me run the tests.",
+                32,
+                stop="toolUse",
+                blocks=[call("d2", "bash", command="pytest")],
+                usage=usage(1500, 0.015),
+            ),
+            result("s2", "b2", "d2", "bash", "1 failed", 33, error=True),
+            assistant(
+                "b3",
+                "s2",
+                "The index is off by two.",
+                34,
+                stop="toolUse",
+                blocks=[
+                    call("d3", "write", path="src/fix.py", content="..."),
+                    call("d4", "edit", file_path="src/parser.py", oldText="a", newText="b"),
+                ],
+                usage=usage(3000, 0.03),
+            ),
+            result("s3", "b3", "d3", "write", "ok", 35),
+            result("s4", "s3", "d4", "edit", "ok", 36),
+            assistant("b4", "s4", "Fixed, tests pass.", 90, usage=usage(700, 0.007)),
+        ]
+    )
 
 
 def test_common_ancestor_and_branches() -> None:
@@ -88,11 +148,15 @@ def test_alignment_by_order_and_tool_name() -> None:
 
 
 def test_results_pair_by_tool_name_not_position() -> None:
-    sm = session([
-        user("u0", None, "go", 0),
-        result("ra", "u0", "x", "read", "aaa", 1), result("rb", "ra", "y", "grep", "bbb", 2),
-        result("sa", "u0", "z", "grep", "ccc", 3), result("sb", "sa", "w", "read", "ddd", 4),
-    ])
+    sm = session(
+        [
+            user("u0", None, "go", 0),
+            result("ra", "u0", "x", "read", "aaa", 1),
+            result("rb", "ra", "y", "grep", "bbb", 2),
+            result("sa", "u0", "z", "grep", "ccc", 3),
+            result("sb", "sa", "w", "read", "ddd", 4),
+        ]
+    )
     cmp = compare(sm, "rb", "sb", home="")
     got = [(p.status, p.a.key if p.a else None, p.b.key if p.b else None) for p in cmp.pairs]
     assert got == [(ONLY_B, None, "tool:grep"), (CHANGED, "tool:read", "tool:read"), (ONLY_A, "tool:grep", None)]
@@ -145,8 +209,15 @@ def test_identical_stretches_fold_with_context() -> None:
 
 
 def test_identical_branches_are_one_fold() -> None:
-    sm = session([user("u0", None, "q", 0), assistant("a", "u0", "x", 1), user("u1", "a", "y", 2),
-                  assistant("b", "u0", "x", 3), user("u2", "b", "y", 4)])
+    sm = session(
+        [
+            user("u0", None, "q", 0),
+            assistant("a", "u0", "x", 1),
+            user("u1", "a", "y", 2),
+            assistant("b", "u0", "x", 3),
+            user("u2", "b", "y", 4),
+        ]
+    )
     cmp = compare(sm, "u1", "u2", home="")
     assert cmp.identical
     assert cmp.blocks() == [Fold(0, 2)]
@@ -174,6 +245,7 @@ def test_unknown_id_raises_key_error() -> None:
         compare(retry_session(), "a3", "nope")
 
 
+@needs_shared()
 def test_fixture_branch_inside_a_compaction() -> None:
     sm = SessionManager.open(str(BROWSE))
     cmp = compare(sm, "aa000018", "aa00001e", home="")
@@ -187,6 +259,7 @@ def test_fixture_branch_inside_a_compaction() -> None:
     assert cmp.totals_a.entries == 15 and cmp.totals_b.entries == 6
 
 
+@needs_shared()
 def test_loom_sources_compare_through_the_same_model() -> None:
     from loomtui.formats.detect import open_any
 

@@ -33,14 +33,24 @@ def kinds(tmp_path: Path) -> Path:
 @pytest.fixture
 def rooted(tmp_path: Path) -> Path:
     """A session whose first entry is a user message (Enter on it resets the leaf)."""
+
     def msg(i: str, parent: str | None, role: str, text: str, n: int) -> dict[str, Any]:
         content: Any = text if role == "user" else [{"type": "text", "text": text}]
-        return {"type": "message", "id": i, "parentId": parent, "timestamp": f"2026-01-01T00:00:0{n}.000Z",
-                "message": {"role": role, "content": content, "timestamp": n}}
+        return {
+            "type": "message",
+            "id": i,
+            "parentId": parent,
+            "timestamp": f"2026-01-01T00:00:0{n}.000Z",
+            "message": {"role": role, "content": content, "timestamp": n},
+        }
 
-    rows = [{"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"},
-            msg("u1", None, "user", "hello", 1), msg("a1", "u1", "assistant", "hi", 2),
-            msg("u2", "a1", "user", "more", 3), msg("a2", "u2", "assistant", "ok", 4)]
+    rows = [
+        {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"},
+        msg("u1", None, "user", "hello", 1),
+        msg("a1", "u1", "assistant", "hi", 2),
+        msg("u2", "a1", "user", "more", 3),
+        msg("a2", "u2", "assistant", "ok", 4),
+    ]
     path = tmp_path / "rooted.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -188,9 +198,18 @@ def test_append_while_the_user_moved_the_leaf_keeps_it(kinds: Path) -> None:
     last = c.manager.index.leaf_id
     c.move_leaf("r1000004")
     with open(kinds, "a") as f:
-        f.write(json.dumps({"type": "message", "id": "ext00001", "parentId": last,
-                            "timestamp": "2025-06-01T11:00:00.000Z",
-                            "message": {"role": "user", "content": "more", "timestamp": 1}}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": "ext00001",
+                    "parentId": last,
+                    "timestamp": "2025-06-01T11:00:00.000Z",
+                    "message": {"role": "user", "content": "more", "timestamp": 1},
+                }
+            )
+            + "\n"
+        )
     out = c.apply_appended()
     assert out.rows and "ext00001" in c.manager.index.by_id
     assert c.manager.get_leaf_id() == c.model.leaf_id == "r1000004"
@@ -198,9 +217,18 @@ def test_append_while_the_user_moved_the_leaf_keeps_it(kinds: Path) -> None:
     c.set_label("u1000002", "x")
     assert lines(kinds)[-1]["parentId"] == "ext00001"  # a label goes after the file's last entry
     with open(kinds, "a") as f:
-        f.write(json.dumps({"type": "message", "id": "ext00002", "parentId": "ext00001",
-                            "timestamp": "2025-06-01T11:00:01.000Z",
-                            "message": {"role": "user", "content": "again", "timestamp": 2}}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": "ext00002",
+                    "parentId": "ext00001",
+                    "timestamp": "2025-06-01T11:00:01.000Z",
+                    "message": {"role": "user", "content": "again", "timestamp": 2},
+                }
+            )
+            + "\n"
+        )
     c.apply_appended()
     assert c.model.leaf_id == "r1000004" and c.leaf_moved
     assert c.apply_appended().notices == []  # nothing new
@@ -210,9 +238,18 @@ def test_append_follows_the_file_when_the_leaf_was_not_moved(kinds: Path) -> Non
     c = ctl(kinds)
     last = c.manager.index.leaf_id
     with open(kinds, "a") as f:
-        f.write(json.dumps({"type": "message", "id": "ext00001", "parentId": last,
-                            "timestamp": "2025-06-01T11:00:00.000Z",
-                            "message": {"role": "user", "content": "more", "timestamp": 1}}) + "\n")
+        f.write(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": "ext00001",
+                    "parentId": last,
+                    "timestamp": "2025-06-01T11:00:00.000Z",
+                    "message": {"role": "user", "content": "more", "timestamp": 1},
+                }
+            )
+            + "\n"
+        )
     c.apply_appended()
     assert c.model.leaf_id == c.manager.get_leaf_id() == "ext00001"
 
@@ -256,10 +293,48 @@ def test_parent_session_and_copy(kinds: Path, tmp_path: Path) -> None:
 
 def test_title_and_in_memory_sessions() -> None:
     header = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
-    m = SessionManager.from_entries(header, [{"type": "message", "id": "a", "parentId": None,
-                                              "timestamp": "2026-01-01T00:00:01.000Z",
-                                              "message": {"role": "user", "content": "hi", "timestamp": 1}}])
+    m = SessionManager.from_entries(
+        header,
+        [
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "2026-01-01T00:00:01.000Z",
+                "message": {"role": "user", "content": "hi", "timestamp": 1},
+            }
+        ],
+    )
     c = SessionController(m)
     assert c.title_parts("/x/mem.jsonl")[-1] == "leaf a"
     assert "in memory only" in texts(c.set_label("a", "x"))
     assert "not read from a file" in texts(c.reload())
+
+
+def test_live_follow_takes_the_newline_pi_appends_to_a_last_line(kinds: Path) -> None:
+    """pi 1.6.0 appends the newline a last line lacks when it opens the session; the open view
+    takes it as that line's end (no reload, no note, no phantom line), then follows new lines."""
+    kinds.write_bytes(kinds.read_bytes().rstrip(b"\n"))
+    c = ctl(kinds)
+    last = c.manager.index.leaf_id
+    with open(kinds, "ab") as f:
+        f.write(b"\n")  # what pi writes on open
+    out = c.apply_appended()
+    assert not out.replaced and out.notices == [] and c.manager.diagnostics == []
+    with open(kinds, "a") as f:
+        f.write(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": "ext00001",
+                    "parentId": last,
+                    "timestamp": "2025-06-01T11:00:00.000Z",
+                    "message": {"role": "user", "content": "more", "timestamp": 1},
+                }
+            )
+            + "\n"
+        )
+    out = c.apply_appended()
+    assert out.rows and not out.replaced and out.notices == []
+    assert c.manager.index.by_id["ext00001"].line == len(kinds.read_bytes().splitlines())
+    assert c.model.leaf_id == "ext00001"

@@ -11,12 +11,14 @@ from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import flat as F
 from loomtui.view.model import TreeModel
-from tests.session.test_split import adversarial_session
 from tests.agent_writer import AgentWriter
+from tests.session.test_split import adversarial_session
+from tests.shared_material import FIXTURES, needs_shared
 
-BROWSE = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
+BROWSE = FIXTURES / "pi" / "dnouri-browse-session.jsonl"
 
 
+@needs_shared()
 def test_positions_are_those_of_the_flattened_order_and_made_only_when_asked(tmp_path: Path) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=2)
     manager = SessionManager.open(str(path))
@@ -35,6 +37,7 @@ def test_positions_are_those_of_the_flattened_order_and_made_only_when_asked(tmp
         assert "no such id" not in flat and flat.position("no such id") is None
 
 
+@needs_shared()
 def test_printing_the_tree_does_not_make_the_map(tmp_path: Path) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=2)
     model = TreeModel(SessionManager.open(str(path)), use_manager_leaf=True)
@@ -43,6 +46,7 @@ def test_printing_the_tree_does_not_make_the_map(tmp_path: Path) -> None:
     assert model.flat._pos is None
 
 
+@needs_shared()
 def test_a_live_append_after_a_lazy_start_keeps_every_position(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     shutil.copyfile(BROWSE, path)
@@ -53,10 +57,13 @@ def test_a_live_append_after_a_lazy_start_keeps_every_position(tmp_path: Path) -
     assert manager.get_leaf_id() == new
     fresh = F.flatten(manager.index, new)
     assert [e.id for e in model.flat.entries] == [e.id for e in fresh.entries]
-    assert {e.id: model.flat.position(e.id) for e in fresh.entries} == {e.id: fresh.position(e.id) for e in fresh.entries}
+    assert {e.id: model.flat.position(e.id) for e in fresh.entries} == {
+        e.id: fresh.position(e.id) for e in fresh.entries
+    }
     assert model.flat.position(new) == fresh.entries.index(manager.index.by_id[new])
 
 
+@needs_shared()
 def test_an_insert_into_a_lazy_flat_makes_the_map_first(tmp_path: Path) -> None:
     path = adversarial_session(tmp_path / "s.jsonl", copies=1)
     manager = SessionManager.open(str(path))

@@ -48,8 +48,6 @@ def test_branch_points() -> None:
     assert next_branch_point(model, -1) is None
 
 
-
-
 def test_exact_id_wins_over_longer_ids_and_ambiguity_is_reported() -> None:
     sm = branched()
     assert resolve_prefix(sm.index, "ub").id == "ub"
@@ -87,5 +85,3 @@ def test_history_back_remembers_where_the_cursor_moved_to() -> None:
     # the user walked from b to q with the arrows, then goes back: forward returns to q
     assert h.back("q") == "b"
     assert h.forward() == "q"
-
-

@@ -32,11 +32,18 @@ def test_leaf_on_b_puts_branch_b_first() -> None:
 
 
 def test_nested_branching_gutters() -> None:
-    sm = session([
-        user("u1", None, "u1", 1), assistant("a1", "u1", "a1", 2),
-        user("x", "a1", "x", 3), user("x1", "x", "x1", 4), assistant("x1a", "x1", "x1a", 5),
-        user("x2", "x", "x2", 6), user("y", "a1", "y", 7), assistant("ya", "y", "ya", 8),
-    ])
+    sm = session(
+        [
+            user("u1", None, "u1", 1),
+            assistant("a1", "u1", "a1", 2),
+            user("x", "a1", "x", 3),
+            user("x1", "x", "x1", 4),
+            assistant("x1a", "x1", "x1a", 5),
+            user("x2", "x", "x2", 6),
+            user("y", "a1", "y", 7),
+            assistant("ya", "y", "ya", 8),
+        ]
+    )
     model = TreeModel(sm, leaf_id="x1a", use_manager_leaf=False)
     assert rows(model) == [
         "• user: u1",
@@ -51,11 +58,15 @@ def test_nested_branching_gutters() -> None:
 
 
 def test_two_roots_shift_everything_below_them() -> None:
-    sm = session([
-        user("r1", None, "fix the build", 1), assistant("a1", "r1", "looking", 2),
-        user("r2", None, "fix the build (re-edited)", 3), assistant("a2", "r2", "hi again", 4),
-        label("l1", "a1", "a1", None, 5),
-    ])
+    sm = session(
+        [
+            user("r1", None, "fix the build", 1),
+            assistant("a1", "r1", "looking", 2),
+            user("r2", None, "fix the build (re-edited)", 3),
+            assistant("a2", "r2", "hi again", 4),
+            label("l1", "a1", "a1", None, 5),
+        ]
+    )
     model = TreeModel(sm, leaf_id="a1", use_manager_leaf=False)
     assert rows(model) == [
         "• user: fix the build",
@@ -66,13 +77,27 @@ def test_two_roots_shift_everything_below_them() -> None:
 
 
 def test_hidden_entries_reattach_children_to_nearest_visible_ancestor() -> None:
-    sm = session([
-        user("u1", None, "q", 1),
-        assistant("t1", "u1", "", 2, stop="toolUse", blocks=[{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}]),
-        {"type": "message", "id": "r1", "parentId": "t1", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "content": []}},
-        assistant("a2", "r1", "done", 4),
-    ])
+    sm = session(
+        [
+            user("u1", None, "q", 1),
+            assistant(
+                "t1",
+                "u1",
+                "",
+                2,
+                stop="toolUse",
+                blocks=[{"type": "toolCall", "id": "c1", "name": "ls", "arguments": {}}],
+            ),
+            {
+                "type": "message",
+                "id": "r1",
+                "parentId": "t1",
+                "timestamp": "2026-01-01T00:00:03.000Z",
+                "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "ls", "content": []},
+            },
+            assistant("a2", "r1", "done", 4),
+        ]
+    )
     model = TreeModel(sm, filter_mode="no-tools")
     assert rows(model) == ["• user: q", "• assistant: done"]
     model.set_filter("default")
@@ -82,11 +107,13 @@ def test_hidden_entries_reattach_children_to_nearest_visible_ancestor() -> None:
 
 
 def test_tool_only_assistant_is_shown_when_it_is_the_leaf_or_errored() -> None:
-    sm = session([
-        user("u1", None, "q", 1),
-        assistant("e1", "u1", "", 2, stop="error", errorMessage="Rate limit\nexceeded " + "x" * 100),
-        assistant("t1", "e1", "", 3, stop="toolUse"),
-    ])
+    sm = session(
+        [
+            user("u1", None, "q", 1),
+            assistant("e1", "u1", "", 2, stop="error", errorMessage="Rate limit\nexceeded " + "x" * 100),
+            assistant("t1", "e1", "", 3, stop="toolUse"),
+        ]
+    )
     model = TreeModel(sm)
     assert rows(model) == ["• user: q", "• assistant: Rate limit exceeded " + "x" * 60, "• assistant: (no content)"]
     other = TreeModel(sm, leaf_id="e1", use_manager_leaf=False)
@@ -94,9 +121,14 @@ def test_tool_only_assistant_is_shown_when_it_is_the_leaf_or_errored() -> None:
 
 
 def test_unknown_entry_types_render_generically() -> None:
-    sm = session([user("u1", None, "q", 1),
-                  {"type": "ttsr_injection", "id": "t1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z"}])
-    assert rows(TreeModel(sm)) == ["• user: q", "• [ttsr injection]"]
+    # (a kind only omp writes, such as ttsr_injection, makes the session omp's: hidden by default)
+    sm = session(
+        [
+            user("u1", None, "q", 1),
+            {"type": "future_kind", "id": "t1", "parentId": "u1", "timestamp": "2026-01-01T00:00:02.000Z"},
+        ]
+    )
+    assert rows(TreeModel(sm)) == ["• user: q", "• [future kind]"]
 
 
 def test_empty_view_says_no_entries_found() -> None:
@@ -108,17 +140,41 @@ def _tool_session(same_id: bool):  # type: ignore[no-untyped-def]
     """Two branches, each an assistant calling a tool and its result; the calls share an id
     when ``same_id`` (a copied branch), so which call a result shows depends on the order."""
     call_b = "call-1" if same_id else "call-2"
-    return session([
-        user("u", None, "go", 1),
-        assistant("a1", "u", "", 2, stop="toolUse",
-                  blocks=[{"type": "toolCall", "id": "call-1", "name": "read", "arguments": {"path": "/a.py"}}]),
-        {"type": "message", "id": "r1", "parentId": "a1", "timestamp": "2026-01-01T00:00:03.000Z",
-         "message": {"role": "toolResult", "toolCallId": "call-1", "toolName": "read", "content": "x"}},
-        assistant("a2", "u", "", 4, stop="toolUse",
-                  blocks=[{"type": "toolCall", "id": call_b, "name": "bash", "arguments": {"command": "ls"}}]),
-        {"type": "message", "id": "r2", "parentId": "a2", "timestamp": "2026-01-01T00:00:05.000Z",
-         "message": {"role": "toolResult", "toolCallId": call_b, "toolName": "bash", "content": "y"}},
-    ])
+    return session(
+        [
+            user("u", None, "go", 1),
+            assistant(
+                "a1",
+                "u",
+                "",
+                2,
+                stop="toolUse",
+                blocks=[{"type": "toolCall", "id": "call-1", "name": "read", "arguments": {"path": "/a.py"}}],
+            ),
+            {
+                "type": "message",
+                "id": "r1",
+                "parentId": "a1",
+                "timestamp": "2026-01-01T00:00:03.000Z",
+                "message": {"role": "toolResult", "toolCallId": "call-1", "toolName": "read", "content": "x"},
+            },
+            assistant(
+                "a2",
+                "u",
+                "",
+                4,
+                stop="toolUse",
+                blocks=[{"type": "toolCall", "id": call_b, "name": "bash", "arguments": {"command": "ls"}}],
+            ),
+            {
+                "type": "message",
+                "id": "r2",
+                "parentId": "a2",
+                "timestamp": "2026-01-01T00:00:05.000Z",
+                "message": {"role": "toolResult", "toolCallId": call_b, "toolName": "bash", "content": "y"},
+            },
+        ]
+    )
 
 
 def test_tool_call_map_is_shared_by_every_leaf_unless_call_ids_repeat() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from loomtui.view.model import TreeModel
 from tests.agent_writer import AgentWriter
+from tests.shared_material import FIXTURES, needs_shared
 from tests.view.helpers import HEADER, assistant, branched, branched_entries, label, session, user
 
 
@@ -85,8 +86,9 @@ def test_unfold_on_expanded_row_jumps_down_to_next_branch() -> None:
 
 
 def test_root_fold_marker() -> None:
-    sm = session([user("u1", None, "a", 1), assistant("a1", "u1", "b", 2), user("u2", "a1", "c", 3),
-                  user("u3", "a1", "d", 4)])
+    sm = session(
+        [user("u1", None, "a", 1), assistant("a1", "u1", "b", 2), user("u2", "a1", "c", 3), user("u3", "a1", "d", 4)]
+    )
     model = TreeModel(sm, leaf_id="u2", use_manager_leaf=False)
     model.select_row(0)
     model.fold_or_up()
@@ -187,11 +189,11 @@ def _snapshot(model: TreeModel) -> tuple[list[str], str]:
     return [model.row_text(i) for i in range(len(model))], model.footer()
 
 
+@needs_shared()
 def test_incremental_appends_match_a_fresh_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import shutil
-    from pathlib import Path
 
-    src = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
+    src = FIXTURES / "pi" / "dnouri-browse-session.jsonl"
     path = tmp_path / "s.jsonl"
     shutil.copy(src, path)
     from loomtui.session.manager import SessionManager
@@ -234,12 +236,25 @@ def test_tool_result_after_tool_only_leaf_updates_in_place_like_a_fresh_model(tm
         live.home_key()  # off the followed leaf: the cursor stays there
         initial = live.selected_id
         steps = [
-            lambda: writer.append_message({"role": "assistant", "stopReason": "toolUse", "content": [
-                {"type": "toolCall", "id": f"c-{mode}", "name": "ls", "arguments": {"path": "/p"}}]}),
-            lambda: writer.append_message({"role": "toolResult", "toolCallId": f"c-{mode}", "toolName": "ls",
-                                           "content": [{"type": "text", "text": "a b"}], "isError": False}),
-            lambda: writer.append_message({"role": "assistant", "content": [{"type": "text", "text": "done"}],
-                                           "stopReason": "stop"}),
+            lambda mode=mode: writer.append_message(
+                {
+                    "role": "assistant",
+                    "stopReason": "toolUse",
+                    "content": [{"type": "toolCall", "id": f"c-{mode}", "name": "ls", "arguments": {"path": "/p"}}],
+                }
+            ),
+            lambda mode=mode: writer.append_message(
+                {
+                    "role": "toolResult",
+                    "toolCallId": f"c-{mode}",
+                    "toolName": "ls",
+                    "content": [{"type": "text", "text": "a b"}],
+                    "isError": False,
+                }
+            ),
+            lambda: writer.append_message(
+                {"role": "assistant", "content": [{"type": "text", "text": "done"}], "stopReason": "stop"}
+            ),
         ]
         for k, step in enumerate(steps):
             step()
@@ -256,13 +271,19 @@ def _two_roots(tmp_path):  # type: ignore[no-untyped-def]
     """u1 → a1 and u5 → a5 → u6 (the leaf), on a real file another writer appends to."""
     import json
 
-    from loomtui.session.manager import SessionManager
     from helpers import HEADER
 
+    from loomtui.session.manager import SessionManager
+
     path = tmp_path / "two-roots.jsonl"
-    lines = [HEADER, user("u1", None, "first question", 1), assistant("a1", "u1", "first answer", 2),
-             user("u5", None, "second question", 5), assistant("a5", "u5", "second answer", 6),
-             user("u6", "a5", "follow-up", 7)]
+    lines = [
+        HEADER,
+        user("u1", None, "first question", 1),
+        assistant("a1", "u1", "first answer", 2),
+        user("u5", None, "second question", 5),
+        assistant("a5", "u5", "second answer", 6),
+        user("u6", "a5", "follow-up", 7),
+    ]
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
     return path, SessionManager.open(str(path))
 
@@ -296,7 +317,8 @@ def test_a_live_append_keeps_the_selected_entry_not_its_row_number(tmp_path) -> 
         assert model.selected_id == kept, mode
         fresh = TreeModel(sm, filter_mode=mode)
         assert [model.row_text(i, cursor=False) for i in range(len(model))] == [
-            fresh.row_text(i, cursor=False) for i in range(len(fresh))]
+            fresh.row_text(i, cursor=False) for i in range(len(fresh))
+        ]
 
 
 def test_the_cursor_on_the_followed_leaf_follows_it(tmp_path) -> None:  # type: ignore[no-untyped-def]

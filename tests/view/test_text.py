@@ -11,7 +11,9 @@ HOME = "/home/user"
 
 
 def test_read_with_offset_and_limit() -> None:
-    assert format_tool_call("read", {"path": "/home/user/x.py", "offset": 10, "limit": 20}, HOME) == "[read: ~/x.py:10-29]"
+    assert (
+        format_tool_call("read", {"path": "/home/user/x.py", "offset": 10, "limit": 20}, HOME) == "[read: ~/x.py:10-29]"
+    )
     assert format_tool_call("read", {"file_path": "/etc/h", "offset": 5}, HOME) == "[read: /etc/h:5]"
     assert format_tool_call("read", {"path": "/a", "limit": 3}, HOME) == "[read: /a:1-3]"
 

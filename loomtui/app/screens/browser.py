@@ -21,23 +21,22 @@ from textual.worker import Worker, WorkerState
 
 from loomtui.app import keymap
 from loomtui.app.messages import SessionFileChanged, SessionOpened
-from loomtui.app.ocp import bar_modes
+from loomtui.app.screens.agent_tools import AgentTools
 from loomtui.app.screens.browser_actions import BrowserActions
 from loomtui.app.screens.browser_loading import BrowserLoading
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.loom_tools import LoomTools
+from loomtui.app.screens.source_actions import bar_modes, look_up
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.widgets.tree_view import TreeView
-from loomtui.formats.opening import open_session
+from loomtui.formats.opening import Opening, open_session
 from loomtui.session.errors import LoomError
 from loomtui.session.manager import SessionManager
-from loomtui.session.split import SplitParse
 from loomtui.view.controller import SessionController
 from loomtui.view.model import TreeModel
 from loomtui.view.outcomes import Outcome
-from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -47,7 +46,7 @@ from loomtui.view.width import fit_items
 DETAIL_DEBOUNCE = 0.06
 
 
-class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
+class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Screen[None]):
     """One open session."""
 
     BINDINGS = keymap.bindings("browser")
@@ -56,14 +55,20 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
     #: the session is loaded and shown (the app starts following the file)
     Opened = SessionOpened
 
-    def __init__(self, path: str, manager: SessionManager | None = None, *, filter_mode: str = "default",
-                 select_id: str | list[str] | None = None, split: SplitParse | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        manager: SessionManager | None = None,
+        *,
+        filter_mode: str = "default",
+        select_id: str | list[str] | None = None,
+        opening: Opening | None = None,
+    ) -> None:
         super().__init__()
         self.path = os.path.abspath(path)
-        #: a child process already parsing the file's tail (started before Textual was)
-        self._split = split
-        #: the tail parser the loading thread is waiting for (stopped if the screen goes away)
-        self._reading_split: SplitParse | None = None
+        #: how the file is read (``formats/opening``): started before Textual for the app's
+        #: first file, else read in this process when the screen mounts
+        self.opening = opening if opening is not None else Opening(self.path)
         #: the screen went away while the session was still being read: the read stops
         self._abandoned = False
         self._given = manager
@@ -120,9 +125,23 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         return keymap.display_keys(keymap.SPEC_BY_ID[binding_id], self.loom_app.user_keymap)
 
     def _controller(self, manager: SessionManager, page_size: int = 20) -> SessionController:
-        return SessionController(manager, opener=open_session, filter_mode=self.initial_filter, page_size=page_size,
-                                 key_names={"persist": self._keys("browser.persist-leaf"),
-                                            "export": self._keys("browser.export")})
+        return SessionController(
+            manager,
+            opener=open_session,
+            flattener=self.opening.flattener,
+            filter_mode=self.initial_filter,
+            page_size=page_size,
+            key_names={
+                name: self._keys(binding_id)
+                for name, binding_id in (
+                    ("persist", "browser.persist-leaf"),
+                    ("export", "browser.export"),
+                    ("archive", "browser.archive"),
+                    ("show-archived", "browser.show-archived"),
+                    ("filters", "browser.filter-next"),
+                )
+            },
+        )
 
     def on_mount(self) -> None:
         self._update_hints()
@@ -144,6 +163,8 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         """Every worker of this screen ends here: results go to the screen, failures to a notice
         (or the error page for the file itself), never a traceback."""
         worker = event.worker
+        if worker.group == "export-html":
+            self._export_ended(event.state)
         if event.state == WorkerState.ERROR:
             exc = worker.error
             if isinstance(exc, LoadCancelled):
@@ -154,8 +175,12 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
                 self.notify(str(exc), title=f"{worker.description}: not done", severity="error", timeout=10)
             elif exc is not None and worker.group != "warm-search":
                 self.loom_app.log_error(exc)
-                self.notify(f"{type(exc).__name__}: {exc}", title=f"{worker.description}: internal error",
-                            severity="error", timeout=8)
+                self.notify(
+                    f"{type(exc).__name__}: {exc}",
+                    title=f"{worker.description}: internal error",
+                    severity="error",
+                    timeout=8,
+                )
             return
         if event.state != WorkerState.SUCCESS:
             return
@@ -169,6 +194,15 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
             if outcome.path is not None:  # at the fork point: the deepest entry the fork copied
                 fork = self.manager.fork_point_candidates() if self.manager is not None else []
                 self.loom_app.open_session_file(outcome.path, select_id=fork or None)
+
+    def _export_ended(self, state: WorkerState) -> None:
+        """An HTML export stopped reading the session: the appends that waited are taken."""
+        if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        self.exporting_html = False
+        if self._appends_waiting:
+            self._appends_waiting = False
+            self.call_later(self.apply_appended)
 
     def _install(self, controller: SessionController) -> None:
         self.controller = controller
@@ -188,15 +222,16 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
                 if not isinstance(self.select_id, str):
                     self.notify(f"At the fork point {hit}.", timeout=5)
             elif isinstance(self.select_id, str):
-                self.notify(f"Entry {self.select_id} is not in this session; showing the leaf.",
-                            severity="warning", timeout=6)
+                self.notify(
+                    f"Entry {self.select_id} is not in this session; showing the leaf.", severity="warning", timeout=6
+                )
             else:
-                self.notify("No entry of the fork is in this session; showing the leaf.", severity="warning",
-                            timeout=6)
+                self.notify("No entry of the fork is in this session; showing the leaf.", severity="warning", timeout=6)
             self.select_id = None
         tree.set_model(model)
         tree.focus()
         self._refresh_bars()
+        self._update_hints()  # what this source offers
         # the tree paints first; the detail pane (a deep entry's depth walk, Markdown's first
         # import, a Claude Code file's tokens) follows right after; forced: after a reload the
         # same id may hold new content. The screen is marked for a layout here: the tree's own
@@ -204,6 +239,15 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         # marked runs the callbacks below before it paints
         self.refresh(layout=True)
         self.call_after_refresh(self._first_detail)
+        if model.mode != self.initial_filter and not self.has_screen_below and self.manager is not None:
+            # `loomtui --filter MODE FILE` named a mode FILE does not have (a run's on a pi session)
+            self.notify(
+                f"{self.initial_filter!r} is not a filter of {self.manager.source.a_name}; showing "
+                f"default ({', '.join(model.modes)}).",
+                title="--filter",
+                severity="warning",
+                timeout=8,
+            )
         for notice in controller.opening_notices(self._keys("browser.diagnostics")):
             self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)  # type: ignore[arg-type]
         self.post_message(SessionOpened(self))
@@ -213,6 +257,7 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         warmed in a thread (it shares the interpreter with the paint and would slow it)."""
         self._update_detail(immediate=True, force=True)
         self.call_after_refresh(self._warm_search)
+        self.call_after_refresh(self._count_usage)
 
     # outcomes -> widgets ------------------------------------------------------------------------
     def _apply(self, outcome: Outcome | None, *, keep_row: int | None = None) -> None:
@@ -225,6 +270,8 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
             sub = outcome.session
             mode = self.model.mode if self.model is not None else "default"
             self.app.push_screen(BrowserScreen(sub.source.path or self.path, sub, filter_mode=mode))
+        if outcome.lookup is not None:  # a file the row names: found, then opened on top
+            look_up(self, outcome.lookup)
         if outcome.replaced and self.controller is not None:
             self.tree.set_model(self.controller.model)
         elif outcome.rows:
@@ -237,6 +284,7 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
             self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)  # type: ignore[arg-type]
         ask = outcome.ask
         if ask is not None:
+
             def answered(yes: bool | None) -> None:
                 then = ask.on_yes if yes else ask.on_no
                 if then is not None:
@@ -251,10 +299,9 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         if controller is None:
             return
         model = controller.model
-        # the path is shortened first when the bar is narrow: the leaf stays visible
-        title = tuple(printable(p) for p in controller.title_parts(self.path))
-        self.query_one(FilterBar).show(title, model.mode, model.query, model.show_label_times,
-                                       modes=bar_modes(model))
+        # fitted to the bar's width: the name and the leaf stay, the path goes first
+        title = controller.header(self.path)
+        self.query_one(FilterBar).show(title, model.mode, model.query, model.show_label_times, modes=bar_modes(model))
         text = model.footer().strip() or "(0/0)"
         if text != self._position_text:  # no layout: the widget's width is fixed
             self._position_text = text
@@ -263,6 +310,7 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
     def _update_hints(self) -> None:
         """The key hints that fit beside the position (the least needed are left out first)."""
         parts = [(1, "↑↓ move"), (0, "←→ page")]
+        source = self.controller.source if self.controller is not None else None
         for priority, binding_id, what in (
             (4, "browser.select", "leaf"),
             (5, "browser.label", "label"),
@@ -271,6 +319,12 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
             (2, "app.palette", "commands"),
             (6, "app.help", "help"),
         ):
+            if source is not None and not self.offered(keymap.SPEC_BY_ID[binding_id].action):
+                continue  # not something this source does (Source.offers)
+            if binding_id == "browser.persist-leaf" and source is not None and not source.can_append:
+                what = "save"  # a loom's labels into its file as bookmarks
+            elif binding_id == "browser.select" and source is not None and not source.leaf_moves:
+                what = "open"  # an OCP run: the session an attempt names
             parts.append((priority, f"{self._keys(binding_id)} {what}"))
         room = max(10, self.app.size.width - 30 - 2)
         self.query_one("#hints", Static).update(Text(fit_items(parts, room), no_wrap=True, overflow="ellipsis"))
@@ -296,9 +350,9 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         if event.path == self.path:
             self.apply_appended()
 
-    @on(TreeView.HelpRequested)
-    def _help_requested(self, event: TreeView.HelpRequested) -> None:
-        self.loom_app.action_help()
+    @on(DetailPane.SearchTyped)
+    def _search_typed(self, event: DetailPane.SearchTyped) -> None:
+        self.tree.type_text(event.text)
 
     def _update_detail(self, *, immediate: bool = False, force: bool = False) -> None:
         if self._detail_timer is not None:
@@ -322,6 +376,9 @@ class BrowserScreen(BrowserActions, BrowserLoading, LoomTools, Screen[None]):
         """Take what another writer appended (the watcher calls this); the tree, bars and footer
         reach the screen first, the detail pane (Markdown) next."""
         if self.controller is None:
+            return
+        if self.exporting_html:  # the export thread reads the session: take them once it is done
+            self._appends_waiting = True
             return
         row = self.tree.screen_row  # before the rows change under it
         outcome = self.controller.apply_appended()

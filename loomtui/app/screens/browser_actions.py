@@ -6,14 +6,16 @@ screen's layout, loading, workers and how outcomes reach the widgets."""
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from loomtui.app.ocp import open_attempt_session
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ExportDialog, LabelDialog
+from loomtui.formats.carry_on.resume import resumable
+from loomtui.session.source import EXPORT, PERSIST
+from loomtui.view import context_blocks
 from loomtui.view.outcomes import ExportPlan, Outcome
+from loomtui.view.words import NOT_A_FORK
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -26,26 +28,64 @@ else:
 class BrowserActions(_Base):
     """Mixed into ``BrowserScreen``."""
 
+    #: an HTML export is reading the open session in a thread: appends wait for it
+    exporting_html = False
+    _appends_waiting = False
+
     def _selected_id(self) -> str | None:
         return self.model.selected_id if self.model is not None else None
 
     def action_move_leaf(self) -> None:
-        """Enter: move the leaf here (a user message: to its parent), in memory."""
+        """Enter: open what the row names (``Source.opens``), or move the leaf here (a user
+        message: to its parent), in memory."""
         entry_id = self._selected_id()
-        if self.controller is not None and entry_id is not None:
-            if not self.controller.source.leaf_moves:
-                open_attempt_session(self, entry_id)  # an OCP run: Enter opens an attempt's session
+        if entry_id is not None:
+            self.enter_row(entry_id)
+
+    def enter_row(self, entry_id: str) -> None:
+        """What Enter does on ``entry_id`` (the controller asks the source first)."""
+        if self.controller is None:
+            return
+        if self.controller.source.leaf_moves:
+            target = self._context_edit_target(entry_id)
+            if target is not None:  # a context edit: Enter goes to the entry it omits or replaces
+                self.jump_to_id(target)
                 return
-            row = self.tree.screen_row
-            self._apply(self.controller.move_leaf(entry_id), keep_row=row)
+        row = self.tree.screen_row
+        self._apply(self.controller.move_leaf(entry_id), keep_row=row)
+
+    def _context_edit_target(self, entry_id: str) -> str | None:
+        manager = self.manager
+        entry = manager.index.by_id.get(entry_id) if manager is not None else None
+        return context_blocks.edit_target(manager, entry) if manager is not None and entry is not None else None
 
     def action_follow_file_leaf(self) -> None:
         """Undo Enter: the leaf follows the file's last entry again."""
         if self.controller is not None:
             self._apply(self.controller.follow_file_leaf())
 
+    #: actions a source may not offer (``Source.offers``): left out of the footer and the palette
+    SOURCE_ACTIONS = {"persist_leaf": PERSIST, "export_branch": EXPORT}
+
+    def offered(self, action: str) -> bool:
+        """Whether the open source offers ``action``: the footer's hints and the palette list
+        only those. Its key still answers where it is not offered, with one notice saying why
+        (a key never does nothing)."""
+        controller = self.controller
+        if controller is None:
+            return True
+        needs = self.SOURCE_ACTIONS.get(action)
+        if needs is not None:
+            return controller.source.offers(needs)
+        if action == "archive":
+            return controller.archive_keeps is not None
+        if action in ("resume_here", "carry_branch"):
+            return resumable(controller.manager)
+        return True
+
     def action_persist_leaf(self) -> None:
-        """Ctrl+S: persist the leaf for pi (one label entry, after a question)."""
+        """Ctrl+S: persist the leaf for pi (one label entry, after a question); where there is no
+        leaf to persist, the controller says why."""
         if self.controller is not None:
             self._apply(self.controller.persist_leaf())
 
@@ -91,12 +131,15 @@ class BrowserActions(_Base):
             if to_open:
                 self.loom_app.open_session_file(to_open)
 
-        self.app.push_screen(ExportDialog(plan.row, plan.entries, plan.labels, plan.default_dir, export), done)
+        self.app.push_screen(
+            ExportDialog(
+                plan.row, plan.entries, plan.labels, plan.default_dir, export, plan.export_as, plan.note, plan.named
+            ),
+            done,
+        )
 
     def action_export_html(self) -> None:
         """Write the session as an HTML page in the working directory, opened at the selection."""
-        if self._typed("E"):
-            return
         entry_id, controller = self._selected_id(), self.controller
         if controller is None or entry_id is None:
             return
@@ -104,13 +147,16 @@ class BrowserActions(_Base):
             self.notify("This session has no file to export.", title="Export HTML: not done", severity="error")
             return
         self.notify("Writing the HTML page…", timeout=3)
-        self._export_html(controller.path, controller.model.leaf_id, entry_id)
+        # the page is made from the open session, not from the file read again: labels not
+        # saved yet and the view it was built as are on the page (appends wait until it is done)
+        self.exporting_html = True
+        self._export_html(controller.manager, controller.path, controller.model.leaf_id, entry_id)
 
     @work(thread=True, exclusive=True, group="export-html", exit_on_error=False, description="Export HTML")
-    def _export_html(self, source: str, leaf_id: str | None, target_id: str) -> str:
-        from loomtui.formats.export_html import export_to_free_name
+    def _export_html(self, manager: Any, source: str, leaf_id: str | None, target_id: str) -> str:
+        from loomtui.formats.html.export import export_session_to_free_name, page_directory
 
-        return export_to_free_name(source, os.getcwd(), leaf_id=leaf_id, target_id=target_id)
+        return export_session_to_free_name(manager, source, page_directory(), leaf_id=leaf_id, target_id=target_id)
 
     def parent_ref(self) -> str | None:
         """The session this one was forked from, as its header names it (None: not a fork)."""
@@ -123,11 +169,22 @@ class BrowserActions(_Base):
             return
         ref = controller.parent_ref()
         if ref is None:
-            self.notify("This session is not a fork: its header names no parent session.",
-                        title="Open parent session", timeout=5)
+            self.notify(NOT_A_FORK, title="Open parent session", timeout=5)
             return
         self.notify(f"Looking for the parent session {ref}…", timeout=2)
         self._find_parent(controller)
+
+    def action_copy_message(self) -> None:
+        """Ctrl+X, pi's copy in /tree: the selected message's text, as pi takes it."""
+        entry_id, controller = self._selected_id(), self.controller
+        if controller is None or entry_id is None:
+            return
+        text = controller.message_copy_text(entry_id)
+        if text is None:
+            self.notify("The selected entry has no text to copy.", severity="warning", timeout=4)
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied the selected message ({len(text):,} characters).", timeout=3)
 
     def action_copy_text(self) -> None:
         entry_id, controller = self._selected_id(), self.controller
@@ -139,12 +196,19 @@ class BrowserActions(_Base):
 
     # filters and search -------------------------------------------------------------------------
     def action_set_filter(self, mode: str) -> None:
-        if self.controller is not None and self.controller.set_filter(mode).rows:
-            self._rows_changed()
+        if self.controller is not None:
+            self._filtered(self.controller.set_filter(mode))
 
     def action_toggle_filter(self, mode: str) -> None:
-        if self.controller is not None and self.controller.toggle_filter(mode).rows:
+        if self.controller is not None:
+            self._filtered(self.controller.toggle_filter(mode))
+
+    def _filtered(self, outcome: Outcome) -> None:
+        """A filter key's outcome: the rows again, or why the source has no such filter."""
+        if outcome.rows:
             self._rows_changed()
+        for notice in outcome.notices:
+            self.notify(notice.text, title=notice.title, severity=notice.severity, timeout=notice.timeout)  # type: ignore[arg-type]
 
     def action_cycle_filter(self, step: int) -> None:
         if self.controller is not None:
@@ -171,6 +235,12 @@ class BrowserActions(_Base):
             pass
         elif self.has_screen_below:
             self.action_back()
+        elif self.controller is not None:  # opened directly: there is no session list to go back to
+            self.notify(
+                f"Nothing to clear: no search, fold or hoist. {self._keys('app.quit')} quits.",
+                title="Esc",
+                timeout=4,
+            )
 
     def action_back(self) -> None:
         if self.has_screen_below:
@@ -184,6 +254,9 @@ class BrowserActions(_Base):
 
     def action_expand_detail(self) -> None:
         self.detail.action_expand_all()
+
+    def action_toggle_thinking(self) -> None:
+        self.detail.action_toggle_folds()
 
     def action_show_diagnostics(self) -> None:
         if self.manager is not None:

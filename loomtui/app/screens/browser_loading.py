@@ -14,13 +14,11 @@ from textual.worker import get_current_worker
 from loomtui.app.screens.dialogs import ErrorScreen
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
-from loomtui.formats.opening import FirstRows, first_rows, open_session
-from loomtui.session import indexcache
+from loomtui.formats.opening import FirstRows
 from loomtui.session.errors import LoomError, SessionFormatError
-from loomtui.session.split import SplitParse
-from loomtui.view import flatcache
 from loomtui.view.controller import SessionController
 from loomtui.view.model import TreeModel
+from loomtui.view.usage_totals import session_usage
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -43,7 +41,7 @@ class BrowserLoading(_Base):
             size = 0
         if size <= ASYNC_OPEN_BYTES:
             try:
-                manager = open_session(self.path, self._take_split())
+                manager = self.opening.session()
             except Exception as exc:  # reported on an error screen, never as a traceback
                 self._load_failed(exc)
                 return
@@ -52,23 +50,14 @@ class BrowserLoading(_Base):
             self.add_class("-loading")
             progress = self.query_one(LoadProgress)
             progress.start(self.path, size)
-            self.query_one(FilterBar).show(f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "",
-                                          False)
+            self.query_one(FilterBar).show(
+                f"Opening {self.path} ({size / 1e6:.0f} MB)…", self.initial_filter, "", False
+            )
             self._load_in_thread(progress)
-
-    def _take_split(self) -> SplitParse | None:
-        """The tail parser, for the one open that uses it (it reads the file as it was)."""
-        split, self._split = self._split, None
-        return split
 
     def on_unmount(self) -> None:
         self._abandoned = True  # a read still running stops at its next progress report
-        split = self._take_split()
-        if split is not None:  # closed before the session was read: stop the child
-            split.cancel()
-        reading = self._reading_split
-        if reading is not None:  # the loading thread waits for it: end it now
-            reading.abort()
+        self.opening.cancel()  # closed before the session was read: a helper started early stops
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="read the session file")
     def _load_in_thread(self, progress: LoadProgress) -> SessionController:
@@ -79,20 +68,16 @@ class BrowserLoading(_Base):
                 raise LoadCancelled()
             progress.post_message(LoadProgress.Update(done, total, entries))
 
-        split = self._reading_split = self._take_split()
+        opening = self.opening
         if self._abandoned:
-            if split is not None:
-                split.cancel()
+            opening.cancel()
             raise LoadCancelled()
-        if split is None and self.initial_filter == "default" and self.select_id is None:
-            first = first_rows(self.path)  # a big OCP run: its first screen comes first
+        if not opening.started_early and self.initial_filter == "default" and self.select_id is None:
+            first = opening.first_rows()  # a big OCP run: its first screen comes first
             if first is not None and not (self._abandoned or worker.is_cancelled):
                 model = TreeModel(first.manager, page_size=self._page_size())
                 self.app.call_from_thread(self._paint_first_rows, model, first)
-        try:
-            manager = open_session(self.path, split, progress=report)
-        finally:
-            self._reading_split = None
+        manager = opening.session(progress=report)
         if self._abandoned or worker.is_cancelled:
             raise LoadCancelled()
         progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
@@ -105,19 +90,25 @@ class BrowserLoading(_Base):
             return
         self.add_class("-first-rows")
         self.query_one(LoadProgress).stop()
-        self.query_one(FilterBar).show(f"Opening {self.path}: {first.total:,} rows…", self.initial_filter, "", False,
-                                       modes=(self.initial_filter,))  # the others once the whole is there
+        self.query_one(FilterBar).show(
+            f"Opening {self.path}: {first.total:,} rows…", self.initial_filter, "", False, modes=(self.initial_filter,)
+        )  # the others once the whole is there
         self.tree.show_first_rows(model, first.shown)
 
     @work(thread=True, exclusive=True, group="warm-search", exit_on_error=False, description="index for search")
     def _warm_search(self) -> None:
-        indexcache.flush_deferred()  # the index of a cold open, put off until the tree was painted
         model = self.model
         if model is not None:
-            flat, model.unsaved_flat = model.unsaved_flat, None
-            if flat is not None:  # flattened while loading: kept for the next open (after the paint)
-                flatcache.save(model.manager, flat, model.base_classes)
+            self.opening.after_paint(model)  # what is kept for the next open, written now
             model.warm_search()
+
+    @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="count tokens")
+    def _count_usage(self) -> None:
+        """Token totals for the header (every reply and usage entry): read off the UI thread."""
+        manager = self.manager
+        if manager is not None:
+            session_usage(manager)
+            self.app.call_from_thread(self._refresh_bars)
 
     def _load_failed(self, exc: BaseException) -> None:
         name = os.path.basename(self.path)
@@ -127,9 +118,11 @@ class BrowserLoading(_Base):
             self.app.notify(f"{exc}", title=f"Cannot open {name}", severity="error", timeout=10)
             return
         if isinstance(exc, SessionFormatError):
-            hint = ("loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
-                    '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
-                    "and OpenLoom / socketteer looms.")
+            hint = (
+                "loomtui opens pi / oh-my-pi session files (JSONL whose first line is a "
+                '{"type":"session"} header, versions 1-3), Claude Code and Codex sessions, '
+                "and OpenLoom / socketteer looms."
+            )
             screen = ErrorScreen(f"Cannot open {name}", str(exc), hint)
         elif isinstance(exc, (LoomError, OSError)):
             screen = ErrorScreen(f"Cannot open {name}", str(exc))
@@ -140,4 +133,3 @@ class BrowserLoading(_Base):
             self.app.switch_screen(screen)
         else:
             self.app.push_screen(screen)
-

@@ -26,7 +26,7 @@ from loomtui.view.compare import Comparison
 from loomtui.view.compare_layout import CompareLayout, Row, Run, totals_rows
 from loomtui.view.compare_text import safe
 from loomtui.view.text import display_text
-
+from loomtui.view.width import fit_items, text_width, truncate_to_width
 
 #: the compare roles drawn in one of pi's roles: (role, bold, reverse)
 _DERIVED: dict[str, tuple[str, bool, bool]] = {
@@ -50,9 +50,12 @@ class CompareView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False
     BINDINGS = keymap.bindings("compare")
     COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = role_css("CompareView") + """
+    DEFAULT_CSS = (
+        role_css("CompareView")
+        + """
     CompareView { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; background: $background; }
     """
+    )
 
     def __init__(self, cmp: Comparison, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -132,8 +135,11 @@ class CompareView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False
         if top < y:
             self.scroll_to(y=top, animate=False, immediate=True)
         elif bottom > y + height:
-            self.scroll_to(y=max(top - max(0, height - (bottom - top)), 0) if bottom - top < height else top,
-                           animate=False, immediate=True)
+            self.scroll_to(
+                y=max(top - max(0, height - (bottom - top)), 0) if bottom - top < height else top,
+                animate=False,
+                immediate=True,
+            )
 
     def _moved(self, old: int) -> None:
         self._scroll_to_cursor()
@@ -209,6 +215,7 @@ class CompareScreen(Screen[str | None]):
     CompareScreen > #cmp-body { height: 1fr; }
     CompareScreen > #cmp-totals { height: auto; max-height: 4; background: $panel; padding: 0 1; }
     CompareScreen > #cmp-hints { height: 1; color: $text-muted; padding: 0 1; }
+    CompareScreen > Static { text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, cmp: Comparison, a_text: str, b_text: str) -> None:
@@ -228,6 +235,9 @@ class CompareScreen(Screen[str | None]):
         return self.query_one(CompareView)
 
     def on_mount(self) -> None:
+        # the browser's notices ("Marked … press c") are done with, and a toast would sit on
+        # the totals at the bottom of this screen
+        self.app.clear_notifications()
         self._update_head()
         self.view.focus()
         self.call_after_refresh(self._first_layout)
@@ -245,20 +255,38 @@ class CompareScreen(Screen[str | None]):
         anc = cmp.ancestor
         changes = cmp.changed_count()
         same = len(cmp.pairs) - changes
+        width = max(20, self.size.width - 2)
+        # each branch's title in its half of the line, cut with … (a long one wrapped the line)
+        half = (width - 3) // 2
         head = Text(no_wrap=True, overflow="ellipsis")
-        head.append("A ", style="bold")
-        head.append(f"{cmp.a_id} ", style="dim")
-        head.append(safe(self.a_text)[:60])
-        head.append("   B ", style="bold")
-        head.append(f"{cmp.b_id} ", style="dim")
-        head.append(safe(self.b_text)[:60])
+        for side, eid, text, room in (
+            ("A", cmp.a_id, self.a_text, half),
+            ("B", cmp.b_id, self.b_text, width - half - 3),
+        ):
+            if side == "B":
+                head.append("   ")
+            line = truncate_to_width(f"{side} {eid} {safe(text)}".replace("\n", " "), room, "…")
+            head.append(line[:2], style="bold")
+            head.append(line[2 : 2 + len(eid) + 1], style="dim")
+            head.append(line[3 + len(eid) :])
+            if side == "A":
+                head.append(" " * max(0, room - text_width(line)))
         head.append("\n")
         where = f"from {anc.id}" if anc is not None else "no common ancestor (different roots)"
+        for side, eid in (("A", cmp.a_id), ("B", cmp.b_id)):
+            if anc is not None and anc.id == eid:
+                where += f" ({side} is the common ancestor: nothing after it)"
         head.append(f"{where} · {changes} changed · {same} identical", style="dim")
         self.query_one("#cmp-head", Static).update(head)
-        self.query_one("#cmp-hints", Static).update(Text(
-            "↑↓ move  PgUp/PgDn page  n/p next/previous change  Enter open fold / whole entry  "
-            "g go to the entry in the tree  Esc back", no_wrap=True, overflow="ellipsis"))
+        hints = [
+            (5, "↑↓ move"),
+            (2, "PgUp/PgDn page"),
+            (4, "n/p next/previous change"),
+            (1, "Enter open fold / whole entry"),
+            (3, "g go to the entry in the tree"),
+            (6, "Esc back"),
+        ]
+        self.query_one("#cmp-hints", Static).update(Text(fit_items(hints, width), no_wrap=True))
 
     def _update_totals(self) -> None:
         width = self.size.width - 2
@@ -269,11 +297,12 @@ class CompareScreen(Screen[str | None]):
             if k:
                 text.append("\n")
             if right:
-                text.append(left[:col].ljust(col))
+                left = truncate_to_width(left, col, "…")
+                text.append(left + " " * max(0, col - text_width(left)))
                 text.append(" │ ", style="dim")
-                text.append(right[:col])
+                text.append(truncate_to_width(right, width - col - 3, "…"))
             else:
-                text.append(left)
+                text.append(truncate_to_width(left, width, "…"))
         self.query_one("#cmp-totals", Static).update(text)
 
     def cursor_moved(self) -> None:

@@ -17,8 +17,10 @@ from textual.widgets import Button, Input, Label, Static
 from loomtui.session.errors import Diagnostic
 from loomtui.view.outcomes import Outcome
 from loomtui.view.printable import printable
+from loomtui.view.words import branch_copy
 
 T = TypeVar("T")
+
 
 class Dialog(ModalScreen[T]):
     """The base of the small dialogs: one centred box; the styles reach every subclass (a CSS
@@ -67,8 +69,11 @@ class LabelDialog(Dialog[str | None]):
             yield Label("Label (empty to remove):", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
             if self.refusal:
-                yield Static(Text(f"Read-only: {printable(self.refusal)}. The label cannot be saved."), classes="error",
-                             id="label-refusal")
+                yield Static(
+                    Text(f"Read-only: {printable(self.refusal)}. The label cannot be saved."),
+                    classes="error",
+                    id="label-refusal",
+                )
             yield Input(value=self.shown, id="label-input", placeholder="no label")
             if self.note and not self.refusal:
                 yield Static(Text(printable(self.note)), classes="muted", id="label-note")
@@ -133,9 +138,23 @@ class ExportDialog(Dialog[str | None]):
 
     BINDINGS = [Binding("escape", "close", "close", show=False)]
 
-    def __init__(self, entry_text: str, count: int, labels: int, default_dir: str,
-                 export: Callable[[str], Outcome]) -> None:
+    def __init__(
+        self,
+        entry_text: str,
+        count: int,
+        labels: int,
+        default_dir: str,
+        export: Callable[[str], Outcome],
+        export_as: str = "a pi session",
+        note: str = "the header's parentSession names this file",
+        named: bool = False,
+    ) -> None:
         super().__init__()
+        #: what the new file is and holds, in the source's own words
+        self.export_as = export_as
+        self.note = note
+        #: the file also gets the session's name (one session_info entry)
+        self.named = named
         self.entry_text = entry_text
         self.count = count
         self.labels = labels
@@ -145,10 +164,10 @@ class ExportDialog(Dialog[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Export the branch ending here to a new session file", classes="title")
+            what = "to a new session file" if self.export_as == "a pi session" else f"as {self.export_as} (a new file)"
+            yield Label(f"Export the branch ending here {what}", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
-            labels = f" + {self.labels} label entr{'y' if self.labels == 1 else 'ies'}" if self.labels else ""
-            yield Static(f"{self.count} entries{labels}; the header's parentSession names this file.", id="count")
+            yield Static(Text(f"{branch_copy(self.count, self.labels, self.named)}; {self.note}."), id="count")
             yield Label("Destination (a directory, or a file path ending in .jsonl):")
             yield Input(value=self.default_dir, id="dest")
             yield Static("", id="result")
@@ -215,7 +234,8 @@ class DiagnosticsScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             n = len(self.diagnostics)
-            yield Label(f"{n} diagnostic{'s' if n != 1 else ''}: {self.path}", classes="title")
+            yield Label(f"{n} diagnostic{'s' if n != 1 else ''}", classes="title")
+            yield Static(Text(printable(self.path), overflow="fold"), classes="muted", id="diagnostics-path")
             with VerticalScroll():
                 if not self.diagnostics:
                     yield Static("The reader found nothing to repair.", classes="muted")

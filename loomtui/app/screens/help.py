@@ -1,4 +1,4 @@
-"""F1 (and ``?`` while the search is empty): every binding, with the keys in effect."""
+"""F1: every binding, with the keys in effect."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from loomtui.app.keymap import SPECS, display_keys, keymap_path
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, keymap_path
 
 SCOPES = (
     ("tree", "In the tree"),
@@ -32,7 +32,7 @@ SCOPES = (
 MARKS = (
     ("›", "the cursor"),
     ("•", "on the active path: the conversation from the root to the leaf"),
-    ("[text]", "a label (Shift+L)"),
+    ("[text]", "a label (Alt+L)"),
     ("├ └ │", "branches: an entry with more than one child starts them"),
     ("⊟ ⊞", "a branch point, unfolded / folded (Ctrl+←/→)"),
     ("⑂ stray:", "an entry whose parent is missing (shown by the all filter)"),
@@ -53,7 +53,9 @@ def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
         if ids:
             table.add_column(style="dim", no_wrap=True)
         for keys, what, spec_id in rows:
-            table.add_row(keys, what, spec_id) if ids else table.add_row(keys, what)
+            # plain text, never markup: "[text]" (the label mark) and "[" keys are shown as written
+            cells = (Text(keys), Text(what), Text(spec_id))
+            table.add_row(*cells) if ids else table.add_row(*cells[:2])
         parts.append(Text(title, style="bold underline"))
         parts.append(table)
         parts.append(Text(""))
@@ -61,26 +63,59 @@ def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
     # a scope without a title continues the section before it
     grouped: list[tuple[str, list[tuple[str, str, str]]]] = []
     for scope, title in SCOPES:
-        rows = [(display_keys(spec, keymap), spec.description, spec.id) for spec in SPECS
-                if spec.scope == scope and spec.id != "browser.switch-focus-back"]
+        rows = [
+            (display_keys(spec, keymap), spec.description, spec.id)
+            for spec in SPECS
+            if spec.scope == scope and spec.id != "browser.switch-focus-back"
+        ]
         if scope == "tree":
-            rows += [("printable keys", "type into the search (all words must match)", ""),
-                     ("?", "this help, while the search is empty", ""),
-                     ("m c h [ ] …", "loom tools (below), while the search is empty (with a query they "
-                      "type; start a query with a space to search for them)", ""),
-                     ("mouse", "click selects a row, the wheel scrolls", "")]
+            rows += [
+                (
+                    "printable keys",
+                    "type into the search, capitals and punctuation too (all words must "
+                    "match); so does a paste, its lines joined by spaces",
+                    "",
+                ),
+                ("Alt+letter", "the loom tools (below): keys that never type", ""),
+                ("mouse", "click selects a row, the wheel scrolls", ""),
+            ]
         if title or not grouped:
             grouped.append((title, rows))
         else:
             grouped[-1][1].extend(rows)
     for title, rows in grouped:
-        section(title, rows)
+        if rows:
+            section(title, rows)
     known = {scope for scope, _title in SCOPES}
     other = [spec for spec in SPECS if spec.scope not in known]
     if other:
         section("Other", [(display_keys(spec, keymap), spec.description, spec.id) for spec in other])
     section("Marks", [(mark, meaning, "") for mark, meaning in MARKS])
     return Group(*parts)
+
+
+def notes(keymap: dict[str, str]) -> str:
+    """What the keys write and where the Alt keys come from, naming the keys in effect."""
+
+    def k(binding_id: str) -> str:
+        return display_keys(SPEC_BY_ID[binding_id], keymap)
+
+    persist, label, export = k("browser.persist-leaf"), k("browser.label"), k("browser.export")
+    return (
+        f"{k('browser.select')} moves the in-memory leaf (as pi's /tree does); nothing is written until you "
+        f"persist it with {persist}, which appends one label entry parented on the leaf so pi resumes there. "
+        f"{label} writes a label entry. {export} writes a new session file. {k('browser.open-parent')} opens "
+        "the session a fork was made from.\n"
+        f"{k('browser.resume')} resumes the session's agent at the selected entry in this terminal and comes "
+        f"back here when it exits; {k('browser.carry')} carries the marked branch ({k('browser.mark')}) onto "
+        "the selected one as a pi branch summary (README: Carry on from a branch).\n"
+        f"On an OpenLoom or socketteer loom, labels are bookmarks: after {label} (or with {persist}) loomtui "
+        "offers to save them into the file, keeping the original as FILE.bak.\n"
+        "On macOS the Alt keys need the terminal's “Use Option as Meta key” setting. Alt+B and Alt+F are "
+        "never bound: terminals send them as Ctrl+← and Ctrl+→.\n"
+        f"Remap any binding by id in {keymap_path()} ([keys] table, e.g. "
+        '"browser.export" = "ctrl+n").'
+    )
 
 
 #: below this width the help leaves out the binding ids (the descriptions keep their room)
@@ -108,19 +143,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static("loomtui keys (pi's /tree keys plus what a browser needs)", classes="title")
             with VerticalScroll():
                 yield Static(help_table(self.keymap, self.app.size.width >= IDS_MIN_WIDTH), id="help-table")
-                yield Static(
-                    Text(
-                        "Enter moves the in-memory leaf (as pi's /tree does); nothing is written until you "
-                        "persist it with Ctrl+S, which appends one label entry parented on the leaf so pi "
-                        "resumes there. Shift+L writes a label entry. Ctrl+E writes a new session file. "
-                        "Ctrl+G opens the session a fork was made from.\n"
-                        "On an OpenLoom or socketteer loom, labels are bookmarks: after Shift+L (or with "
-                        "Ctrl+S) loomtui offers to save them into the file, keeping the original as FILE.bak.\n"
-                        f"Remap any binding by id in {keymap_path()} ([keys] table, e.g. "
-                        '"browser.export" = "ctrl+x").'
-                    ),
-                    classes="muted",
-                )
+                yield Static(Text(notes(self.keymap)), classes="muted")
             yield Static("Esc: close", classes="muted")
 
     @property

@@ -4,9 +4,8 @@ A mixin of ``BrowserScreen``: it uses the screen's ``model``, ``manager`` and ``
 ``_rows_changed``/``_refresh_bars``/``_update_detail`` hooks; the rules themselves live in
 ``view`` (``compare``, ``jumps``, ``archive``, ``compact``, ``reader``, the model's hoist).
 
-Printable keys (m, c, h, H, ], [, }, {, <, >, #, A) act while the search is empty, as Shift+L
-does; with a query they type into it like any other character (pi types every printable key into
-its search, so a user who wants a query starting with one of them types a space first).
+Their keys never type (Alt+letter, ``app/keymap.py``): every printable key goes into the
+search, as in pi's /tree, so a query may start with any letter.
 """
 
 from __future__ import annotations
@@ -16,11 +15,10 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
-from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.prompt import PromptDialog
 from loomtui.session.errors import LoomError
-from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
 from loomtui.view.compare import SKIPPED_TYPES
+from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
 from loomtui.view.printable import printable
 from loomtui.view.text import display_text
 
@@ -28,6 +26,7 @@ if TYPE_CHECKING:
     from loomtui.app.widgets.tree_view import TreeView
     from loomtui.session.manager import SessionManager
     from loomtui.view.model import TreeModel
+
 
 def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
@@ -43,10 +42,12 @@ class LoomTools:
 
     if TYPE_CHECKING:  # hooks of the screen the mixin is part of
         controller: Any
+
         def _apply(self, outcome: Any) -> None: ...
         def _rows_changed(self) -> None: ...
         def _refresh_bars(self) -> None: ...
         def _update_detail(self, *, immediate: bool = False, force: bool = False) -> None: ...
+        def _keys(self, binding_id: str) -> str: ...
         def notify(self, message: str, **kw: Any) -> None: ...
 
     @property
@@ -55,24 +56,11 @@ class LoomTools:
             self._history = History()
         return self._history
 
-    def _typed(self, ch: str) -> bool:
-        """With a search going on, a printable loom key is part of the query."""
-        model = self.model
-        if model is None:
-            return True
-        if model.query:
-            model.type_text(ch)
-            self._rows_changed()
-            return True
-        return False
-
     def _ui(self) -> Any:
         return self  # the screen (Textual's app, push_screen, query_one)
 
     # marking and comparing ----------------------------------------------------------------
     def action_mark(self) -> None:
-        if self._typed("m"):
-            return
         model = self.model
         assert model is not None
         marked = model.toggle_mark()
@@ -80,17 +68,25 @@ class LoomTools:
         if marked is None:
             self.notify("Mark cleared.", timeout=3)
         else:
-            self.notify(f"Marked {marked} for a comparison: select another entry and press c.", timeout=5)
+            carry = self._ui().offered("carry_branch")
+            also = f" ({self._keys('browser.carry')} carries it onto that branch)" if carry else ""
+            self.notify(
+                f"Marked {marked} for a comparison: select another entry and press {self._keys('browser.compare')}"
+                f"{also}.",
+                timeout=5,
+            )
 
     def action_compare(self) -> None:
-        if self._typed("c"):
-            return
         model = self.model
         assert model is not None
         sel = model.selected_id
         if model.marked_id is None or sel is None:
-            self.notify("Mark an entry with m first, then select another and press c "
-                        "(or use “Compare…” in the command palette).", severity="warning", timeout=6)
+            self.notify(
+                f"Mark an entry with {self._keys('browser.mark')} first, then select another and press "
+                f"{self._keys('browser.compare')} (or use “Compare…” in the command palette).",
+                severity="warning",
+                timeout=6,
+            )
             return
         if sel == model.marked_id:
             self.notify("Select another entry than the marked one to compare with.", severity="warning", timeout=5)
@@ -113,8 +109,9 @@ class LoomTools:
                 self.open_compare(model.selected_id, entry.id)
 
         hint = f" (Enter alone: the marked entry {first})" if first else ""
-        self._ui().app.push_screen(PromptDialog("Compare with the branch ending at…",
-                                                f"entry id or id prefix{hint}", first or ""), done)
+        self._ui().app.push_screen(
+            PromptDialog("Compare with the branch ending at…", f"entry id or id prefix{hint}", first or ""), done
+        )
 
     def open_compare(self, a_id: str, b_id: str) -> None:
         from loomtui.app.screens.compare import CompareScreen
@@ -142,31 +139,23 @@ class LoomTools:
 
     # hoist -------------------------------------------------------------------------------
     def action_hoist(self) -> None:
-        if self._typed("h"):
-            return
         model = self.model
         assert model is not None
         sel = model.selected_id
         if sel is None:
             return
         if model.hoist_id == sel:
-            self.notify("Already hoisted here; H or Esc shows the whole tree.", timeout=4)
+            self.notify(
+                f"Already hoisted here; {self._keys('browser.unhoist')} or Esc shows the whole tree.", timeout=4
+            )
             return
         model.hoist(sel)
         self._rows_changed()
         self._show_breadcrumb()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Shift+H unhoists only while a subtree is hoisted; otherwise the key is left to the
-        search (Textual skips a binding whose action is refused here)."""
-        if action == "unhoist":
-            return self.model is not None and self.model.hoist_id is not None
-        return True
-
     def action_unhoist(self) -> None:
-        if self._typed("H"):
-            return
-        self.unhoist()
+        if not self.unhoist():
+            self.notify("Nothing is hoisted.", timeout=3)
 
     def unhoist(self) -> bool:
         model = self.model
@@ -186,8 +175,11 @@ class LoomTools:
         model = self.model
         if model is None or model.hoist_id is None:
             return ""
-        path = [e for e in model.index.path_to(model.hoist_id)
-                if e.type not in SKIPPED_TYPES and e.role != "toolResult" and e.id != model.hoist_id]
+        path = [
+            e
+            for e in model.index.path_to(model.hoist_id)
+            if e.type not in SKIPPED_TYPES and e.role != "toolResult" and e.id != model.hoist_id
+        ]
         path.append(model.index.by_id[model.hoist_id])
         crumbs = [_cut(display_text(e, model.flat.tool_calls), 28) for e in path[-limit:-1]]
         crumbs.append(_cut(display_text(path[-1], model.flat.tool_calls), 60) if path else model.hoist_id)
@@ -207,7 +199,7 @@ class LoomTools:
         line = Text(no_wrap=True, overflow="ellipsis")
         line.append("hoisted: ", style="bold")
         line.append(text)
-        line.append("   (H or Esc: the whole tree)", style="dim")
+        line.append(f"   ({self._keys('browser.unhoist')} or Esc: the whole tree)", style="dim")
         if bars:
             bars.first(Static).update(line)
         else:
@@ -218,8 +210,6 @@ class LoomTools:
 
     # jumps -------------------------------------------------------------------------------
     def action_next_label(self, step: int) -> None:
-        if self._typed("]" if step > 0 else "["):
-            return
         model = self.model
         assert model is not None
         row = next_label(model, step)
@@ -229,8 +219,6 @@ class LoomTools:
         self.jump_to_row(row)
 
     def action_next_branch(self, step: int) -> None:
-        if self._typed("}" if step > 0 else "{"):
-            return
         model = self.model
         assert model is not None
         row = next_branch_point(model, step)
@@ -240,8 +228,6 @@ class LoomTools:
         self.jump_to_row(row)
 
     def action_history(self, step: int) -> None:
-        if self._typed("<" if step < 0 else ">"):
-            return
         model = self.model
         assert model is not None
         target = self.history.back(model.selected_id) if step < 0 else self.history.forward(model.selected_id)
@@ -251,8 +237,6 @@ class LoomTools:
         self._select(target)
 
     def action_goto(self) -> None:
-        if self._typed("#"):
-            return
 
         def done(value: str | None) -> None:
             if value:
@@ -295,45 +279,21 @@ class LoomTools:
         assert model is not None
         model.select_id(entry_id)
         if model.selected_id != entry_id:
-            self.notify(f"{entry_id} is not shown with this filter (or archived); selected the nearest entry "
-                        "above it.", timeout=5)
+            self.notify(
+                f"{entry_id} is not shown with this filter (or archived); selected the nearest entry above it.",
+                timeout=5,
+            )
         self.tree.model_changed(center=True)
         self._refresh_bars()
         self._update_detail(immediate=True)
 
     # archive -----------------------------------------------------------------------------
     def action_archive(self) -> None:
-        if self._typed("A"):
-            return
-        model, manager = self.model, self.manager
-        assert model is not None and manager is not None
-        e = model.selected_entry
-        if e is None:
-            return
-        restore = model.archive.is_archived(e.id)
-        if not restore and model.archive.archived_above(e.id) is not None:
-            self.notify("This entry is inside an archived branch: restore the branch at its top.", timeout=6)
-            return
-        n = model.flat.end(model.flat.position(e.id) or 0) - (model.flat.position(e.id) or 0)
-        row = display_text(e, model.flat.tool_calls)[:100]
-        if restore:
-            title, button = "Restore this branch?", "Restore"
-            body = f"Append one record restoring the branch at {e.id}\n  {row}\nto the default views."
-        else:
-            title, button = "Archive this branch?", "Archive"
-            body = (f"Append one record hiding the branch at {e.id} ({n} entries) from the default views\n"
-                    f"  {row}\nThe file is not rewritten: pi ignores the record, ⇧A on the entry (shown with "
-                    "Alt+R) restores it.")
-
-        def done(yes: bool | None) -> None:
-            if yes:
-                self._write_archive(e.id, not restore)
-
-        self._ui().app.push_screen(ConfirmDialog(title, body, button), done)
-
-    def _write_archive(self, entry_id: str, archived: bool) -> None:
-        """The session controller writes the record (and keeps the view's leaf where it is)."""
-        self._apply(self.controller.set_archived(entry_id, archived))
+        """Alt+A: the controller says first what cannot be archived, then asks (its words)."""
+        model = self.model
+        e = model.selected_entry if model is not None else None
+        if e is not None:
+            self._apply(self.controller.archive_intent(e.id))
 
     def action_toggle_archived(self) -> None:
         model = self.model
@@ -363,7 +323,9 @@ class LoomTools:
             self._refresh_bars()
             self._update_detail(immediate=True)
 
-        title = manager.get_session_name() or (manager.path or "")
+        # the header's own name for the session (its name, title or file: Claude Code's path is its own)
+        controller = self.controller
+        title = controller.title_parts(self.path)[0] if controller is not None else (manager.path or "")
         self._ui().app.push_screen(ReaderScreen(transcript, model.selected_entry, follow, title), done)
 
     def action_compact(self) -> None:
@@ -371,6 +333,11 @@ class LoomTools:
         if model is None:
             return
         model.compact = not model.compact
+        self.tree.remember_compact(model.compact)
         self.tree.model_changed()
-        self.notify("Compact indentation on: deep rows show their depth as ⋯N." if model.compact
-                    else "Compact indentation off: pi's rows.", timeout=3)
+        self.notify(
+            "Compact indentation on: deep rows show their depth as ⋯N."
+            if model.compact
+            else "Compact indentation off: pi's rows.",
+            timeout=3,
+        )

@@ -7,6 +7,7 @@ scrolls, the entry at the top of the screen becomes the tree's selection, so clo
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from rich.segment import Segment
@@ -14,10 +15,11 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Static
 
 from loomtui.app import keymap
@@ -26,49 +28,119 @@ from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
 from loomtui.view.reader import Transcript
 
+#: seconds of block measuring per frame while the reader is open
+MEASURE_SLICE = 0.012
+#: measuring that takes longer than this shows its progress in the header
+PROGRESS_AFTER = 0.5
+
 
 class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False):
     BINDINGS = keymap.bindings("reader")
     COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = role_css("ReaderView") + """
+    DEFAULT_CSS = (
+        role_css("ReaderView")
+        + """
     ReaderView { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; background: $background;
                  padding: 0 1; }
     """
+    )
 
-    def __init__(self, transcript: Transcript, start: Entry | None, on_entry: Callable[[str], None],
-                 *, id: str | None = None) -> None:
+    def __init__(
+        self, transcript: Transcript, start: Entry | None, on_entry: Callable[[str], None], *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.transcript = transcript
         self.start = start
         self.on_entry = on_entry
+        self.on_progress: Callable[[int, int], None] = lambda done, total: None
         self.current = -1
+        self._measuring_started = False
+        self._measure_started_at = 0.0
+        self._measure_timer: Timer | None = None
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self.forget_role_styles()
 
     def on_resize(self, event: events.Resize) -> None:
-        keep = self.current
-        self.transcript.layout(self.scrollable_content_region.width)
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.transcript.lines))
-        if keep < 0:
-            line = self.transcript.line_of_entry(self.start)
-            k = self.transcript.item_of_entry(self.start)
-            self.current = k if k is not None else 0
-            if line is not None:
-                self.scroll_to(y=line, animate=False, immediate=True)
-        elif keep < len(self.transcript.starts):
-            self.scroll_to(y=self.transcript.starts[keep], animate=False, immediate=True)
+        width = self.scrollable_content_region.width
+        height = max(1, self.scrollable_content_region.height)
+        first = self.current < 0
+        k, off = self._top() if not first else (self.transcript.item_of_entry(self.start) or 0, 0)
+        self.transcript.layout(width)
+        if first:
+            self.current = k
+        self.transcript.measure(k, k + height)
+        self._resized(k, off)
+        if self._measuring_started and self._measure_timer is None and not self.transcript.done:
+            self._start_measuring()  # a new width: the heights are measured again
         self.refresh()
+
+    def _top(self) -> tuple[int, int]:
+        """The block at the top of the screen and how many of its lines are above it."""
+        t = self.transcript
+        if not t.starts:
+            return 0, 0
+        top = int(self.scroll_offset.y)
+        k = t.item_at_line(top)
+        return k, top - t.starts[k]
+
+    def _resized(self, k: int, off: int) -> None:
+        """Block heights changed: a new virtual size, block ``k`` where it was on screen."""
+        t = self.transcript
+        self.virtual_size = Size(self.scrollable_content_region.width, t.line_count)
+        if t.starts and k < len(t.starts):
+            self.scroll_to(y=t.starts[k] + off, animate=False, immediate=True)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._measure_screen()
+        if not self._measuring_started:
+            self._measuring_started = True
+            self.call_after_refresh(self._start_measuring)
+        return super().render_lines(crop)
+
+    def _measure_screen(self) -> None:
+        """Build the blocks on screen before they are drawn (their heights become exact)."""
+        t = self.transcript
+        if not t.starts:
+            return
+        top = int(self.scroll_offset.y)
+        bottom = top + max(1, self.scrollable_content_region.height)
+        k = t.item_at_line(top)
+        while k < len(t) and t.starts[k] < bottom:
+            t.lines_of(k)
+            k += 1
+        if t.line_count != self.virtual_size.height:
+            self.virtual_size = Size(self.scrollable_content_region.width, t.line_count)
+
+    def _start_measuring(self) -> None:
+        self._measure_started_at = time.perf_counter()
+        self._measure_timer = self.set_interval(1 / 60, self._measure_step)
+
+    def _measure_step(self) -> None:
+        """One slice of measuring the blocks not yet on screen (the top block stays put)."""
+        t = self.transcript
+        k, off = self._top()
+        before = t.line_count
+        starts_before = t.starts[k] if k < len(t.starts) else 0
+        done = t.advance(MEASURE_SLICE)
+        if t.line_count != before or (k < len(t.starts) and t.starts[k] != starts_before):
+            self._resized(k, off)
+        if time.perf_counter() - self._measure_started_at > PROGRESS_AFTER or done:
+            self.on_progress(t.exact_count, len(t))
+        if done and self._measure_timer is not None:
+            self._measure_timer.stop()
+            self._measure_timer = None
+
+    def on_unmount(self) -> None:
+        self.transcript.close()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        lines = self.transcript.lines
-        i = y + int(self.scroll_offset.y)
-        if i >= len(lines):
+        line = self.transcript.line(y + int(self.scroll_offset.y))
+        if line is None:
             return Strip.blank(width)
-        line = lines[i]
         style = self.role_style(line.style)
         if line.text.startswith("── "):
             style = style + Style(bold=True)
@@ -83,7 +155,7 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
 
     def _follow(self) -> None:
         """The entry at the top of the screen becomes the current one (and the tree's)."""
-        if not self.transcript.lines:
+        if not self.transcript.starts:
             return
         k = self.transcript.item_at_line(int(self.scroll_offset.y))
         if k != self.current:
@@ -111,7 +183,15 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.scroll_to(y=0, animate=False, immediate=True)
 
     def action_end(self) -> None:
-        self.scroll_to(y=max(0, len(self.transcript.lines) - 1), animate=False, immediate=True)
+        """The end of the branch: the last screenful of blocks is built first (exact heights)."""
+        t = self.transcript
+        height = max(1, self.scrollable_content_region.height)
+        k, seen = len(t) - 1, 0
+        while k >= 0 and seen < height:
+            seen += len(t.lines_of(k))
+            k -= 1
+        self.virtual_size = Size(self.scrollable_content_region.width, t.line_count)
+        self.scroll_to(y=max(0, t.line_count - 1), animate=False, immediate=True)
 
 
 class ReaderScreen(Screen[None]):
@@ -124,8 +204,9 @@ class ReaderScreen(Screen[None]):
     ReaderScreen > #reader-hints { height: 1; color: $text-muted; padding: 0 1; }
     """
 
-    def __init__(self, transcript: Transcript, start: Entry | None, on_entry: Callable[[str], None],
-                 title: str) -> None:
+    def __init__(
+        self, transcript: Transcript, start: Entry | None, on_entry: Callable[[str], None], title: str
+    ) -> None:
         super().__init__()
         self.transcript = transcript
         self.start = start
@@ -133,12 +214,31 @@ class ReaderScreen(Screen[None]):
         self.title_text = title
 
     def compose(self) -> ComposeResult:
-        n = len(self.transcript.items)
-        yield Static(Text(f"Reader · {safe(self.title_text)} · the active branch, {n} entries",
-                          no_wrap=True, overflow="ellipsis"), id="reader-head")
-        yield ReaderView(self.transcript, self.start, self.on_entry, id="reader-body")
-        yield Static(Text("↑↓ scroll  PgUp/PgDn page  n/p next/previous entry  Home/End  Esc back to the tree "
-                          "(at the entry read)", no_wrap=True, overflow="ellipsis"), id="reader-hints")
+        yield Static(self._head(), id="reader-head")
+        view = ReaderView(self.transcript, self.start, self.on_entry, id="reader-body")
+        view.on_progress = self._progress
+        yield view
+        yield Static(
+            Text(
+                "↑↓ scroll  PgUp/PgDn page  n/p next/previous entry  Home/End  Esc back to the tree "
+                "(at the entry read)",
+                no_wrap=True,
+                overflow="ellipsis",
+            ),
+            id="reader-hints",
+        )
+
+    def _head(self, measured: int | None = None) -> Text:
+        n = len(self.transcript)
+        progress = f" · laying out {measured:,} of {n:,} entries…" if measured is not None and measured < n else ""
+        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {n:,} entries"
+        return Text(head, no_wrap=True, overflow="ellipsis")
+
+    def _progress(self, measured: int, total: int) -> None:
+        """Laying the whole branch out takes a while: the header says how far it got (a step that
+        runs while the screen is taken down finds no header, and draws nothing)."""
+        for head in self.query("#reader-head").results(Static):
+            head.update(self._head(measured))
 
     @property
     def view(self) -> ReaderView:

@@ -26,8 +26,8 @@ from textual import events
 from textual.geometry import Size
 from textual.strip import Strip
 
-from loomtui.view.printable import printable
 from loomtui.app import keymap, ui_state
+from loomtui.app.messages import SearchTyped
 from loomtui.app.widgets.detail_lines import (
     Concat,
     Fold,
@@ -41,11 +41,14 @@ from loomtui.app.widgets.detail_lines import (
     walk,
 )
 from loomtui.app.widgets.roles import ROLE_CLASS, ROLE_CLASSES, RoleStyles, role_css
+from loomtui.app.widgets.search_keys import TypesIntoSearch
 from loomtui.app.widgets.tree_view import LineScrollView, set_virtual_size
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import blocks as B
 from loomtui.view.model import TreeModel
+from loomtui.view.printable import printable
+from loomtui.view.words import ending
 
 #: longest text rendered as Markdown (beyond: plain text with "show all")
 MARKDOWN_LIMIT = 12_000
@@ -53,9 +56,23 @@ MARKDOWN_LIMIT = 12_000
 
 #: the narrowest the detail pane (and the tree beside it) may be made
 MIN_PANE = 30
+#: the most of the screen a width remembered in columns (before fractions) may take
+OLD_WIDTH_MOST = 0.5
 
 
-class DetailPane(RoleStyles, LineScrollView, can_focus=True):
+def stored_fraction(state: dict[str, Any], screen_width: int) -> float | None:
+    """The remembered width as a fraction of the screen. An older state held columns (measured
+    on a screen of unknown width): read against this screen, at most ``OLD_WIDTH_MOST`` of it."""
+    fraction = state.get("detail_fraction")
+    if isinstance(fraction, (int, float)) and not isinstance(fraction, bool) and 0 < fraction < 1:
+        return float(fraction)
+    columns = state.get("detail_width")
+    if isinstance(columns, int) and not isinstance(columns, bool) and columns > 0 and screen_width > 0:
+        return min(columns / screen_width, OLD_WIDTH_MOST)
+    return None
+
+
+class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
     """The selected entry in full, drawn with the Line API: one widget, no re-layout of the
     screen when the selection changes; only the visible lines become strips.
 
@@ -65,7 +82,11 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
     BINDINGS = keymap.bindings("detail")
     COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = role_css("DetailPane") + """
+    SearchTyped = SearchTyped
+
+    DEFAULT_CSS = (
+        role_css("DetailPane")
+        + """
     DetailPane {
         padding: 0 1;
         background: $surface;
@@ -75,6 +96,7 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
     }
     DetailPane:focus { background-tint: $foreground 3%; }
     """
+    )
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -88,13 +110,14 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         self._width = 0
         #: the role styles and code palette the pieces were last drawn in
         self._drawn_in: tuple[object, ...] = ()
-        #: the width the user chose (None: the layout's proportions)
-        self._wanted_width: int | None = None
+        #: the fraction of the screen's width the user chose (None: the layout's proportions)
+        self._wanted_fraction: float | None = None
         self._dragging = False
 
     # public --------------------------------------------------------------------------------
-    def show(self, manager: SessionManager | None, model: TreeModel | None, entry: Entry | None,
-             *, force: bool = False) -> None:
+    def show(
+        self, manager: SessionManager | None, model: TreeModel | None, entry: Entry | None, *, force: bool = False
+    ) -> None:
         """Show ``entry`` (None: an empty pane). Cheap when the entry did not change."""
         new_id = entry.id if entry is not None else None
         # the same entry of the same session: nothing to do. A reloaded file (a rewrite keeps
@@ -136,12 +159,20 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         return "\n".join("".join(seg.text for seg in self._source[i]).rstrip() for i in range(len(self._source)))
 
     def action_expand_all(self) -> None:
-        for block in self.long_texts:
+        """Every cut text in full; with none, a notice says so (a key never does nothing)."""
+        cut = [block for block in self.long_texts if block.cut and not block.expanded]
+        if not cut:
+            self.notify("Nothing is cut in this entry: everything is shown in full.", timeout=3)
+            return
+        for block in cut:
             block.expand()
         self._relayout(invalidate=True)
 
     def action_toggle_folds(self) -> None:
         folds = self.folds
+        if not folds:
+            self.notify("This entry has no thinking blocks to open or close.", timeout=3)
+            return
         want = not any(f.open for f in folds)
         for f in folds:
             if f.open != want:
@@ -205,6 +236,10 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
             strip = Strip([Segment(f"(cannot draw: {exc})")])
         return strip.crop(0, width).extend_cell_length(width).apply_style(base)
 
+    def take_typed(self, text: str) -> None:
+        """Typing here searches the tree, as it does with the tree focused."""
+        self.post_message(self.SearchTyped(text))
+
     def on_click(self, event: events.Click) -> None:
         toggle = event.style.meta.get("loom_toggle") if event.style else None
         if isinstance(toggle, int) and 0 <= toggle < len(self._toggles):
@@ -213,27 +248,46 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
             self._relayout(invalidate=False)
 
     def on_mount(self) -> None:
-        stored = ui_state.load().get("detail_width")
-        if isinstance(stored, int) and not isinstance(stored, bool):
-            self.set_width(stored, save=False)
+        state = ui_state.load()
+        fraction = stored_fraction(state, self._screen_width())
+        if fraction is not None:
+            self._wanted_fraction = fraction
+            self._apply_fraction()
+            if "detail_fraction" not in state:
+                self._save_fraction()  # an older state's columns, read once
 
-    # width: keys and a drag on the left border; remembered between runs ----------------------
+    # width: keys and a drag on the left border; remembered between runs as a fraction of the
+    # screen's width, so a width chosen on a wide terminal leaves a narrow one its tree ------
+    def _screen_width(self) -> int:
+        return self.screen.size.width or self.app.size.width
+
     def set_width(self, width: int, *, save: bool = True) -> None:
         """Make the pane ``width`` columns wide (the tree keeps at least ``MIN_PANE``)."""
-        screen_width = self.screen.size.width or self.app.size.width
+        screen_width = self._screen_width()
         width = max(MIN_PANE, min(width, screen_width - MIN_PANE))
-        self._wanted_width = width
+        self._wanted_fraction = width / screen_width if screen_width > 0 else None
         self.styles.width = width
         if save:
-            ui_state.save(detail_width=width)
+            self._save_fraction()
+
+    def _save_fraction(self) -> None:
+        if self._wanted_fraction is not None:
+            ui_state.save(detail_fraction=round(self._wanted_fraction, 4))
+
+    def _apply_fraction(self) -> None:
+        """The chosen fraction of the screen's width, the tree keeping at least ``MIN_PANE``."""
+        screen_width = self._screen_width()
+        if self._wanted_fraction is None or screen_width <= 0:
+            return
+        width = round(self._wanted_fraction * screen_width)
+        self.styles.width = max(MIN_PANE, min(width, screen_width - MIN_PANE))
 
     def resize_by(self, step: int) -> None:
         self.set_width(self.outer_size.width + step)
 
     def fit_width(self) -> None:
-        """The screen changed size: keep a chosen width inside it."""
-        if self._wanted_width is not None:
-            self.set_width(self._wanted_width, save=False)
+        """The screen changed size: the chosen fraction of the new width."""
+        self._apply_fraction()
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         if event.x == 0:  # the border between the tree and the pane
@@ -250,7 +304,7 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         if self._dragging:
             self._dragging = False
             self.release_mouse()
-            ui_state.save(detail_width=self.outer_size.width)
+            self._save_fraction()
             event.stop()
 
     # blocks -> pieces ------------------------------------------------------------------------
@@ -274,15 +328,14 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         t = Text(style=self.role_style("muted"))
         t.append(clean(f"id {h.entry_id}"), style=Style(bold=True))
         t.append(clean(f"  parent {h.parent_id or '—'}"))
-        if h.timestamp is not None:
-            t.append(clean(f"  {h.timestamp}"))
+        t.append(clean(f"  {h.timestamp}" if h.timestamp is not None else "  no time"))
         facts = []
         if h.model:
             facts.append(f"model {h.model}")
         if h.usage is not None and h.usage.text:
             facts.append(h.usage.text)
         if h.stop_reason:
-            facts.append(f"stop {h.stop_reason}")
+            facts.append(ending(h.stop_reason))
         if facts:
             t.append(clean("\n" + "  ".join(facts)))
         t.append(f"\ndepth {h.depth}  sibling {h.sibling}/{h.siblings}  children {h.children}  line {h.line}")
@@ -319,8 +372,9 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
             body.extend(self._thinking(th))
         if b.found:
             summary, call = clean(b.summary), clean(f"  call {b.call_id}")
-            body.append(RenderPiece(lambda pane: Text.assemble((summary, Style(bold=True)),
-                                                                (call, pane.role_style("muted")))))
+            body.append(
+                RenderPiece(lambda pane: Text.assemble((summary, Style(bold=True)), (call, pane.role_style("muted"))))
+            )
             body.extend(self.pieces(b.args))
         else:
             body.append(self._note(f"call {b.call_id} not found in this session"))
@@ -363,8 +417,12 @@ class DetailPane(RoleStyles, LineScrollView, can_focus=True):
         if b.by_extension:
             facts.append("made by an extension")
         facts.extend(f"{k} {v}" for k, v in b.facts)
-        return [*self._title(B.Title(head, "borderAccent")), self._note("  ".join(facts)),
-                *self._summary_text(b.summary), *self.pieces(b.files)]
+        return [
+            *self._title(B.Title(head, "borderAccent")),
+            self._note("  ".join(facts)),
+            *self._summary_text(b.summary),
+            *self.pieces(b.files),
+        ]
 
     def _summary(self, b: B.Summary) -> list[Piece]:
         out = self._title(B.Title(f"branch summary (from {b.from_id if b.from_id is not None else '—'})", "warning"))

@@ -17,8 +17,8 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from loomtui.view.printable import printable
 from loomtui.view.blocks import human_size
+from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
     from loomtui.app.widgets.detail import DetailPane
@@ -182,8 +182,10 @@ class LongText(Piece):
             if self.cut:
                 hidden = len(self.full) - len(self.head)
                 size = human_size(len(self.full.encode("utf-8", "replace")))
-                label = Text(f"▼ show all ({self.lines_count:,} lines, {size}; {hidden:,} more characters)  [x]",
-                             style=pane.role_style("accent") + Style(bold=True))
+                label = Text(
+                    f"▼ show all ({self.lines_count:,} lines, {size}; {hidden:,} more characters)  [x]",
+                    style=pane.role_style("accent") + Style(bold=True),
+                )
                 meta = Style.from_meta({"loom_toggle": self.toggle_id})
                 strips += [s.apply_style(meta) for s in pane.render_renderable(label, width)]
             return strips

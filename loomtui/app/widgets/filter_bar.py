@@ -4,15 +4,15 @@ clickable) and the search query as typed (pi: ``Type to search: <query>``)."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.content import Content
-from textual.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.content import Content
+from textual.style import Style
 from textual.widgets import Static
 
 from loomtui.app.widgets.tree_view import printable
 from loomtui.view.flat import FILTER_MODES
-from loomtui.view.width import fit_parts
+from loomtui.view.session_header import Header
 
 #: how each mode is named in the bar (pi's HTML export buttons)
 MODE_NAMES = {
@@ -45,16 +45,14 @@ class FilterBar(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._state: tuple[str | tuple[str, ...], str, str, bool, str, tuple[str, ...]] | None = None
-        self._shrink = 1
+        self._state: tuple[str | Header, str, str, bool, str, tuple[str, ...]] | None = None
 
     def _draw_title(self) -> None:
         if self._state is None:
             return
         title = self._state[0]
-        if isinstance(title, tuple):
-            width = self.content_region.width or self.app.size.width - 2
-            title = fit_parts(list(title), max(1, width), self._shrink)
+        if isinstance(title, Header):  # laid out in the bar's width: the useful parts stay whole
+            title = title.fit(max(1, self.content_region.width or self.app.size.width - 2))
         self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"), layout=False)
 
     def on_resize(self) -> None:
@@ -64,34 +62,40 @@ class FilterBar(Vertical):
         yield Static("", id="title", markup=False)
         yield Static("", id="modes")
 
-    def show(self, title: str | tuple[str, ...], mode: str, query: str, label_times: bool, extra: str = "",
-             modes: tuple[str, ...] = FILTER_MODES, shrink: int = 1) -> None:
-        """``title``: a text, or parts joined by `` · `` of which part ``shrink`` (a path) is
-        shortened first when the bar is too narrow (the leaf at the end stays visible)."""
+    def show(
+        self,
+        title: str | Header,
+        mode: str,
+        query: str,
+        label_times: bool,
+        extra: str = "",
+        modes: tuple[str, ...] = FILTER_MODES,
+    ) -> None:
+        """``title``: a text, or a session's ``Header`` (``view/session_header.py``), fitted to
+        the bar's width whenever it changes."""
         state = (title, mode, query, label_times, extra, modes)
         before = self._state
         if state == before:
             return
         self._state = state
-        self._shrink = shrink
         if before is None or before[0] != title:
             self._draw_title()
         if before is not None and before[1:] == state[1:]:
             return  # only the title changed (a live append): the modes line stays as drawn
-        parts = ["[dim]Filter:[/] "]
+        # every part is plain text with a style: a mode named by the file (a model's) and the
+        # query typed ("\\[restored]") show exactly as they are, never read as markup
+        line = [Content.styled("Filter:", "dim"), Content(" ")]
         for m in modes:
-            name = MODE_NAMES.get(m, m)
-            if m == mode:
-                parts.append(f"[bold reverse][@click=screen.set_filter('{m}')] {name} [/][/] ")
-            else:
-                parts.append(f"[@click=screen.set_filter('{m}')] {name} [/] ")
+            click = Style.from_meta({"@click": f"screen.set_filter({m!r})"})
+            style = Style(bold=True, reverse=True) + click if m == mode else click
+            line += [Content.styled(f" {MODE_NAMES.get(m, m)} ", style), Content(" ")]
         if label_times:
-            parts.append("[dim]\\[+label time][/] ")
-        parts.append(" [dim]Search:[/] ")
+            line += [Content.styled("[+label time]", "dim"), Content(" ")]
+        line += [Content(" "), Content.styled("Search:", "dim"), Content(" ")]
         if query:
-            parts.append(f"[bold]{escape(printable(query))}[/]▏")
+            line += [Content.styled(printable(query), "bold"), Content("▏")]
         else:
-            parts.append("[dim italic]type to search[/]")
+            line.append(Content.styled("type to search", "dim italic"))
         if extra:
-            parts.append(f"  [dim]{escape(extra)}[/]")
-        self.query_one("#modes", Static).update(Content.from_markup("".join(parts)), layout=False)
+            line += [Content("  "), Content.styled(extra, "dim")]
+        self.query_one("#modes", Static).update(Content.assemble(*line), layout=False)

@@ -66,7 +66,8 @@ class LoadProgress(Vertical):
         self.reading = (done, total, entries)
         pct = 100 * done // total if total else 100
         self.query_one("#load-label", Static).update(
-            f"Reading {self.name_shown}: {done / 1e6:.0f}/{total / 1e6:.0f} MB ({pct}%) · {entries:,} entries")
+            f"Reading {self.name_shown}: {done / 1e6:.0f}/{total / 1e6:.0f} MB ({pct}%) · {entries:,} entries"
+        )
         self.query_one("#load-bar", ProgressBar).update(total=max(total, 1), progress=done)
 
     def stage(self, text: str) -> None:

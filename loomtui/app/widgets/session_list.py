@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,13 +22,20 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from loomtui.app.messages import SessionActivated
-from loomtui.view.printable import printable
+from loomtui.formats.sources import listers, picker_tags
 from loomtui.session.catalog import SessionSummary
 from loomtui.session.fulltext import SearchHit
+from loomtui.view.printable import printable
+from loomtui.view.words import counted
 
 PROJECT = "project"
 SESSION = "session"
 HIT = "hit"
+#: a search stopped short: Enter loads more hits (of its session, or of every session)
+MORE = "more"
+#: a line that says why the list is empty (not selectable)
+NOTE = "note"
+
 
 def clean(text: str) -> str:
     return printable(text, blank_breaks=True)
@@ -35,7 +43,8 @@ def clean(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class PickerRow:
-    """One line: a project header, a session (``depth`` > 0 under its parent) or a search hit."""
+    """One line: a project header, a session (``depth`` > 0 under its parent), a search hit, a
+    "more hits" row or a note."""
 
     kind: str
     session: SessionSummary | None = None
@@ -43,10 +52,11 @@ class PickerRow:
     text: str = ""
     hit: SearchHit | None = None
     count: int = 0
+    noun: str = "session"  # what a project's items are called ("3 runs" of OCP)
 
     @property
     def selectable(self) -> bool:
-        return self.kind != PROJECT
+        return self.kind not in (PROJECT, NOTE)
 
 
 def format_when(ts: float, now: float | None = None) -> str:
@@ -65,7 +75,7 @@ def format_when(ts: float, now: float | None = None) -> str:
 def short_path(path: str) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home):]
+        return "~" + path[len(home) :]
     return path
 
 
@@ -74,8 +84,16 @@ def short_path(path: str) -> str:
 COLUMNS = ((14, "created"), (14, "modified"), (7, "msgs"), (10, "branches"))
 
 
-#: the tool that wrote a session, shown first on its row
-TOOL_TAGS = {"pi": "pi", "omp": "omp", "claude-code": "claude", "codex": "codex"}
+def tool_tag(tool: str) -> str:
+    """The word a session's row starts with: the tool that wrote it, in the word its lister gives
+    (``formats/sources.py``), else the tool itself (pi, omp, an OCP run)."""
+    return picker_tags().get(tool, tool)
+
+
+def listed_tools() -> str:
+    """The tools whose sessions the picker lists, as "pi, omp, A or B" (the others' listers)."""
+    names = ["pi", "omp", *(lister.name for lister in listers())]
+    return ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def column_header(width: int) -> str:
@@ -145,6 +163,19 @@ class SessionList(ScrollView, can_focus=False):
     @property
     def selected_row(self) -> PickerRow | None:
         return self.rows[self.selected] if 0 <= self.selected < len(self.rows) else None
+
+    def keeper(self) -> Callable[[PickerRow], bool] | None:
+        """What finds the selected row again in new rows (the same session, the same hit)."""
+        row = self.selected_row
+        if row is None or row.session is None:
+            return None
+        path = row.session.path
+        entry = row.hit.entry_id if row.hit is not None else None
+        return lambda r: (
+            r.session is not None
+            and r.session.path == path
+            and (entry is None or (r.hit is not None and r.hit.entry_id == entry))
+        )
 
     # moving ----------------------------------------------------------------------------------
     def move(self, step: int) -> None:
@@ -228,15 +259,24 @@ class SessionList(ScrollView, can_focus=False):
         muted = self.get_component_rich_style("session-list--muted")
         if row.kind == PROJECT:
             style = self.get_component_rich_style("session-list--project")
-            n = f"  {row.count} session{'s' if row.count != 1 else ''}"
-            segs = [Segment(clean(short_path(row.text) or "(no working directory)"), base + style),
-                    Segment(n, base + muted)]
+            n = f"  {counted(row.count, row.noun)}"
+            segs = [
+                Segment(clean(short_path(row.text) or "(no working directory)"), base + style),
+                Segment(n, base + muted),
+            ]
         elif row.kind == HIT:
             hit = row.hit
             assert hit is not None
-            segs = [Segment("      ", base + cursor),
-                    Segment(f"{hit.role or 'entry'}: ", base + muted + cursor),
-                    Segment(clean(hit.snippet), base + self.get_component_rich_style("session-list--hit") + cursor)]
+            segs = [
+                Segment("      ", base + cursor),
+                Segment(f"{hit.role or 'entry'}: ", base + muted + cursor),
+                Segment(clean(hit.snippet), base + self.get_component_rich_style("session-list--hit") + cursor),
+            ]
+        elif row.kind in (MORE, NOTE):
+            segs = [
+                Segment("      " if row.kind == MORE else "", base + cursor),
+                Segment(clean(row.text), base + muted + cursor),
+            ]
         else:
             segs = self._session_segments(row, width, base, cursor, muted)
         marker = [Segment("› " if selected else "  ", base + cursor)] if row.kind != PROJECT else []
@@ -255,8 +295,11 @@ class SessionList(ScrollView, can_focus=False):
             "modified": format_when(s.modified),
             # a huge file listed from two windows (session/catalog_window.py): estimates
             "msgs": f"≈{s.message_count}" if s.partial else str(s.message_count),
-            "branches": (f"≥{s.branch_count}" if s.branch_count else "?") if s.partial
-            else str(s.branch_count) if s.branch_count else "·",
+            "branches": (f"≥{s.branch_count}" if s.branch_count else "?")
+            if s.partial
+            else str(s.branch_count)
+            if s.branch_count
+            else "·",
         }
         cells = "".join(f"{values[name]:>{w}}" for w, name in right)
         title_w = max(1, width - 2 - len(cells))
@@ -266,7 +309,7 @@ class SessionList(ScrollView, can_focus=False):
             indent = "   " * (row.depth - 1) + "└─ "
         elif s.parent_session:
             indent = "⑂ "
-        tag = TOOL_TAGS.get(s.tool, s.tool)[:6].ljust(7)
+        tag = tool_tag(s.tool)[:6].ljust(7)
         indent = tag + indent
         title = clean(s.title)
         room = max(1, title_w - cell_len(indent) - 1)
@@ -275,7 +318,7 @@ class SessionList(ScrollView, can_focus=False):
         title_style = base + cursor + (muted if not s.name and s.first_message.startswith("(") else Style())
         segs = [
             Segment(tag, base + muted + cursor),
-            Segment(indent[len(tag):], base + fork_style + cursor),
+            Segment(indent[len(tag) :], base + fork_style + cursor),
             Segment(title, title_style),
             Segment(" " * max(1, title_w - cell_len(indent) - cell_len(title)), base + cursor),
         ]

@@ -18,20 +18,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+from rich.color import Color as RichColor
+from rich.color import blend_rgb
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
 from textual.cache import LRUCache
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
-from textual.reactive import Reactive
 
-from loomtui.view.printable import printable
-from loomtui.app import keymap
-from loomtui.app.messages import HelpRequested, TreeMoved
+from loomtui.app import keymap, ui_state
+from loomtui.app.messages import TreeMoved
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
+from loomtui.app.widgets.search_keys import TypesIntoSearch
+from loomtui.view.compact import too_deep
 from loomtui.view.model import TreeModel
+from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -73,13 +77,17 @@ def set_virtual_size(widget: LineScrollView, size: Size, *, repaint: bool = True
     if repaint:
         widget.refresh()
     return True
-class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=False):
-    """pi's /tree rows for one ``TreeModel``; printable keys type into the model's search."""
+
+
+class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inherit_bindings=False):
+    """pi's /tree rows for one ``TreeModel``; printable keys and pastes type into the model's search."""
 
     BINDINGS = keymap.bindings("tree")
     COMPONENT_CLASSES = ROLE_CLASSES
 
-    DEFAULT_CSS = role_css("TreeView") + """
+    DEFAULT_CSS = (
+        role_css("TreeView")
+        + """
     TreeView {
         overflow-x: hidden;
         overflow-y: scroll;
@@ -90,9 +98,9 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         background-tint: $foreground 3%;
     }
     """
+    )
 
     Moved = TreeMoved
-    HelpRequested = HelpRequested
 
     def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
         #: (row segments, selected, width) -> strip: rows that did not change keep their strip
@@ -106,6 +114,9 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         #: a session's first rows shown before the whole (``show_first_rows``): rows from this
         #: one on are not drawn, and clicks do nothing; None once the whole is shown
         self.first_rows: int | None = None
+        #: compact indentation as the user last chose it (None: picked by the rows' depth)
+        choice = ui_state.load().get("compact")
+        self.compact_choice: bool | None = choice if isinstance(choice, bool) else None
 
     # setup ---------------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -122,9 +133,31 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
     def _selected_style(self) -> Style:
         # without colours (NO_COLOR) a background would turn grey or vanish: reverse video
         # keeps the cursor row visible in any terminal
+        focused = self.has_focus
         if cast("LoomApp", self.app).monochrome:
-            return Style(reverse=True)
-        return self.role_style("selectedBg")
+            return Style(reverse=True) if focused else Style(underline=True)
+        style = self.role_style("selectedBg")
+        if focused:
+            return style
+        # focus is in the detail pane: the cursor row stays visible, half as strong
+        bg, base = style.bgcolor, self.rich_style.bgcolor
+        if bg is None or base is None:
+            return style
+        faded = blend_rgb(base.get_truecolor(), bg.get_truecolor(), 0.5)
+        return Style(bgcolor=RichColor.from_triplet(faded))
+
+    def _focus_changed(self) -> None:
+        """The cursor row is drawn in the focused or the unfocused style."""
+        self._cache.clear()
+        self._drawn.clear()
+        self._generation += 1
+        self.refresh()
+
+    def on_focus(self, event: events.Focus) -> None:
+        self._focus_changed()
+
+    def on_blur(self, event: events.Blur) -> None:
+        self._focus_changed()
 
     def set_model(self, model: TreeModel) -> None:
         self.first_rows = None
@@ -143,6 +176,7 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         self._cache.clear()
         self._drawn.clear()
         self._generation += 1
+        self._pick_compact()
         set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.model) if self.model else 0))
         self.scroll_to_selected()
 
@@ -151,6 +185,7 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         """The rows, labels, leaf or folds changed: redraw what changed on screen (every
         visible line after a scroll or a resize, else only the lines that differ)."""
         self._generation += 1
+        self._pick_compact()
         top = self.scroll_offset
         n = len(self.model) if self.model is not None else 0
         in_place = set_virtual_size(self, Size(self.scrollable_content_region.width, n), repaint=False)
@@ -164,6 +199,24 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
             self._refresh_changed_lines()
         else:
             self.refresh()
+
+    def remember_compact(self, compact: bool) -> None:
+        """The user chose (Ctrl+W): this mode from now on, in this run and the next ones."""
+        self.compact_choice = compact
+        ui_state.save(compact=compact)
+
+    def _pick_compact(self) -> bool:
+        """Compact indentation as the user chose it (Ctrl+W, remembered between runs), or, with
+        no choice made, exactly when the rows are too deep for the pane. True when it changed."""
+        model = self.model
+        width = self.scrollable_content_region.width
+        if model is None or width <= 0:
+            return False
+        choice = self.compact_choice
+        compact = choice if choice is not None else too_deep(model.rows, width)
+        changed = compact != model.compact
+        model.compact = compact
+        return changed
 
     def _refresh_changed_lines(self) -> None:
         """Repaint the viewport lines whose strip differs from the one drawn there."""
@@ -276,23 +329,18 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         self.post_message(self.Moved(self))
 
     # typing into the search ----------------------------------------------------------------
-    def on_key(self, event: events.Key) -> None:
-        if self.model is None:
-            return
-        ch = event.character
-        if not ch or not event.is_printable or len(ch) != 1:
-            return
-        if event.key.startswith(("ctrl+", "alt+", "super+", "meta+")):
-            return
-        if event.key in self.screen.active_bindings:
-            return  # Shift+L, Shift+T …: the binding runs (pi never lets capitals L/T into the query)
-        event.stop()
-        event.prevent_default()
-        if ch == "?" and not self.model.query:
-            self.post_message(self.HelpRequested())
-            return
-        self.model.type_text(ch)
-        self.rows_changed()
+    def accepts_typing(self) -> bool:
+        """Every printable key types (as in pi's /tree: a query may start with any letter)."""
+        return self.model is not None
+
+    def take_typed(self, text: str) -> None:
+        self.type_text(text)
+
+    def type_text(self, text: str) -> None:
+        """Append ``text`` to the search query (one refilter) and redraw."""
+        if self.model is not None and text:
+            self.model.set_query(self.model.query + text)
+            self.rows_changed()
 
     # mouse ---------------------------------------------------------------------------------
     def on_click(self, event: events.Click) -> None:
@@ -320,7 +368,9 @@ class TreeView(RoleStyles, LineScrollView, can_focus=True, inherit_bindings=Fals
         width = self.scrollable_content_region.width
         row = y + int(self.scroll_offset.y)
         if model is not None and not len(model) and row == 0 and width > 0:
-            empty = "  No entries found" if (model.query or len(model.index.entries)) else "  No entries in this session"
+            empty = (
+                "  No entries found" if (model.query or len(model.index.entries)) else "  No entries in this session"
+            )
             return Strip([Segment(empty, self.role_style("muted"))]).adjust_cell_length(width)
         if model is None or row >= len(model) or width <= 0 or (self.first_rows is not None and row >= self.first_rows):
             return Strip.blank(max(0, width))

@@ -349,6 +349,7 @@
     // a tool result whose call (an ancestor) shows it: hidden here
     if (rec[1] === null) div.classList.add("absorbed");
     for (const pre of div.querySelectorAll("pre[data-out]")) pre.textContent = await outputText(pre.dataset.out);
+    for (const pre of div.querySelectorAll("pre")) if (pre.textContent.includes("\x1b")) terminalText(pre);
     for (const t of div.querySelectorAll("[data-think]")) t.textContent = await thinkingText(t.dataset.think, Number(t.dataset.k));
     for (const d of div.querySelectorAll("div.md[data-md]")) {
       d.innerHTML = plainParagraphs(await plainText(d.dataset.md, Number(d.dataset.k)));
@@ -360,6 +361,35 @@
       if (src) img.src = src;
     }
     return div;
+  }
+
+  // tool output written for a terminal: escape sequences dropped, OSC 8 hyperlinks kept as links
+  // when they are http, https or mailto (as pi's export), the rest as plain text nodes
+  const ESCAPES = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\]([^\x07\x1b]*)(?:\x07|\x1b\\)|\x1b_[^\x07\x1b]*(?:\x07|\x1b\\)/g;
+  const OSC8 = /^8;[^;]*;(.*)$/s;
+  const LINK_OK = /^(?:https?:|mailto:)/i;
+  function terminalText(pre) {
+    const text = pre.textContent;
+    const out = document.createDocumentFragment();
+    let into = out, last = 0, m;
+    const put = (t) => { t = t.replace(/\x1b/g, ""); if (t) into.appendChild(document.createTextNode(t)); };
+    ESCAPES.lastIndex = 0;
+    while ((m = ESCAPES.exec(text)) !== null) {
+      put(text.slice(last, m.index));
+      last = m.index + m[0].length;
+      const link = m[1] !== undefined ? OSC8.exec(m[1]) : null;
+      if (!link) continue;
+      into = out;  // a hyperlink ends where the next one (or an empty one) starts
+      const url = link[1].trim().replace(/[\x00-\x1f\x7f]/g, "");
+      if (url && LINK_OK.test(url)) {
+        const a = document.createElement("a");
+        a.href = url;
+        out.appendChild(a);
+        into = a;
+      }
+    }
+    put(text.slice(last));
+    pre.replaceChildren(out);
   }
 
   // an inline image, from its entry's line (the record does not hold the data twice): a data:
@@ -556,6 +586,7 @@
 
   // ---------------------------------------------------------------- events
   function setMode(m) {
+    if (!D.filters[m]) return;  // a mode this page does not have (an OCP run has only default)
     mode = m;
     folded.clear();
     for (const b of $("modes").children) b.setAttribute("aria-checked", String(b.dataset.mode === m));
@@ -622,7 +653,22 @@
       }
       const dl = t.closest("[data-download]");
       if (dl) download(dl.dataset.download);
+      if (t.closest("[data-toggle=hidden]")) toggleHidden();
     });
+    // H shows or hides the custom messages marked hidden (not while typing in the search)
+    document.addEventListener("keydown", (ev) => {
+      if (ev.ctrlKey || ev.metaKey || ev.altKey || ev.target.closest("input, textarea")) return;
+      if (ev.key === "h" || ev.key === "H") { toggleHidden(); ev.preventDefault(); }
+    });
+  }
+
+  function toggleHidden(show) {
+    const on = show === undefined ? !document.body.classList.contains("show-hidden") : show;
+    document.body.classList.toggle("show-hidden", on);
+    for (const b of document.querySelectorAll("[data-toggle=hidden]")) {
+      b.setAttribute("aria-pressed", String(on));
+      b.textContent = on ? "hide hidden messages (H)" : "show hidden messages (H)";
+    }
   }
 
   async function start() {
@@ -657,7 +703,7 @@
     recompute(target);
     bind();
     setTimeout(searchTexts, 0);
-    window.loomtui = { ready: false, setMode, rowsText: () => view.map((_, k) => rowLine(k)) };
+    window.loomtui = { ready: false, setMode, toggleHidden, rowsText: () => view.map((_, k) => rowLine(k)) };
     if (N) {
       // the tree's own leaf marks stay until the user picks another branch (as in `loomtui tree`)
       const keepMarks = leaf === D.leaf;

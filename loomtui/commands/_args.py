@@ -1,0 +1,112 @@
+"""One argument check for every command: the files named, entry ids, ``--filter``, ``--view`` and
+``--width``, a new session's ``-o``.
+
+Entry ids are resolved by the one resolver (``view.jumps.resolve_prefix``: an exact id, else the
+only id starting with what was given); every command that takes an id (``--leaf``, ``--target``,
+``ENTRY_ID``, diff's ``A`` and ``B``) goes through ``check``, so a prefix ``diff`` accepts is
+accepted everywhere. A mistake is a ``LoomError``: one line on stderr, exit 2, nothing written
+(the checks run before any write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterable
+
+from loomtui.session.errors import LoomError, cannot_open
+from loomtui.session.manager import SessionManager
+from loomtui.session.source import PI_FILTERS
+from loomtui.view.flat import FILTER_MODES
+from loomtui.view.jumps import AmbiguousPrefix, resolve_prefix
+
+#: the help of a FILE argument that takes anything loomtui opens (the list of what it opens, once)
+ANY_FILE = (
+    "any file loomtui opens: a pi/omp, Claude Code or Codex session, an OpenLoom document or bundle, "
+    "a socketteer loom, an OCP run"
+)
+
+#: the argument names that hold an entry id, in every command
+ID_ARGUMENTS = ("leaf", "target", "entry_id", "a", "b")
+
+
+def require_existing(paths: Iterable[str]) -> None:
+    """Refuse a path that does not exist, as every command refuses a missing FILE (one line,
+    exit 2): the commands that report per file (``check``, ``loom-config``) report only on files
+    that are there."""
+    for path in paths:
+        if not os.path.exists(path):
+            raise LoomError(cannot_open(path))
+
+
+#: the narrowest ``tree --width`` that still shows a row: the marker, a connector and some text
+#: (below it pi's rows are blank, or panned into fragments)
+MIN_WIDTH = 20
+
+
+def check_width(width: int | None) -> None:
+    """Refuse a ``--width`` too narrow to show a row."""
+    if width is not None and width < MIN_WIDTH:
+        raise LoomError(f"--width {width} is too narrow to show a row; give at least {MIN_WIDTH} columns")
+
+
+def check_session_output(out: str | None) -> None:
+    """Refuse an ``-o`` that is not a ``.jsonl`` file, as the app's export dialog does: pi (and
+    Claude Code, Codex) list only ``.jsonl`` files, so another name would be a session nobody finds."""
+    if out is not None and not out.endswith(".jsonl"):
+        raise LoomError(f"-o {out}: a session file's name ends in .jsonl (the agents list no other files)")
+
+
+def resolve_id(manager: SessionManager, given: str, file: str) -> str:
+    """The full id ``given`` names in ``file`` (an exact id or a unique prefix)."""
+    try:
+        return resolve_prefix(manager.index, given).id
+    except AmbiguousPrefix as exc:
+        raise LoomError(f"{exc} in {file}; give more of the id") from None
+    except KeyError:
+        where = manager.elsewhere(given)
+        if where is not None:
+            raise LoomError(f"{given!r} {where} ({file})") from None
+        raise LoomError(f"no entry {given!r} in {file}") from None
+
+
+def check(args: argparse.Namespace, manager: SessionManager) -> None:
+    """Resolve every entry id argument in place; refuse a ``--filter`` or ``--view`` the opened
+    file does not have."""
+    for name in ID_ARGUMENTS:
+        given = getattr(args, name, None)
+        if isinstance(given, str):
+            setattr(args, name, resolve_id(manager, given, args.file))
+    mode = getattr(args, "filter", None)
+    if isinstance(mode, str):
+        check_filter(manager, mode, args.file)
+    from loomtui.formats.ocp.run import ocp_run
+
+    if getattr(args, "view", None) is not None and ocp_run(manager) is None:
+        raise LoomError(f"--view is for OCP runs (dag or lineage); {args.file} is {manager.source.a_name}")
+
+
+def filter_modes(manager: SessionManager) -> tuple[str, ...]:
+    """The filter modes of what was opened (``TreeModel.modes`` without building a model)."""
+    source = manager.source
+    return (FILTER_MODES if source.offers(PI_FILTERS) else ("default",)) + tuple(source.filters or ())
+
+
+def check_filter(manager: SessionManager, mode: str, file: str) -> None:
+    modes = filter_modes(manager)
+    if mode not in modes:
+        raise LoomError(f"unknown filter mode {mode!r} for {file}; use one of {', '.join(modes)}")
+
+
+def check_filter_name(mode: str) -> None:
+    """Before a file is read (the browser): ``mode`` is a filter some file can have."""
+    if mode in FILTER_MODES:
+        return
+    from loomtui.formats.ocp.run import FIXED_MODES, NAMED_MODE_PREFIXES
+
+    if mode in FIXED_MODES or (mode.startswith(NAMED_MODE_PREFIXES) and mode.split(":", 1)[1]):
+        return
+    raise LoomError(
+        f"unknown filter mode {mode!r}; use one of {', '.join(FILTER_MODES)} (an OCP run: "
+        f"{', '.join(FIXED_MODES)}, model:NAME, harness:NAME)"
+    )

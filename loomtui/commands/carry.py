@@ -1,0 +1,57 @@
+"""`loomtui carry FILE --from A --onto B [--message TEXT] [--export [--dir DIR]] [--dry-run]`.
+
+Appends to B's branch one pi ``branch_summary`` entry (``fromId`` A) whose summary is TEXT, or a
+digest of A made from the compare model (``formats/carry_on/carry.py``): pi resumed on B sends it to the
+model. Only pi and omp sessions are written; a Claude Code or Codex session takes ``--export``,
+which writes B's branch as a new pi session first and carries onto that. Prints the file and
+the new entry's id. A refusal is one line, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from loomtui.commands._args import resolve_id
+from loomtui.formats.carry_on.carry import apply_carry, plan_carry
+from loomtui.formats.opening import open_session
+from loomtui.session.errors import LoomError
+from loomtui.session.jsstr import js_json
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="a pi/omp session (a Claude Code or Codex one with --export)")
+    p.add_argument(
+        "--from", dest="from_id", metavar="A", required=True, help="the branch that was tried (its last entry)"
+    )
+    p.add_argument("--onto", dest="onto_id", metavar="B", required=True, help="the branch to carry it onto")
+    p.add_argument("--message", "-m", metavar="TEXT", help="the summary (default: a digest of A)")
+    p.add_argument(
+        "--export",
+        action="store_true",
+        help="a read-only source: write B's branch as a new pi session and carry onto that",
+    )
+    p.add_argument("--dir", metavar="DIR", help="with --export: the directory of the pi copy")
+    p.add_argument("--dry-run", action="store_true", help="print the entry that would be appended")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.dir is not None and not args.export:
+        raise LoomError("--dir names where --export writes the pi copy; give --export too")
+    if args.message is not None and not args.message.strip():
+        raise LoomError("the --message is empty; nothing was written")
+    sm = open_session(args.file)
+    a = resolve_id(sm, args.from_id, args.file)
+    b = resolve_id(sm, args.onto_id, args.file)
+    plan = plan_carry(sm, a, b, args.message, export=args.export, dest=args.dir)
+    if args.dry_run:
+        where = plan.file or f"a new pi copy of the branch ending at {plan.onto} in {plan.export_dir}"
+        print(f"append to {where}:\n  {js_json(plan.entry())}")
+        return 0
+    try:
+        path, new_id = apply_carry(sm, plan)
+    except OSError as exc:
+        raise LoomError(
+            f"cannot write {plan.file or plan.export_dir}: {exc.strerror or exc}; nothing was written"
+        ) from None
+    print(f"{path}\t{new_id}")
+    return 0

@@ -1,0 +1,1 @@
+"""What the adapters share: ids, times, JSON in and out, the loom source record."""

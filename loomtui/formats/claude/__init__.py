@@ -1,0 +1,1 @@
+"""Claude Code session files as loomtui sessions (docs/agent-formats.md)."""

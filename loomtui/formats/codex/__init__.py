@@ -1,0 +1,1 @@
+"""Codex CLI rollout files as loomtui sessions (docs/agent-formats.md)."""

@@ -1,0 +1,17 @@
+"""How Codex resumes a session: ``codex resume ID``, run in the session's working directory; it
+finds ``rollout-…-ID.jsonl`` under its sessions tree, where the original lives and where loomtui's
+export of the branch is written (``formats/agent/resume.py``)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+
+def resume_words(session_id: str) -> list[str]:
+    """The words after the program that resume ``session_id``."""
+    return ["resume", session_id]
+
+
+def export_name(session_id: str) -> str:
+    """The file name a native export under ``session_id`` gets (``agent/export.py``)."""
+    return f"rollout-{datetime.now().strftime('%Y-%m-%dT%H-%M-%S')}-{session_id}.jsonl"

@@ -1,0 +1,1 @@
+"""OpenLoom, socketteer looms, bookmarks, bundles and media (docs/formats.md)."""

@@ -1,0 +1,1 @@
+"""Maitento loom configurations and their loom map (docs/maitento-loom-config.md)."""

@@ -1,0 +1,1 @@
+"""OCP run documents read as a loom (docs/ocp.md)."""

@@ -1,0 +1,114 @@
+"""`loomtui tree` on a big session it printed before: the printed rows, kept beside the index.
+
+What `tree` prints is a pure function of the session file's bytes, the options, ``HOME`` (paths
+are shortened to ``~``), the output encoding and loomtui's own code. So for a big pi session
+(one the persistent index covers, ``session/indexcache.py``) the output is kept in a side file
+of the cache (``.ltr``), for the last few option sets, together with:
+
+* the file's key at the time (path, device, inode, size and a digest of every 8 MB block of
+  its bytes, ``indexcache.file_key``): any change to the file (an append, a rewrite in place
+  whatever its times, a replacement reusing the inode) makes it stale;
+* a fingerprint of loomtui's modules (name, size, mtime): another version never reuses it;
+* a checksum (the cache's usual envelope): a damaged file is ignored.
+
+Reprinting then costs hashing the file (SHA-256, about 1 GB/s) and one write. Anything that does not match is
+simply recomputed (and stored again). ``--no-cache`` / ``LOOMTUI_NO_CACHE`` turn it off with the
+index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from typing import Any
+
+from loomtui.session import cache_files, indexcache
+from loomtui.session.errors import LoomError
+from loomtui.session.fileio import open_regular
+from loomtui.session.split import v3_header
+
+SUFFIX = ".ltr"
+MAGIC = b"LOOMTUI-ROWS\x00"
+FORMAT = 1
+#: rows repeat their gutters: compressed, the memo is several times smaller and reads faster
+#: option sets kept per session (most recent first)
+KEEP = 3
+
+
+def _code_fingerprint() -> bytes:
+    """Name, size and mtime of every module of the package (a changed loomtui prints anew)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    h = hashlib.blake2b(digest_size=16)
+    for base, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                try:
+                    st = os.stat(os.path.join(base, name))
+                except OSError:
+                    continue
+                h.update(f"{base}/{name}:{st.st_size}:{st.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return h.digest()
+
+
+class TreeMemo:
+    """The memo for one `tree` run: ``get`` the output printed before, or ``put`` it."""
+
+    def __init__(self, path: str, key: tuple[Any, ...], options: tuple[Any, ...], stored: list[Any]) -> None:
+        self.path = path
+        self.key = key
+        self.options = options
+        self._stored = stored
+
+    @classmethod
+    def for_run(cls, path: str, options: tuple[Any, ...]) -> TreeMemo | None:
+        """None when the memo does not apply: cache off, not a version 3 pi session, a small file."""
+        if not cache_files.enabled():
+            return None
+        try:
+            fd = open_regular(path)
+        except (OSError, LoomError):
+            return None
+        try:
+            if os.fstat(fd).st_size < max(cache_files.min_bytes(), 1):
+                return None
+            head = os.pread(fd, 1 << 16, 0)
+            nl = head.find(b"\n")
+            if nl < 0 or v3_header(head[: nl + 1]) is None:
+                return None  # older files get their ids while read: nothing stable to keep
+            key = (*indexcache.file_key(path, fd), _code_fingerprint())
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        stored: list[Any] = []
+        payload = indexcache.read_side(path, SUFFIX, MAGIC)
+        try:
+            if payload is not None:
+                fmt, skey, variants = payload
+                if fmt == FORMAT and skey == key and isinstance(variants, list):
+                    stored = [(o, out) for o, out in variants if isinstance(out, bytes)]
+        except (TypeError, ValueError):  # a payload of another shape: recomputed
+            stored = []
+        return cls(path, key, options, stored)
+
+    def get(self) -> bytes | None:
+        packed = next((out for o, out in self._stored if o == self.options), None)
+        if packed is None:
+            return None
+        try:
+            return zlib.decompress(packed)
+        except zlib.error:
+            return None
+
+    def put(self, output: bytes | memoryview) -> None:
+        """Store ``output`` for these options (in a background child: the caller has printed
+        it already and need not wait for it to be packed and written)."""
+        indexcache.in_background(lambda: self.store(output))
+
+    def store(self, output: bytes | memoryview) -> None:
+        """``put``, here (for ``indexcache.write_held``)."""
+        packed = zlib.compress(output, 1)
+        variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
+        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, self.key, variants[:KEEP]))

@@ -1,0 +1,106 @@
+"""pi 1.6.0's horizontal viewport of /tree rows (docs/pi-releases.md).
+
+pi keeps the two-column cursor gutter in place and shifts every row's body left when the
+selected row's anchor (where its text starts, after the tree prefix, the fold marker and the
+active-path dot) lies too far right to show useful text; rows are then cut at the width with
+no ellipsis. ``shift`` is that offset for a model and a width (0 almost always: only trees
+deeper than the width pan), ``columns`` takes a window of a row's columns.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from loomtui.view import layout as L
+from loomtui.view.loom_state import MARK
+from loomtui.view.text import Segment
+from loomtui.view.width import char_width, one_column_each, text_width
+
+if TYPE_CHECKING:
+    from loomtui.view.model import TreeModel
+
+GUTTER = 2
+#: a width no row reaches: ``plain_rows`` at it gives every row whole
+UNCUT = 1 << 30
+
+
+def anchor(model: TreeModel, i: int) -> int:
+    """Columns of row ``i`` before its label and text: prefix, fold marker, mark, dot."""
+    lay = model.rows
+    e = model.entry_at(i)
+    folded = e.id in model.folded
+    cols = len(L.prefix(lay, i, folded))
+    if folded and not (lay.connector[i] and not lay.virtual_root_child[i]):
+        cols += 2
+    if e.id == model.marked_id:
+        cols += text_width(MARK)
+    if e in model.flat.active:
+        cols += 2
+    return cols
+
+
+def shift(model: TreeModel, width: int) -> int:
+    """How many columns pi scrolls the rows' bodies left at ``width`` (``renderHorizontalViewport``)."""
+    if model.compact or not len(model.rows):
+        return 0
+    viewport = max(0, width - GUTTER)
+    selected = model.selected
+    at = anchor(model, selected)
+    min_visible = min(20, max(4, viewport // 3))
+    if at <= viewport - min_visible:
+        return 0
+    context = min(12, max(2, viewport // 4))
+    # pi shifts by ``at - context`` unless the widest row is narrower than that plus the
+    # viewport: the rows are measured only until one is wide enough (the selected one, deep
+    # in the tree, almost always is), not all of them
+    enough = at - context + viewport
+    widest = text_width(model.row_text(selected, cursor=False))
+    if widest < enough:
+        # every row measured as `loomtui tree` prints it uncut (the bulk path): its prefix is
+        # three columns a level, one per code point; only the rest is measured
+        lay = model.rows
+        if model.row_texts is None:  # the texts made here are kept for the printing after
+            model.row_texts = [None] * len(model.flat.entries)
+        for i, line in enumerate(model.plain_rows(UNCUT)):
+            cols = GUTTER + 3 * lay.display_indent(i)
+            widest = max(widest, cols - GUTTER + text_width(line[cols:]))
+            if widest >= enough:
+                break
+    most = max(0, widest - viewport)
+    return max(0, min(most, at - context))
+
+
+def columns(segs: list[Segment], start: int, length: int) -> list[Segment]:
+    """The code points of ``segs`` that start at column ``start`` or later and end within
+    ``length`` columns of it (pi-tui's strict ``sliceByColumn``)."""
+    out: list[Segment] = []
+    end = start + length
+    col = 0
+    for style, text in segs:
+        if one_column_each(text):  # every code point one column: a slice
+            piece = text[max(0, start - col) : max(0, end - col)]
+            col += len(text)
+            if piece:
+                out.append((style, piece))
+            if col > end:
+                break
+            continue
+        kept = []
+        for c in text:
+            w = char_width(c)
+            if col >= start and col + w <= end and (w or col < end):
+                kept.append(c)
+            col += w
+            if col > end:
+                break
+        if kept:
+            out.append((style, "".join(kept)))
+        if col > end:
+            break
+    return out
+
+
+def panned_row(model: TreeModel, i: int, width: int, by: int) -> list[Segment]:
+    """Row ``i`` as pi draws it shifted ``by`` columns: the cursor, then its body's window."""
+    segs = model.row_segments(i)
+    return [segs[0], *columns(segs[1:], by, max(0, width - GUTTER))]

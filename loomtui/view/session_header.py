@@ -1,0 +1,141 @@
+"""What the browser's header bar says of an open session, and what is said once when it opens.
+
+Pure: the controller (``view/controller.py``) hands in the manager, its source and the model."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+
+from loomtui.session.manager import SessionManager
+from loomtui.session.source import Source
+from loomtui.view.model import TreeModel
+from loomtui.view.outcomes import Notice
+from loomtui.view.printable import printable
+from loomtui.view.usage_totals import header_usage
+from loomtui.view.width import text_width, truncate_to_width
+from loomtui.view.words import clip
+
+
+@dataclass(frozen=True)
+class Header:
+    """The header bar's parts, each made printable; ``fit`` lays them out in a width, keeping
+    the most useful ones whole (the name, the leaf, what is wrong with the file, read-only) and
+    giving up the others first (the path, the token figure, the entry count)."""
+
+    name: str
+    where: str
+    entries: str
+    read_only: str = ""
+    diagnostics: str = ""
+    usage: str = ""
+    leaf: str = ""
+
+    def parts(self) -> list[str]:
+        """Every part, in the bar's order (what a wide bar shows)."""
+        texts = (self.name, self.where, self.entries, self.read_only, self.diagnostics, self.usage, self.leaf)
+        return [t for t in texts if t]
+
+    def fit(self, width: int) -> str:
+        """The bar's text in ``width`` columns: the path shortened from its left end, then left
+        out; the token figure, then the entry count left out; read-only said in one word; the
+        name shortened with "…" (to 30 columns, then 12); only then the end cut."""
+        text = SEP.join(self.parts())
+        if text_width(text) <= width:
+            return text
+        over = text_width(text) - width
+        if self.where and text_width(self.where) - over - 1 >= 12:
+            return SEP.join(replace(self, where="…" + _tail(self.where, text_width(self.where) - over - 1)).parts())
+        steps: list[Header] = [replace(self, where="")]
+        steps.append(replace(steps[-1], usage=""))
+        steps.append(replace(steps[-1], entries=""))
+        steps.append(replace(steps[-1], read_only="read-only" if self.read_only else ""))
+        steps.append(steps[-1]._name_in(width, 30))
+        steps.append(steps[-1]._name_in(width, 12))
+        for step in steps:
+            text = SEP.join(step.parts())
+            if text_width(text) <= width:
+                return text
+        return truncate_to_width(text, width, "…")
+
+    def _name_in(self, width: int, least: int) -> Header:
+        """The name shortened (with "…") so the bar fits, but to no fewer than ``least`` columns."""
+        over = text_width(SEP.join(self.parts())) - width
+        room = max(least, text_width(self.name) - over)
+        return self if room >= text_width(self.name) else replace(self, name=clip(self.name, room))
+
+
+#: what the header's parts are joined with
+SEP = "  ·  "
+
+
+def _tail(text: str, width: int) -> str:
+    """The end of a path in ``width`` columns, from a "/" where one is near."""
+    tail = text
+    while text_width(tail) > width:
+        tail = tail[1:]
+    cut = tail.find("/")
+    return tail[cut:] if 0 <= cut < len(tail) - 8 else tail
+
+
+def header(manager: SessionManager, src: Source, model: TreeModel, shown_path: str, leaf_moved: bool) -> Header:
+    """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf."""
+    name = manager.get_session_name()
+    title = manager.title.get("title") if isinstance(manager.title, dict) else None
+    base = os.path.basename(shown_path)
+    label = name or title or base
+    read_only = ""
+    if src.is_pi_file and not src.can_append:
+        read_only = f"v{manager.version}, read-only"
+    elif src.read_only_reason:
+        read_only = f"{src.display_name}, read-only"
+    n = len(manager.diagnostics)
+    usage = header_usage(manager)
+    leaf = model.shown_leaf_id()
+    if leaf is not None and len(leaf) > 12:
+        leaf = leaf[:8] + "…"  # a uuid (Claude Code, OCP): its prefix, so the file's name keeps its room
+    return Header(
+        printable(label),
+        printable(shown_path if label != base else os.path.dirname(shown_path)),
+        f"{manager.entry_count:,} entries",
+        read_only,
+        f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
+        usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts
+        printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ''}"),
+    )
+
+
+def title_parts(manager: SessionManager, src: Source, model: TreeModel, shown_path: str, leaf_moved: bool) -> list[str]:
+    """The header bar's parts, in order (``header``)."""
+    return header(manager, src, model, shown_path, leaf_moved).parts()
+
+
+def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str = "") -> list[Notice]:
+    """The notices shown once when a session opens: its repaired lines, why it is read-only."""
+    out = []
+    diags = manager.diagnostics
+    if diags:
+        more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
+        s = "s" if len(diags) != 1 else ""
+        lists = f" {diagnostics_key} lists them." if diagnostics_key else ""
+        out.append(
+            Notice(
+                f"{len(diags)} line{s} repaired or skipped: {diags[0]}{more}.{lists}",
+                "Session opened with diagnostics",
+                "warning",
+                12,
+            )
+        )
+    if src.is_pi_file and not src.can_append:
+        out.append(
+            Notice(
+                f"A version {manager.version} session: browsing works, writes (labels, "
+                f"persisting the leaf) need `loomtui migrate {src.path}` first.",
+                "Old session format",
+                "information",
+                8,
+            )
+        )
+    elif src.read_only_reason:
+        out.append(Notice(src.read_only_reason, "Read-only", "information", 8))
+    return out

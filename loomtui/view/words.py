@@ -1,0 +1,67 @@
+"""Facts in words: counts ("1 turn", "2 turns", "3 usage entries"), why a reply ended, what a
+session that is not a fork is — one rule (and one wording) for every screen and command that
+says them."""
+
+from __future__ import annotations
+
+from loomtui.view.width import text_width, truncate_to_width
+
+
+def counted(n: int, noun: str, nouns: str | None = None, *, thousands: bool = False) -> str:
+    """``n`` and the noun, plural unless ``n`` is 1 (``nouns`` when the plural is not noun + s);
+    ``thousands`` writes 12,345."""
+    number = f"{n:,}" if thousands else str(n)
+    return f"{number} {noun}" if n == 1 else f"{number} {nouns or noun + 's'}"
+
+
+def capital(text: str) -> str:
+    """``text`` starting with a capital ("An OCP run …" from ``Source.a_name``)."""
+    return text[:1].upper() + text[1:]
+
+
+def clip(text: str, width: int) -> str:
+    """``text`` in at most ``width`` columns for a dialog's preview: cut at the last word that
+    fits, with "…", so a preview never ends mid-word and always says it was cut (a single word
+    longer than the room is cut inside it)."""
+    if text_width(text) <= width:
+        return text
+    room = max(1, width - 1)
+    cut = truncate_to_width(text, room, ellipsis="")
+    space = cut.rfind(" ")
+    if space >= room // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def branch_copy(entries: int, labels: int, named: bool) -> str:
+    """What a branch export holds, said the same way before (its dialog) and after (its notice):
+    the path's entries, the label entries made again, the ``session_info`` entry that keeps the
+    session's name (pi's fork would lose it)."""
+    parts = [counted(entries, "entry", "entries")]
+    if labels:
+        parts.append(counted(labels, "label entry", "label entries"))
+    if named:
+        parts.append("the session's name (a session_info entry)")
+    return " + ".join(parts)
+
+
+#: what is said wherever the parent session of a session that is not a fork is asked for (the
+#: picker, the browser, the palette)
+NOT_A_FORK = "This session is not a fork: its header names no parent session."
+
+
+#: how a reply ended, by the stop reason pi writes (``stopReason``; Claude Code's are mapped to it)
+_ENDINGS = {
+    "stop": "ended normally",
+    "toolUse": "ended to call tools",
+    "length": "cut off at the token limit",
+    "error": "ended with an error",
+    "aborted": "aborted by the user",
+    "empty": "ended with no text",
+}
+
+
+def ending(stop_reason: str) -> str:
+    """Why a reply ended, in words ("ended normally", not "stop stop"); an unknown reason is
+    quoted as written."""
+    return _ENDINGS.get(stop_reason, f"ended: {stop_reason}")

@@ -1,0 +1,57 @@
+"""Deep trees: compact indentation is picked by itself when the rows are too deep for the pane
+(pi's rows would be cut from the left), and the user's Ctrl+W choice is remembered between runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app_helpers import browser, make_app, screen_text
+from test_loom_tools import deep_session
+
+from loomtui.app import ui_state
+
+
+def _tree_rows(app: Any) -> list[str]:
+    return [line.split("▏")[0] for line in screen_text(app).splitlines()[2:-1]]
+
+
+async def test_deep_rows_pick_compact_indentation_and_shallow_ones_do_not(tmp_path: Any, fixture_copy: Any) -> None:
+    app = make_app(deep_session(tmp_path, levels=60))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        assert screen.model.compact
+        rows = [r for r in _tree_rows(app) if "user:" in r]
+        assert any("⋯" in r for r in rows)
+        # no row is cut from the left: the gutters line up
+        assert not any(r.lstrip("› ").startswith("…") for r in rows), rows
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        assert not screen.model.compact  # shallow: pi's rows
+
+
+async def test_the_users_choice_is_remembered(tmp_path: Any) -> None:
+    path = deep_session(tmp_path, levels=60)
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        assert screen.model.compact
+        await screen.run_action("compact")  # the user wants pi's rows
+        await pilot.pause()
+        assert not screen.model.compact
+        await pilot.resize_terminal(90, 30)  # a resize keeps the choice
+        await pilot.pause()
+        assert not screen.model.compact
+    assert ui_state.load()["compact"] is False
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        assert not screen.model.compact  # the next run too
+        await screen.run_action("compact")
+        await pilot.pause()
+        assert screen.model.compact
+    assert ui_state.load()["compact"] is True

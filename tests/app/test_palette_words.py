@@ -1,0 +1,94 @@
+"""The command palette speaks one way: every entry that has a key shows it, one (lowercase)
+style, none of Textual's own entries that repeat loomtui's; and a session that is not a fork is
+said to be so in the same words in the picker, the browser and the palette."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app_helpers import browser, make_app, notices
+from textual.command import CommandPalette
+
+from loomtui.app.app import LoomApp
+from loomtui.app.commands import LoomCommands
+from loomtui.app.keymap import SPECS, display_keys
+from loomtui.app.screens.picker import PickerScreen
+from tests.waits import settled, until
+
+#: the one wording (view/words.NOT_A_FORK)
+NOT_A_FORK = "This session is not a fork: its header names no parent session."
+#: the palette's entries that no key runs (what they do is said in their help instead)
+WITHOUT_A_KEY = ("follow the file's leaf again", "compare the selected entry's branch with another")
+
+
+async def test_every_palette_entry_with_a_key_shows_it_in_one_style(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("enter")  # a moved leaf: the palette offers to follow the file's leaf again
+        commands = LoomCommands(screen).commands()
+        helps = {title.strip("● ").strip(): help_text for title, _cb, help_text in commands}
+        keys = {display_keys(spec, {}) for spec in SPECS}
+        for title, help_text in helps.items():
+            assert title[0].islower() or title.startswith("OCP"), f"{title!r}: one (lowercase) style"
+            if title.startswith("theme: "):
+                continue  # a theme has no key; its help says where it comes from
+            first = help_text.split("  ·  ")[0].split(" ")[0]
+            if not any(title.startswith(t) for t in WITHOUT_A_KEY):
+                assert first in keys, f"{title!r} shows no key: {help_text!r}"
+        # pi's five filters, each with its own key, the current one said so
+        assert helps["filter: default"] == "^D  ·  the current filter"
+        assert (helps["filter: no-tools"], helps["filter: user-only"]) == ("^T", "^U")
+        assert (helps["filter: labeled-only"], helps["filter: all"]) == ("^L", "^A")
+        assert helps["open / close the thinking blocks in the detail pane"] == "Alt+Z"
+
+
+async def test_textual_s_keys_and_maximize_entries_are_not_offered(fixture_copy) -> None:
+    """F1 is loomtui's help (Textual's Keys panel repeated it with other words), and the theme
+    and quit entries are loomtui's: of Textual's own entries only the screenshot is left."""
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        assert [c.title for c in app.get_system_commands(screen)] == ["screenshot: save the screen as an SVG picture"]
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"keys")
+        await settled(pilot)
+        palette = app.screen
+        assert isinstance(palette, CommandPalette)
+        shown = [str(option.prompt) for option in palette.query_one("CommandList").options]  # type: ignore[attr-defined]
+        assert shown and not any(p.startswith(("Keys", "Maximize", "Theme", "Quit")) for p in shown), shown
+
+
+def _session(path: Path, sid: str) -> Path:
+    header = {"type": "session", "version": 3, "id": sid, "timestamp": "2026-02-01T10:00:00.000Z", "cwd": "/p"}
+    message = {
+        "type": "message",
+        "id": "m1",
+        "parentId": None,
+        "timestamp": "2026-02-01T10:00:01.000Z",
+        "message": {"role": "user", "content": "Hello"},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(header) + "\n" + json.dumps(message) + "\n")
+    return path
+
+
+async def test_a_session_that_is_not_a_fork_is_said_so_in_one_wording(tmp_path: Path) -> None:
+    path = _session(tmp_path / "sessions" / "2026-02-01T10-00-00-000Z_solo.jsonl", "solo")
+    app = LoomApp(sessions_dirs=[str(path.parent)], only_dirs=True, watch=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), what="the picker")
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await until(pilot, lambda: picker.session_list.selected_row is not None, what="the list")
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: NOT_A_FORK in notices(app), what="the picker's notice")
+        await pilot.press("enter")
+        screen = await browser(pilot)
+        app.clear_notifications()
+        await pilot.press("ctrl+g")
+        await until(pilot, lambda: NOT_A_FORK in notices(app), what="the browser's notice")
+        helps = {title: help_text for title, _cb, help_text in LoomCommands(screen).commands()}
+        assert helps["open parent session"].endswith(NOT_A_FORK)

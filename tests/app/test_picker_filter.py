@@ -1,0 +1,52 @@
+"""The picker's filter as pi's /resume search: every message's text and the id match exactly,
+the name and project fuzzily, the best match first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from loomtui.app.widgets.session_list import NOTE, PROJECT, SESSION
+from tests.app.test_picker import HostApp, env, rows, sessions, settle, start, write  # noqa: F401
+
+
+async def test_the_filter_matches_every_message_and_ids_exactly(env: Path, tmp_path: Path) -> None:
+    d = tmp_path / "s"
+    write(
+        d / "2020-01-05T10-00-00-000Z_aaa.jsonl",
+        "5b0c1e2a-9f3d",
+        "/home/u/webapp",
+        "2020-01-05",
+        ["Set up the cluster", "I wrote the kubernetes manifests", "thanks"],
+        name="Cluster setup",
+    )
+    write(
+        d / "2020-01-06T10-00-00-000Z_bbb.jsonl",
+        "77aa0000-1111",
+        "/home/u/webapp",
+        "2020-01-06",
+        ["Fix the login page", "Done"],
+    )
+    app = HostApp([str(d)], only=True)
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await settle(app, pilot)  # the messages' text is read in the background
+        await pilot.press(*"kubernetes")  # only in a later assistant message
+        assert rows(picker) == [(PROJECT, 1, "/home/u/webapp"), (SESSION, 0, "Cluster setup")]
+        picker.input.value = "kbrnts"  # scattered letters of a message: no match
+        await pilot.pause()
+        assert [k for k, *_ in rows(picker)] == [NOTE]
+        picker.input.value = "9f3d"  # a piece of the id
+        await pilot.pause()
+        assert rows(picker)[1:] == [(SESSION, 0, "Cluster setup")]
+        picker.input.value = "5b0e"  # scattered in the id: no match
+        await pilot.pause()
+        assert [k for k, *_ in rows(picker)] == [NOTE]
+        picker.input.value = "hmwbp"  # the project, fuzzily: both, newest first
+        await pilot.pause()
+        assert rows(picker)[1:] == [(SESSION, 0, "Fix the login page"), (SESSION, 0, "Cluster setup")]
+        picker.input.value = "setup"  # in the name beats in the messages
+        await pilot.pause()
+        assert rows(picker)[1:] == [(SESSION, 0, "Cluster setup")]
+        picker.input.value = "the"  # a name hit ("Cluster setup" has none) beats text: newest first
+        await pilot.pause()
+        assert rows(picker)[1:] == [(SESSION, 0, "Fix the login page"), (SESSION, 0, "Cluster setup")]

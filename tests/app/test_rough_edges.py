@@ -1,0 +1,102 @@
+"""Rough edges a new user hit: the detail pane after archiving, the help's marks, a screenshot
+on a fresh home, the header's leaf."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, notices, screen_text, select
+from textual.containers import VerticalScroll
+
+from loomtui.app.keymap import SPECS
+from loomtui.app.screens.dialogs import ConfirmDialog
+from loomtui.app.screens.help import MARKS, HelpScreen
+from tests.waits import TIMEOUT, until
+
+
+async def _until(pilot: Any, cond: Any, seconds: float = 10.0) -> None:
+    await until(pilot, cond, max(seconds, TIMEOUT))
+
+
+async def test_archiving_a_branch_refreshes_the_detail_pane(fixture_copy: Any) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "u1000003")
+        assert screen.detail.entry_id == "u1000003"
+        await screen.run_action("archive")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        await _until(pilot, lambda: screen.model.selected_id != "u1000003")
+        await pilot.pause()
+        # the cursor left the hidden branch and the detail pane shows where it is now
+        assert screen.detail.entry_id == screen.model.selected_id
+
+
+async def test_help_shows_every_mark_and_description_as_written(tmp_path: Path) -> None:
+    app = make_app(None)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.push_screen(HelpScreen())
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        help_text = app.screen.text
+        for mark, _meaning in MARKS:
+            assert any(line.startswith(mark + " ") for line in help_text.splitlines()), mark
+        app.screen.query_one(VerticalScroll).scroll_end(animate=False)
+        await pilot.pause()
+        assert any("│ [text] " in line and "a label" in line for line in screen_text(app).splitlines())
+        for spec in SPECS:
+            assert " ".join(spec.description.split()) in " ".join(help_text.split()), spec.description
+
+
+async def test_a_screenshot_without_a_downloads_folder_goes_to_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert not os.path.isdir(os.path.expanduser("~/Downloads"))
+    app = make_app(None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        command = next(c for c in app.get_system_commands(app.screen) if c.title.startswith("screenshot"))
+        command.callback()
+        await _until(pilot, lambda: any(here.iterdir()))
+        saved = next(here.iterdir())
+        assert saved.suffix == ".svg" and "<svg" in saved.read_text(encoding="utf-8")[:2000]
+        await _until(pilot, lambda: any(str(saved) in n for n in notices(app)))
+        assert any("current directory" in n for n in notices(app))
+
+
+async def test_the_header_leaf_is_the_entry_the_tree_marks(fixture_copy: Any) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 34)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        assert model.leaf_id == "s1000001"  # the file ends with a session name entry, hidden in the tree
+        marked = [model.entry_at(i).id for i in range(len(model)) if model.entry_at(i) in model.flat.active]
+        head = screen_text(app).split("\n")[0]
+        assert f"leaf {marked[-1]}" in head, head
+        assert "s1000001" not in head
+
+
+async def test_the_mark_notice_does_not_cover_the_comparison_totals(fixture_copy: Any) -> None:
+    from loomtui.app.screens.compare import CompareScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40), notifications=True) as pilot:  # toasts drawn
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000005")
+        await screen.run_action("mark")
+        await _until(pilot, lambda: any(n.startswith("Marked") for n in notices(app)))
+        await select(pilot, screen, "b1000001")
+        await screen.run_action("compare")
+        await _until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Marked" not in text
+        totals = [line for line in text.splitlines() if "turn" in line and "tool call" in line]
+        assert totals and all("│" in line for line in totals)  # both columns of the totals show

@@ -1,0 +1,149 @@
+"""Each source says what it can do, in its own words: a Claude Code session, an OCP run, an
+OpenLoom document and a pi session each get their own notices, export dialog, footer hints
+and filters; keys for what a source cannot do are not offered (the footer, the palette) and,
+pressed, say why."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from app_helpers import browser, make_app, notices, select
+
+from loomtui.app.screens.dialogs import ExportDialog
+from loomtui.app.widgets.session_list import tool_tag
+from loomtui.formats.ocp.catalog import list_runs
+from tests.shared_material import FIXTURES as SHARED
+from tests.shared_material import needs_shared
+
+CLAUDE = SHARED / "claude" / "claude-code-log__0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+OCP = SHARED / "ocp" / "review-loop-v01.ocp.json"
+LOOM = SHARED / "loom" / "openloom-v1-existence-of-claude.openloom.json"
+
+
+def copy(tmp_path: Path, src: Path) -> Path:
+    dst = tmp_path / src.name
+    shutil.copyfile(src, dst)
+    return dst
+
+
+def hints(screen: object) -> str:
+    return str(screen.query_one("#hints").render())  # type: ignore[attr-defined]
+
+
+def files(where: Path) -> set[str]:
+    return {p.name for p in where.iterdir()}
+
+
+@needs_shared()
+async def test_a_claude_session_never_speaks_of_persisting_for_pi(tmp_path: Path) -> None:
+    path = copy(tmp_path, CLAUDE)
+    before = files(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assert "persist" not in hints(screen) and "export" in hints(screen)
+        assert "Claude Code session, read-only" in screen.controller.title_parts(screen.path)
+        user = next(e for e in screen.manager.index.entries if e.type == "message" and e.role == "assistant")
+        await select(pilot, screen, user.id)
+        await pilot.press("enter")
+        await pilot.pause()
+        moved = [n for n in notices(app) if n.startswith("Leaf moved")]
+        assert (
+            moved
+            and "for pi" not in moved[-1]
+            and "exports the branch ending here as a Claude Code session" in moved[-1]
+        )
+        shown = len(notices(app))
+        await pilot.press("ctrl+s")  # not offered: nothing asked, nothing written, one notice says why
+        await pilot.pause()
+        assert app.screen is screen and len(notices(app)) == shown + 1
+        assert "there is no file for pi to resume" in notices(app)[-1]
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        text = str(dialog.query_one("#count").render())
+        assert "parentSession" not in text and "header" not in text
+        assert "as Claude Code wrote them" in text and "Claude Code session" in dialog.export_as
+        await pilot.press("escape")
+    assert files(tmp_path) == before
+
+
+@needs_shared()
+async def test_an_ocp_run_offers_neither_persist_nor_export_and_keeps_to_its_own_filters(tmp_path: Path) -> None:
+    path = copy(tmp_path, OCP)
+    before = files(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assert "persist" not in hints(screen) and "export" not in hints(screen) and "Enter open" in hints(screen)
+        model = screen.model
+        assert "no-tools" not in model.modes and "failed" in model.modes
+        seen = set()
+        for _ in range(len(model.modes) + 1):
+            await pilot.press("ctrl+o")
+            seen.add(model.mode)
+        assert seen <= set(model.modes) and not seen & {"no-tools", "user-only", "labeled-only", "all"}
+        await pilot.press("ctrl+u")  # pi's user-only: not a filter of a run
+        assert model.mode in seen
+        await pilot.press("ctrl+d")
+        await pilot.press("ctrl+e", "ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
+        assert not any(" a ocp " in n or "loom" in n for n in notices(app))
+    assert files(tmp_path) == before
+
+
+@needs_shared()
+async def test_a_run_label_is_kept_in_memory_in_the_runs_words(tmp_path: Path) -> None:
+    app = make_app(copy(tmp_path, OCP))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        out = screen.controller.set_label(screen.model.selected_id, "look")
+        assert "loomtui never writes an OCP run" in out.notices[0].text
+        prompt = screen.controller.label_prompt(screen.model.selected_id)
+        assert prompt is not None and "OCP run" in prompt.note and "bookmark" not in prompt.note
+
+
+@needs_shared()
+async def test_an_openloom_document_saves_bookmarks_with_ctrl_s(tmp_path: Path) -> None:
+    app = make_app(copy(tmp_path, LOOM))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assert "^S save" in hints(screen) and "^E export" in hints(screen)
+        out = screen.controller.persist_leaf()
+        assert "This is an OpenLoom document, not a pi session file" in out.notices[0].text
+
+
+async def test_a_pi_session_still_persists_for_pi(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assert "^S persist" in hints(screen) and "^E export" in hints(screen)
+        assert "no-tools" in screen.model.modes
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog) and "parentSession names this file" in str(
+            dialog.query_one("#count").render()
+        )
+
+
+@needs_shared()
+def test_the_picker_lists_a_run_as_a_run(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copyfile(SHARED / "ocp" / "v0.3" / "solo.ocp.json", runs / "solo.ocp.json")
+    (summary,) = list_runs([str(runs)])
+    assert summary.tool == "ocp" and tool_tag(summary.tool) == "ocp"
+    assert "1 node" in summary.title and "1 nodes" not in summary.title
+
+
+async def test_a_filter_the_file_does_not_have_is_said(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"), filter_mode="failed")  # a run's filter, on a pi session
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        assert screen.model.mode == "default"
+        assert any("'failed' is not a filter of a pi session" in n for n in notices(app))

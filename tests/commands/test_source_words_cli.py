@@ -1,0 +1,234 @@
+"""`info` and `context` speak each source's own words (found trying the commands as a new user)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loomtui.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    code = main(list(argv))
+    out = capsys.readouterr().out
+    assert code == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("ocp/minimal.ocp.json", "OCP run"),
+        ("loom/socketteer-loom_demo.json", "socketteer loom"),
+        ("loom/openloom-v1-existence-of-claude.openloom.json", "OpenLoom document"),
+    ],
+)
+def test_info_names_the_format_as_the_app_does(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, name: str, words: str
+) -> None:
+    rows = dict(
+        line.split(None, 1) if " " in line.strip() else (line.strip(), "")
+        for line in _run(capsys, "info", str(shared_dir / "fixtures" / name)).splitlines()[:5]
+    )
+    assert rows["format"].strip() == words  # it read "ocp loom", "openloom-v2 loom"
+    assert rows["cwd"].strip()  # a loom keeps no cwd: "(none)", not a blank
+
+
+def test_context_counts_one_message_in_the_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    out = _run(capsys, "context", str(session))
+    assert out.splitlines()[0].startswith("1 message; model ")
+
+
+def test_header_counts_one_diagnostic_in_the_singular(shared_dir: Path) -> None:
+    from loomtui.formats.detect import open_any
+    from loomtui.view.controller import SessionController
+
+    path = str(shared_dir / "fixtures/ocp/review-loop-v03.ocp.json")
+    controller = SessionController(open_any(path))
+    assert len(controller.manager.diagnostics) == 1
+    assert "1 diagnostic" in controller.title_parts(path)  # the header read "1 diagnostics"
+
+
+def _refused(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """A refusal: exit 2, nothing on stdout, one line on stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, (code, out, err)
+    return err
+
+
+def test_context_of_an_ocp_run_is_refused_in_its_own_words(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path
+) -> None:
+    err = _refused(capsys, "context", str(shared_dir / "fixtures/ocp/minimal.ocp.json"))
+    assert "an OCP run, not a conversation" in err
+
+
+def test_context_of_a_loom_names_no_pi_setting(capsys: pytest.CaptureFixture[str], shared_dir: Path) -> None:
+    head = _run(capsys, "context", str(shared_dir / "fixtures/loom/socketteer-loom_demo.json")).splitlines()[0]
+    assert "thinking" not in head and "model not in the file" in head, head
+
+
+def _rows(text: str) -> dict[str, str]:
+    """``info``'s key column and value, the first line of each key."""
+    rows: dict[str, str] = {}
+    for line in text.splitlines():
+        if line[:1].strip():
+            key, value = line[:14].strip(), line[14:]
+            rows.setdefault(key, value)
+    return rows
+
+
+def test_info_on_an_ocp_run_prints_the_run_totals_not_pi_zeros(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path
+) -> None:
+    out = _run(capsys, "info", str(shared_dir / "fixtures/ocp/minimal.ocp.json"))
+    rows = _rows(out)
+    assert rows["run tokens"] == "217,800"
+    # pi's rows would read "total 0", "$0.0000 … summed over 0 assistant messages", "leaf run
+    # (last entry in the file)" although the run is the root and keeps its own totals
+    for pi_row in ("tokens", "cost", "models", "leaf"):
+        assert pi_row not in rows, (pi_row, out)
+    assert "$0.0000" not in out and "last entry in the file" not in out
+
+
+def test_info_on_a_socketteer_loom_says_its_figures_are_not_in_the_file(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path
+) -> None:
+    out = _run(capsys, "info", str(shared_dir / "fixtures/loom/socketteer-loom_demo.json"))
+    rows = _rows(out)
+    assert rows["models"] == "not in the file (398 assistant messages)"
+    assert rows["tokens"].startswith("not in the file") and rows["cost"] == "not in the file"
+    assert "summed over 0" not in out and "(unknown)" not in out
+    assert rows["leaf"].endswith("(the loom's current node, else the end of its first branch)")
+
+
+def test_info_on_an_openloom_document_keeps_no_cost(capsys: pytest.CaptureFixture[str], shared_dir: Path) -> None:
+    rows = _rows(_run(capsys, "info", str(shared_dir / "fixtures/loom/openloom-v1-existence-of-claude.openloom.json")))
+    assert rows["tokens"] == "not in the file (none of its 45 assistant messages carries a count)"
+    assert rows["cost"] == "not in the file"
+
+
+@pytest.mark.parametrize(
+    "name, a, b, missing",
+    [
+        ("ocp/minimal.ocp.json", "a:T1.a1", "a:R1.a1", "(tokens, cost and wall time: not counted for an OCP run)"),
+        (
+            "loom/socketteer-loom_demo.json",
+            "af4931cc",
+            "84f21d4a",
+            "(tokens, cost and wall time: not counted for a socketteer loom)",
+        ),
+        (
+            "loom/openloom-v1-existence-of-claude.openloom.json",
+            "03265C0F",
+            "B8446448",
+            "(cost and wall time: not counted for an OpenLoom document)",
+        ),
+    ],
+)
+def test_diff_prints_no_zero_for_a_figure_the_format_lacks(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, name: str, a: str, b: str, missing: str
+) -> None:
+    out = _run(capsys, "diff", str(shared_dir / "fixtures" / name), a, b)
+    totals = out[out.index("\ntotals") :].splitlines()
+    assert totals[-1].strip() == missing
+    named = {line.split()[0] for line in totals[1:-1]}
+    assert "wall" not in named and "cost" not in named
+    assert ("tokens" in named) == ("tokens" not in missing)
+
+
+def test_info_explains_the_entries_of_inline_subagent_runs(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path
+) -> None:
+    """The file holds 437 entries, the tree (and the app's header) 37 rows: 405 entries are in
+    five subagent runs the tree shows as one row each."""
+    name = "claude/claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    out = _run(capsys, "info", str(shared_dir / "fixtures" / name))
+    assert _rows(out)["entries"] == (
+        "437: 32 in the conversation, 405 in 5 subagent runs; the tree shows 37 rows (one per run)"
+    )
+    body = out[out.index("\nentries") + 1 :].split("\nroots")[0]
+    kinds = [line.split() for line in body.splitlines()[1:]]
+    assert sum(int(words[1]) for words in kinds) == 37  # the rows by kind: what the tree shows
+
+
+def test_info_names_an_oh_my_pi_session(capsys: pytest.CaptureFixture[str]) -> None:
+    samples = Path(__file__).resolve().parents[2] / "sample_sessions"
+    omp = _rows(_run(capsys, "info", str(samples / "2026-03-03T14-30-12-480Z_0196f2a4c1d87e3b.jsonl")))
+    assert omp["format"] == "oh-my-pi session, version 3"
+    pi = _rows(
+        _run(capsys, "info", str(samples / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"))
+    )
+    assert pi["format"] == "pi session, version 3"
+
+
+@pytest.mark.parametrize(
+    "name, what",
+    [
+        ("claude/claude-code-log__03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl", "a Claude Code session"),
+        ("ocp/minimal.ocp.json", "an OCP run"),
+    ],
+)
+def test_migrate_names_what_the_file_is(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path, name: str, what: str
+) -> None:
+    """It read "line 1: no session header … is this a pi session file?" (and "line 20" on a run)."""
+    copy = tmp_path / Path(name).name
+    copy.write_bytes((shared_dir / "fixtures" / name).read_bytes())
+    err = _refused(capsys, "migrate", str(copy))
+    assert f"{copy} is {what}, not a pi session: `migrate` rewrites version 1 and 2 pi sessions only" in err
+    assert not (tmp_path / (copy.name + ".bak")).exists()
+
+
+def test_a_file_loomtui_cannot_read_is_told_what_it_reads(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """It read "is not a pi session, OpenLoom or socketteer loom file" (no Claude Code, Codex, OCP)."""
+    text = tmp_path / "passwd"
+    text.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    err = _refused(capsys, "tree", str(text))
+    for kind in ("pi and oh-my-pi sessions", "OCP runs", "OpenLoom and socketteer looms", "Codex", "Claude Code"):
+        assert kind in err, kind
+
+
+def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--help"])
+    assert done.value.code == 0
+    return " ".join(capsys.readouterr().out.split())  # argparse's wrapping undone
+
+
+@pytest.mark.parametrize(
+    "command, kinds",
+    [
+        ("label", ("pi/omp session", "Claude Code", "Codex")),
+        ("export-branch", ("pi/omp session", "Claude Code", "Codex", "OpenLoom", "socketteer")),
+        ("export-html", ("pi/omp", "Claude Code", "Codex", "OpenLoom", "socketteer", "OCP run")),
+        ("export-openloom", ("pi/omp", "Claude Code", "Codex", "OpenLoom", "socketteer", "OCP run")),
+        ("info", ("Claude Code", "Codex", "OCP run")),
+        ("tree", ("Claude Code", "Codex", "OCP run")),
+    ],
+)
+def test_a_commands_help_names_every_kind_of_file_it_takes(
+    capsys: pytest.CaptureFixture[str], command: str, kinds: tuple[str, ...]
+) -> None:
+    """label and export-branch said "a pi/omp session file (v3)" though both take Claude Code and
+    Codex sessions; the exports named no Claude Code, Codex or OCP run."""
+    text = _help(capsys, command)
+    file_help = text.split(" FILE ", 2)[-1]  # after the usage line: the positional's help
+    for kind in kinds:
+        assert kind in file_help, (kind, file_help[:200])
+
+
+def test_the_top_level_help_says_where_labels_and_sessions_go(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "label store" in text and "~/.claude/projects" in text and "~/.codex/sessions" in text
+    app = _help(capsys, "app")
+    assert "~/.claude/projects" in app and "~/.codex/sessions" in app
