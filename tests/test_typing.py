@@ -9,11 +9,14 @@ from mypy import api
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_session_and_view_pass_mypy_strict() -> None:
+def test_session_and_view_pass_mypy_strict(tmp_path: Path) -> None:
+    # The cache goes to the test's own directory: a fresh checkout is left as it was.
     out, err, status = api.run(
         [
             "--strict",
             "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "mypy-cache"),
             "--config-file",
             str(ROOT / "pyproject.toml"),
             str(ROOT / "loomtui" / "session"),
