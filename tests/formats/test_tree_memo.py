@@ -217,3 +217,23 @@ def test_new_options_take_each_entrys_row_text_from_an_earlier_run(
     monkeypatch.setenv("HOME", "/srv")  # paths are shortened to ~: other texts
     out = tree(capsys, str(session), "--width", "71")
     assert made and out == plain(capsys, monkeypatch, str(session), "--width", "71")
+
+
+def test_a_first_run_hashes_the_file_only_for_its_read(
+    cache: Path, session: Path, opens: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no memo kept, the memo is keyed by the digests the read made (the file is not hashed
+    a second time); the next run proves them and serves the memo."""
+    keyed: list[str] = []
+    real = indexcache.file_key
+
+    def file_key(path: str, fd: int):  # type: ignore[no-untyped-def]
+        keyed.append(path)
+        return real(path, fd)
+
+    monkeypatch.setattr(indexcache, "file_key", file_key)
+    args = (str(session), "--width", "90")
+    first = tree(capsys, *args)
+    assert keyed == [] and memo_file(session).is_file()
+    assert tree(capsys, *args) == first and len(opens) == 1  # served, after one proof
+    assert keyed == [str(session)]

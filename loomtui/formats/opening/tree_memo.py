@@ -11,7 +11,8 @@ of the cache (``.ltr``), for the last few option sets, together with:
 * a fingerprint of loomtui's modules (name, size, mtime): another version never reuses it;
 * a checksum (the cache's usual envelope): a damaged file is ignored.
 
-Reprinting then costs hashing the file (SHA-256, about 1 GB/s) and one write. Anything that does not match is
+Reprinting then costs hashing the file (SHA-256, about 1 GB/s) and one write; a first run
+hashes nothing for the memo (its key is made of the digests the read made). Anything that does not match is
 simply recomputed (and stored again). ``--no-cache`` / ``LOOMTUI_NO_CACHE`` turn it off with the
 index.
 """
@@ -55,15 +56,29 @@ def _code_fingerprint() -> bytes:
 class TreeMemo:
     """The memo for one `tree` run: ``get`` the output printed before, or ``put`` it."""
 
-    def __init__(self, path: str, key: tuple[Any, ...], options: tuple[Any, ...], stored: list[Any]) -> None:
+    def __init__(
+        self,
+        path: str,
+        key: tuple[Any, ...] | None,
+        identity: tuple[Any, ...],
+        options: tuple[Any, ...],
+        stored: list[Any],
+    ) -> None:
         self.path = path
+        #: the file's whole key, when it was worth hashing the file for (a memo of this very
+        #: file, inode and size was there); otherwise made from the read's own digests
         self.key = key
+        self._identity = identity  # path, device, inode, size
         self.options = options
         self._stored = stored
 
     @classmethod
     def for_run(cls, path: str, options: tuple[Any, ...]) -> TreeMemo | None:
-        """None when the memo does not apply: cache off, not a version 3 pi session, a small file."""
+        """None when the memo does not apply: cache off, not a version 3 pi session, a small file.
+
+        The file's bytes are hashed only when a memo of the same path, inode and size is kept (the
+        one case where it can serve): a first run hashes nothing here, and its memo is keyed by
+        the digests its read made anyway (``store``)."""
         if not cache_files.enabled():
             return None
         try:
@@ -71,27 +86,36 @@ class TreeMemo:
         except (OSError, LoomError):
             return None
         try:
-            if os.fstat(fd).st_size < max(cache_files.min_bytes(), 1):
+            st = os.fstat(fd)
+            if st.st_size < max(cache_files.min_bytes(), 1):
                 return None
             head = os.pread(fd, 1 << 16, 0)
             nl = head.find(b"\n")
             if nl < 0 or v3_header(head[: nl + 1]) is None:
                 return None  # older files get their ids while read: nothing stable to keep
-            key = (*indexcache.file_key(path, fd), _code_fingerprint())
+            identity = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size)
+            payload = indexcache.read_side(path, SUFFIX, MAGIC)
+            key: tuple[Any, ...] | None = None
+            stored: list[Any] = []
+            try:
+                if payload is not None:
+                    fmt, skey, variants = payload
+                    if (
+                        fmt == FORMAT
+                        and isinstance(skey, tuple)
+                        and skey[:4] == identity
+                        and isinstance(variants, list)
+                    ):
+                        key = (*indexcache.file_key(path, fd), _code_fingerprint())
+                        if skey == key:
+                            stored = [(o, out) for o, out in variants if isinstance(out, bytes)]
+            except (TypeError, ValueError):  # a payload of another shape: recomputed
+                stored = []
         except OSError:
             return None
         finally:
             os.close(fd)
-        stored: list[Any] = []
-        payload = indexcache.read_side(path, SUFFIX, MAGIC)
-        try:
-            if payload is not None:
-                fmt, skey, variants = payload
-                if fmt == FORMAT and skey == key and isinstance(variants, list):
-                    stored = [(o, out) for o, out in variants if isinstance(out, bytes)]
-        except (TypeError, ValueError):  # a payload of another shape: recomputed
-            stored = []
-        return cls(path, key, options, stored)
+        return cls(path, key, identity, options, stored)
 
     def get(self) -> bytes | None:
         packed = next((out for o, out in self._stored if o == self.options), None)
@@ -102,13 +126,16 @@ class TreeMemo:
         except zlib.error:
             return None
 
-    def put(self, output: bytes | memoryview) -> None:
-        """Store ``output`` for these options (in a background child: the caller has printed
-        it already and need not wait for it to be packed and written)."""
-        indexcache.in_background(lambda: self.store(output))
-
-    def store(self, output: bytes | memoryview) -> None:
-        """``put``, here (for ``indexcache.write_held``)."""
+    def store(self, output: bytes | memoryview, read: tuple[int, tuple[bytes, ...]] | None = None) -> None:
+        """Store ``output`` for these options (``indexcache.write_held`` runs it in the background
+        child that writes the caches after the output). ``read``: the bytes the session's read
+        proved and their digests (``SessionManager.read_digests``), the key when none was made:
+        kept only when that read covered the whole file as it was when this run began."""
+        key = self.key
+        if key is None:
+            if read is None or read[0] != self._identity[3] or not read[1]:
+                return
+            key = (*self._identity, read[1], _code_fingerprint())
         packed = zlib.compress(output, 1)
         variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
-        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, self.key, variants[:KEEP]))
+        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, key, variants[:KEEP]))

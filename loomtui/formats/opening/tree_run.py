@@ -102,5 +102,6 @@ class TreeOpening(Opening):
                     jobs.append(job)
         memo = self._memo
         if output is not None and memo is not None:
-            jobs.append(lambda: memo.store(output))
+            read = model.manager.read_digests if model is not None else None
+            jobs.append(lambda: memo.store(output, read))
         indexcache.write_held(*jobs)
