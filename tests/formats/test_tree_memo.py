@@ -219,11 +219,11 @@ def test_new_options_take_each_entrys_row_text_from_an_earlier_run(
     assert made and out == plain(capsys, monkeypatch, str(session), "--width", "71")
 
 
-def test_a_first_run_hashes_the_file_only_for_its_read(
+def test_the_file_is_hashed_for_the_memo_only_when_the_memo_can_serve(
     cache: Path, session: Path, opens: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With no memo kept, the memo is keyed by the digests the read made (the file is not hashed
-    a second time); the next run proves them and serves the memo."""
+    """With no memo kept for these options, the memo is keyed by the digests the read made (the
+    file is not hashed a second time); a run it can serve proves them first."""
     keyed: list[str] = []
     real = indexcache.file_key
 
@@ -237,3 +237,9 @@ def test_a_first_run_hashes_the_file_only_for_its_read(
     assert keyed == [] and memo_file(session).is_file()
     assert tree(capsys, *args) == first and len(opens) == 1  # served, after one proof
     assert keyed == [str(session)]
+    # options the memo does not hold: nothing to prove, so nothing hashed for the memo; the
+    # new rows are kept beside the first ones (the read's digests make the same key)
+    other = tree(capsys, str(session), "--width", "70")
+    assert keyed == [str(session)] and len(opens) == 2
+    assert tree(capsys, *args) == first and tree(capsys, str(session), "--width", "70") == other
+    assert len(opens) == 2

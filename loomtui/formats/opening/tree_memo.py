@@ -54,31 +54,31 @@ def _code_fingerprint() -> bytes:
 
 
 class TreeMemo:
-    """The memo for one `tree` run: ``get`` the output printed before, or ``put`` it."""
+    """The memo for one `tree` run: ``get`` the output printed before, or ``store`` it."""
 
     def __init__(
         self,
         path: str,
-        key: tuple[Any, ...] | None,
         identity: tuple[Any, ...],
         options: tuple[Any, ...],
-        stored: list[Any],
+        kept_key: tuple[Any, ...] | None,
+        kept: list[Any],
+        proved: bool,
     ) -> None:
         self.path = path
-        #: the file's whole key, when it was worth hashing the file for (a memo of this very
-        #: file, inode and size was there); otherwise made from the read's own digests
-        self.key = key
-        self._identity = identity  # path, device, inode, size
+        self._identity = identity  # path, device, inode, size when this run began
         self.options = options
-        self._stored = stored
+        self._kept_key = kept_key  # the key the memo on disk was stored under
+        self._kept = kept  # its (options, packed output) variants
+        self._proved = proved  # the file was hashed and holds the bytes of that key
 
     @classmethod
     def for_run(cls, path: str, options: tuple[Any, ...]) -> TreeMemo | None:
         """None when the memo does not apply: cache off, not a version 3 pi session, a small file.
 
-        The file's bytes are hashed only when a memo of the same path, inode and size is kept (the
-        one case where it can serve): a first run hashes nothing here, and its memo is keyed by
-        the digests its read made anyway (``store``)."""
+        The file's bytes are hashed only when the memo kept for this very path, inode and size
+        holds these options (the one case where it can serve). Otherwise nothing is hashed here:
+        the new memo is keyed by the digests the session's read made anyway (``store``)."""
         if not cache_files.enabled():
             return None
         try:
@@ -94,31 +94,20 @@ class TreeMemo:
             if nl < 0 or v3_header(head[: nl + 1]) is None:
                 return None  # older files get their ids while read: nothing stable to keep
             identity = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size)
-            payload = indexcache.read_side(path, SUFFIX, MAGIC)
-            key: tuple[Any, ...] | None = None
-            stored: list[Any] = []
-            try:
-                if payload is not None:
-                    fmt, skey, variants = payload
-                    if (
-                        fmt == FORMAT
-                        and isinstance(skey, tuple)
-                        and skey[:4] == identity
-                        and isinstance(variants, list)
-                    ):
-                        key = (*indexcache.file_key(path, fd), _code_fingerprint())
-                        if skey == key:
-                            stored = [(o, out) for o, out in variants if isinstance(out, bytes)]
-            except (TypeError, ValueError):  # a payload of another shape: recomputed
-                stored = []
+            kept_key, kept = _kept(indexcache.read_side(path, SUFFIX, MAGIC), identity)
+            proved = False
+            if any(o == options for o, _out in kept):
+                proved = kept_key == (*indexcache.file_key(path, fd), _code_fingerprint())
         except OSError:
             return None
         finally:
             os.close(fd)
-        return cls(path, key, identity, options, stored)
+        return cls(path, identity, options, kept_key, kept, proved)
 
     def get(self) -> bytes | None:
-        packed = next((out for o, out in self._stored if o == self.options), None)
+        if not self._proved:
+            return None
+        packed = next((out for o, out in self._kept if o == self.options), None)
         if packed is None:
             return None
         try:
@@ -126,16 +115,27 @@ class TreeMemo:
         except zlib.error:
             return None
 
-    def store(self, output: bytes | memoryview, read: tuple[int, tuple[bytes, ...]] | None = None) -> None:
+    def store(self, output: bytes | memoryview, read: tuple[int, tuple[bytes, ...]] | None) -> None:
         """Store ``output`` for these options (``indexcache.write_held`` runs it in the background
         child that writes the caches after the output). ``read``: the bytes the session's read
-        proved and their digests (``SessionManager.read_digests``), the key when none was made:
-        kept only when that read covered the whole file as it was when this run began."""
-        key = self.key
-        if key is None:
-            if read is None or read[0] != self._identity[3] or not read[1]:
-                return
-            key = (*self._identity, read[1], _code_fingerprint())
+        proved and their digests (``SessionManager.read_digests``), which make the key: stored
+        only when that read covered the whole file as it was when this run began. The other
+        option sets kept are kept again only when they were stored under that same key."""
+        if read is None or read[0] != self._identity[3] or not read[1]:
+            return
+        key = (*self._identity, read[1], _code_fingerprint())
         packed = zlib.compress(output, 1)
-        variants = [(self.options, packed)] + [(o, out) for o, out in self._stored if o != self.options]
-        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, key, variants[:KEEP]))
+        others = [(o, out) for o, out in self._kept if o != self.options] if self._kept_key == key else []
+        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, key, [(self.options, packed), *others][:KEEP]))
+
+
+def _kept(payload: Any, identity: tuple[Any, ...]) -> tuple[tuple[Any, ...] | None, list[Any]]:
+    """The key and variants of a memo payload stored for the file of ``identity`` (else none)."""
+    try:
+        if payload is not None:
+            fmt, key, variants = payload
+            if fmt == FORMAT and isinstance(key, tuple) and key[:4] == identity and isinstance(variants, list):
+                return key, [(o, out) for o, out in variants if isinstance(out, bytes)]
+    except (TypeError, ValueError):  # a payload of another shape: recomputed
+        pass
+    return None, []
