@@ -77,8 +77,10 @@ SIDE_LEVEL = 3
 FIND_LEVEL = 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
-#: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
-SIDEBAR_PER_CHUNK = 610
+#: the sidebar (with the tree model and the page's other facts) costs about as much as one chunk
+#: per this many entries: measured (CPU seconds of each process) 470 on the 10k-entry session,
+#: 380 on the 100k one, with the records deflated by ISA-L
+SIDEBAR_PER_CHUNK = 440
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).parent
