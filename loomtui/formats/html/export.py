@@ -61,26 +61,26 @@ CHUNK = 256
 try:  # ISA-L's deflate: the same gzip format, three to four times faster than zlib's
     from isal import isal_zlib as deflate
 
-    #: deflate level of the records (ISA-L has 0-3): on the 10k-entry session its level 3
-    #: writes 0.6% less than zlib's level 2 in a third of the time (benchmarks/bench_html.py)
-    LEVEL = 3
+    #: deflate levels (ISA-L has 0-3) of the records, the sidebar and the search texts: on the
+    #: 10k-entry session level 3 writes the records 0.6% smaller than zlib's level 2 in a third
+    #: of its time, the sidebar and the texts 10% bigger than zlib's 3 and 4 in a quarter
+    LEVEL = SIDE_LEVEL = FIND_LEVEL = 3
 except ImportError:  # pragma: no cover - isal is a dependency; zlib where it has no wheel
     deflate = zlib
 
     #: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
-    #: times faster than 6 for 20% more (measured on generated sessions, benchmarks/bench_html.py)
-    LEVEL = 2
-#: zlib levels of the sidebar and of the search texts (small: zlib writes them 10% smaller than
-#: ISA-L): on the 100k-entry session level 5 took 0.27 and 0.15 s, these 0.19 and 0.10 s for
-#: 0.2 MB more (level 4 writes more than 3 for the sidebar, less for the texts)
-SIDE_LEVEL = 3
-FIND_LEVEL = 4
+    #: times faster than 6 for 20% more; of the sidebar and the search texts: on the 100k-entry
+    #: session level 5 took 0.27 and 0.15 s, these 0.19 and 0.10 s for 0.2 MB more (level 4
+    #: writes more than 3 for the sidebar, less for the texts; benchmarks/bench_html.py)
+    LEVEL, SIDE_LEVEL, FIND_LEVEL = 2, 3, 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar (with the tree model and the page's other facts) costs about as much as one chunk
-#: per this many entries: measured (CPU seconds of each process) 470 on the 10k-entry session,
-#: 380 on the 100k one, with the records deflated by ISA-L
-SIDEBAR_PER_CHUNK = 440
+#: per this many entries on a small session, and by ``1 + entries / SIDEBAR_GROWTH`` more on a
+#: big one (a bigger tree costs more per entry): fitted to the CPU seconds of each process on
+#: the 10k and 100k-entry sessions, with every blob deflated by ISA-L (benchmarks/bench_html.py)
+SIDEBAR_PER_CHUNK = 560
+SIDEBAR_GROWTH = 380_000
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).parent
@@ -189,7 +189,7 @@ def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
 
 
 def zlib_gzip_b64(data: bytes, level: int) -> bytes:
-    """``gzip_b64`` by zlib (for the small blobs, which it writes smaller)."""
+    """``gzip_b64`` by zlib, at any of its levels."""
     c = zlib.compressobj(level, zlib.DEFLATED, 31)
     return base64.b64encode(c.compress(data) + c.flush())
 
@@ -360,9 +360,10 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
         return [spool], _render_chunks(renderer, records, 0, n, spool.write), side
-    # this process also builds and compresses the sidebar (measured: about a chunk's work per
-    # SIDEBAR_PER_CHUNK entries)
-    split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
+    # this process also builds and compresses the sidebar (``SIDEBAR_PER_CHUNK``: measured in
+    # chunks' work)
+    sidebar = len(records) / SIDEBAR_PER_CHUNK * (1 + len(records) / SIDEBAR_GROWTH)
+    split = max(1, min(n - 1, int(n - sidebar) // 2))
     later = Spool()
     spool.file.flush()
 
@@ -490,8 +491,8 @@ def _page_parts(
             if text.isascii() and text == _row_search_text(segs[p]):
                 search[p] = 0  # the page makes it from the row's text (``rowSearchText``)
         return [
-            _blob("d-side", zlib_gzip_b64(dumps_bytes(side), SIDE_LEVEL)),
-            _blob("d-find", zlib_gzip_b64(dumps_bytes(search), FIND_LEVEL)),
+            _blob("d-side", gzip_b64(dumps_bytes(side), SIDE_LEVEL)),
+            _blob("d-find", gzip_b64(dumps_bytes(search), FIND_LEVEL)),
         ]
 
     chunks, stats, side = _all_chunks(renderer, records, sidebar)
