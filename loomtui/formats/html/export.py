@@ -24,12 +24,10 @@ of the chunks while this process does the first (the same bytes either way).
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import os
 import secrets
-import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,6 +36,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from loomtui.formats.html.deflate import FIND_LEVEL, SIDE_LEVEL, GzipB64, gzip_b64, zlib_gzip_b64
 from loomtui.formats.html.render import EntryRenderer, Stats, header_html
 from loomtui.formats.html.rows import sidebar_data
 from loomtui.formats.html.spool import Spool
@@ -58,21 +57,6 @@ T = TypeVar("T")
 
 #: lines per record chunk (a chunk is inflated as a whole when one of its entries is shown)
 CHUNK = 256
-try:  # ISA-L's deflate: the same gzip format, three to four times faster than zlib's
-    from isal import isal_zlib as deflate
-
-    #: deflate levels (ISA-L has 0-3) of the records, the sidebar and the search texts: on the
-    #: 10k-entry session level 3 writes the records 0.6% smaller than zlib's level 2 in a third
-    #: of its time, the sidebar and the texts 10% bigger than zlib's 3 and 4 in a quarter
-    LEVEL = SIDE_LEVEL = FIND_LEVEL = 3
-except ImportError:  # pragma: no cover - isal is a dependency; zlib where it has no wheel
-    deflate = zlib
-
-    #: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
-    #: times faster than 6 for 20% more; of the sidebar and the search texts: on the 100k-entry
-    #: session level 5 took 0.27 and 0.15 s, these 0.19 and 0.10 s for 0.2 MB more (level 4
-    #: writes more than 3 for the sidebar, less for the texts; benchmarks/bench_html.py)
-    LEVEL, SIDE_LEVEL, FIND_LEVEL = 2, 3, 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
 #: the sidebar (with the tree model and the page's other facts) costs about as much as one chunk
@@ -182,18 +166,6 @@ class _Records:
             yield from self.lines(max(lo, top), hi)
 
 
-def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
-    """gzip (what ``DecompressionStream("gzip")`` reads), then base64."""
-    gz = _GzipB64(level)
-    return gz.feed(data) + gz.close()
-
-
-def zlib_gzip_b64(data: bytes, level: int) -> bytes:
-    """``gzip_b64`` by zlib, at any of its levels."""
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return base64.b64encode(c.compress(data) + c.flush())
-
-
 def _blob(element_id: str, b64: bytes) -> bytes:
     return b'<script type="application/gzip+base64" id="%s">%s</script>' % (element_id.encode("ascii"), b64)
 
@@ -249,50 +221,6 @@ def _strip_lines(manager: SessionManager, recs: _Records) -> None:
         recs.replaced[0] = js_json(without_system(manager.header)).encode("utf-8")
 
 
-#: the compressor is handed its input in pieces of this many bytes (the last one shorter),
-#: however the caller cuts it: ISA-L, unlike zlib, writes a stream that depends on the cuts
-DEFLATE_PIECE = 64 << 10
-
-
-class _GzipB64:
-    """``gzip_b64`` a piece at a time: what ``feed`` and ``close`` return, joined, is
-    ``gzip_b64`` of everything fed, however it was cut (the compressor always sees the same
-    ``DEFLATE_PIECE`` pieces)."""
-
-    def __init__(self, level: int = LEVEL) -> None:
-        self._z = deflate.compressobj(level, deflate.DEFLATED, 31)
-        self._rest = b""
-        #: input not compressed yet (less than a piece)
-        self._held = b""
-
-    def _b64(self, z: bytes) -> bytes:
-        z = self._rest + z if self._rest else z
-        n = len(z) - len(z) % 3
-        self._rest = z[n:]
-        return base64.b64encode(z[:n]) if n else b""
-
-    def feed(self, data: bytes) -> bytes:
-        if self._held:
-            data = self._held + data
-        n = len(data)
-        if n < DEFLATE_PIECE:
-            self._held = data
-            return b""
-        whole = n - n % DEFLATE_PIECE
-        compress = self._z.compress
-        with memoryview(data) as view:
-            out = [compress(view[i : i + DEFLATE_PIECE]) for i in range(0, whole, DEFLATE_PIECE)]
-        self._held = data[whole:]
-        return self._b64(b"".join(out))
-
-    def close(self) -> bytes:
-        z = self._z.compress(self._held) if self._held else b""
-        self._held = b""
-        tail = self._rest + z + self._z.flush()
-        self._rest = b""
-        return base64.b64encode(tail)
-
-
 def _render_chunks(
     renderer: EntryRenderer, records: _Records, start: int, stop: int, write: Callable[[bytes], None]
 ) -> Stats:
@@ -305,7 +233,7 @@ def _render_chunks(
     entry = records.entry
     for k in range(start, stop):
         write(b'\n<script type="application/gzip+base64" id="d-c%d">' % k)
-        gz = _GzipB64()
+        gz = GzipB64()
         pending: list[bytes] = []
         held = 0
         lo = k * CHUNK
