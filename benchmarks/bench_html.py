@@ -113,8 +113,11 @@ def filter_switches(browser, page_path: Path) -> list[float]:  # type: ignore[no
 
 
 def loomtui_cmd(package_dir: Path, *args: str) -> list[str]:
-    """``loomtui ARGS`` run from the package in ``package_dir`` (whatever the working directory)."""
-    code = f"import sys; sys.path.insert(0, {str(package_dir)!r}); from loomtui.cli import main; sys.exit(main())"
+    """``loomtui ARGS`` run from the package in ``package_dir`` (whatever the working directory),
+    as the console script runs it (``cli.run``: it ends with a fast exit, as ``python -m
+    loomtui`` in the other benchmarks; ``cli.main`` would also time the interpreter freeing
+    every object at exit, which the command never does)."""
+    code = f"import sys; sys.path.insert(0, {str(package_dir)!r}); from loomtui.cli import run; run()"
     return [sys.executable, "-c", code, *args]
 
 

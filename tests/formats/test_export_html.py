@@ -44,6 +44,43 @@ def records(data: dict[str, Any]) -> list[list[Any]]:
     return [r for k in range(data["side"]["chunks"]) for r in data[f"c{k}"]]
 
 
+def test_code_colours_are_what_pygments_writes() -> None:
+    """The code styles' CSS the page carries (assets beside ``html/theme.py``, read instead of
+    loading Pygments for every export) is what the installed Pygments writes for them."""
+    from loomtui.formats.html import theme
+
+    for dark, style in theme.CODE_STYLES.items():
+        assert theme._code_css(dark) == theme.code_css_of(style), style
+
+
+def test_a_page_without_code_loads_no_pygments(tmp_path: Path) -> None:
+    """An export whose session has no code to highlight leaves Pygments and markdown-it alone."""
+    import subprocess
+    import sys
+
+    session = tmp_path / "s.jsonl"
+    header = {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/"}
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01Z",
+        "message": {"role": "user", "content": "hello there"},
+    }
+    session.write_text(json.dumps(header) + "\n" + json.dumps(user) + "\n")
+    code = (
+        "import sys; from loomtui.cli import main; main(['export-html', sys.argv[1], '-o', sys.argv[2]]); "
+        "print(sorted(m for m in sys.modules if m.startswith(('pygments', 'markdown_it'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(session), str(tmp_path / "p.html")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
 @needs_shared()
 def test_command_writes_a_new_page_and_never_overwrites(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "page.html"

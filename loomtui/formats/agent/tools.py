@@ -36,18 +36,24 @@ def _one_line(s: str) -> str:
     return " ".join(s.split())
 
 
-def _path_args(a: dict[str, Any], **more: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"path": a.get("file_path") or a.get("path") or a.get("notebook_path") or ""}
-    out.update(more)
-    return out
+def _path(a: dict[str, Any]) -> Any:
+    return a.get("file_path") or a.get("path") or a.get("notebook_path") or ""
 
 
 def _read(a: dict[str, Any]) -> Call:
-    return "read", _path_args(a, **{k: a[k] for k in ("offset", "limit") if k in a})
+    out: dict[str, Any] = {"path": _path(a)}
+    if "offset" in a:
+        out["offset"] = a["offset"]
+    if "limit" in a:
+        out["limit"] = a["limit"]
+    return "read", out
 
 
 def _edit(a: dict[str, Any]) -> Call:
-    return "edit", _path_args(a, edits=[{"oldText": _s(a.get("old_string")), "newText": _s(a.get("new_string"))}])
+    return "edit", {
+        "path": _path(a),
+        "edits": [{"oldText": _s(a.get("old_string")), "newText": _s(a.get("new_string"))}],
+    }
 
 
 def _multi_edit(a: dict[str, Any]) -> Call:
@@ -56,11 +62,11 @@ def _multi_edit(a: dict[str, Any]) -> Call:
         for x in a.get("edits") or []
         if isinstance(x, dict)
     ]
-    return "edit", _path_args(a, edits=edits)
+    return "edit", {"path": _path(a), "edits": edits}
 
 
 def _write(a: dict[str, Any]) -> Call:
-    return "write", _path_args(a, content=_s(a.get("content")))
+    return "write", {"path": _path(a), "content": _s(a.get("content"))}
 
 
 def _grep(a: dict[str, Any]) -> Call:
@@ -143,6 +149,16 @@ def _apply_patch(a: dict[str, Any]) -> Call | None:
 
 def _needs(keys: tuple[str, ...], fn: Mapping) -> Mapping:
     """``fn`` where one of ``keys`` holds a string; else None (the generic form)."""
+    # one call per tool call of a session as it opens: no generator for the usual key counts
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda a: fn(a) if isinstance(a.get(key), str) else None
+    if len(keys) == 3:
+        k1, k2, k3 = keys
+        get = dict.get
+        return lambda a: (
+            fn(a) if isinstance(get(a, k1), str) or isinstance(get(a, k2), str) or isinstance(get(a, k3), str) else None
+        )
     return lambda a: fn(a) if any(isinstance(a.get(k), str) for k in keys) else None
 
 
@@ -180,7 +196,7 @@ def pi_call(tools: dict[str, Mapping], name: Any, args: Any) -> Call:
     """(name, arguments) of the pi tool a call is shown as; an unknown tool keeps pi's generic
     ``[name: {json}]`` text, whole."""
     fn = tools.get(name) if isinstance(name, str) else None
-    shown = fn(_d(args)) if fn is not None else None
+    shown = fn(args if isinstance(args, dict) else {}) if fn is not None else None
     if shown is not None:
         return shown
     text = js_json({} if args is None else args)

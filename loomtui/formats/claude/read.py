@@ -9,7 +9,6 @@ from typing import Any
 
 from loomtui.formats.agent.kinds import CLAUDE
 from loomtui.formats.agent.session import AgentSession, AgentSource, header_for
-from loomtui.formats.agent.tools import CLAUDE_TOOLS, shown_calls
 from loomtui.formats.claude import resume as claude_resume
 from loomtui.formats.claude.background import Replay, is_bg_line, replay_of
 from loomtui.formats.claude.lines import open_claude_fd, to_pi
@@ -27,7 +26,6 @@ from loomtui.formats.claude.tree import (
     session_id_of,
     stats_of,
 )
-from loomtui.session.entries import Entry
 from loomtui.session.errors import SessionFormatError
 from loomtui.session.memory import bulk_allocation
 
@@ -63,14 +61,6 @@ def _replayed(path: str, sc: Scan, src: AgentSource, main: list[int]) -> Replay 
             e.hidden = "from-parent"
     src.extra["replayed"] = replay.uuids  # to_pi marks the same lines
     return replay
-
-
-def _rows_as_pi(skeletons: list[Entry]) -> None:
-    """Each tool call of the tree as pi shows the same tool (``agent/tools.py``), once the merged
-    skeletons are final (a split read's child hands its calls over as written)."""
-    for e in skeletons:
-        if e.tool_calls is not None:
-            e.tool_calls = shown_calls(CLAUDE_TOOLS, e.tool_calls)
 
 
 @bulk_allocation()
@@ -116,7 +106,6 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     if sidechain_root is None and shown.main_set is not None:
         skeletons += inline_subagents(src, sc, main, shown.main_set, sc.kids)
     skeletons += file_subagents(src, sc, shown.has)
-    _rows_as_pi(skeletons)
     sm.index.build(skeletons)
     sm.index.diagnostics[:0] = sc.diags
     leaf_id = skels[leaf].id if leaf is not None else (skeletons[-1].id if skeletons else None)

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
@@ -66,6 +67,10 @@ class Scan:
         #: a merged tail's marks for ``claude/tree._leading`` in the non-sidechain view (the
         #: tail's first index, its marks, its lines marked whose parent is not in the tail)
         self.tail_leads: tuple[int, bytearray, list[int]] | None = None
+        #: skeletons' tool calls made as pi shows the same tools (``agent/tools.py``); a split
+        #: read's child keeps them as written (marshal takes plain values only): the parent
+        #: maps them when it merges the tail (``split.merge``)
+        self.shown_calls = True
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -271,6 +276,7 @@ def _assistant_blocks(e: Entry, content: list[Any], names: dict[str, str], sc: S
     text = ""
     has = False
     calls = None
+    shown = sc.shown_calls
     for b in content:
         if type(b) is not dict:
             continue
@@ -289,7 +295,11 @@ def _assistant_blocks(e: Entry, content: list[Any], names: dict[str, str], sc: S
             inp = b.get("input")
             if calls is None:
                 calls = []
-            calls.append((cid, name, compact_args(inp)))
+            if shown:
+                pname, pargs = pi_call(CLAUDE_TOOLS, name, compact_args(inp))
+                calls.append((cid, pname, pargs))
+            else:
+                calls.append((cid, name, compact_args(inp)))
             if type(cid) is str:
                 names[cid] = str(name)
                 if name in AGENT_TOOLS:

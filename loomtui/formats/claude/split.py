@@ -22,6 +22,7 @@ import marshal
 import os
 from typing import Any
 
+from loomtui.formats.agent.tools import CLAUDE_TOOLS, shown_calls
 from loomtui.formats.claude.lines import looks_like_claude
 from loomtui.formats.claude.scan import Scan, scan
 from loomtui.formats.claude.tree import tail_leads
@@ -193,6 +194,7 @@ def _scan_tail(fd: int, at: int) -> bytes:
     gc.disable()  # a short-lived process that frees nothing
     sc = Scan()
     sc.foreign = []
+    sc.shown_calls = False  # marshal takes plain values only: the parent maps them (``merge``)
     scan(fd, at, None, sc)
     skels = sc.skels
     columns = [[getattr(e, f) for e in skels] for f in FIELDS]
@@ -218,6 +220,7 @@ def _unpack(payload: Any, line_base: int) -> Tail:
     if len(columns) != len(FIELDS) or len(fields) != len(_SCAN_FIELDS):
         raise ValueError("not this version's payload")
     sc = Scan()
+    sc.shown_calls = False  # the calls as the child wrote them: ``merge`` maps them
     sc.skels = entries_from_columns(columns, line_base)
     sc.side = set(side)
     for name, value in zip(_SCAN_FIELDS, fields):
@@ -286,6 +289,10 @@ def _merge_entries(head: Scan, part: Tail, base: int) -> None:
     for j in part.unnamed:  # results whose call is not in the tail: in the head, or nowhere
         e = skels[j]
         e.tool_name = names.get(e.aux)
+    if head.shown_calls and not tail.shown_calls:
+        for e in skels:
+            if e.tool_calls is not None:
+                e.tool_calls = shown_calls(CLAUDE_TOOLS, e.tool_calls)
     head.skels += skels
     head.kinds += tail.kinds
     head.roots += tail.roots

@@ -313,11 +313,11 @@ def mark_stray(
         cls = fork_class([kinds[i] for i in children])
         if cls == "prompt":
             continue
-        sides = [
-            ([c] if skels[c].id not in kids and skels[c].id not in stray else _below(c, skels, kids, stray))
-            for c in children
-            if not leads[c]
-        ]
+        sides = []
+        for c in children:
+            if not leads[c]:
+                eid = skels[c].id
+                sides.append([c] if eid not in kids and eid not in stray else _below(c, skels, kids, stray))
         if len(sides) == len(children):  # nothing goes on: the abandoned branch went on in the last one
             sides.remove(max(sides, key=lambda side: max(side, default=-1)))
         reason = STRAY_REASONS[cls]
@@ -352,13 +352,27 @@ def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[in
         starts += [j for j in (get(skels[i].parent_id or "") for i in sc.logical if leads[i]) if j is not None]
     if leaf is not None:
         starts.append(leaf)
-    for i in starts:
-        j: int | None = i
-        while j is not None and not leads[j] and (main_set is None or j in main_set):
-            leads[j] = 1
-            p = skels[j].parent_id
-            j = get(p) if p is not None else None
+    _mark_up(starts, leads, skels, get, main_set)
     return leads
+
+
+def _mark_up(
+    starts: list[int], leads: bytearray, skels: list[Entry], get: Callable[[Any], int | None], main_set: set[int] | None
+) -> None:
+    """Mark each start and its ancestors up to the first one marked (or not shown); no id is
+    None, so ``get(None)`` ends a walk at a root as an unknown parent does."""
+    if main_set is None:  # the whole file: no test per step
+        for i in starts:
+            j: int | None = i
+            while j is not None and not leads[j]:
+                leads[j] = 1
+                j = get(skels[j].parent_id)
+        return
+    for i in starts:
+        j = i
+        while j is not None and not leads[j] and j in main_set:
+            leads[j] = 1
+            j = get(skels[j].parent_id)
 
 
 def tail_leads(sc: Scan) -> tuple[bytearray, list[int]]:

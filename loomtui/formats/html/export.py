@@ -24,12 +24,10 @@ of the chunks while this process does the first (the same bytes either way).
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import os
 import secrets
-import zlib
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,6 +36,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from loomtui.formats.html.deflate import FIND_LEVEL, SIDE_LEVEL, GzipB64, gzip_b64, zlib_gzip_b64
 from loomtui.formats.html.render import EntryRenderer, Stats, header_html
 from loomtui.formats.html.rows import sidebar_data
 from loomtui.formats.html.spool import Spool
@@ -58,18 +57,14 @@ T = TypeVar("T")
 
 #: lines per record chunk (a chunk is inflated as a whole when one of its entries is shown)
 CHUNK = 256
-#: zlib level of the records: 2 takes a third less time than 3 for 8% more bytes, 3 is 2.7
-#: times faster than 6 for 20% more (measured on generated sessions, benchmarks/bench_html.py)
-LEVEL = 2
-#: zlib levels of the sidebar and of the search texts: on the 100k-entry session level 5 took
-#: 0.27 and 0.15 s, these 0.19 and 0.10 s for 0.2 MB more (level 4 writes more than 3 for the
-#: sidebar, less for the texts)
-SIDE_LEVEL = 3
-FIND_LEVEL = 4
 #: below this many chunks one process is faster than a fork
 PARALLEL_MIN_CHUNKS = 8
-#: the sidebar costs about as much as one chunk per this many entries (benchmarks/bench_html.py)
-SIDEBAR_PER_CHUNK = 610
+#: the sidebar (with the tree model and the page's other facts) costs about as much as one chunk
+#: per this many entries on a small session, and by ``1 + entries / SIDEBAR_GROWTH`` more on a
+#: big one (a bigger tree costs more per entry): fitted to the CPU seconds of each process on
+#: the 10k and 100k-entry sessions, with every blob deflated by ISA-L (benchmarks/bench_html.py)
+SIDEBAR_PER_CHUNK = 560
+SIDEBAR_GROWTH = 380_000
 #: the most bytes of the session file (or of the chunks) read or compressed in one piece
 READ_BYTES = 4 << 20
 ASSETS = Path(__file__).parent
@@ -171,12 +166,6 @@ class _Records:
             yield from self.lines(max(lo, top), hi)
 
 
-def gzip_b64(data: bytes, level: int = LEVEL) -> bytes:
-    """gzip (what ``DecompressionStream("gzip")`` reads), then base64."""
-    c = zlib.compressobj(level, zlib.DEFLATED, 31)
-    return base64.b64encode(c.compress(data) + c.flush())
-
-
 def _blob(element_id: str, b64: bytes) -> bytes:
     return b'<script type="application/gzip+base64" id="%s">%s</script>' % (element_id.encode("ascii"), b64)
 
@@ -232,29 +221,6 @@ def _strip_lines(manager: SessionManager, recs: _Records) -> None:
         recs.replaced[0] = js_json(without_system(manager.header)).encode("utf-8")
 
 
-class _GzipB64:
-    """``gzip_b64`` a piece at a time: what ``feed`` and ``close`` return, joined, is
-    ``gzip_b64`` of everything fed (zlib writes the same stream however its input is cut)."""
-
-    def __init__(self, level: int = LEVEL) -> None:
-        self._z = zlib.compressobj(level, zlib.DEFLATED, 31)
-        self._rest = b""
-
-    def _b64(self, z: bytes) -> bytes:
-        z = self._rest + z if self._rest else z
-        n = len(z) - len(z) % 3
-        self._rest = z[n:]
-        return base64.b64encode(z[:n]) if n else b""
-
-    def feed(self, data: bytes) -> bytes:
-        return self._b64(self._z.compress(data))
-
-    def close(self) -> bytes:
-        tail = self._rest + self._z.flush()
-        self._rest = b""
-        return base64.b64encode(tail)
-
-
 def _render_chunks(
     renderer: EntryRenderer, records: _Records, start: int, stop: int, write: Callable[[bytes], None]
 ) -> Stats:
@@ -267,7 +233,7 @@ def _render_chunks(
     entry = records.entry
     for k in range(start, stop):
         write(b'\n<script type="application/gzip+base64" id="d-c%d">' % k)
-        gz = _GzipB64()
+        gz = GzipB64()
         pending: list[bytes] = []
         held = 0
         lo = k * CHUNK
@@ -322,9 +288,10 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
         return [spool], _render_chunks(renderer, records, 0, n, spool.write), side
-    # this process also builds and compresses the sidebar (measured: about a chunk's work per
-    # SIDEBAR_PER_CHUNK entries)
-    split = max(1, min(n - 1, (n - len(records) // SIDEBAR_PER_CHUNK) // 2))
+    # this process also builds and compresses the sidebar (``SIDEBAR_PER_CHUNK``: measured in
+    # chunks' work)
+    sidebar = len(records) / SIDEBAR_PER_CHUNK * (1 + len(records) / SIDEBAR_GROWTH)
+    split = max(1, min(n - 1, int(n - sidebar) // 2))
     later = Spool()
     spool.file.flush()
 
@@ -459,7 +426,7 @@ def _page_parts(
     chunks, stats, side = _all_chunks(renderer, records, sidebar)
     data: list[Part] = [side[0], b"\n" + side[1], *chunks]
     if original is not None:
-        data.append(b"\n" + _blob("d-orig", gzip_b64(original, 6)))
+        data.append(b"\n" + _blob("d-orig", zlib_gzip_b64(original, 6)))
     title = manager.get_session_name() or name
     nonce = secrets.token_urlsafe(16)
     css, theme_attr = theme_css(theme)

@@ -73,10 +73,22 @@ def _variables(data: dict[str, Any]) -> str:
     return "\n  ".join(lines)
 
 
-def _code_css(dark: bool) -> str:
+def code_css_of(style: str) -> str:
+    """Pygments' CSS for a code style, as Pygments writes it."""
     from pygments.formatters import HtmlFormatter
 
-    return str(HtmlFormatter(style=CODE_STYLES[dark]).get_style_defs(".hl"))
+    return str(HtmlFormatter(style=style).get_style_defs(".hl"))
+
+
+def _code_css(dark: bool) -> str:
+    """``code_css_of`` the theme's code style, from the asset written from it beside this file
+    (an export loads no Pygments unless the session has code to highlight; a test checks the
+    asset is what the installed Pygments writes)."""
+    style = CODE_STYLES[dark]
+    try:
+        return (Path(__file__).parent / f"code-{style}.css").read_text(encoding="utf-8")
+    except OSError:
+        return code_css_of(style)
 
 
 def theme_css(theme: str | None) -> tuple[str, str]:
