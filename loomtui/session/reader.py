@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from loomtui.session import jsonvalue
+from loomtui.session import jsonvalue, typed_scan
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.fileio import open_regular_file
@@ -173,6 +173,9 @@ class LineParser:
         loads = orjson.loads
         decode_error = orjson.JSONDecodeError
         on_entry = self.on_entry
+        typed_decode = typed_scan.decode
+        typed_entry = typed_scan.entry
+        typed_errors = typed_scan.ERRORS
         fast = st.version >= 3 and st.header is not None
         line_no = st.line_no
         parsed = st.parsed_count
@@ -187,7 +190,21 @@ class LineParser:
                     end = nl
                 raw = view[pos:end]
                 if fast:
-                    # the usual v3 entry line; anything unusual takes the general route below
+                    # the usual v3 entry line, typed (``typed_scan``); anything unusual is read
+                    # whole by orjson, and what is odd even then takes the general route below
+                    try:
+                        e = typed_entry(typed_decode(raw))
+                    except typed_errors:
+                        pass
+                    else:
+                        line_no += 1
+                        parsed += 1
+                        e.line = line_no
+                        e.offset = base + pos
+                        e.size = end - pos
+                        on_entry(e)
+                        pos = end + 1 if nl >= 0 else end
+                        continue
                     try:
                         obj = loads(raw)
                     except decode_error:
