@@ -148,7 +148,12 @@ def _blocks(blocks: list[_Block], calls_wanted: bool) -> tuple[str, bool, list[A
         elif bt == "toolCall" and calls_wanted:
             # the arguments are decoded by orjson, as the general route decodes them
             args = b.arguments
-            call = (b.id, b.name, compact_args(_loads(memoryview(args))) if len(args) else None)
+            name = b.name
+            call = (
+                b.id,
+                intern(name) if name is not None else None,
+                compact_args(_loads(memoryview(args))) if len(args) else None,
+            )
             if calls is None:
                 calls = [call]
             else:
