@@ -2,8 +2,8 @@
 
 The same rules as ``TreeModel.row_segments`` draws a row by, with the per-row lookups hoisted
 out of the loop: the rows' entries taken at C speed, one prefix string shared by the rows of a
-chain, the row texts kept from an earlier run or written by the tail child
-(``formats/opening/flat_cache.py``, ``formats/opening/tail_texts.py``) used as they are.
+chain, the row texts kept from an earlier run (``formats/opening/flat_cache.py``) used as they
+are.
 """
 
 from __future__ import annotations
