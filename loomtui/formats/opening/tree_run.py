@@ -1,11 +1,12 @@
-"""`loomtui tree`'s opening: the rows printed before, the read on two CPUs, the row texts kept,
-and the caches written once the rows are out.
+"""`loomtui tree`'s opening: the rows printed before, the row texts kept, and the caches written
+once the rows are out.
 
 What `tree` prints is a pure function of the file, the options and ``HOME``; so a big pi session
-printed before is printed again from ``tree_memo.py``. Otherwise a child parses the tail of a big
-file (``session/split.py``); a reopen takes the row texts kept beside the index
-(``flat_cache.py``). The index, the flattened tree, the row texts and the memo are written by one
-background child after the output (a child alive meanwhile would slow the layout: copy-on-write).
+printed before is printed again from ``tree_memo.py``. Otherwise the file is read in this one
+process (the typed scan, ``session/typed_scan.py``, reads it faster than a second process helps:
+docs/performance.md); a reopen takes the row texts kept beside the index (``flat_cache.py``). The
+index, the flattened tree, the row texts and the memo are written by one background child after
+the output (a child alive meanwhile would slow the layout: copy-on-write).
 """
 
 from __future__ import annotations
@@ -13,16 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from loomtui.formats.opening import Opening, Progress, flat_cache
+from loomtui.formats.opening import Opening, flat_cache
 from loomtui.formats.opening.switches import enabled
 from loomtui.formats.opening.tree_memo import TreeMemo
 from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
-from loomtui.session.split import SplitParse
 from loomtui.view.model import TreeModel
-
-#: where `tree`'s child starts reading (it starts at once: the halves take about as long)
-TREE_SPLIT = 0.6
 
 
 class TreeOpening(Opening):
@@ -40,14 +37,6 @@ class TreeOpening(Opening):
     def keeps_output(self) -> bool:
         """The output is worth keeping for the next run (the caller hands it to ``after_output``)."""
         return self._memo is not None
-
-    def session(self, progress: Progress | None = None, tree_id: str | None = None) -> SessionManager:
-        """The whole session, read on two CPUs when big."""
-        if tree_id is not None:
-            return super().session(tree_id=tree_id)
-        if enabled("split"):
-            self._split = SplitParse.start(self.path, fraction=TREE_SPLIT)
-        return super().session(progress=progress)
 
     def model(self, manager: SessionManager, **options: Any) -> TreeModel:
         """The tree model, its flatten taken from the cache where it applies."""
