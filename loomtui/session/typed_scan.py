@@ -146,19 +146,23 @@ def _blocks(blocks: list[_Block], calls_wanted: bool) -> tuple[str, bool, list[A
                     out = utf16_slice(out, TEXT_CAP)
                     capped = True
         elif bt == "toolCall" and calls_wanted:
-            # the arguments are decoded by orjson, as the general route decodes them
-            args = b.arguments
-            name = b.name
-            call = (
-                b.id,
-                intern(name) if name is not None else None,
-                compact_args(_loads(memoryview(args))) if len(args) else None,
-            )
             if calls is None:
-                calls = [call]
+                calls = [_call(b)]
             else:
-                calls.append(call)
+                calls.append(_call(b))
     return out, has, calls
+
+
+def _call(b: _Block) -> tuple[Any, Any, Any]:
+    """A tool call as ``entries._fill_assistant_blocks`` keeps it; the arguments decoded by
+    orjson, as the general route decodes them."""
+    args = b.arguments
+    name = b.name
+    return (
+        b.id,
+        intern(name) if name is not None else None,
+        compact_args(_loads(memoryview(args))) if len(args) else None,
+    )
 
 
 def _content_text(content: str | list[_Block] | None) -> str:

@@ -176,9 +176,7 @@ class TreeModel(LoomState):
     def plain_rows(
         self, width: int, start: int = 0, stop: int | None = None, shift: int = 0, tails: bool = False
     ) -> Iterator[str]:
-        """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
-        `loomtui tree` (``view/plain_rows.py``); ``shift``: panned left (``view/pan.py``);
-        ``tails``: only what follows each row's prefix, uncut."""
+        """Rows ``start..stop`` as ``row_line`` gives them, in order (``view/plain_rows.py``)."""
         return plain_rows(self, width, start, stop, shift, tails)
 
     def lines(self) -> list[str]:
