@@ -15,6 +15,8 @@ generated session:
   every other field skipped while scanning;
 * msgspec skeleton + texts: the same with the message content kept (decoded), what a row's
   text is made from;
+* loomtui typed scan: ``session/typed_scan.py`` on every entry line, the structs alone and
+  with the skeletons made of them (what the open's parse does per line);
 * loomtui open: ``SessionManager.open`` (read, parse, index), for comparison.
 
 Then the memory: bytes per entry of the loaded skeleton (``tracemalloc``), and the size of one
@@ -37,6 +39,7 @@ import msgspec  # noqa: E402
 import orjson  # noqa: E402
 
 from benchmarks.common import load_average, session_file  # noqa: E402
+from loomtui.session import typed_scan  # noqa: E402
 
 
 class Message(msgspec.Struct):
@@ -95,6 +98,8 @@ def main() -> None:
         "orjson, every line whole": lambda: [None for x in lines if x and orjson.loads(x) is None],
         "msgspec skeleton structs": lambda: [skeleton.decode(x) for x in lines if x],
         "msgspec skeleton + content": lambda: [with_content.decode(x) for x in lines if x],
+        "loomtui typed scan, structs": lambda: [typed_scan.decode(x) for x in lines[1:] if x],
+        "loomtui typed scan, skeletons": lambda: [typed_scan.entry(typed_scan.decode(x)) for x in lines[1:] if x],
     }
     for name, fn in figures.items():
         print(f"  {name:<30}{cpu(fn, a.repeat):7.3f} s CPU")

@@ -10,7 +10,6 @@ load), on both CPUs and pinned to one (``taskset -c 0``), and prints the wall ti
 median of the runs), the median of the pairs' ratios "without ÷ with" (above 1: it buys time)
 and the CPU seconds. The works:
 
-* ``split``, ``tail-texts``: a cold ``loomtui tree FILE`` (no cache) of the 100k-entry session;
 * ``index``: ``tree`` reopened with only the index kept (no memo, no kept tree), against a cold run;
 * ``flat-cache``: ``tree`` reopened with the index (no memo), with and without the kept tree;
 * ``tree-memo``: the same ``tree`` command again, with and without the memo;
@@ -120,10 +119,6 @@ def main() -> None:
         return not only or row in only
 
     tree = tree_run(path)
-    if wanted("split"):
-        compare("split", tree, cold, {**cold, "LOOMTUI_WITHOUT": "split"}, a.runs)
-    if wanted("tail-texts"):
-        compare("tail-texts", tree, cold, {**cold, "LOOMTUI_WITHOUT": "tail-texts"}, a.runs)
     if only & {"index", "flat-cache", "tree-memo"} or not only:
         subprocess.run([sys.executable, "-m", "loomtui", "tree", path], stdout=subprocess.DEVNULL, env=base, check=True)
         wait_for_index(cache)

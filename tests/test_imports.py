@@ -32,7 +32,6 @@ SPEED_MECHANISMS = {
     "loomtui.session.forked",
     "loomtui.session.indexcache",
     "loomtui.formats.opening.flat_cache",
-    "loomtui.formats.opening.tail_texts",
     "loomtui.formats.opening.tree_memo",
     "loomtui.formats.ocp.split",
     "loomtui.formats.claude.split",

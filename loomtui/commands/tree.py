@@ -156,13 +156,13 @@ def _print(
     args: argparse.Namespace, opening: TreeOpening, stdout: TextIO, texts: bool = False
 ) -> tuple[int, TreeModel]:
     """Print the rows; ``texts`` (plain rows): take the entries' row texts kept from an earlier
-    run or made while the file was read (``formats/opening/tree_run.py``)."""
+    run (``formats/opening/tree_run.py``)."""
     if args.view is not None:
         manager = opening.session(tree_id=args.view)
     else:
         report, clear = stderr_progress(args.file)
         try:
-            manager = opening.session(progress=report, texts=texts)
+            manager = opening.session(progress=report)
         finally:
             clear()
     check(args, manager)

@@ -189,7 +189,12 @@ def _fill_assistant_blocks(e: Entry, content: list[Any]) -> None:
                     out = utf16_slice(out, TEXT_CAP)
                     capped = True
         elif bt == "toolCall":
-            call = (call_key(block.get("id")), block.get("name"), compact_args(block.get("arguments")))
+            name = block.get("name")
+            call = (
+                call_key(block.get("id")),
+                intern(name) if type(name) is str else name,  # a few names, on a third of all lines
+                compact_args(block.get("arguments")),
+            )
             if calls is None:
                 calls = [call]
             else:

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from loomtui.session import jsonvalue
+from loomtui.session import jsonvalue, typed_scan
 from loomtui.session.entries import Entry, fill
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.fileio import open_regular_file
@@ -149,6 +149,32 @@ class ParseState:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+def _plain_entry(raw: memoryview) -> Entry | None:
+    """The skeleton of a v3 entry line the typed scan left (``typed_scan``), decoded whole by
+    orjson, when it is an object with a string id and type (not a header) and a string or null
+    parent; None for anything else (the general route, ``LineParser._route``). ``line``,
+    ``offset`` and ``size`` are the caller's to set."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(obj) is not dict:
+        return None
+    eid = obj.get("id")
+    etype = obj.get("type")
+    parent = obj.get("parentId")
+    if (
+        type(eid) is not str
+        or type(etype) is not str
+        or etype == "session"
+        or not (parent is None or type(parent) is str)
+    ):
+        return None
+    e = Entry(eid, parent, intern(etype))
+    fill(e, obj)
+    return e
+
+
 class LineParser:
     """Turns complete lines into entries, calling ``on_entry`` for each in file order."""
 
@@ -170,9 +196,11 @@ class LineParser:
         n = len(buf) if stop is None else stop
         st = self.state
         find = buf.find
-        loads = orjson.loads
-        decode_error = orjson.JSONDecodeError
+        plain_entry = _plain_entry
         on_entry = self.on_entry
+        typed_decode = typed_scan.decode
+        typed_entry = typed_scan.entry
+        typed_errors = typed_scan.ERRORS
         fast = st.version >= 3 and st.header is not None
         line_no = st.line_no
         parsed = st.parsed_count
@@ -187,31 +215,23 @@ class LineParser:
                     end = nl
                 raw = view[pos:end]
                 if fast:
-                    # the usual v3 entry line; anything unusual takes the general route below
+                    # the usual v3 entry line, typed (``typed_scan``); anything unusual is read
+                    # whole by orjson (``_plain_entry``), and what is odd even then takes the
+                    # general route below
+                    e: Entry | None
                     try:
-                        obj = loads(raw)
-                    except decode_error:
-                        obj = None
-                    if type(obj) is dict:
-                        eid = obj.get("id")
-                        etype = obj.get("type")
-                        parent = obj.get("parentId")
-                        if (
-                            type(eid) is str
-                            and type(etype) is str
-                            and etype != "session"
-                            and (parent is None or type(parent) is str)
-                        ):
-                            line_no += 1
-                            parsed += 1
-                            e = Entry(eid, parent, intern(etype))
-                            e.line = line_no
-                            e.offset = base + pos
-                            e.size = end - pos
-                            fill(e, obj)
-                            on_entry(e)
-                            pos = end + 1 if nl >= 0 else end
-                            continue
+                        e = typed_entry(typed_decode(raw))
+                    except typed_errors:
+                        e = plain_entry(raw)
+                    if e is not None:
+                        line_no += 1
+                        parsed += 1
+                        e.line = line_no
+                        e.offset = base + pos
+                        e.size = end - pos
+                        on_entry(e)
+                        pos = end + 1 if nl >= 0 else end
+                        continue
                 st.line_no = line_no
                 st.parsed_count = parsed
                 obj, ok = self._parse(raw, line_no + 1)

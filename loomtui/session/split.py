@@ -19,7 +19,7 @@ import marshal
 import mmap
 import os
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from loomtui.session.entries import Entry
@@ -53,13 +53,7 @@ FIELDS = (
     "content_is_str",
     "hidden",
 )
-_PAYLOAD_VERSION = 2
-#: more work the child may do on the entries it parsed (its result must marshal): what a
-#: caller above this layer wants of them while this process still reads the head
-TailWork = Callable[[list[Entry]], Any]
-#: work on the head's entries, a step at a time, while this process waits for the child
-#: (``forked.child_output``'s ``idle``); what it makes it keeps itself
-HeadWork = Callable[[list[Entry]], Iterator[None]]
+_PAYLOAD_VERSION = 3
 #: what the child has read so far (bytes after ``at``, entries), in memory both processes share
 _COUNTS = struct.Struct("qq")
 
@@ -70,10 +64,6 @@ class SplitParse(ForkedChild):
     def __init__(
         self, path: str, at: int, pid: int, read_fd: int, file_id: tuple[int, int], counts: mmap.mmap | None = None
     ) -> None:
-        #: run on the head's entries while the child is still busy (set by the caller)
-        self.head_work: HeadWork | None = None
-        #: the tail's entries and what the child's ``tail_work`` made of them, once collected
-        self.tail_work_result: tuple[list[Entry], Any] | None = None
         self.path = path
         self.at = at
         #: (device, inode) of the file the child reads: the head must come from the same one
@@ -82,13 +72,9 @@ class SplitParse(ForkedChild):
         self._counts = counts
 
     @classmethod
-    def start(
-        cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES, tail_work: TailWork | None = None
-    ) -> SplitParse | None:
+    def start(cls, path: str, fraction: float = 0.5, min_bytes: int = MIN_BYTES) -> SplitParse | None:
         """Fork the child for the part of the file after ``fraction`` of it (None when a split
-        does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running).
-        ``tail_work``: run by the child on its entries once parsed; its result comes back with
-        them (``tail_work_result``)."""
+        does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running)."""
         if not can_fork():
             return None
         from loomtui.session import indexcache  # it imports this module
@@ -113,7 +99,7 @@ class SplitParse(ForkedChild):
             if at is None:
                 return None
             counts = mmap.mmap(-1, _COUNTS.size)  # shared with the child (MAP_SHARED)
-            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts, tail_work))
+            pid, read_fd = start_child(lambda: _parse_tail(fd, at, header, counts))
         except OSError:
             return None
         finally:
@@ -161,8 +147,7 @@ class SplitParse(ForkedChild):
             index = SessionIndex()
             if not index.build(entries):
                 index = None
-            idle = self.head_work(entries) if self.head_work is not None else None
-            tail = self.collect(parser.state, None if both is None else lambda: both(self.at), idle)  # reaps the child
+            tail = self.collect(parser.state, None if both is None else lambda: both(self.at))  # reaps the child
         else:  # the file changed under us: read on from here
             self.cancel()
             tail = None
@@ -177,27 +162,23 @@ class SplitParse(ForkedChild):
             index.build(rest)
         return consumed, eof, index
 
-    def collect(
-        self, state: ParseState, poll: Callable[[], None] | None = None, idle: Iterator[None] | None = None
-    ) -> tuple[list[Entry], int, int] | None:
+    def collect(self, state: ParseState, poll: Callable[[], None] | None = None) -> tuple[list[Entry], int, int] | None:
         """Wait for the child; merge its lines and diagnostics into ``state`` (numbered after
         ``state.line_no``) and return (its entries, consumed offset, EOF). None when the child
         failed: the caller parses from ``at`` itself. ``poll``: called while waiting (what it
-        raises ends the child and comes out of here); ``idle``: as ``forked.child_output`` takes it."""
-        data = self.output(poll, idle)
+        raises ends the child and comes out of here)."""
+        data = self.output(poll)
         if data is None:
             return None
         try:
             payload = marshal.loads(data)
-            version, consumed, eof, lines, parsed, infos, diags, columns, extra = payload
+            version, consumed, eof, lines, parsed, infos, diags, columns = payload
             if version != _PAYLOAD_VERSION or len(columns) != len(FIELDS):
                 return None
         except (EOFError, ValueError, TypeError):
             return None
         base = state.line_no
         entries = entries_from_columns(columns, base)
-        if extra is not None:
-            self.tail_work_result = (entries, extra)
         state.lines.extend(LineInfo(base + line, offset, size, kind) for line, offset, size, kind in infos)
         state.diagnostics.extend(Diagnostic(base + line, reason) for line, reason in diags)
         state.line_no = base + lines
@@ -222,9 +203,7 @@ def _v3_header(first: bytes) -> dict[str, Any] | None:
 v3_header = _v3_header
 
 
-def _parse_tail(
-    fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None, tail_work: TailWork | None = None
-) -> bytes:
+def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | None = None) -> bytes:
     """In the child: the entries from ``at`` on, as marshal-packed columns; what it has read so
     far goes to ``counts`` at each chunk (the parent's progress)."""
     import gc
@@ -241,8 +220,7 @@ def _parse_tail(
     columns = [[getattr(e, f) for e in entries] for f in FIELDS]
     infos = [(i.line, i.offset, i.size, i.kind) for i in state.lines]
     diags = [(d.line, d.reason) for d in state.diagnostics]
-    extra = tail_work(entries) if tail_work is not None else None
-    payload = (_PAYLOAD_VERSION, consumed, eof, state.line_no, state.parsed_count, infos, diags, columns, extra)
+    payload = (_PAYLOAD_VERSION, consumed, eof, state.line_no, state.parsed_count, infos, diags, columns)
     return marshal.dumps(payload, 2)  # version 2: no back-references, the fastest to write
 
 

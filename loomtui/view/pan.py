@@ -57,13 +57,12 @@ def shift(model: TreeModel, width: int) -> int:
     widest = text_width(model.row_text(selected, cursor=False))
     if widest < enough:
         # every row measured as `loomtui tree` prints it uncut (the bulk path): its prefix is
-        # three columns a level, one per code point; only the rest is measured
+        # three columns a level, one per code point, so only the rest is made and measured
         lay = model.rows
         if model.row_texts is None:  # the texts made here are kept for the printing after
             model.row_texts = [None] * len(model.flat.entries)
-        for i, line in enumerate(model.plain_rows(UNCUT)):
-            cols = GUTTER + 3 * lay.display_indent(i)
-            widest = max(widest, cols - GUTTER + text_width(line[cols:]))
+        for i, tail in enumerate(model.plain_rows(UNCUT, tails=True)):
+            widest = max(widest, 3 * lay.display_indent(i) + text_width(tail))
             if widest >= enough:
                 break
     most = max(0, widest - viewport)

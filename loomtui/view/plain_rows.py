@@ -2,8 +2,8 @@
 
 The same rules as ``TreeModel.row_segments`` draws a row by, with the per-row lookups hoisted
 out of the loop: the rows' entries taken at C speed, one prefix string shared by the rows of a
-chain, the row texts kept from an earlier run or written by the tail child
-(``formats/opening/flat_cache.py``, ``formats/opening/tail_texts.py``) used as they are.
+chain, the row texts kept from an earlier run (``formats/opening/flat_cache.py``) used as they
+are.
 """
 
 from __future__ import annotations
@@ -27,13 +27,17 @@ if TYPE_CHECKING:
 # radon rates this E: kept in one piece on purpose. It runs once per printed row over a whole
 # session (100k entries), about a microsecond a row once the row texts are kept: one helper call
 # per row (the row's text and label, which still leaves it D) costs 8% there (benchmarks/bench_tree.py).
-def plain_rows(model: TreeModel, width: int, start: int = 0, stop: int | None = None, shift: int = 0) -> Iterator[str]:
+def plain_rows(
+    model: TreeModel, width: int, start: int = 0, stop: int | None = None, shift: int = 0, tails: bool = False
+) -> Iterator[str]:
     """Rows ``start..stop`` of ``model`` as ``TreeModel.row_line`` gives them, in order.
 
     The same rules as ``row_segments``, with the per-row lookups hoisted out of the loop and
     one prefix string shared by the rows of a chain (same gutters, same indent, no
     connector), which is what makes printing 66k rows cheap. ``shift``: the rows' bodies
     panned that many columns left, as pi draws a tree deeper than the width (``view/pan.py``).
+    ``tails``: each uncut row without its cursor and prefix (its marks, label and text, made
+    printable), what ``pan.shift`` measures: the prefix is three columns a level.
     """
     lay = model.rows
     flat = model.flat
@@ -69,7 +73,7 @@ def plain_rows(model: TreeModel, width: int, start: int = 0, stop: int | None = 
         eid = e.id
         is_folded = eid in folded
         g = gutters[i]
-        if connector[i] or is_folded or g is not prev_gutters or indent[i] != prev_indent:
+        if not tails and (connector[i] or is_folded or g is not prev_gutters or indent[i] != prev_indent):
             pre = make_prefix(lay, i, is_folded, prefix_cols)
             plain_head = "  " + pre
             # only a plain chain row's prefix can be reused by the row below
@@ -96,6 +100,9 @@ def plain_rows(model: TreeModel, width: int, start: int = 0, stop: int | None = 
             body = ARCHIVED_TAG + text
         else:
             body = text
+        if tails:
+            yield marks + (body if body.isascii() and body.isprintable() else printable(body))
+            continue
         if shift:
             # the window [shift, shift + viewport) of the row after its cursor; the prefix
             # (thousands of columns deep in a tree) is one column per code point, so it is sliced

@@ -549,7 +549,6 @@ class RecordingSplit:
         self.at = st.st_size
         self.file_id = (st.st_dev, st.st_ino)
         self.calls: list[str] = []
-        self.head_work = None  # the browser sets none (`loomtui tree` does)
 
     # the real sequence: parse the head, take the child's result (none), read the rest here
     read = SplitParse.read

@@ -22,7 +22,7 @@ def test_a_mechanism_is_on_unless_named(monkeypatch: pytest.MonkeyPatch) -> None
     assert all(switches.enabled(m) for m in switches.MECHANISMS)
     monkeypatch.setenv("LOOMTUI_WITHOUT", " flat-cache , tree-memo")
     assert not switches.enabled("flat-cache") and not switches.enabled("tree-memo")
-    assert switches.enabled("split") and switches.enabled("tail-texts")
+    assert switches.enabled("split")
     with pytest.raises(AssertionError):
         switches.enabled("no-such-mechanism")  # a caller's typo is caught, not silently "on"
 

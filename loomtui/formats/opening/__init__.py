@@ -4,8 +4,7 @@ The app, the commands and the view ask an ``Opening`` for the session, its first
 model's flatten and what to do after the first paint or after the output; none of them imports
 the machinery behind it (the tail parser started before Textual, ``session/split.py`` and
 ``session/forked.py``; the persistent index, ``session/indexcache.py``; the flattened tree and row
-texts kept beside it, ``flat_cache.py``; the row texts the tail parser writes, ``tail_texts.py``;
-``tree``'s printed rows, ``tree_memo.py``), and none of them decides when a cache is written.
+texts kept beside it, ``flat_cache.py``; ``tree``'s printed rows, ``tree_memo.py``), and none of them decides when a cache is written.
 docs/performance.md says what each mechanism buys. A pi file (the usual case) opens without
 importing the loom adapters; anything else goes through ``formats.detect.open_any``.
 """

@@ -13,7 +13,6 @@ import os
 #: what may be left out, by name
 MECHANISMS = (
     "split",  # a forked child parses a big pi file's tail (session/split.py)
-    "tail-texts",  # that child also writes its entries' row texts for `tree` (tail_texts.py)
     "flat-cache",  # the flattened tree and the row texts kept beside the index (flat_cache.py)
     "tree-memo",  # `tree`'s printed rows kept for the same command (tree_memo.py)
     "early-ocp",  # a big OCP run placed by a child started before Textual (formats/ocp/split.py)

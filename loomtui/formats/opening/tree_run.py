@@ -1,10 +1,10 @@
-"""`loomtui tree`'s opening: the rows printed before, the read on two CPUs, the row texts made on
-the way, and the caches written once the rows are out.
+"""`loomtui tree`'s opening: the rows printed before, the row texts kept, and the caches written
+once the rows are out.
 
 What `tree` prints is a pure function of the file, the options and ``HOME``; so a big pi session
-printed before is printed again from ``tree_memo.py``. Otherwise a child parses the tail of a big
-file (``session/split.py``) and, for plain rows, writes its entries' row texts as it goes
-(``tail_texts.py``); a reopen takes the row texts kept beside the index (``flat_cache.py``). The
+printed before is printed again from ``tree_memo.py``. Otherwise the file is read in this one
+process (the typed scan, ``session/typed_scan.py``, reads it faster than a second process helps:
+docs/performance.md); a reopen takes the row texts kept beside the index (``flat_cache.py``). The
 index, the flattened tree, the row texts and the memo are written by one background child after
 the output (a child alive meanwhile would slow the layout: copy-on-write).
 """
@@ -14,17 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from loomtui.formats.opening import Opening, Progress, flat_cache, tail_texts
+from loomtui.formats.opening import Opening, flat_cache
 from loomtui.formats.opening.switches import enabled
 from loomtui.formats.opening.tree_memo import TreeMemo
 from loomtui.session import indexcache
 from loomtui.session.manager import SessionManager
-from loomtui.session.split import SplitParse
 from loomtui.view.model import TreeModel
-from loomtui.view.text import home_dir
-
-#: where `tree`'s child starts reading (it starts at once: the halves take about as long)
-TREE_SPLIT = 0.6
 
 
 class TreeOpening(Opening):
@@ -33,8 +28,6 @@ class TreeOpening(Opening):
     def __init__(self, path: str, options: tuple[Any, ...] | None) -> None:
         super().__init__(path)
         self._memo = TreeMemo.for_run(path, options) if options is not None and enabled("tree-memo") else None
-        self._head: tail_texts.HeadTexts | None = None
-        self._used: SplitParse | None = None  # the child that read the tail (its texts)
 
     def printed_before(self) -> bytes | None:
         """This very output, printed before for the unchanged file (None: print it)."""
@@ -45,43 +38,16 @@ class TreeOpening(Opening):
         """The output is worth keeping for the next run (the caller hands it to ``after_output``)."""
         return self._memo is not None
 
-    def session(
-        self, progress: Progress | None = None, tree_id: str | None = None, texts: bool = False
-    ) -> SessionManager:
-        """The whole session, read on two CPUs when big; ``texts`` (plain rows): the child also
-        writes its entries' row texts, and this process its own while it waits."""
-        if tree_id is not None:
-            return super().session(tree_id=tree_id)
-        home = home_dir()
-        texts = texts and enabled("tail-texts")
-        work = tail_texts.child_work(home) if texts else None
-        if enabled("split"):
-            self._split = SplitParse.start(self.path, fraction=TREE_SPLIT, tail_work=work)
-        self._head = tail_texts.HeadTexts(home) if texts else None
-        split = self._split
-        if split is not None and self._head is not None:
-            split.head_work = self._head.steps
-        self._used = split
-        return super().session(progress=progress)
-
     def model(self, manager: SessionManager, **options: Any) -> TreeModel:
         """The tree model, its flatten taken from the cache where it applies."""
         return TreeModel(manager, flattener=self.flattener, **options)
 
     def row_texts(self, model: TreeModel) -> list[str | None] | None:
-        """Every entry's row text by file index, where a run before kept them or the child
-        wrote them (None where the row writes its own)."""
-        texts = flat_cache.load_texts(model.manager, model.flat, model.home) if enabled("flat-cache") else None
-        split = self._used
-        if texts is None and split is not None:
-            head = self._head
-            return tail_texts.texts_by_index(
-                model.manager.index.entries,
-                split.tail_work_result,
-                model.tool_call_ids_unique,
-                head.result if head is not None else None,
-            )
-        return texts  # type: ignore[return-value]
+        """Every entry's row text by file index, where a run before kept them (None where the
+        row writes its own)."""
+        if not enabled("flat-cache"):
+            return None
+        return flat_cache.load_texts(model.manager, model.flat, model.home)  # type: ignore[return-value]
 
     def holding_writes(self) -> None:
         """From now until ``after_output``: the caches wait (written together afterwards)."""

@@ -1,0 +1,264 @@
+"""The usual v3 entry line scanned into typed structs: only what ``entries.fill`` reads.
+
+``reader.LineParser.feed`` decodes most lines of a big session here first. ``msgspec`` reads
+the line into structs that declare only the fields the skeleton keeps (id, parent, timestamp,
+the message's role, stop reason, tool name and call id, the content's text and tool calls);
+every other field (usage, thinking blocks, a tool result's details, …) is
+skipped while scanning, never made into Python objects.
+
+Only the usual shapes are typed: a field of another JSON type than the usual one, a kind not
+listed in ``_Line``, a ``hidden`` mark, a lone surrogate or anything else unusual raises
+(``msgspec.ValidationError``, ``Unusual``, ``ValueError``), and the caller reads the line the
+general way (orjson, then ``entries.fill``), so what an entry holds is the same either way
+(tests/session/test_typed_scan.py compares the two on every shape).
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import Any
+
+import msgspec
+import orjson
+
+from loomtui.session.entries import (
+    MESSAGE,
+    TEXT_CAP,
+    Entry,
+    _js_concat,
+    compact_args,
+)
+from loomtui.session.jsstr import JS_WHITESPACE, utf16_len, utf16_slice
+
+#: a ``Raw`` field that was not in the line
+_ABSENT = msgspec.Raw(b"")
+_loads = orjson.loads
+
+
+class Unusual(Exception):
+    """The line holds something the typed scan leaves to the general route."""
+
+
+class _Block(msgspec.Struct, gc=False):
+    type: str | None = None
+    text: str | None = None
+    id: str | None = None
+    name: str | None = None
+    arguments: msgspec.Raw = _ABSENT
+
+
+class _Message(msgspec.Struct, rename="camel", gc=False):
+    role: str | None = None
+    content: str | list[_Block] | None = None
+    stop_reason: str | None = None
+    error_message: str | None = None
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    command: str | None = None
+    custom_type: str | None = None
+
+
+class _Base(msgspec.Struct, rename="camel", tag_field="type", gc=False):
+    id: str
+    parent_id: str | None = None
+    timestamp: str | None = None
+    hidden: msgspec.Raw = _ABSENT
+
+
+class _MessageLine(_Base, tag="message"):
+    message: _Message | None = None
+
+
+class _LabelLine(_Base, tag="label"):
+    label: str | None = None
+    target_id: str | None = None
+
+
+class _ModelLine(_Base, tag="model_change"):
+    model_id: str | None | msgspec.UnsetType = msgspec.UNSET
+    model: str | None = None
+
+
+class _ThinkingLine(_Base, tag="thinking_level_change"):
+    thinking_level: str | None = None
+
+
+class _SummaryLine(_Base, tag="branch_summary"):
+    summary: str | None = None
+
+
+class _CompactionLine(_Base, tag="compaction"):
+    summary: str | None = None
+    tokens_before: int | None = None
+
+
+class _CustomLine(_Base, tag="custom"):
+    custom_type: str | None = None
+
+
+class _InfoLine(_Base, tag="session_info"):
+    name: str | None = None
+
+
+_Line = (
+    _MessageLine | _LabelLine | _ModelLine | _ThinkingLine | _SummaryLine | _CompactionLine | _CustomLine | _InfoLine
+)
+
+#: decodes one line (bytes or a memoryview) into one of the ``_Line`` structs
+decode = msgspec.json.Decoder(_Line).decode
+#: what ``decode`` raises for a line it does not type (the caller reads it the general way)
+ERRORS = (msgspec.DecodeError, Unusual, ValueError, TypeError, RecursionError)
+
+_INT64_MIN = -(1 << 63)
+_UINT64_END = 1 << 64
+
+
+def _blocks(blocks: list[_Block], calls_wanted: bool) -> tuple[str, bool, list[Any] | None]:
+    """pi's ``extractContent`` (cut at 200 units), whether any block has text and, with
+    ``calls_wanted``, the tool calls, from a content array (``entries._fill_assistant_blocks``,
+    ``content_text`` and ``has_text_content`` in one pass)."""
+    if len(blocks) == 1:
+        b = blocks[0]
+        t = b.text
+        if b.type == "text" and t is not None:  # the usual tool result, a plain answer
+            head = t[:TEXT_CAP]
+            return head if head.isascii() else utf16_slice(t, TEXT_CAP), bool(t.strip(JS_WHITESPACE)), None
+    out = ""
+    capped = False
+    has = False
+    calls = None
+    for b in blocks:
+        bt = b.type
+        if bt == "text":
+            if capped and has:
+                continue
+            t = b.text
+            if t is not None:
+                if not has and t.strip(JS_WHITESPACE):
+                    has = True
+            elif capped:
+                continue
+            else:
+                t = _js_concat(t)
+            if not capped:
+                out += t
+                if 2 * len(out) >= TEXT_CAP and utf16_len(out) >= TEXT_CAP:
+                    out = utf16_slice(out, TEXT_CAP)
+                    capped = True
+        elif bt == "toolCall" and calls_wanted:
+            if calls is None:
+                calls = [_call(b)]
+            else:
+                calls.append(_call(b))
+    return out, has, calls
+
+
+def _call(b: _Block) -> tuple[Any, Any, Any]:
+    """A tool call as ``entries._fill_assistant_blocks`` keeps it; the arguments decoded by
+    orjson, as the general route decodes them."""
+    args = b.arguments
+    name = b.name
+    return (
+        b.id,
+        intern(name) if name is not None else None,
+        compact_args(_loads(memoryview(args))) if len(args) else None,
+    )
+
+
+def _content_text(content: str | list[_Block] | None) -> str:
+    """``entries.content_text`` (cap 200) of a typed content."""
+    if content is None:
+        return ""
+    if type(content) is str:
+        return utf16_slice(content, TEXT_CAP)
+    return _blocks(content, False)[0]  # type: ignore[arg-type]
+
+
+def _message(e: Entry, m: _Message | None) -> None:
+    """``entries._fill_message`` of a typed message."""
+    if m is None:
+        return
+    role = m.role
+    if role is None:
+        e.text = _content_text(m.content) if m.content else None
+        return
+    e.role = role = intern(role)
+    content = m.content
+    if role == "assistant":
+        if type(content) is list:
+            e.text, e.has_text, calls = _blocks(content, True)
+            if calls:
+                e.tool_calls = tuple(calls)
+        elif content is None:
+            e.text = ""
+        else:
+            e.text = utf16_slice(content, TEXT_CAP)  # type: ignore[arg-type]
+            e.has_text = bool(content.strip(JS_WHITESPACE))  # type: ignore[union-attr]
+        stop = m.stop_reason
+        e.stop_reason = intern(stop) if stop is not None else None
+        err = m.error_message
+        if err:
+            e.aux = utf16_slice(err, 400)
+    elif role == "toolResult":
+        e.aux = m.tool_call_id
+        name = m.tool_name
+        e.tool_name = intern(name) if name is not None else None
+        e.text = _content_text(content)
+    elif role == "user":
+        if type(content) is str:
+            head = content[:TEXT_CAP]
+            e.text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
+            e.has_text = bool(content.strip(JS_WHITESPACE))
+        elif content is None:
+            e.text = ""
+        else:
+            e.text, e.has_text, _calls = _blocks(content, False)  # type: ignore[arg-type]
+    elif role == "bashExecution":
+        e.text = m.command
+        e.aux = _content_text(content)
+    else:
+        e.text = _content_text(content) if content else None
+        if role == "custom" or role == "hookMessage":
+            e.aux = m.custom_type
+
+
+def entry(s: Any) -> Entry:
+    """The skeleton ``entries.fill`` makes of the line ``s`` was decoded from (``decode``);
+    raises ``Unusual`` for what it leaves to the general route. ``line``, ``offset`` and
+    ``size`` are the caller's to set."""
+    if len(s.hidden):
+        raise Unusual
+    cls = type(s)
+    if cls is _MessageLine:
+        e = Entry(s.id, s.parent_id, MESSAGE)
+        e.timestamp = s.timestamp
+        _message(e, s.message)
+        return e
+    if cls is _LabelLine:
+        e = Entry(s.id, s.parent_id, "label")
+        e.text = s.label
+        e.aux = s.target_id
+    elif cls is _ModelLine:
+        e = Entry(s.id, s.parent_id, "model_change")
+        e.text = s.model if s.model_id is msgspec.UNSET else s.model_id
+    elif cls is _ThinkingLine:
+        e = Entry(s.id, s.parent_id, "thinking_level_change")
+        e.text = s.thinking_level
+    elif cls is _SummaryLine:
+        e = Entry(s.id, s.parent_id, "branch_summary")
+        e.text = s.summary
+    elif cls is _CompactionLine:
+        tokens = s.tokens_before
+        if tokens is not None and not _INT64_MIN <= tokens < _UINT64_END:
+            raise Unusual  # orjson (and so the general route) makes a float of it
+        e = Entry(s.id, s.parent_id, "compaction")
+        e.aux = tokens
+        e.text = s.summary
+    elif cls is _CustomLine:
+        e = Entry(s.id, s.parent_id, "custom")
+        e.text = s.custom_type
+    else:
+        e = Entry(s.id, s.parent_id, "session_info")
+        e.text = s.name
+    e.timestamp = s.timestamp
+    return e
