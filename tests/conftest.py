@@ -59,8 +59,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.fixture(autouse=True)
 def _index_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The persistent index (session/indexcache.py) never writes to the user's cache dir."""
+    """The persistent index (session/indexcache.py) and the picker's catalog
+    (session/catalog.py) never write to the user's cache dir."""
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path_factory.mktemp("loomtui-cache")))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
 
 
