@@ -99,7 +99,7 @@ class LoomCommands(Provider):
             n = len(screen.manager.diagnostics) if screen.manager is not None else 0
             out.append(
                 (
-                    f"diagnostics: {n} line{'s' if n != 1 else ''} repaired or skipped",
+                    f"diagnostics: {screen.manager.source.diagnostics_said(n) if screen.manager is not None else n}",
                     screen.action_show_diagnostics,
                     self._keys("browser.diagnostics"),
                 )

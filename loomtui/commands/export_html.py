@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {result.path}: {counted(result.entries, 'entry', 'entries')}, {result.bytes:,} bytes")
     if manager.diagnostics:
         print(
-            f"note: {counted(len(manager.diagnostics), 'repair')} while reading {args.file}; `loomtui info` lists them",
+            f"note: {manager.source.diagnostics_said(len(manager.diagnostics))} in {args.file}; `loomtui info` lists them",
             file=sys.stderr,
         )
     return 0

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {printable(note)}", file=sys.stderr)
     if manager.diagnostics:
         print(
-            f"note: {counted(len(manager.diagnostics), 'repair')} while reading {args.file}; `loomtui info` lists them",
+            f"note: {manager.source.diagnostics_said(len(manager.diagnostics))} in {args.file}; `loomtui info` lists them",
             file=sys.stderr,
         )
     return 0

@@ -116,11 +116,10 @@ def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str =
     diags = manager.diagnostics
     if diags:
         more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
-        s = "s" if len(diags) != 1 else ""
         lists = f" {diagnostics_key} lists them." if diagnostics_key else ""
         out.append(
             Notice(
-                f"{len(diags)} line{s} repaired or skipped: {diags[0]}{more}.{lists}",
+                f"{src.diagnostics_said(len(diags))}: {diags[0]}{more}.{lists}",
                 "Session opened with diagnostics",
                 "warning",
                 12,

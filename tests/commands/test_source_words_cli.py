@@ -232,3 +232,35 @@ def test_the_top_level_help_says_where_labels_and_sessions_go(capsys: pytest.Cap
     assert "label store" in text and "~/.claude/projects" in text and "~/.codex/sessions" in text
     app = _help(capsys, "app")
     assert "~/.claude/projects" in app and "~/.codex/sessions" in app
+
+
+def test_an_ocp_runs_findings_are_not_called_repaired_lines(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """A conformance warning of a run read "1 line repaired or skipped" (the app's notice, the
+    palette) and "note: 1 repair while reading" (export-html, export-openloom); the run's
+    detail said "1 findings"."""
+    from loomtui.formats.detect import open_any
+    from loomtui.view.session_header import opening_notices
+
+    path = str(shared_dir / "fixtures/ocp/review-loop-v03.ocp.json")
+    manager = open_any(path)
+    (notice,) = opening_notices(manager, manager.source, "F2")
+    assert notice.text.startswith("1 finding about the run: W180") and "repair" not in notice.text
+    assert "1 finding\n" in manager.source.describe("run") + "\n" and "1 findings" not in manager.source.describe("run")
+    for command, out in (("export-html", "run.html"), ("export-openloom", "run.json")):
+        assert main([command, path, "-o", str(tmp_path / out)]) == 0
+        err = capsys.readouterr().err
+        assert "note: 1 finding about the run in " in err and "repair" not in err
+
+
+def test_a_pi_files_repairs_are_still_lines_repaired(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = tmp_path / "torn.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        "{not json\n"
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    assert main(["export-html", str(session), "-o", str(tmp_path / "torn.html")]) == 0
+    assert "note: 1 line repaired or skipped in " in capsys.readouterr().err

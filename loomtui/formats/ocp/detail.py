@@ -128,7 +128,8 @@ def _run(out: list[str], run: OcpRun) -> None:
     _signals(out, r.get("signals"))
     _totals(out, T.run_totals(run), T.run_timing(run), "run totals")
     if run.checked:
-        out.append(f"\nconformance checked with {run.checked}: {sum(len(v) for v in run.findings.values())} findings")
+        found = sum(len(v) for v in run.findings.values())
+        out.append(f"\nconformance checked with {run.checked}: {counted(found, 'finding')}")
     _ext(out, r, " of the run")
     _ext(out, run.doc, " of the document")
     _all_fields(
