@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from loomtui.app.keymap import SPEC_BY_ID, display_keys
-from loomtui.view.words import NOT_A_FORK
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -81,7 +80,10 @@ class LoomCommands(Provider):
                 (
                     "open parent session",
                     screen.action_open_parent,
-                    self._with_note(self._keys("browser.open-parent"), "" if parent else NOT_A_FORK),
+                    self._with_note(
+                        self._keys("browser.open-parent"),
+                        "" if parent or screen.controller is None else screen.controller.not_a_fork,
+                    ),
                 )
             )
             changes = screen.bookmark_changes()

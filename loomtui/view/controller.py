@@ -21,7 +21,7 @@ from typing import TypeVar
 from loomtui.session.catalog import parent_reference
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
-from loomtui.session.lineage import find_session_file
+from loomtui.session.lineage import find_session_file, searched_folders
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import persist_resume_point, resumes_at
@@ -34,7 +34,7 @@ from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
-from loomtui.view.words import NOT_A_FORK, branch_copy, capital, clip
+from loomtui.view.words import branch_copy, capital, clip, not_a_fork
 
 T = TypeVar("T")
 
@@ -431,21 +431,27 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         """The header's ``parentSession`` (or a v1 file's ``branchedFrom``); None: not a fork."""
         return parent_reference(self.manager.header)
 
+    @property
+    def not_a_fork(self) -> str:
+        """Why Ctrl+G opens nothing on a session that is not a fork, in this source's words."""
+        src = self.source
+        return not_a_fork(None if src.kind == PI else src.display_name)
+
     def find_parent(self) -> Outcome:
         """Where the parent session is (``path``), or why it cannot be opened. Reads directories:
         call it off the UI thread."""
         title = "Open parent session"
         ref = self.parent_ref()
         if ref is None:
-            return Outcome().note(NOT_A_FORK, title)
+            return Outcome().note(self.not_a_fork, title)
         try:
             found = find_session_file(ref, near=self.path)
         except Exception as exc:  # a broken sessions directory must not take the app down
             return Outcome(error=exc).note(f"Cannot look for the parent session {ref}: {exc}", title, "error", 8)
         if found is None:
             return Outcome().note(
-                f"The parent session {ref} is not on this machine (looked next to this file and "
-                "in the pi and omp session directories).",
+                f"The parent session {ref} is not on this machine (looked next to this file and in "
+                f"{searched_folders()}).",
                 title,
                 "warning",
                 8,

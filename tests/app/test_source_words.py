@@ -147,3 +147,37 @@ async def test_a_filter_the_file_does_not_have_is_said(fixture_copy) -> None:
         await pilot.pause()
         assert screen.model.mode == "default"
         assert any("'failed' is not a filter of a pi session" in n for n in notices(app))
+
+
+@needs_shared()
+async def test_ctrl_g_speaks_of_no_header_where_the_file_has_none(tmp_path: Path) -> None:
+    """Ctrl+G on a Claude Code session, an OCP run or an OpenLoom document said "This session is
+    not a fork: its header names no parent session." — pi's header, which these files do not
+    have; a parent not found was looked for "in the pi and omp session directories" only."""
+    from loomtui.app.commands import LoomCommands
+
+    for path, name in ((CLAUDE, "Claude Code session"), (OCP, "OCP run"), (LOOM, "OpenLoom document")):
+        app = make_app(copy(tmp_path, path))
+        async with app.run_test(size=(160, 40)) as pilot:
+            screen = await browser(pilot)
+            await pilot.press("ctrl+g")
+            await pilot.pause()
+            said = f"This {name} is not a fork: it names no parent session."
+            assert said in notices(app) and not any("header" in n for n in notices(app))
+            helps = {t: h for t, _cb, h in LoomCommands(screen).commands()}
+            assert helps["open parent session"].endswith(said)
+
+
+def test_a_parent_not_found_names_where_it_was_looked_for(tmp_path: Path) -> None:
+    from loomtui.formats.detect import open_any
+    from loomtui.view.controller import SessionController
+
+    fork = tmp_path / "fork.jsonl"
+    fork.write_text(
+        '{"type":"session","version":3,"id":"f1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp",'
+        '"parentSession":"0000-no-such-session"}\n'
+    )
+    out = SessionController(open_any(str(fork))).find_parent()
+    (note,) = out.notices
+    assert "not on this machine" in note.text and "pi and omp session directories" not in note.text
+    assert "Claude Code" in note.text and "Codex" in note.text

@@ -45,7 +45,7 @@ from loomtui.session.fulltext import SEARCH_LIMIT, SearchCapped, SearchHit, Sear
 from loomtui.session.lineage import ProjectGroup, filtered_groups, group_sessions, parent_path
 from loomtui.session.locations import default_session_dirs
 from loomtui.session.picker_texts import message_text
-from loomtui.view.words import NOT_A_FORK, counted
+from loomtui.view.words import counted, not_a_fork
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -382,7 +382,8 @@ class PickerScreen(Screen[None]):
         if s is None:
             return
         if not s.parent_session:
-            self.notify(NOT_A_FORK, title="Open parent session", timeout=5)
+            name = next((f"{lister.name} session" for lister in listers() if lister.tool == s.tool), "session")
+            self.notify(not_a_fork(None if s.tool in ("pi", "omp") else name), title="Open parent session", timeout=5)
             return
         parent = parent_path(s, self.sessions)
         if parent is None:
