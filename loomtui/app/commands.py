@@ -247,13 +247,14 @@ class LoomCommands(Provider):
             out.append(
                 ("archive / restore the branch at the selected entry…", screen.action_archive, k("browser.archive"))
             )
-        out.append(
-            (
-                f"archived branches: {'shown' if model.show_archived else 'hidden'} (toggle)",
-                screen.action_toggle_archived,
-                k("browser.show-archived"),
+        if screen.offered("archive") or model.archive.ids():
+            out.append(
+                (
+                    f"archived branches: {'shown' if model.show_archived else 'hidden'} (toggle)",
+                    screen.action_toggle_archived,
+                    k("browser.show-archived"),
+                )
             )
-        )
         return out
 
     async def discover(self) -> Hits:

@@ -48,6 +48,27 @@ class ArchiveIntents:
         in_memory = src.labels == MEMORY and src.leaf_moves and self.manager.append_refusal() is None
         return "memory" if in_memory else None
 
+    @property
+    def archive_refusal(self) -> str:
+        """Why archiving is not offered (where ``archive_keeps`` is None), in the source's words."""
+        src = self.source
+        if src.is_pi_file and src.read_only_reason:
+            return src.read_only_reason
+        return f"loomtui never writes {src.a_name}" if src.leaf_moves else f"{src.a_name} has no conversation leaf"
+
+    def toggle_archived(self) -> Outcome:
+        """Alt+R: show or hide the archived branches; where nothing is archived and archiving is
+        not offered, there is nothing to toggle, and the notice says why."""
+        model = self.model
+        n = len(model.archive.ids())
+        if n == 0 and self.archive_keeps is None:
+            return Outcome().note(
+                f"No branch is archived, and archiving is not offered: {self.archive_refusal}.", timeout=5
+            )
+        model.set_show_archived(not model.show_archived)
+        state = "shown" if model.show_archived else "hidden"
+        return Outcome(rows=True).note(f"Archived branches {state} ({n} archived).", timeout=3)
+
     def archive_intent(self, entry_id: str) -> Outcome:
         """Alt+A: what cannot be archived is said before any question (a source that is never
         written, the active path, inside an archived branch); else the question, in the
@@ -57,9 +78,7 @@ class ArchiveIntents:
         if e is None:
             return Outcome()
         if keeps is None:
-            never = f"loomtui never writes {src.a_name}" if src.leaf_moves else f"{src.a_name} has no conversation leaf"
-            why = src.read_only_reason if src.is_pi_file else never
-            return Outcome().note(f"Archiving is not offered: {why}.", not_done, "warning", 6)
+            return Outcome().note(f"Archiving is not offered: {self.archive_refusal}.", not_done, "warning", 6)
         restore = model.archive.is_archived(e.id)
         if not restore and model.archive.archived_above(e.id) is not None:
             return Outcome().note("This entry is inside an archived branch: restore the branch at its top.", timeout=6)

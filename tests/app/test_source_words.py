@@ -181,3 +181,31 @@ def test_a_parent_not_found_names_where_it_was_looked_for(tmp_path: Path) -> Non
     (note,) = out.notices
     assert "not on this machine" in note.text and "pi and omp session directories" not in note.text
     assert "Claude Code" in note.text and "Codex" in note.text
+
+
+@needs_shared()
+async def test_alt_r_where_archiving_is_not_offered_says_so(tmp_path: Path) -> None:
+    """Alt+A on a Claude Code session says archiving is not offered, but Alt+R answered
+    "Archived branches shown (0 archived)." and the palette offered the toggle."""
+    from loomtui.app.commands import LoomCommands
+
+    app = make_app(copy(tmp_path, CLAUDE))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+r")
+        await pilot.pause()
+        said = notices(app)[-1]
+        assert said.startswith("No branch is archived, and archiving is not offered: loomtui never writes a Claude")
+        assert screen.model is not None and not screen.model.show_archived
+        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
+        assert not any(t.startswith("archived branches:") for t in titles)
+
+
+async def test_alt_r_on_a_pi_session_still_toggles(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+r")
+        await pilot.pause()
+        assert screen.model is not None and screen.model.show_archived
+        assert notices(app)[-1].startswith("Archived branches shown (")
