@@ -139,15 +139,16 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = self.transcript.line(y + int(self.scroll_offset.y))
+        base = self.rich_style  # the theme's background under every cell, not the terminal's
         if line is None:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         style = self.role_style(line.style)
         if line.text.startswith("── "):
             style = style + Style(bold=True)
         bg = self.role_style("selectedBg") if line.item == self.current and line.text.startswith("── ") else None
         text = safe(line.text)
         strip = Strip([Segment(text, style + bg if bg is not None else style)])
-        return strip.crop(0, width).adjust_cell_length(width, bg)
+        return strip.crop(0, width).adjust_cell_length(width, bg).apply_style(base)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
