@@ -45,6 +45,7 @@ from loomtui.session.fulltext import SEARCH_LIMIT, SearchCapped, SearchHit, Sear
 from loomtui.session.lineage import ProjectGroup, filtered_groups, group_sessions, parent_path
 from loomtui.session.locations import default_session_dirs
 from loomtui.session.picker_texts import message_text
+from loomtui.session.resume_search import parse_query
 from loomtui.view.words import counted, not_a_fork
 
 if TYPE_CHECKING:
@@ -291,7 +292,16 @@ class PickerScreen(Screen[None]):
             rows.append(PickerRow(PROJECT, text=group.cwd, count=len(group.items), noun=group.noun))
             rows.extend(PickerRow(SESSION, session=s, depth=d) for s, d in group.items)
             shown += len(group.items)
-        if not rows and self.sessions and filtering:
+        bad_pattern = parse_query(self.filter_text).error if filtering else None
+        if not rows and self.sessions and bad_pattern is not None:
+            rows.append(
+                PickerRow(
+                    NOTE,
+                    text=f"  “{self.filter_text.strip()}” is not a valid regular expression ({bad_pattern}).  "
+                    "Esc clears it",
+                )
+            )
+        elif not rows and self.sessions and filtering:
             rows.append(
                 PickerRow(
                     NOTE,
