@@ -158,10 +158,11 @@ class LoomCommands(Provider):
 
     def _entry_commands(self, screen: Any) -> list[Command]:
         """What the selected entry offers; the branch export only where the source has one."""
-        out: list[Command] = [
-            ("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")),
-            ("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")),
-        ]
+        source = screen.controller.source if screen.controller is not None else None
+        out: list[Command] = []
+        if source is None or source.leaf_moves:  # else Enter opens what a row names (the source's commands)
+            out.append(("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")))
+        out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
         if screen.offered("export_branch"):
             out.append(
                 (

@@ -200,9 +200,15 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             return Outcome(lookup=opened)
         if opened is not None:  # a row that is a session of its own: open it instead
             return Outcome(session=opened)
-        if not self.source.leaf_moves:  # rows without a conversation leaf (an OCP run)
-            note = self.source.enter_note
-            return Outcome().note(note, title="Open session", timeout=4) if note else Outcome()
+        if not self.source.leaf_moves:  # rows without a conversation leaf (an OCP run, the loom map)
+            src = self.source
+            if src.enter_note:
+                return Outcome().note(src.enter_note, title="Open session", timeout=4)
+            return Outcome().note(
+                f"Enter opens nothing in {src.a_name}: no row names a session, and there is no leaf to move; "
+                "the detail pane shows the selected row.",
+                timeout=5,
+            )
         if e.id == self.model.leaf_id:
             return Outcome().note("Already at this point.", timeout=3)
         if (e.type == "message" and e.role == "user") or e.type == "custom_message":
