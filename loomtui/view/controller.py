@@ -72,6 +72,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             "archive": "Alt+A",
             "show-archived": "Alt+R",
             "filters": "Ctrl+O",
+            "label": "Alt+L",
         }
         self.key_names = {**keys, **(key_names or {})}
         #: ids of label entries this controller appended (the shown leaf is their parent)
@@ -267,14 +268,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
                 return self.offer_label_save()
             if src.is_pi_file:
                 return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
-            hint = self._leaf_hint()
-            return Outcome().note(
-                f"This is {src.a_name}, not a pi session file: there is no file for pi to "
-                f"resume.{' ' + hint if hint else ''}",
-                not_done,
-                "warning",
-                8,
-            )
+            return Outcome().note(self._not_persisted(), not_done, "warning", 8)
         if leaf is None:
             return Outcome().note(
                 "The leaf is before the first entry. pi could only resume there from an entry with parentId null, "
@@ -303,6 +297,21 @@ class SessionController(BookmarkSaving, ArchiveIntents):
                 lambda: self._guard("Persist the leaf", lambda: self._persist(leaf)),
             )
         )
+
+    def _not_persisted(self) -> str:
+        """Why Ctrl+S writes nothing on a source that is not a pi file, in its own words: a loom
+        saves bookmarks (there are none to save), another agent's file is never written, rows
+        without a conversation leaf have none to persist."""
+        src, keys = self.source, self.key_names
+        export = f"{keys['export']} exports the branch ending here as {src.export_as}." if src.offers(EXPORT) else ""
+        if src.can_save_labels:
+            return (
+                f"No bookmarks to save: no label differs from the file ({keys['label']} labels an entry). "
+                f"The leaf stays in loomtui; {export}"
+            ).rstrip()
+        if not src.leaf_moves:
+            return f"Persisting the leaf is not offered: {src.a_name} has no conversation leaf."
+        return f"Persisting the leaf is not offered: loomtui never writes {src.a_name}. {export}".rstrip()
 
     def _persist(self, leaf: str) -> Outcome:
         new_id = persist_resume_point(self.manager, leaf)  # the one path (loomtui resume too)

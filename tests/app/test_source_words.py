@@ -58,7 +58,9 @@ async def test_a_claude_session_never_speaks_of_persisting_for_pi(tmp_path: Path
         await pilot.press("ctrl+s")  # not offered: nothing asked, nothing written, one notice says why
         await pilot.pause()
         assert app.screen is screen and len(notices(app)) == shown + 1
-        assert "there is no file for pi to resume" in notices(app)[-1]
+        said = notices(app)[-1]  # in the source's words: it read "… no file for pi to resume"
+        assert said.startswith("Persisting the leaf is not offered: loomtui never writes a Claude Code session")
+        assert "pi" not in said.split()
         await pilot.press("ctrl+e")
         await pilot.pause()
         dialog = app.screen
@@ -91,6 +93,7 @@ async def test_an_ocp_run_offers_neither_persist_nor_export_and_keeps_to_its_own
         await pilot.press("ctrl+e", "ctrl+s")
         await pilot.pause()
         assert app.screen is screen
+        assert "Persisting the leaf is not offered: an OCP run has no conversation leaf." in notices(app)
         assert not any(" a ocp " in n or "loom" in n for n in notices(app))
     assert files(tmp_path) == before
 
@@ -113,7 +116,8 @@ async def test_an_openloom_document_saves_bookmarks_with_ctrl_s(tmp_path: Path) 
         screen = await browser(pilot)
         assert "^S save" in hints(screen) and "^E export" in hints(screen)
         out = screen.controller.persist_leaf()
-        assert "This is an OpenLoom document, not a pi session file" in out.notices[0].text
+        assert out.notices[0].text.startswith("No bookmarks to save: no label differs from the file")
+        assert "pi session file" not in out.notices[0].text
 
 
 async def test_a_pi_session_still_persists_for_pi(fixture_copy) -> None:

@@ -139,6 +139,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
                     ("archive", "browser.archive"),
                     ("show-archived", "browser.show-archived"),
                     ("filters", "browser.filter-next"),
+                    ("label", "browser.label"),
                 )
             },
         )
