@@ -34,7 +34,7 @@ from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
-from loomtui.view.words import branch_copy, capital, clip, not_a_fork
+from loomtui.view.words import branch_copy, capital, clip, not_a_fork, sentence
 
 T = TypeVar("T")
 
@@ -267,7 +267,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             if src.can_save_labels and self.pending_labels():
                 return self.offer_label_save()
             if src.is_pi_file:
-                return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
+                return Outcome().note(sentence(str(src.read_only_reason)), not_done, "warning", 8)
             return Outcome().note(self._not_persisted(), not_done, "warning", 8)
         if leaf is None:
             return Outcome().note(
@@ -384,7 +384,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         src = self.source
         why = src.export_refusal
         if why is not None:
-            return Outcome().note(why, "Export: not done", "warning", 8)
+            return Outcome().note(sentence(why), "Export: not done", "warning", 8)
 
         def plan() -> ExportPlan:
             e = self.entry(entry_id)

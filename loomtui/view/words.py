@@ -19,6 +19,13 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def sentence(text: str) -> str:
+    """A refusal worded for a command line ("a version 1 session: … first") as a notice's
+    sentence: a capital first, a full stop last."""
+    text = capital(text.strip())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def clip(text: str, width: int) -> str:
     """``text`` in at most ``width`` columns for a dialog's preview: cut at the last word that
     fits, with "…", so a preview never ends mid-word and always says it was cut (a single word

@@ -30,6 +30,7 @@ from loomtui.formats.carry_on.resume import ResumePlan, apply_plan, plan_resume,
 from loomtui.session.errors import LoomError, WriteConflict
 from loomtui.session.source import EXPORT
 from loomtui.view.printable import printable
+from loomtui.view.words import sentence
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -117,7 +118,7 @@ class AgentTools(_Base):
         try:
             plan = plan_resume(controller.manager, entry_id)
         except LoomError as exc:
-            self.notify(str(exc), title="Resume: not done", severity="warning", timeout=8)
+            self.notify(sentence(str(exc)), title="Resume: not done", severity="warning", timeout=8)
             return
         body = "\n".join(plan.describe()) + (
             f"\n\nloomtui steps aside while {plan.agent} runs in this terminal and "
