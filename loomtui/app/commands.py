@@ -141,7 +141,7 @@ class LoomCommands(Provider):
         if screen.controller.source.can_append and screen.offered("persist_leaf"):
             out.append(
                 (
-                    f"persist the leaf ({leaf or 'before the first entry'}) so pi resumes there…",
+                    f"persist the leaf ({leaf or 'before the first entry'}) so {screen.controller.agent} resumes there…",
                     screen.action_persist_leaf,
                     self._keys("browser.persist-leaf"),
                 )

@@ -32,6 +32,8 @@ class ArchiveIntents:
 
         @property
         def source(self) -> Source: ...
+        @property
+        def agent(self) -> str: ...
         def entry(self, entry_id: str | None) -> Entry | None: ...
         def preview(self, e: Entry) -> str: ...
         def _sync(self, *, detail: bool = False) -> Outcome: ...
@@ -83,7 +85,7 @@ class ArchiveIntents:
         if not restore and model.archive.archived_above(e.id) is not None:
             return Outcome().note("This entry is inside an archived branch: restore the branch at its top.", timeout=6)
         if not restore and e.id in protected_path(self.manager, model.leaf_id):
-            who = "the conversation pi continues" if keeps == "file" else "the branch the leaf ends"
+            who = f"the conversation {self.agent} continues" if keeps == "file" else "the branch the leaf ends"
             return Outcome().note(
                 f"{e.id} is on the active path ({who}): move the leaf to another branch first.", not_done, "warning", 6
             )
@@ -97,7 +99,7 @@ class ArchiveIntents:
                 f"Append one record restoring the branch at {e.id}\n{row}\nto the default views."
                 if restore
                 else f"Append one record hiding the branch at {e.id} ({n}) from the default views\n{row}\n"
-                f"The file is not rewritten: pi ignores the record; {again}"
+                f"The file is not rewritten: {self.agent} ignores the record; {again}"
             )
         else:
             body = (

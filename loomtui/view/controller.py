@@ -32,6 +32,7 @@ from loomtui.view.archive_intent import ArchiveIntents
 from loomtui.view.blocks import copy_text, message_copy_text
 from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
+from loomtui.view.omp import is_omp_session
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
 from loomtui.view.words import branch_copy, capital, clip, not_a_fork, sentence
@@ -77,6 +78,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         self.key_names = {**keys, **(key_names or {})}
         #: ids of label entries this controller appended (the shown leaf is their parent)
         self._own_writes: set[str] = set()
+        self._agent: str | None = None
         self._known_entries = len(manager.index.entries)
 
     @classmethod
@@ -230,16 +232,25 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             before = ", the parent of this message: the branch now ends before it" if new_leaf != e.id else ""
             return out.note(f"Leaf moved to {new_leaf}{before}. {self._leaf_hint()}".rstrip())
         if new_leaf is None:
-            return out.note("Leaf reset: before the first entry (pi: re-editing the first message).")
+            return out.note(f"Leaf reset: before the first entry ({self.agent}: re-editing the first message).")
         if new_leaf != e.id:
-            return out.note(f"Leaf moved to {new_leaf}, the parent of this message (pi: re-edit it).")
+            return out.note(f"Leaf moved to {new_leaf}, the parent of this message ({self.agent}: re-edit it).")
         return out.note(f"Leaf moved to {new_leaf}. {self._leaf_hint()}".rstrip())
+
+    @property
+    def agent(self) -> str:
+        """Who resumes a pi-format file, in the notices: "omp" for a session oh-my-pi wrote (its
+        title slot, its folder, its own entry kinds), else "pi"."""
+        if self._agent is None:
+            m = self.manager
+            self._agent = "omp" if is_omp_session(m.title, m.path, m.index.entries) else "pi"
+        return self._agent
 
     def _leaf_hint(self) -> str:
         """What a moved leaf can become, in this source's words."""
         src = self.source
         if src.can_append and src.offers(PERSIST):
-            return f"{self.key_names['persist']} persists it for pi."
+            return f"{self.key_names['persist']} persists it for {self.agent}."
         if not src.offers(EXPORT):
             return ""
         export = f"{self.key_names['export']} exports the branch ending here as {src.export_as}."
@@ -271,23 +282,23 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             return Outcome().note(self._not_persisted(), not_done, "warning", 8)
         if leaf is None:
             return Outcome().note(
-                "The leaf is before the first entry. pi could only resume there from an entry with parentId null, "
-                "which loomtui never writes. Move the leaf to an entry first.",
+                f"The leaf is before the first entry. {self.agent} could only resume there from an entry with "
+                "parentId null, which loomtui never writes. Move the leaf to an entry first.",
                 not_done,
                 "warning",
                 8,
             )
         if resumes_at(manager, leaf):
-            return Outcome().note(f"pi already resumes at {leaf}: the file ends there. Nothing written.")
+            return Outcome().note(f"{self.agent} already resumes at {leaf}: the file ends there. Nothing written.")
         e = self.entry(leaf)
         if e is None:
             return Outcome()
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
         body = (
-            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that pi resumes "
-            "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
-            "nothing else changes."
+            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that {self.agent} "
+            f"resumes the session there. {self.agent} leaves label entries out of the model's context and /tree "
+            "hides them, so nothing else changes."
         )
         return Outcome(
             ask=Question(
@@ -317,7 +328,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         new_id = persist_resume_point(self.manager, leaf)  # the one path (loomtui resume too)
         self._own_writes.add(new_id)
         out = self._sync(detail=True)
-        return out.note(f"Leaf persisted: pi resumes at {leaf} (label entry {new_id}).")
+        return out.note(f"Leaf persisted: {self.agent} resumes at {leaf} (label entry {new_id}).")
 
     # labels -----------------------------------------------------------------------------------
     def label_prompt(self, entry_id: str) -> LabelPrompt | None:
@@ -339,7 +350,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             )
             note = (
                 f"Saved now: one label entry after the file's last entry ({self.manager.index.leaf_id}); "
-                f"pi still resumes where it did.{moved}"
+                f"{self.agent} still resumes where it did.{moved}"
             )
         return LabelPrompt(e.id, self.preview(e), None if current is None else str(current), note, refusal)
 

@@ -213,3 +213,32 @@ async def test_alt_r_on_a_pi_session_still_toggles(fixture_copy) -> None:
         await pilot.pause()
         assert screen.model is not None and screen.model.show_archived
         assert notices(app)[-1].startswith("Archived branches shown (")
+
+
+async def test_an_oh_my_pi_session_speaks_of_omp(tmp_path: Path) -> None:
+    """On the bundled oh-my-pi sample, Enter said "^S persists it for pi", Ctrl+S asked to append
+    a label entry "so that pi resumes the session there" and the palette offered to persist
+    "so pi resumes there": omp resumes an omp session (`loomtui resume` runs omp)."""
+    from loomtui.app.commands import LoomCommands
+    from loomtui.app.screens.dialogs import ConfirmDialog
+    from loomtui.session.locations import sample_dir
+
+    path = copy(tmp_path, Path(sample_dir()) / "2026-03-03T14-30-12-480Z_0196f2a4c1d87e3b.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assistant = [e for e in screen.manager.index.entries if e.type == "message" and e.role == "assistant"]
+        await select(pilot, screen, assistant[1].id)
+        await pilot.press("enter")
+        await pilot.pause()
+        moved = [n for n in notices(app) if n.startswith("Leaf moved")]
+        assert moved and moved[-1].endswith("persists it for omp.")
+        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
+        assert any(t.startswith("persist the leaf") and t.endswith("so omp resumes there…") for t in titles)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        body = dialog.body
+        assert "so that omp resumes the session there" in body and "pi " not in body
+        await pilot.press("escape")
