@@ -56,7 +56,17 @@ def run(args: argparse.Namespace) -> int:
             )
             return 0
         if sm.path is None:
-            raise WriteRefused(f"{args.file} is not a pi session file; labels can only be written to pi sessions")
+            src = sm.source
+            where = (
+                "its labels are bookmarks, which the browser saves into the file (Alt+L, then Ctrl+S; "
+                "it keeps FILE.bak)"
+                if src.saver is not None
+                else "loomtui never writes it, and labels set in the browser stay in memory"
+            )
+            raise WriteRefused(
+                f"{args.file} is {src.a_name}: {where}; `label` writes pi sessions and the label store of "
+                "Claude Code and Codex sessions"
+            )
         new_id = sm.append_label_change(args.entry_id, label)
     except OSError as exc:
         raise LoomError(f"cannot write {args.file}: {exc.strerror or exc}; nothing was written") from None

@@ -264,3 +264,25 @@ def test_a_pi_files_repairs_are_still_lines_repaired(capsys: pytest.CaptureFixtu
     )
     assert main(["export-html", str(session), "-o", str(tmp_path / "torn.html")]) == 0
     assert "note: 1 line repaired or skipped in " in capsys.readouterr().err
+
+
+def test_label_on_a_loom_or_a_run_says_where_its_labels_go(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """`label` on a socketteer loom said "is not a pi session file; labels can only be written
+    to pi sessions" — though the same command labels Claude Code and Codex sessions (the label
+    store), and the browser saves a loom's labels into it as bookmarks."""
+    import shutil
+
+    loom = tmp_path / "loom.json"
+    shutil.copyfile(shared_dir / "fixtures/loom/socketteer-loom_demo.json", loom)
+    before = loom.read_bytes()
+    assert main(["label", str(loom), "af4931cc", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "bookmarks" in err and "Ctrl+S" in err and "labels can only be written to pi sessions" not in err
+    run = tmp_path / "run.ocp.json"
+    shutil.copyfile(shared_dir / "fixtures/ocp/review-loop-v03.ocp.json", run)
+    assert main(["label", str(run), "run", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "an OCP run" in err and "in memory" in err
+    assert loom.read_bytes() == before
