@@ -100,3 +100,21 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
         row = "".join(s.text for s in screen.tree.render_line(model.selected - int(screen.tree.scroll_offset.y)))
         text = row.split("user: ", 1)[1] if "user: " in row else ""
         assert len(text.rstrip()) >= 25, row
+
+
+async def test_every_dialog_shows_its_buttons_at_80x24(fixture_copy) -> None:
+    """At 80x24 the carry dialog's 16-line summary pushed its "Ctrl+S: carry" line and its
+    buttons below the screen: nothing said how to carry."""
+    from loomtui.app.screens.agent_tools import SummaryDialog
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+m", "up", "up", "alt+s")
+        await settled(pilot)
+        assert isinstance(app.screen, SummaryDialog)
+        shown = screen_text(app)
+        assert "Ctrl+S: carry" in shown and "Carry" in shown.split("Ctrl+S: carry", 1)[1], shown
+        await pilot.press("escape")
+        await settled(pilot)
+        assert app.screen is screen

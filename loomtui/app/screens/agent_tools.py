@@ -77,6 +77,16 @@ class SummaryDialog(Dialog[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The summary gets at most 16 lines, fewer on a short screen, so that the line saying
+        how to carry and the buttons stay on it (the box is at most 90% of the screen; the rest
+        of it takes about 19 lines)."""
+        self.query_one(TextArea).styles.height = max(3, min(16, self.app.size.height - 19))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
