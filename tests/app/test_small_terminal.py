@@ -118,3 +118,24 @@ async def test_every_dialog_shows_its_buttons_at_80x24(fixture_copy) -> None:
         await pilot.press("escape")
         await settled(pilot)
         assert app.screen is screen
+
+
+async def test_the_diagnostics_list_keeps_its_close_line_at_80x24(tmp_path) -> None:
+    """F2 on a file with 40 bad lines at 80x24: the list ran below the screen with "Esc: close"."""
+    from loomtui.app.screens.dialogs import DiagnosticsScreen
+
+    bad = tmp_path / "bad.jsonl"
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}']
+    lines += [f"{{bad json {i}" for i in range(40)]
+    lines.append(
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hi"}}'
+    )
+    bad.write_text("\n".join(lines) + "\n")
+    app = make_app(bad)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        await pilot.press("f2")
+        await settled(pilot)
+        assert isinstance(app.screen, DiagnosticsScreen)
+        assert "Esc: close" in screen_text(app)

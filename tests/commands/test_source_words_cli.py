@@ -286,3 +286,22 @@ def test_label_on_a_loom_or_a_run_says_where_its_labels_go(
     err = capsys.readouterr().err
     assert "an OCP run" in err and "in memory" in err
     assert loom.read_bytes() == before
+
+
+def test_one_entry_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """A one-entry session's header read "1 entries" (the browser's header bar, the HTML page)."""
+    from loomtui.formats.detect import open_any
+    from loomtui.formats.html.export import export_html
+    from loomtui.view.controller import SessionController
+
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    parts = SessionController(open_any(str(session))).title_parts(str(session))
+    assert "1 entry" in parts and "1 entries" not in parts
+    export_html(open_any(str(session)), str(tmp_path / "one.html"), source_name="one.jsonl")
+    page = (tmp_path / "one.html").read_text(encoding="utf-8")
+    assert "1 entries" not in page[page.index('<header id="head">') : page.index("</header>")]

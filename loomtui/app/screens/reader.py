@@ -27,6 +27,7 @@ from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
 from loomtui.view.reader import Transcript
+from loomtui.view.words import counted
 
 #: seconds of block measuring per frame while the reader is open
 MEASURE_SLICE = 0.012
@@ -232,7 +233,7 @@ class ReaderScreen(Screen[None]):
     def _head(self, measured: int | None = None) -> Text:
         n = len(self.transcript)
         progress = f" · laying out {measured:,} of {n:,} entries…" if measured is not None and measured < n else ""
-        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {n:,} entries"
+        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {counted(n, 'entry', 'entries', thousands=True)}"
         return Text(head, no_wrap=True, overflow="ellipsis")
 
     def _progress(self, measured: int, total: int) -> None:

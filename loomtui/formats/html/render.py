@@ -28,6 +28,7 @@ from loomtui.session.source import EXPORT
 from loomtui.view import blocks as B
 from loomtui.view.entry_time import entry_time
 from loomtui.view.text import home_dir
+from loomtui.view.words import counted
 
 #: images the page may show inline (as data: URIs)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -509,7 +510,7 @@ def header_html(
         facts.append(f"cwd {h.get('cwd')}")
     if h.get("timestamp"):
         facts.append(f"started {_time(h.get('timestamp'))}")
-    facts.append(f"{entries:,} entries")
+    facts.append(counted(entries, "entry", "entries", thousands=True))
     source = manager.source
     facts.append(source.display_name)
     models = stats.models
