@@ -45,7 +45,10 @@ def run(args: argparse.Namespace) -> int:
     result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
     what = "bundle" if result.bundle else "document"
     media = f", {counted(result.media_files, 'media file')}" if result.media_files else ""
-    report_created(result.path, f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
+    report_created(
+        result.path,
+        f"wrote {what} {result.path}: {counted(result.nodes, 'node')}, {counted(result.edges, 'edge')}{media}",
+    )
     for note in result.notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if manager.diagnostics:

@@ -305,3 +305,25 @@ def test_one_entry_is_counted_in_the_singular(tmp_path: Path) -> None:
     export_html(open_any(str(session)), str(tmp_path / "one.html"), source_name="one.jsonl")
     page = (tmp_path / "one.html").read_text(encoding="utf-8")
     assert "1 entries" not in page[page.index('<header id="head">') : page.index("</header>")]
+
+
+def test_a_one_node_run_counts_in_the_singular(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """The solo run's row read "1 nodes · 1 attempts: 1✓", `info` "1 in 0 groups, 0 edges, 1
+    artifacts", and export-openloom of one node "1 nodes, 0 edges"."""
+    run = str(shared_dir / "fixtures/ocp/v0.3/solo.ocp.json")
+    assert main(["tree", run, "--width", "200", "--color", "never"]) == 0
+    row = capsys.readouterr().out.splitlines()[0]
+    assert "· 1 node · 1 attempt: 1✓" in row, row
+    assert main(["info", run]) == 0
+    nodes = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("nodes"))
+    assert nodes.split(None, 1)[1] == "1 in 0 groups, 0 edges, 1 artifact, 6 events"
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    assert main(["export-openloom", str(session), "-o", str(tmp_path / "one.openloom.json")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(": 1 node, 0 edges")

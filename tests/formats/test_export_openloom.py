@@ -533,4 +533,4 @@ def test_export_openloom_command(tmp_path, v2doc, capsys):
     assert "systemContext" not in doc["trees"][0]
     args = parser.parse_args([str(src), "--tree", "tree-2", "-o", str(tmp_path / "t2.zip")])
     assert command.run(args) == 0
-    assert capsys.readouterr().out == f"wrote bundle {tmp_path / 't2.zip'}: 1 nodes, 0 edges\n"
+    assert capsys.readouterr().out == f"wrote bundle {tmp_path / 't2.zip'}: 1 node, 0 edges\n"

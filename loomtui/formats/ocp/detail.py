@@ -471,8 +471,8 @@ def summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("task", s["task"] or "(none)"),
         (
             "nodes",
-            f"{s['nodes']} in {s['groups']} groups, {s['edges']} edges, {s['artifacts']} artifacts, "
-            f"{s['events']} events",
+            f"{s['nodes']} in {counted(s['groups'], 'group')}, {counted(s['edges'], 'edge')}, "
+            f"{counted(s['artifacts'], 'artifact')}, {counted(s['events'], 'event')}",
         ),
         ("attempts", f"{s['attempts']}: {counts}"),
         ("run tokens", f"{s['tokens']:,}"),
