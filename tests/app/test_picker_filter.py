@@ -66,3 +66,16 @@ async def test_a_bad_regular_expression_is_said_to_be_one(env: Path, tmp_path: P
         picker.input.value = "re:set"
         await pilot.pause()
         assert rows(picker)[1:] == [(SESSION, 0, "Set up")]
+
+
+async def test_one_session_is_one_session_in_the_full_text_search(env: Path, tmp_path: Path) -> None:
+    """With one session listed, Ctrl+F's title read "Full-text search  ·  1 sessions"."""
+    d = tmp_path / "s"
+    write(d / "2020-01-05T10-00-00-000Z_aaa.jsonl", "5b0c1e2a", "/home/u/webapp", "2020-01-05", ["Set up"])
+    app = HostApp([str(d)], only=True)
+    async with app.run_test(size=(120, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        title = str(picker.query_one("#picker-title").render())
+        assert "1 session" in title and "1 sessions" not in title

@@ -270,7 +270,7 @@ class PickerScreen(Screen[None]):
             what += " in " + ", ".join(short_path(d) for d in self.dirs)
         text = f"{what}  ·  {n:,} in {counted(projects, 'project', thousands=True)}"
         if self.mode == SEARCH:
-            text = f"Full-text search  ·  {n:,} sessions"
+            text = f"Full-text search  ·  {counted(n, 'session', thousands=True)}"
         self.query_one("#picker-title", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
 
     def _status(self, text: str) -> None:
@@ -465,7 +465,7 @@ class PickerScreen(Screen[None]):
             self.workers.cancel_group(self, "picker-search")
             self._status("Type words to search for  ·  " + self._hints())
             return
-        self._status(f"Searching {len(self.sessions):,} sessions…")
+        self._status(f"Searching {counted(len(self.sessions), 'session', thousands=True)}…")
         self._search([s.path for s in self.sessions], query, limit)
 
     @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False, description="Search the sessions")
