@@ -277,7 +277,7 @@ class CompareScreen(Screen[str | None]):
         for side, eid in (("A", cmp.a_id), ("B", cmp.b_id)):
             if anc is not None and anc.id == eid:
                 where += f" ({side} is the common ancestor: nothing after it)"
-        head.append(f"{where} · {changes} changed · {same} identical", style="dim")
+        head.append(f"{where} · {changes:,} changed · {same:,} identical", style="dim")
         self.query_one("#cmp-head", Static).update(head)
         hints = [
             (5, "↑↓ move"),
