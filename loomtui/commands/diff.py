@@ -13,7 +13,7 @@ import sys
 import orjson
 
 from loomtui.commands._args import check, check_context
-from loomtui.formats.opening import open_session
+from loomtui.commands.progress import open_showing_progress
 from loomtui.view.compare import compare
 from loomtui.view.compare_text import as_json, unified
 
@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_context(args.context)
-    manager = open_session(args.file)
+    manager = open_showing_progress(args.file)
     check(args, manager)
     cmp = compare(manager, args.a, args.b)
     if args.json:

@@ -14,7 +14,7 @@ import argparse
 
 from loomtui.commands._args import check
 from loomtui.commands._output import print_line
-from loomtui.formats.opening import open_session
+from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_trim
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         label = None
     try:
-        sm = open_session(args.file)
+        sm = open_showing_progress(args.file)
         check(args, sm)
         store_file = sm.source.label_store
         if store_file is not None:
