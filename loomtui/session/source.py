@@ -148,6 +148,9 @@ class Source:
     leaf_rule: str = "last entry in the file"
     resume_note: str = ""
     entry_time: Callable[[str], str | None] | None = None
+    #: where a branch export goes by default when not beside the file (a Claude Code subagent run:
+    #: its session's project folder, where the tool lists and resumes sessions)
+    export_home: str | None = None
     #: what the reader's diagnostics are, one and several (an OCP run's are findings about it)
     diagnostics_are: tuple[str, str] = ("line repaired or skipped", "lines repaired or skipped")
 

@@ -410,7 +410,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
                 self.preview(e),
                 len(kept),
                 labels,
-                export_dir(self.source.path, header.get("cwd")),
+                export_dir(self.source.path, header.get("cwd"), self.source.export_home),
                 src.export_as,
                 src.export_note,
                 named=len(after) > labels,
@@ -426,7 +426,9 @@ class SessionController(BookmarkSaving, ArchiveIntents):
     def _export(self, entry_id: str, dest: str) -> Outcome:
         manager = self.manager
         header = manager.header if isinstance(manager.header, dict) else {}
-        if dest == export_dir(self.source.path, header.get("cwd")) and not os.path.exists(dest):
+        if dest == export_dir(self.source.path, header.get("cwd"), self.source.export_home) and not os.path.exists(
+            dest
+        ):
             os.makedirs(dest, exist_ok=True)  # pi's session directory of the project
         if dest.endswith(".jsonl"):
             parent = os.path.dirname(os.path.abspath(dest))

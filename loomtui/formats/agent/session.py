@@ -210,6 +210,7 @@ class AgentSession(SessionManager):
             export_note=f"the branch's lines as {tool} wrote them, under a new session id; this file is not touched",
             leaf_rule="the format's leaf rule",
             keeps_cost=False,  # the file stores no cost, and loomtui ships no price table
+            export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
         )
 
     # reading ------------------------------------------------------------------------------
@@ -299,7 +300,7 @@ class AgentSession(SessionManager):
 
     def create_branched_session(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
         """Export branch (Ctrl+E, ``export-branch``): the tool's own format, next to the file."""
-        return agent_export.export_native(self, leaf_id, dir=dir, out=out)
+        return agent_export.export_native(self, leaf_id, dir=dir or self.source.export_home, out=out)
 
     def export_pi(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
         """The branch as a pi session (v3 header, one entry per line of the branch)."""
