@@ -43,3 +43,28 @@ def test_a_subagent_runs_exports_go_to_its_project_folder(tmp_path: Path) -> Non
     assert Path(resume.file).parent == project
     # the main session's exports stay beside it, as before
     assert Path(main.create_branched_session(main.get_leaf_id())).parent == project
+
+
+@needs_shared()
+def test_a_pi_copy_of_a_claude_branch_goes_where_pi_lists_sessions(tmp_path: Path, monkeypatch) -> None:
+    """`export-branch --as pi` and `carry --export` wrote the pi session next to the Claude Code
+    file, inside ~/.claude/projects/…, where pi does not list it (and Claude Code lists a file
+    that is not its own). The pi copy goes to pi's session folder for the session's cwd."""
+    from loomtui.cli import main
+    from loomtui.formats.carry_on.carry import plan_carry
+    from loomtui.session.locations import pi_session_dir
+
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "pi-agent"))
+    project = _project(tmp_path)
+    path = project / f"{NAME}.jsonl"
+    before = sorted(p.name for p in project.iterdir())
+    main_session = open_any(str(path))
+    pi_dir = Path(pi_session_dir(main_session.header["cwd"]))
+    assert main(["export-branch", str(path), "--clone", "--as", "pi"]) == 0
+    assert sorted(p.name for p in project.iterdir()) == before
+    (copy,) = pi_dir.glob("*.jsonl")
+    assert '"type":"session"' in copy.read_text().splitlines()[0]
+    assert main_session.pi_copy_dir() == str(pi_dir)
+    stray_end = "e1091181-fead-4c0e-b90d-6060a892f85d"  # a parallel tool call's end, off the leaf's branch
+    plan = plan_carry(main_session, stray_end, main_session.get_leaf_id(), export=True)
+    assert plan.export_dir == str(pi_dir)
