@@ -75,17 +75,7 @@ class LoomCommands(Provider):
             out += self._leaf_commands(screen)
             if model.query:
                 out.append((f"clear the search ({model.query!r})", screen.action_escape, self._keys("browser.escape")))
-            parent = screen.parent_ref()
-            out.append(
-                (
-                    "open parent session",
-                    screen.action_open_parent,
-                    self._with_note(
-                        self._keys("browser.open-parent"),
-                        "" if parent or screen.controller is None else screen.controller.not_a_fork,
-                    ),
-                )
-            )
+            out += self._session_commands(screen)
             changes = screen.bookmark_changes()
             if changes is not None:
                 out.append(
@@ -98,14 +88,7 @@ class LoomCommands(Provider):
             from loomtui.app.screens.source_actions import palette_commands
 
             out.extend(palette_commands(screen))
-            n = len(screen.manager.diagnostics) if screen.manager is not None else 0
-            out.append(
-                (
-                    f"diagnostics: {screen.manager.source.diagnostics_said(n) if screen.manager is not None else n}",
-                    screen.action_show_diagnostics,
-                    self._keys("browser.diagnostics"),
-                )
-            )
+            out.append(self._diagnostics_command(screen))
             out.append(
                 ("expand truncated output in the detail pane", screen.action_expand_detail, self._keys("detail.expand"))
             )
@@ -133,6 +116,20 @@ class LoomCommands(Provider):
         out.append(("help: every key", app.action_help, self._keys("app.help")))
         out.append(("quit", app.action_quit, self._keys("app.quit")))
         return out
+
+    def _session_commands(self, screen: Any) -> list[Command]:
+        """The parent session of a fork (or, in its help, why there is none)."""
+        controller = screen.controller
+        why = "" if screen.parent_ref() or controller is None else controller.not_a_fork
+        return [
+            ("open parent session", screen.action_open_parent, self._with_note(self._keys("browser.open-parent"), why))
+        ]
+
+    def _diagnostics_command(self, screen: Any) -> Command:
+        """F2, with how many diagnostics the reader left, in the source's words."""
+        manager = screen.manager
+        said = manager.source.diagnostics_said(len(manager.diagnostics)) if manager is not None else "0"
+        return (f"diagnostics: {said}", screen.action_show_diagnostics, self._keys("browser.diagnostics"))
 
     def _leaf_commands(self, screen: Any) -> list[Command]:
         """Persisting the leaf (a pi file only) and undoing Enter."""

@@ -292,23 +292,8 @@ class PickerScreen(Screen[None]):
             rows.append(PickerRow(PROJECT, text=group.cwd, count=len(group.items), noun=group.noun))
             rows.extend(PickerRow(SESSION, session=s, depth=d) for s, d in group.items)
             shown += len(group.items)
-        bad_pattern = parse_query(self.filter_text).error if filtering else None
-        if not rows and self.sessions and bad_pattern is not None:
-            rows.append(
-                PickerRow(
-                    NOTE,
-                    text=f"  “{self.filter_text.strip()}” is not a valid regular expression ({bad_pattern}).  "
-                    "Esc clears it",
-                )
-            )
-        elif not rows and self.sessions and filtering:
-            rows.append(
-                PickerRow(
-                    NOTE,
-                    text=f"  No session matches “{self.filter_text.strip()}” (name, id, messages "
-                    "or project).  Esc clears it  ·  ^F searches every message",
-                )
-            )
+        if not rows and self.sessions and filtering:
+            rows.append(PickerRow(NOTE, text=_no_match(self.filter_text.strip())))
         elif not self.sessions:
             rows.append(PickerRow(NOTE, text=f"  No sessions in {self._places()}."))
         keep = self.session_list.keeper() if keep_selection else None
@@ -602,3 +587,13 @@ class PickerScreen(Screen[None]):
         keep = self.session_list.keeper() if select is None else (lambda r: r.hit is select)
         self.session_list.set_rows(rows, keep if keep is not None else (lambda r: r.kind == HIT))
         self._columns()
+
+
+def _no_match(query: str) -> str:
+    """The list's line when the filter matches nothing: why (a pattern that is not one too)."""
+    bad = parse_query(query).error
+    if bad is not None:
+        return f"  “{query}” is not a valid regular expression ({bad}).  Esc clears it"
+    return (
+        f"  No session matches “{query}” (name, id, messages or project).  Esc clears it  ·  ^F searches every message"
+    )

@@ -500,10 +500,10 @@ def _figures(m: ModelStats, tokens: bool, cost: bool) -> str:
     return out + (f"<td class=n>${m.cost:,.4f}</td>" if cost else "")
 
 
-def header_html(
-    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
-) -> str:
-    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+def _facts(
+    manager: SessionManager, entries: int, no_system_context: bool, tokens: bool, cost: bool, replies: bool
+) -> list[str]:
+    """The header's line of facts: cwd, start, counts, the format, the figures it lacks."""
     h = manager.header if isinstance(manager.header, dict) else {}
     facts = []
     if h.get("cwd"):
@@ -511,14 +511,8 @@ def header_html(
     if h.get("timestamp"):
         facts.append(f"started {_time(h.get('timestamp'))}")
     facts.append(counted(entries, "entry", "entries", thousands=True))
-    source = manager.source
-    facts.append(source.display_name)
-    models = stats.models
-    # a figure the format does not keep is not a 0 (as `info` says it): no token columns where
-    # the file has no counts, no cost column where it has no price
-    tokens = source.keeps_usage and any(m.input or m.output or m.cache_read or m.cache_write for m in models.values())
-    cost = tokens and source.counts_cost
-    if not models:
+    facts.append(manager.source.display_name)
+    if not replies:
         pass  # no replies to count (an OCP run: its totals are the run's own row)
     elif not tokens:
         facts.append("tokens and cost not in the file")
@@ -530,6 +524,20 @@ def header_html(
         # pi 1.6.0 shows its running agent's current prompt and tools instead; exported from the
         # file (pi's --export as well) there is none to show: the page says so (docs/pi-releases.md)
         facts.append("no system prompt in the file")
+    return facts
+
+
+def header_html(
+    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
+) -> str:
+    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+    source = manager.source
+    models = stats.models
+    # a figure the format does not keep is not a 0 (as `info` says it): no token columns where
+    # the file has no counts, no cost column where it has no price
+    tokens = source.keeps_usage and any(m.input or m.output or m.cache_read or m.cache_write for m in models.values())
+    cost = tokens and source.counts_cost
+    facts = _facts(manager, entries, no_system_context, tokens, cost, bool(models))
     out = [f"<h1>{escape(str(title))}</h1>", f'<div class="facts">{escape("  ·  ".join(facts))}</div>']
     if models and (tokens or set(models) != {UNKNOWN_MODEL}):
         heads = ["model", "turns"] + (["input", "output", "cache read", "cache write"] if tokens else [])
