@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from loomtui.app.keymap import SPEC_BY_ID, display_keys
-from loomtui.view.words import NOT_A_FORK
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -76,14 +75,7 @@ class LoomCommands(Provider):
             out += self._leaf_commands(screen)
             if model.query:
                 out.append((f"clear the search ({model.query!r})", screen.action_escape, self._keys("browser.escape")))
-            parent = screen.parent_ref()
-            out.append(
-                (
-                    "open parent session",
-                    screen.action_open_parent,
-                    self._with_note(self._keys("browser.open-parent"), "" if parent else NOT_A_FORK),
-                )
-            )
+            out += self._session_commands(screen)
             changes = screen.bookmark_changes()
             if changes is not None:
                 out.append(
@@ -96,14 +88,7 @@ class LoomCommands(Provider):
             from loomtui.app.screens.source_actions import palette_commands
 
             out.extend(palette_commands(screen))
-            n = len(screen.manager.diagnostics) if screen.manager is not None else 0
-            out.append(
-                (
-                    f"diagnostics: {n} line{'s' if n != 1 else ''} repaired or skipped",
-                    screen.action_show_diagnostics,
-                    self._keys("browser.diagnostics"),
-                )
-            )
+            out.append(self._diagnostics_command(screen))
             out.append(
                 ("expand truncated output in the detail pane", screen.action_expand_detail, self._keys("detail.expand"))
             )
@@ -132,6 +117,20 @@ class LoomCommands(Provider):
         out.append(("quit", app.action_quit, self._keys("app.quit")))
         return out
 
+    def _session_commands(self, screen: Any) -> list[Command]:
+        """The parent session of a fork (or, in its help, why there is none)."""
+        controller = screen.controller
+        why = "" if screen.parent_ref() or controller is None else controller.not_a_fork
+        return [
+            ("open parent session", screen.action_open_parent, self._with_note(self._keys("browser.open-parent"), why))
+        ]
+
+    def _diagnostics_command(self, screen: Any) -> Command:
+        """F2, with how many diagnostics the reader left, in the source's words."""
+        manager = screen.manager
+        said = manager.source.diagnostics_said(len(manager.diagnostics)) if manager is not None else "0"
+        return (f"diagnostics: {said}", screen.action_show_diagnostics, self._keys("browser.diagnostics"))
+
     def _leaf_commands(self, screen: Any) -> list[Command]:
         """Persisting the leaf (a pi file only) and undoing Enter."""
         out: list[Command] = []
@@ -139,7 +138,7 @@ class LoomCommands(Provider):
         if screen.controller.source.can_append and screen.offered("persist_leaf"):
             out.append(
                 (
-                    f"persist the leaf ({leaf or 'before the first entry'}) so pi resumes there…",
+                    f"persist the leaf ({leaf or 'before the first entry'}) so {screen.controller.agent} resumes there…",
                     screen.action_persist_leaf,
                     self._keys("browser.persist-leaf"),
                 )
@@ -156,10 +155,11 @@ class LoomCommands(Provider):
 
     def _entry_commands(self, screen: Any) -> list[Command]:
         """What the selected entry offers; the branch export only where the source has one."""
-        out: list[Command] = [
-            ("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")),
-            ("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")),
-        ]
+        source = screen.controller.source if screen.controller is not None else None
+        out: list[Command] = []
+        if source is None or source.leaf_moves:  # else Enter opens what a row names (the source's commands)
+            out.append(("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")))
+        out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
         if screen.offered("export_branch"):
             out.append(
                 (
@@ -245,13 +245,14 @@ class LoomCommands(Provider):
             out.append(
                 ("archive / restore the branch at the selected entry…", screen.action_archive, k("browser.archive"))
             )
-        out.append(
-            (
-                f"archived branches: {'shown' if model.show_archived else 'hidden'} (toggle)",
-                screen.action_toggle_archived,
-                k("browser.show-archived"),
+        if screen.offered("archive") or model.archive.ids():
+            out.append(
+                (
+                    f"archived branches: {'shown' if model.show_archived else 'hidden'} (toggle)",
+                    screen.action_toggle_archived,
+                    k("browser.show-archived"),
+                )
             )
-        )
         return out
 
     async def discover(self) -> Hits:

@@ -499,9 +499,40 @@ def types_text(key: str) -> bool:
     return char is not None and char.isprintable()
 
 
+#: how the app writes a key that has no letter of its own (Textual's names as they are shown)
+_KEY_NAMES = {
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+    "pageup": "PgUp",
+    "pagedown": "PgDn",
+    "home": "Home",
+    "end": "End",
+    "escape": "Esc",
+    "enter": "Enter",
+    "tab": "Tab",
+    "backspace": "Backspace",
+    "delete": "Del",
+    "insert": "Ins",
+    "space": "Space",
+}
+
+
+def key_name(key: str) -> str:
+    """One Textual key name as the footer, help and notices write keys ("ctrl+n" → "^N",
+    "alt+h" → "Alt+H", "shift+left" → "⇧←", "f5" → "F5")."""
+    *given, base = key.strip().split("+")
+    mods = {m.lower() for m in given}
+    one = len(base) == 1 or (base[:1] in "fF" and base[1:].isdigit())  # a letter, a digit, an F-key
+    name = _KEY_NAMES.get(base.lower(), base.upper() if one else base)
+    return ("Alt+" if "alt" in mods else "") + ("⇧" if "shift" in mods else "") + ("^" if "ctrl" in mods else "") + name
+
+
 def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
-    """The keys to show in help for ``spec``, honouring the user's keymap."""
+    """The keys to show for ``spec`` (help, the footer, the palette, notices), honouring the
+    user's keymap: a remapped key is written as the app writes its own."""
     override = keymap.get(spec.id)
     if override:
-        return ", ".join(override.split(","))
+        return "/".join(key_name(k) for k in override.split(",") if k.strip())
     return spec.key_display or spec.keys

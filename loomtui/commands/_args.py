@@ -50,6 +50,12 @@ def check_width(width: int | None) -> None:
         raise LoomError(f"--width {width} is too narrow to show a row; give at least {MIN_WIDTH} columns")
 
 
+def check_context(lines: int) -> None:
+    """Refuse a negative ``diff --context``."""
+    if lines < 0:
+        raise LoomError(f"--context {lines}: give the number of lines of context, 0 or more")
+
+
 def check_session_output(out: str | None) -> None:
     """Refuse an ``-o`` that is not a ``.jsonl`` file, as the app's export dialog does: pi (and
     Claude Code, Codex) list only ``.jsonl`` files, so another name would be a session nobody finds."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 
 from loomtui.commands._args import resolve_id
+from loomtui.commands.progress import open_showing_progress
 from loomtui.formats.carry_on.carry import apply_carry, plan_carry
-from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         raise LoomError("--dir names where --export writes the pi copy; give --export too")
     if args.message is not None and not args.message.strip():
         raise LoomError("the --message is empty; nothing was written")
-    sm = open_session(args.file)
+    sm = open_showing_progress(args.file)
     a = resolve_id(sm, args.from_id, args.file)
     b = resolve_id(sm, args.onto_id, args.file)
     plan = plan_carry(sm, a, b, args.message, export=args.export, dest=args.dir)

@@ -15,7 +15,7 @@ from typing import Any
 
 from loomtui.commands._args import check
 from loomtui.commands._output import print_line, write_text
-from loomtui.formats.opening import open_session
+from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
 from loomtui.session.source import PI
@@ -68,7 +68,7 @@ def _system_text(m: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    sm = open_session(args.file)
+    sm = open_showing_progress(args.file)
     check(args, sm)
     if not sm.source.leaf_moves:
         # an OCP run, the loom configuration map: rows of their own, no conversation for a model

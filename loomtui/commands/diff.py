@@ -12,8 +12,8 @@ import sys
 
 import orjson
 
-from loomtui.commands._args import check
-from loomtui.formats.opening import open_session
+from loomtui.commands._args import check, check_context
+from loomtui.commands.progress import open_showing_progress
 from loomtui.view.compare import compare
 from loomtui.view.compare_text import as_json, unified
 
@@ -35,7 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    manager = open_session(args.file)
+    check_context(args.context)
+    manager = open_showing_progress(args.file)
     check(args, manager)
     cmp = compare(manager, args.a, args.b)
     if args.json:

@@ -16,8 +16,8 @@ from typing import Any
 
 from loomtui.commands._args import check, check_session_output
 from loomtui.commands._output import report_created
+from loomtui.commands.progress import open_showing_progress
 from loomtui.formats.agent.session import AgentSession
-from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError
 
 
@@ -68,7 +68,7 @@ def branch_end(sm: Any, args: argparse.Namespace) -> str | None:
 def run(args: argparse.Namespace) -> int:
     check_session_output(args.out)
     try:
-        sm = open_session(args.file)
+        sm = open_showing_progress(args.file)
         check(args, sm)
         # what the app's Ctrl+E says of a source with no branch to export (an OCP run, the loom
         # map); an old pi file is refused by the export itself (migrate first)

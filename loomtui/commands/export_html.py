@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 from loomtui.commands._args import ANY_FILE, check
+from loomtui.commands.progress import open_showing_progress, stage
 from loomtui.formats.html.export import export_html, export_to_free_name, page_directory
-from loomtui.formats.opening import open_session
 from loomtui.view.words import counted
 
 
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    manager = open_session(args.file)
+    manager = open_showing_progress(args.file)
     check(args, manager)
     options: dict[str, Any] = {
         "leaf_id": args.leaf,
@@ -55,14 +55,15 @@ def run(args: argparse.Namespace) -> int:
         "theme": args.theme,
         "no_system_context": args.no_system_context,
     }
-    if args.output:
-        result = export_html(manager, args.output, source_name=os.path.basename(args.file), **options)
-    else:  # where Alt+E writes: the current directory, under the session's name
-        result = export_to_free_name(manager, args.file, page_directory(), **options)
-    print(f"wrote {result.path}: {counted(result.entries, 'entry', 'entries')}, {result.bytes:,} bytes")
+    with stage(args.file, f"writing the HTML page of {os.path.basename(args.file)}"):
+        if args.output:
+            result = export_html(manager, args.output, source_name=os.path.basename(args.file), **options)
+        else:  # where Alt+E writes: the current directory, under the session's name
+            result = export_to_free_name(manager, args.file, page_directory(), **options)
+    print(f"wrote {result.path}: {counted(result.entries, 'entry', 'entries', thousands=True)}, {result.bytes:,} bytes")
     if manager.diagnostics:
         print(
-            f"note: {counted(len(manager.diagnostics), 'repair')} while reading {args.file}; `loomtui info` lists them",
+            f"note: {manager.source.diagnostics_said(len(manager.diagnostics))} in {args.file}; `loomtui info` lists them",
             file=sys.stderr,
         )
     return 0

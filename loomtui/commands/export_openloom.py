@@ -7,11 +7,12 @@ Writes a pi session, a loom, or the branch ending at one entry as an OpenLoom v2
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from loomtui.commands._args import ANY_FILE, check
 from loomtui.commands._output import report_created
-from loomtui.formats.detect import open_any
+from loomtui.commands.progress import open_showing_progress, stage
 from loomtui.formats.looms.export import export_openloom
 from loomtui.view.printable import printable
 from loomtui.view.words import counted
@@ -40,17 +41,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    manager = open_any(args.file, tree_id=args.tree)
+    manager = open_showing_progress(args.file, tree_id=args.tree)
     check(args, manager)
-    result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
+    with stage(args.file, f"writing the OpenLoom document of {os.path.basename(args.file)}"):
+        result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
     what = "bundle" if result.bundle else "document"
     media = f", {counted(result.media_files, 'media file')}" if result.media_files else ""
-    report_created(result.path, f"wrote {what} {result.path}: {result.nodes} nodes, {result.edges} edges{media}")
+    report_created(
+        result.path,
+        f"wrote {what} {result.path}: {counted(result.nodes, 'node')}, {counted(result.edges, 'edge')}{media}",
+    )
     for note in result.notes:
         print(f"note: {printable(note)}", file=sys.stderr)
     if manager.diagnostics:
         print(
-            f"note: {counted(len(manager.diagnostics), 'repair')} while reading {args.file}; `loomtui info` lists them",
+            f"note: {manager.source.diagnostics_said(len(manager.diagnostics))} in {args.file}; `loomtui info` lists them",
             file=sys.stderr,
         )
     return 0

@@ -14,7 +14,7 @@ import argparse
 
 from loomtui.commands._args import check
 from loomtui.commands._output import print_line
-from loomtui.formats.opening import open_session
+from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError, WriteRefused
 from loomtui.session.jsstr import js_trim
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         label = None
     try:
-        sm = open_session(args.file)
+        sm = open_showing_progress(args.file)
         check(args, sm)
         store_file = sm.source.label_store
         if store_file is not None:
@@ -56,7 +56,17 @@ def run(args: argparse.Namespace) -> int:
             )
             return 0
         if sm.path is None:
-            raise WriteRefused(f"{args.file} is not a pi session file; labels can only be written to pi sessions")
+            src = sm.source
+            where = (
+                "its labels are bookmarks, which the browser saves into the file (Alt+L, then Ctrl+S; "
+                "it keeps FILE.bak)"
+                if src.saver is not None
+                else "loomtui never writes it, and labels set in the browser stay in memory"
+            )
+            raise WriteRefused(
+                f"{args.file} is {src.a_name}: {where}; `label` writes pi sessions and the label store of "
+                "Claude Code and Codex sessions"
+            )
         new_id = sm.append_label_change(args.entry_id, label)
     except OSError as exc:
         raise LoomError(f"cannot write {args.file}: {exc.strerror or exc}; nothing was written") from None

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TextIO
 
 from loomtui.view.printable import printable
+
+if TYPE_CHECKING:
+    from loomtui.session.manager import SessionManager
 
 #: files smaller than this load too fast for a progress line to help
 MIN_BYTES = 8 << 20
@@ -55,3 +59,42 @@ def stderr_progress(
 
 def _nothing() -> None:
     return None
+
+
+def open_showing_progress(path: str, tree_id: str | None = None) -> SessionManager:
+    """``open_session`` with the loading line on stderr (a terminal, a big file), cleared once
+    the session is read: every command that reads a whole session shows it, not only `tree`."""
+    from loomtui.formats.opening import open_session
+
+    report, clear = stderr_progress(path)
+    try:
+        return open_session(path, tree_id=tree_id, progress=report)
+    finally:
+        clear()
+
+
+@contextmanager
+def stage(path: str, what: str, stream: TextIO | None = None) -> Iterator[None]:
+    """One line on stderr ("writing page.html…") while a slow step after the reading runs (a
+    terminal, a big file), erased when it ends."""
+    out = sys.stderr if stream is None else stream
+    out = getattr(out, "unguarded", out)
+    try:
+        shown = out.isatty() and os.path.getsize(path) >= MIN_BYTES
+    except (OSError, ValueError):
+        shown = False
+    if shown:
+        try:
+            out.write(f"\r\x1b[K{printable(what)}…")
+            out.flush()
+        except (OSError, ValueError):
+            shown = False
+    try:
+        yield
+    finally:
+        if shown:
+            try:
+                out.write("\r\x1b[K")
+                out.flush()
+            except (OSError, ValueError):
+                pass

@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 from loomtui.commands._args import check
+from loomtui.commands.progress import open_showing_progress
 from loomtui.formats.carry_on.resume import apply_plan, plan_resume
-from loomtui.formats.opening import open_session
 from loomtui.session.errors import LoomError
 
 
@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sm = open_session(args.file)
+    sm = open_showing_progress(args.file)
     check(args, sm)
     plan = plan_resume(sm, args.entry_id)
     missing = plan.missing_program()

@@ -9,7 +9,7 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from loomtui.session import resume_search
+from loomtui.session import agent_catalog, resume_search
 from loomtui.session.catalog import SessionSummary, list_sessions
 from loomtui.session.fileio import referenced_path
 
@@ -90,6 +90,13 @@ def find_session_file(ref: str, near: str | None = None, dirs: Iterable[str] | N
         return direct
     extra = [os.path.dirname(os.path.abspath(near))] if near else []
     return resolve_parent(ref, near, list_sessions(None if dirs is None else list(dirs), extra=extra))
+
+
+def searched_folders() -> str:
+    """Where ``find_session_file`` looks by default, in words ("the session folders of pi, omp,
+    Claude Code and Codex")."""
+    tools = ["pi", "omp", *(lister.name for lister in agent_catalog.listers())]
+    return f"the session folders of {', '.join(tools[:-1])} and {tools[-1]}"
 
 
 def group_sessions(sessions: Iterable[SessionSummary]) -> list[ProjectGroup]:

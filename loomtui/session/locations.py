@@ -59,13 +59,13 @@ def pi_session_dir(cwd: str, env: dict[str, str] | os._Environ[str] | None = Non
     return os.path.join(_agent_dir("PI_CODING_AGENT_DIR", "~/.pi/agent", env), "sessions", safe)
 
 
-def export_dir(source: str | None, cwd: Any) -> str:
-    """Where a branch export goes unless the user says otherwise: next to its source, but never
-    into the bundled samples (the install) nor a directory that cannot be written: there pi's
-    session directory for the session's cwd (pi lists it with the project), else the current
-    directory."""
+def export_dir(source: str | None, cwd: Any, home: str | None = None) -> str:
+    """Where a branch export goes unless the user says otherwise: next to its source (or in
+    ``home``, the folder its tool lists it in), but never into the bundled samples (the install)
+    nor a directory that cannot be written: there pi's session directory for the session's cwd
+    (pi lists it with the project), else the current directory."""
     if source:
-        here = os.path.dirname(os.path.abspath(source))
+        here = home or os.path.dirname(os.path.abspath(source))
         inside_samples = os.path.realpath(here) == os.path.realpath(sample_dir())
         if not inside_samples and os.access(here, os.W_OK):
             return here

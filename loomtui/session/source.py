@@ -148,6 +148,11 @@ class Source:
     leaf_rule: str = "last entry in the file"
     resume_note: str = ""
     entry_time: Callable[[str], str | None] | None = None
+    #: where a branch export goes by default when not beside the file (a Claude Code subagent run:
+    #: its session's project folder, where the tool lists and resumes sessions)
+    export_home: str | None = None
+    #: what the reader's diagnostics are, one and several (an OCP run's are findings about it)
+    diagnostics_are: tuple[str, str] = ("line repaired or skipped", "lines repaired or skipped")
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:
@@ -190,6 +195,11 @@ class Source:
     def display_name(self) -> str:
         """What the user calls it ("pi session", "OCP run")."""
         return self.name or f"{self.kind} file"
+
+    def diagnostics_said(self, n: int) -> str:
+        """``n`` diagnostics in this source's words ("2 lines repaired or skipped")."""
+        one, several = self.diagnostics_are
+        return f"{n:,} {one if n == 1 else several}"
 
     @property
     def a_name(self) -> str:

@@ -32,6 +32,8 @@ class ArchiveIntents:
 
         @property
         def source(self) -> Source: ...
+        @property
+        def agent(self) -> str: ...
         def entry(self, entry_id: str | None) -> Entry | None: ...
         def preview(self, e: Entry) -> str: ...
         def _sync(self, *, detail: bool = False) -> Outcome: ...
@@ -48,6 +50,27 @@ class ArchiveIntents:
         in_memory = src.labels == MEMORY and src.leaf_moves and self.manager.append_refusal() is None
         return "memory" if in_memory else None
 
+    @property
+    def archive_refusal(self) -> str:
+        """Why archiving is not offered (where ``archive_keeps`` is None), in the source's words."""
+        src = self.source
+        if src.is_pi_file and src.read_only_reason:
+            return src.read_only_reason
+        return f"loomtui never writes {src.a_name}" if src.leaf_moves else f"{src.a_name} has no conversation leaf"
+
+    def toggle_archived(self) -> Outcome:
+        """Alt+R: show or hide the archived branches; where nothing is archived and archiving is
+        not offered, there is nothing to toggle, and the notice says why."""
+        model = self.model
+        n = len(model.archive.ids())
+        if n == 0 and self.archive_keeps is None:
+            return Outcome().note(
+                f"No branch is archived, and archiving is not offered: {self.archive_refusal}.", timeout=5
+            )
+        model.set_show_archived(not model.show_archived)
+        state = "shown" if model.show_archived else "hidden"
+        return Outcome(rows=True).note(f"Archived branches {state} ({n} archived).", timeout=3)
+
     def archive_intent(self, entry_id: str) -> Outcome:
         """Alt+A: what cannot be archived is said before any question (a source that is never
         written, the active path, inside an archived branch); else the question, in the
@@ -57,14 +80,12 @@ class ArchiveIntents:
         if e is None:
             return Outcome()
         if keeps is None:
-            never = f"loomtui never writes {src.a_name}" if src.leaf_moves else f"{src.a_name} has no conversation leaf"
-            why = src.read_only_reason if src.is_pi_file else never
-            return Outcome().note(f"Archiving is not offered: {why}.", not_done, "warning", 6)
+            return Outcome().note(f"Archiving is not offered: {self.archive_refusal}.", not_done, "warning", 6)
         restore = model.archive.is_archived(e.id)
         if not restore and model.archive.archived_above(e.id) is not None:
             return Outcome().note("This entry is inside an archived branch: restore the branch at its top.", timeout=6)
         if not restore and e.id in protected_path(self.manager, model.leaf_id):
-            who = "the conversation pi continues" if keeps == "file" else "the branch the leaf ends"
+            who = f"the conversation {self.agent} continues" if keeps == "file" else "the branch the leaf ends"
             return Outcome().note(
                 f"{e.id} is on the active path ({who}): move the leaf to another branch first.", not_done, "warning", 6
             )
@@ -78,7 +99,7 @@ class ArchiveIntents:
                 f"Append one record restoring the branch at {e.id}\n{row}\nto the default views."
                 if restore
                 else f"Append one record hiding the branch at {e.id} ({n}) from the default views\n{row}\n"
-                f"The file is not rewritten: pi ignores the record; {again}"
+                f"The file is not rewritten: {self.agent} ignores the record; {again}"
             )
         else:
             body = (

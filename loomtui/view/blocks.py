@@ -138,20 +138,21 @@ def entry_blocks(
     out[1 if header else 0 : 1 if header else 0] = context_blocks.edited_notes(manager, entry)
     origin = full.get("agentSource")
     if isinstance(origin, dict):
-        out.extend(origin_blocks(origin))
+        out.extend(origin_blocks(origin, manager.source.display_name))
     return out
 
 
-def origin_blocks(origin: dict[str, Any]) -> list[Block]:
-    """Where an entry read from another tool's file (Claude Code, Codex) comes from: its line, a
-    stray fork's reason, and the lines without an id shown with it (docs/agent-formats.md)."""
+def origin_blocks(origin: dict[str, Any], file_of: str) -> list[Block]:
+    """Where an entry read from another tool's file (Claude Code, Codex) comes from: its line in
+    the file (``file_of``: what the file is, in the tool's name: "Claude Code session"), a stray
+    fork's reason, and the lines without an id shown with it (docs/agent-formats.md)."""
     out: list[Block] = []
     if origin.get("stray"):
         out.append(Title(f"stray fork: {origin['stray']} (not a rewind; only the all filter shows it)", "warning"))
     if origin.get("kind") == "subagent":
         out.append(Note("Enter opens this subagent; Esc comes back."))
     where = f"line {origin['line']}, " if origin.get("line") else ""
-    out.append(Note(f"from the {origin.get('tool')} file: {where}{origin.get('type') or origin.get('kind')}"))
+    out.append(Note(f"from the {file_of} file: {where}{origin.get('type') or origin.get('kind')}"))
     attached = origin.get("attached")
     if isinstance(attached, list) and attached:
         out.append(Title(f"{len(attached)} line{'s' if len(attached) != 1 else ''} without an id, shown here"))

@@ -70,7 +70,7 @@ class Fold(NamedTuple):
     @property
     def text(self) -> str:
         n = self.size
-        return f"{n} identical {'entry' if n == 1 else 'entries'}"
+        return f"{n:,} identical {'entry' if n == 1 else 'entries'}"
 
 
 @dataclass

@@ -21,7 +21,7 @@ from typing import TypeVar
 from loomtui.session.catalog import parent_reference
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
-from loomtui.session.lineage import find_session_file
+from loomtui.session.lineage import find_session_file, searched_folders
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import persist_resume_point, resumes_at
@@ -32,9 +32,10 @@ from loomtui.view.archive_intent import ArchiveIntents
 from loomtui.view.blocks import copy_text, message_copy_text
 from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
+from loomtui.view.omp import is_omp_session
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.text import display_text
-from loomtui.view.words import NOT_A_FORK, branch_copy, capital, clip
+from loomtui.view.words import branch_copy, capital, clip, not_a_fork, sentence
 
 T = TypeVar("T")
 
@@ -72,10 +73,12 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             "archive": "Alt+A",
             "show-archived": "Alt+R",
             "filters": "Ctrl+O",
+            "label": "Alt+L",
         }
         self.key_names = {**keys, **(key_names or {})}
         #: ids of label entries this controller appended (the shown leaf is their parent)
         self._own_writes: set[str] = set()
+        self._agent: str | None = None
         self._known_entries = len(manager.index.entries)
 
     @classmethod
@@ -200,9 +203,15 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             return Outcome(lookup=opened)
         if opened is not None:  # a row that is a session of its own: open it instead
             return Outcome(session=opened)
-        if not self.source.leaf_moves:  # rows without a conversation leaf (an OCP run)
-            note = self.source.enter_note
-            return Outcome().note(note, title="Open session", timeout=4) if note else Outcome()
+        if not self.source.leaf_moves:  # rows without a conversation leaf (an OCP run, the loom map)
+            src = self.source
+            if src.enter_note:
+                return Outcome().note(src.enter_note, title="Open session", timeout=4)
+            return Outcome().note(
+                f"Enter opens nothing in {src.a_name}: no row names a session, and there is no leaf to move; "
+                "the detail pane shows the selected row.",
+                timeout=5,
+            )
         if e.id == self.model.leaf_id:
             return Outcome().note("Already at this point.", timeout=3)
         if (e.type == "message" and e.role == "user") or e.type == "custom_message":
@@ -223,16 +232,25 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             before = ", the parent of this message: the branch now ends before it" if new_leaf != e.id else ""
             return out.note(f"Leaf moved to {new_leaf}{before}. {self._leaf_hint()}".rstrip())
         if new_leaf is None:
-            return out.note("Leaf reset: before the first entry (pi: re-editing the first message).")
+            return out.note(f"Leaf reset: before the first entry ({self.agent}: re-editing the first message).")
         if new_leaf != e.id:
-            return out.note(f"Leaf moved to {new_leaf}, the parent of this message (pi: re-edit it).")
+            return out.note(f"Leaf moved to {new_leaf}, the parent of this message ({self.agent}: re-edit it).")
         return out.note(f"Leaf moved to {new_leaf}. {self._leaf_hint()}".rstrip())
+
+    @property
+    def agent(self) -> str:
+        """Who resumes a pi-format file, in the notices: "omp" for a session oh-my-pi wrote (its
+        title slot, its folder, its own entry kinds), else "pi"."""
+        if self._agent is None:
+            m = self.manager
+            self._agent = "omp" if is_omp_session(m.title, m.path, m.index.entries) else "pi"
+        return self._agent
 
     def _leaf_hint(self) -> str:
         """What a moved leaf can become, in this source's words."""
         src = self.source
         if src.can_append and src.offers(PERSIST):
-            return f"{self.key_names['persist']} persists it for pi."
+            return f"{self.key_names['persist']} persists it for {self.agent}."
         if not src.offers(EXPORT):
             return ""
         export = f"{self.key_names['export']} exports the branch ending here as {src.export_as}."
@@ -260,34 +278,27 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             if src.can_save_labels and self.pending_labels():
                 return self.offer_label_save()
             if src.is_pi_file:
-                return Outcome().note(str(src.read_only_reason), not_done, "warning", 8)
-            hint = self._leaf_hint()
-            return Outcome().note(
-                f"This is {src.a_name}, not a pi session file: there is no file for pi to "
-                f"resume.{' ' + hint if hint else ''}",
-                not_done,
-                "warning",
-                8,
-            )
+                return Outcome().note(sentence(str(src.read_only_reason)), not_done, "warning", 8)
+            return Outcome().note(self._not_persisted(), not_done, "warning", 8)
         if leaf is None:
             return Outcome().note(
-                "The leaf is before the first entry. pi could only resume there from an entry with parentId null, "
-                "which loomtui never writes. Move the leaf to an entry first.",
+                f"The leaf is before the first entry. {self.agent} could only resume there from an entry with "
+                "parentId null, which loomtui never writes. Move the leaf to an entry first.",
                 not_done,
                 "warning",
                 8,
             )
         if resumes_at(manager, leaf):
-            return Outcome().note(f"pi already resumes at {leaf}: the file ends there. Nothing written.")
+            return Outcome().note(f"{self.agent} already resumes at {leaf}: the file ends there. Nothing written.")
         e = self.entry(leaf)
         if e is None:
             return Outcome()
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
         body = (
-            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that pi resumes "
-            "the session there. pi leaves label entries out of the model's context and /tree hides them, so "
-            "nothing else changes."
+            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that {self.agent} "
+            f"resumes the session there. {self.agent} leaves label entries out of the model's context and /tree "
+            "hides them, so nothing else changes."
         )
         return Outcome(
             ask=Question(
@@ -298,11 +309,26 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             )
         )
 
+    def _not_persisted(self) -> str:
+        """Why Ctrl+S writes nothing on a source that is not a pi file, in its own words: a loom
+        saves bookmarks (there are none to save), another agent's file is never written, rows
+        without a conversation leaf have none to persist."""
+        src, keys = self.source, self.key_names
+        export = f"{keys['export']} exports the branch ending here as {src.export_as}." if src.offers(EXPORT) else ""
+        if src.can_save_labels:
+            return (
+                f"No bookmarks to save: no label differs from the file ({keys['label']} labels an entry). "
+                f"The leaf stays in loomtui; {export}"
+            ).rstrip()
+        if not src.leaf_moves:
+            return f"Persisting the leaf is not offered: {src.a_name} has no conversation leaf."
+        return f"Persisting the leaf is not offered: loomtui never writes {src.a_name}. {export}".rstrip()
+
     def _persist(self, leaf: str) -> Outcome:
         new_id = persist_resume_point(self.manager, leaf)  # the one path (loomtui resume too)
         self._own_writes.add(new_id)
         out = self._sync(detail=True)
-        return out.note(f"Leaf persisted: pi resumes at {leaf} (label entry {new_id}).")
+        return out.note(f"Leaf persisted: {self.agent} resumes at {leaf} (label entry {new_id}).")
 
     # labels -----------------------------------------------------------------------------------
     def label_prompt(self, entry_id: str) -> LabelPrompt | None:
@@ -324,7 +350,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
             )
             note = (
                 f"Saved now: one label entry after the file's last entry ({self.manager.index.leaf_id}); "
-                f"pi still resumes where it did.{moved}"
+                f"{self.agent} still resumes where it did.{moved}"
             )
         return LabelPrompt(e.id, self.preview(e), None if current is None else str(current), note, refusal)
 
@@ -369,7 +395,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         src = self.source
         why = src.export_refusal
         if why is not None:
-            return Outcome().note(why, "Export: not done", "warning", 8)
+            return Outcome().note(sentence(why), "Export: not done", "warning", 8)
 
         def plan() -> ExportPlan:
             e = self.entry(entry_id)
@@ -384,7 +410,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
                 self.preview(e),
                 len(kept),
                 labels,
-                export_dir(self.source.path, header.get("cwd")),
+                export_dir(self.source.path, header.get("cwd"), self.source.export_home),
                 src.export_as,
                 src.export_note,
                 named=len(after) > labels,
@@ -400,7 +426,9 @@ class SessionController(BookmarkSaving, ArchiveIntents):
     def _export(self, entry_id: str, dest: str) -> Outcome:
         manager = self.manager
         header = manager.header if isinstance(manager.header, dict) else {}
-        if dest == export_dir(self.source.path, header.get("cwd")) and not os.path.exists(dest):
+        if dest == export_dir(self.source.path, header.get("cwd"), self.source.export_home) and not os.path.exists(
+            dest
+        ):
             os.makedirs(dest, exist_ok=True)  # pi's session directory of the project
         if dest.endswith(".jsonl"):
             parent = os.path.dirname(os.path.abspath(dest))
@@ -431,21 +459,27 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         """The header's ``parentSession`` (or a v1 file's ``branchedFrom``); None: not a fork."""
         return parent_reference(self.manager.header)
 
+    @property
+    def not_a_fork(self) -> str:
+        """Why Ctrl+G opens nothing on a session that is not a fork, in this source's words."""
+        src = self.source
+        return not_a_fork(None if src.kind == PI else src.display_name)
+
     def find_parent(self) -> Outcome:
         """Where the parent session is (``path``), or why it cannot be opened. Reads directories:
         call it off the UI thread."""
         title = "Open parent session"
         ref = self.parent_ref()
         if ref is None:
-            return Outcome().note(NOT_A_FORK, title)
+            return Outcome().note(self.not_a_fork, title)
         try:
             found = find_session_file(ref, near=self.path)
         except Exception as exc:  # a broken sessions directory must not take the app down
             return Outcome(error=exc).note(f"Cannot look for the parent session {ref}: {exc}", title, "error", 8)
         if found is None:
             return Outcome().note(
-                f"The parent session {ref} is not on this machine (looked next to this file and "
-                "in the pi and omp session directories).",
+                f"The parent session {ref} is not on this machine (looked next to this file and in "
+                f"{searched_folders()}).",
                 title,
                 "warning",
                 8,

@@ -14,7 +14,7 @@ from loomtui.view.outcomes import Notice
 from loomtui.view.printable import printable
 from loomtui.view.usage_totals import header_usage
 from loomtui.view.width import text_width, truncate_to_width
-from loomtui.view.words import clip
+from loomtui.view.words import clip, counted
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def header(manager: SessionManager, src: Source, model: TreeModel, shown_path: s
     return Header(
         printable(label),
         printable(shown_path if label != base else os.path.dirname(shown_path)),
-        f"{manager.entry_count:,} entries",
+        counted(manager.entry_count, "entry", "entries", thousands=True),
         read_only,
         f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts
@@ -116,11 +116,10 @@ def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str =
     diags = manager.diagnostics
     if diags:
         more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
-        s = "s" if len(diags) != 1 else ""
         lists = f" {diagnostics_key} lists them." if diagnostics_key else ""
         out.append(
             Notice(
-                f"{len(diags)} line{s} repaired or skipped: {diags[0]}{more}.{lists}",
+                f"{src.diagnostics_said(len(diags))}: {diags[0]}{more}.{lists}",
                 "Session opened with diagnostics",
                 "warning",
                 12,

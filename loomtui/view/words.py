@@ -19,6 +19,13 @@ def capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def sentence(text: str) -> str:
+    """A refusal worded for a command line ("a version 1 session: … first") as a notice's
+    sentence: a capital first, a full stop last."""
+    text = capital(text.strip())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def clip(text: str, width: int) -> str:
     """``text`` in at most ``width`` columns for a dialog's preview: cut at the last word that
     fits, with "…", so a preview never ends mid-word and always says it was cut (a single word
@@ -46,8 +53,14 @@ def branch_copy(entries: int, labels: int, named: bool) -> str:
 
 
 #: what is said wherever the parent session of a session that is not a fork is asked for (the
-#: picker, the browser, the palette)
+#: picker, the browser, the palette): a pi or omp session (its header has no ``parentSession``)
 NOT_A_FORK = "This session is not a fork: its header names no parent session."
+
+
+def not_a_fork(name: str | None = None) -> str:
+    """``NOT_A_FORK`` for a file of another kind, named as the user calls it ("Claude Code
+    session", "OCP run"): such a file has no pi header to speak of (None: a pi or omp session)."""
+    return NOT_A_FORK if name is None else f"This {name} is not a fork: it names no parent session."
 
 
 #: how a reply ended, by the stop reason pi writes (``stopReason``; Claude Code's are mapped to it)

@@ -59,7 +59,9 @@ async def test_label_goes_to_the_store_and_the_file_is_untouched(claude_copy: Pa
         assert screen.model is not None
         target = screen.model.entry_at(1).id
         await select(pilot, screen, target)
-        assert "from the claude-code file: line" in screen.detail.text
+        # the tool by its name, not loomtui's id for it ("from the claude-code file")
+        assert "from the Claude Code session file: line" in screen.detail.text
+        assert "claude-code" not in screen.detail.text
         await pilot.press("alt+l")
         dialog: Any = app.screen
         assert isinstance(dialog, LabelDialog)

@@ -9,7 +9,7 @@ from app_helpers import browser, make_app, screen_text
 from textual.color import Color
 
 from loomtui.app.filters import SafeMonochrome
-from tests.waits import settled
+from tests.waits import settled, until
 
 
 def _strips(app: Any) -> list[Any]:
@@ -180,3 +180,55 @@ async def test_a_theme_change_redraws_in_place_keeping_open_folds(fixture_copy) 
             drawn = colours(tree.render_line, tree.scrollable_content_region.height)
             assert RichColor.parse(roles["accent"]) in drawn and RichColor.parse(roles["dim"]) in drawn, name
             assert tree.role_style("selectedBg").bgcolor == RichColor.parse(roles["selectedBg"])
+
+
+def _unpainted(app: Any) -> list[tuple[int, str]]:
+    """The cells of the top screen that fall back to the terminal's default background."""
+    out = []
+    for y, line in enumerate(_strips(app)):
+        for seg in line:
+            if seg.control or not seg.text:
+                continue
+            if seg.style is None or seg.style.bgcolor is None or seg.style.bgcolor.is_default:
+                out.append((y, seg.text))
+    return out
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_reader_compare_and_help_paint_the_theme_background(fixture_copy, theme) -> None:
+    """Reader mode and the compare screen drew their text on the terminal's own background: the
+    light theme in a dark terminal showed near-black role names on black (and the dark theme in
+    a light terminal the reverse)."""
+    from loomtui.app.screens.compare import CompareScreen
+    from loomtui.app.screens.reader import ReaderScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"), theme=theme)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: isinstance(app.screen, ReaderScreen), what="reader mode")
+        await settled(pilot)
+        assert _unpainted(app) == []
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="back in the browser")
+        await pilot.press("alt+m", "up", "up", "up", "alt+c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
+        await settled(pilot)
+        assert _unpainted(app) == []
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="back in the browser")
+        await pilot.press("f1")
+        await settled(pilot)
+        assert _unpainted(app) == []
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_the_picker_paints_the_theme_background_below_its_rows(theme) -> None:
+    """The rows below the last session were the terminal's own background."""
+    from loomtui.app.screens.picker import PickerScreen
+
+    app = make_app(None, theme=theme)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.session_list.rows, what="rows")
+        await settled(pilot)
+        assert _unpainted(app) == []

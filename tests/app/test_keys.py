@@ -363,8 +363,21 @@ async def test_help_lists_user_remapped_keys(fixture_copy, config_dir: Path) -> 
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("escape")
         await pilot.press("f1")
-        assert "ctrl+n" in app.screen.text
-        assert screen is not None
+        # a remapped key in the app's own style, as every other key is shown: it read "ctrl+n"
+        assert "^N" in app.screen.text and "ctrl+n" not in app.screen.text
+        await pilot.press("escape")
+        assert "^N export" in str(screen.query_one("#hints").render())
+
+
+def test_remapped_keys_are_shown_as_the_app_shows_its_own() -> None:
+    from loomtui.app.keymap import SPEC_BY_ID, display_keys
+
+    spec = SPEC_BY_ID["browser.export"]
+    assert display_keys(spec, {}) == "^E"
+    assert display_keys(spec, {"browser.export": "ctrl+n"}) == "^N"
+    assert display_keys(spec, {"browser.export": "pagedown,ctrl+f"}) == "PgDn/^F"
+    assert display_keys(spec, {"browser.export": "alt+h,f5"}) == "Alt+H/F5"
+    assert display_keys(spec, {"browser.export": "shift+left,ctrl+shift+o,escape"}) == "⇧←/⇧^O/Esc"
 
 
 async def test_enter_on_a_custom_message_moves_the_leaf_to_its_parent(fixture_copy) -> None:

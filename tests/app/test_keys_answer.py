@@ -56,7 +56,9 @@ async def test_a_claude_session_s_keys_for_writes_say_why_not_and_are_not_offere
         assert (await _one_notice(pilot, "alt+a")) == (
             "Archiving is not offered: loomtui never writes a Claude Code session."
         )
-        assert "there is no file for pi to resume" in await _one_notice(pilot, "ctrl+s")
+        assert (await _one_notice(pilot, "ctrl+s")).startswith(
+            "Persisting the leaf is not offered: loomtui never writes a Claude Code session."
+        )
     assert path.read_bytes() == data
 
 

@@ -76,3 +76,24 @@ async def test_an_edited_definition_file_is_read_again_keeping_the_selection(tmp
         assert screen.manager.index.by_id[selected].text.endswith("1 error, 2 warnings")
         await pilot.pause()  # the detail pane shows the new content of the same entry
         assert "5000 → 5000 — as given" in screen.detail.text
+
+
+async def test_enter_on_the_map_says_what_it_does_and_the_footer_offers_no_open() -> None:
+    """The footer offered "Enter open" on the loom map, and Enter did nothing at all: no row of
+    the map opens anything, and no leaf moves."""
+    from app_helpers import notices
+
+    app = make_app(FIXTURES / "interactions")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        hints = str(screen.query_one("#hints").render())
+        assert "Enter" not in hints
+        shown = len(notices(app))
+        await pilot.press("enter")
+        await pilot.pause()
+        assert len(notices(app)) == shown + 1
+        assert "Enter opens nothing" in notices(app)[-1] and "detail pane" in notices(app)[-1]
+        from loomtui.app.commands import LoomCommands
+
+        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
+        assert "move the leaf to the selected entry" not in titles  # the palette offered it too

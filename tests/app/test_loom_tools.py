@@ -4,6 +4,7 @@ reader, compact) and their palette commands."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from app_helpers import browser, make_app, notices, rows, screen_text, select
 
@@ -14,7 +15,7 @@ from loomtui.app.screens.help import HelpScreen
 from loomtui.app.screens.prompt import PromptDialog
 from loomtui.app.screens.reader import ReaderScreen, ReaderView
 from loomtui.view.archive import ARCHIVE_TYPE
-from tests.waits import settled
+from tests.waits import settled, until
 
 BRANCH_B = ["u1000003", "r1000004", "b1000001"]
 
@@ -420,3 +421,30 @@ async def test_alt_u_unhoists_and_alt_e_exports_html_with_or_without_a_query(fix
         await pilot.press("T", "r", "y", "alt+e")  # capitals type; Alt+E exports during a search too
         await pilot.pause()
         assert screen.model.query == "Try" and exported == ["u1000003", screen.model.selected_id]
+
+
+async def test_the_compare_header_writes_big_counts_with_thousands(tmp_path: Path) -> None:
+    """Comparing two ends of a 100k-entry session read "72013 changed" beside "72,017 entries"."""
+    lines = [{"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/tmp"}]
+    parent = None
+    for i in range(1200):
+        role = "user" if i % 2 == 0 else "assistant"
+        lines.append(
+            {
+                "type": "message",
+                "id": f"e{i:07d}",
+                "parentId": parent,
+                "timestamp": f"2026-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}.000Z",
+                "message": {"role": role, "content": [{"type": "text", "text": f"turn {i}"}]},
+            }
+        )
+        parent = f"e{i:07d}"
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "e0000001")
+        await pilot.press("alt+m", "end", "alt+c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
+        assert "1,198 changed · 0 identical" in screen_text(app)

@@ -162,8 +162,8 @@ async def test_no_parent_and_a_missing_parent_are_notices(tmp_path: Path) -> Non
         await pilot.pause()
         assert app.screen is screen
         assert (
-            f"The parent session {ref} is not on this machine (looked next to this file and in the pi and "
-            "omp session directories)."
+            f"The parent session {ref} is not on this machine (looked next to this file and in the session "
+            "folders of pi, omp, Claude Code and Codex)."
         ) in notices(app)
 
 

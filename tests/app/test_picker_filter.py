@@ -50,3 +50,32 @@ async def test_the_filter_matches_every_message_and_ids_exactly(env: Path, tmp_p
         picker.input.value = "the"  # a name hit ("Cluster setup" has none) beats text: newest first
         await pilot.pause()
         assert rows(picker)[1:] == [(SESSION, 0, "Fix the login page"), (SESSION, 0, "Cluster setup")]
+
+
+async def test_a_bad_regular_expression_is_said_to_be_one(env: Path, tmp_path: Path) -> None:
+    """`re:(` answered "No session matches “re:(”", as if the pattern had been searched."""
+    d = tmp_path / "s"
+    write(d / "2020-01-05T10-00-00-000Z_aaa.jsonl", "5b0c1e2a", "/home/u/webapp", "2020-01-05", ["Set up"])
+    app = HostApp([str(d)], only=True)
+    async with app.run_test(size=(120, 20)) as pilot:
+        picker = await start(app, pilot)
+        picker.input.value = "re:("
+        await pilot.pause()
+        [(kind, _n, hint)] = rows(picker)
+        assert kind == NOTE and "not a valid regular expression" in hint and "No session matches" not in hint
+        picker.input.value = "re:set"
+        await pilot.pause()
+        assert rows(picker)[1:] == [(SESSION, 0, "Set up")]
+
+
+async def test_one_session_is_one_session_in_the_full_text_search(env: Path, tmp_path: Path) -> None:
+    """With one session listed, Ctrl+F's title read "Full-text search  ·  1 sessions"."""
+    d = tmp_path / "s"
+    write(d / "2020-01-05T10-00-00-000Z_aaa.jsonl", "5b0c1e2a", "/home/u/webapp", "2020-01-05", ["Set up"])
+    app = HostApp([str(d)], only=True)
+    async with app.run_test(size=(120, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        title = str(picker.query_one("#picker-title").render())
+        assert "1 session" in title and "1 sessions" not in title

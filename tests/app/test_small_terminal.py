@@ -100,3 +100,42 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
         row = "".join(s.text for s in screen.tree.render_line(model.selected - int(screen.tree.scroll_offset.y)))
         text = row.split("user: ", 1)[1] if "user: " in row else ""
         assert len(text.rstrip()) >= 25, row
+
+
+async def test_every_dialog_shows_its_buttons_at_80x24(fixture_copy) -> None:
+    """At 80x24 the carry dialog's 16-line summary pushed its "Ctrl+S: carry" line and its
+    buttons below the screen: nothing said how to carry."""
+    from loomtui.app.screens.agent_tools import SummaryDialog
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+m", "up", "up", "alt+s")
+        await settled(pilot)
+        assert isinstance(app.screen, SummaryDialog)
+        shown = screen_text(app)
+        assert "Ctrl+S: carry" in shown and "Carry" in shown.split("Ctrl+S: carry", 1)[1], shown
+        await pilot.press("escape")
+        await settled(pilot)
+        assert app.screen is screen
+
+
+async def test_the_diagnostics_list_keeps_its_close_line_at_80x24(tmp_path) -> None:
+    """F2 on a file with 40 bad lines at 80x24: the list ran below the screen with "Esc: close"."""
+    from loomtui.app.screens.dialogs import DiagnosticsScreen
+
+    bad = tmp_path / "bad.jsonl"
+    lines = ['{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}']
+    lines += [f"{{bad json {i}" for i in range(40)]
+    lines.append(
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hi"}}'
+    )
+    bad.write_text("\n".join(lines) + "\n")
+    app = make_app(bad)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        await pilot.press("f2")
+        await settled(pilot)
+        assert isinstance(app.screen, DiagnosticsScreen)
+        assert "Esc: close" in screen_text(app)

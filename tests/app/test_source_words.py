@@ -58,7 +58,9 @@ async def test_a_claude_session_never_speaks_of_persisting_for_pi(tmp_path: Path
         await pilot.press("ctrl+s")  # not offered: nothing asked, nothing written, one notice says why
         await pilot.pause()
         assert app.screen is screen and len(notices(app)) == shown + 1
-        assert "there is no file for pi to resume" in notices(app)[-1]
+        said = notices(app)[-1]  # in the source's words: it read "… no file for pi to resume"
+        assert said.startswith("Persisting the leaf is not offered: loomtui never writes a Claude Code session")
+        assert "pi" not in said.split()
         await pilot.press("ctrl+e")
         await pilot.pause()
         dialog = app.screen
@@ -91,6 +93,7 @@ async def test_an_ocp_run_offers_neither_persist_nor_export_and_keeps_to_its_own
         await pilot.press("ctrl+e", "ctrl+s")
         await pilot.pause()
         assert app.screen is screen
+        assert "Persisting the leaf is not offered: an OCP run has no conversation leaf." in notices(app)
         assert not any(" a ocp " in n or "loom" in n for n in notices(app))
     assert files(tmp_path) == before
 
@@ -113,7 +116,8 @@ async def test_an_openloom_document_saves_bookmarks_with_ctrl_s(tmp_path: Path) 
         screen = await browser(pilot)
         assert "^S save" in hints(screen) and "^E export" in hints(screen)
         out = screen.controller.persist_leaf()
-        assert "This is an OpenLoom document, not a pi session file" in out.notices[0].text
+        assert out.notices[0].text.startswith("No bookmarks to save: no label differs from the file")
+        assert "pi session file" not in out.notices[0].text
 
 
 async def test_a_pi_session_still_persists_for_pi(fixture_copy) -> None:
@@ -147,3 +151,94 @@ async def test_a_filter_the_file_does_not_have_is_said(fixture_copy) -> None:
         await pilot.pause()
         assert screen.model.mode == "default"
         assert any("'failed' is not a filter of a pi session" in n for n in notices(app))
+
+
+@needs_shared()
+async def test_ctrl_g_speaks_of_no_header_where_the_file_has_none(tmp_path: Path) -> None:
+    """Ctrl+G on a Claude Code session, an OCP run or an OpenLoom document said "This session is
+    not a fork: its header names no parent session." — pi's header, which these files do not
+    have; a parent not found was looked for "in the pi and omp session directories" only."""
+    from loomtui.app.commands import LoomCommands
+
+    for path, name in ((CLAUDE, "Claude Code session"), (OCP, "OCP run"), (LOOM, "OpenLoom document")):
+        app = make_app(copy(tmp_path, path))
+        async with app.run_test(size=(160, 40)) as pilot:
+            screen = await browser(pilot)
+            await pilot.press("ctrl+g")
+            await pilot.pause()
+            said = f"This {name} is not a fork: it names no parent session."
+            assert said in notices(app) and not any("header" in n for n in notices(app))
+            helps = {t: h for t, _cb, h in LoomCommands(screen).commands()}
+            assert helps["open parent session"].endswith(said)
+
+
+def test_a_parent_not_found_names_where_it_was_looked_for(tmp_path: Path) -> None:
+    from loomtui.formats.detect import open_any
+    from loomtui.view.controller import SessionController
+
+    fork = tmp_path / "fork.jsonl"
+    fork.write_text(
+        '{"type":"session","version":3,"id":"f1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp",'
+        '"parentSession":"0000-no-such-session"}\n'
+    )
+    out = SessionController(open_any(str(fork))).find_parent()
+    (note,) = out.notices
+    assert "not on this machine" in note.text and "pi and omp session directories" not in note.text
+    assert "Claude Code" in note.text and "Codex" in note.text
+
+
+@needs_shared()
+async def test_alt_r_where_archiving_is_not_offered_says_so(tmp_path: Path) -> None:
+    """Alt+A on a Claude Code session says archiving is not offered, but Alt+R answered
+    "Archived branches shown (0 archived)." and the palette offered the toggle."""
+    from loomtui.app.commands import LoomCommands
+
+    app = make_app(copy(tmp_path, CLAUDE))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+r")
+        await pilot.pause()
+        said = notices(app)[-1]
+        assert said.startswith("No branch is archived, and archiving is not offered: loomtui never writes a Claude")
+        assert screen.model is not None and not screen.model.show_archived
+        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
+        assert not any(t.startswith("archived branches:") for t in titles)
+
+
+async def test_alt_r_on_a_pi_session_still_toggles(fixture_copy) -> None:
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+r")
+        await pilot.pause()
+        assert screen.model is not None and screen.model.show_archived
+        assert notices(app)[-1].startswith("Archived branches shown (")
+
+
+async def test_an_oh_my_pi_session_speaks_of_omp(tmp_path: Path) -> None:
+    """On the bundled oh-my-pi sample, Enter said "^S persists it for pi", Ctrl+S asked to append
+    a label entry "so that pi resumes the session there" and the palette offered to persist
+    "so pi resumes there": omp resumes an omp session (`loomtui resume` runs omp)."""
+    from loomtui.app.commands import LoomCommands
+    from loomtui.app.screens.dialogs import ConfirmDialog
+    from loomtui.session.locations import sample_dir
+
+    path = copy(tmp_path, Path(sample_dir()) / "2026-03-03T14-30-12-480Z_0196f2a4c1d87e3b.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        assistant = [e for e in screen.manager.index.entries if e.type == "message" and e.role == "assistant"]
+        await select(pilot, screen, assistant[1].id)
+        await pilot.press("enter")
+        await pilot.pause()
+        moved = [n for n in notices(app) if n.startswith("Leaf moved")]
+        assert moved and moved[-1].endswith("persists it for omp.")
+        titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
+        assert any(t.startswith("persist the leaf") and t.endswith("so omp resumes there…") for t in titles)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog)
+        body = dialog.body
+        assert "so that omp resumes the session there" in body and "pi " not in body
+        await pilot.press("escape")

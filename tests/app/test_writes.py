@@ -441,3 +441,17 @@ def test_the_export_directory_is_next_to_a_writable_source_else_pi_s(tmp_path: P
         finally:
             src.parent.chmod(0o755)
     assert export_dir(None, None) == os.getcwd()
+
+
+async def test_an_old_version_files_refusals_are_sentences(fixture_copy) -> None:
+    """Ctrl+S, Ctrl+E and Alt+W on a version 1 file answered "a version 1 session: browsing
+    works, … first (it keeps a .bak copy)" — a sentence starting in lower case, with no stop."""
+    app = make_app(fixture_copy("v1.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        for key in ("ctrl+s", "ctrl+e", "alt+w"):
+            before = len(notices(app))
+            await pilot.press(key)
+            await pilot.pause()
+            said = notices(app)[before:]
+            assert said and said[-1].startswith("A version 1 session: ") and said[-1].endswith("."), (key, said)

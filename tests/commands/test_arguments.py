@@ -211,3 +211,10 @@ def test_the_bundled_samples_are_never_written_by_a_command(tmp_path: Path, caps
     copy = tmp_path / sample.name  # a copy is the user's own
     copy.write_bytes(before)
     assert main(["label", str(copy), "9a0b1c2d", "good"]) == 0
+
+
+def test_diff_refuses_a_negative_context(session: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`diff --context -3` was taken without a word (and printed as if it were 0)."""
+    assert main(["diff", str(session), "abc", "ff", "--context", "-3"]) == 2
+    assert "--context -3" in one_error_line(capsys)
+    assert main(["diff", str(session), "abc", "ff", "--context", "0"]) == 0

@@ -232,3 +232,98 @@ def test_the_top_level_help_says_where_labels_and_sessions_go(capsys: pytest.Cap
     assert "label store" in text and "~/.claude/projects" in text and "~/.codex/sessions" in text
     app = _help(capsys, "app")
     assert "~/.claude/projects" in app and "~/.codex/sessions" in app
+
+
+def test_an_ocp_runs_findings_are_not_called_repaired_lines(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """A conformance warning of a run read "1 line repaired or skipped" (the app's notice, the
+    palette) and "note: 1 repair while reading" (export-html, export-openloom); the run's
+    detail said "1 findings"."""
+    from loomtui.formats.detect import open_any
+    from loomtui.view.session_header import opening_notices
+
+    path = str(shared_dir / "fixtures/ocp/review-loop-v03.ocp.json")
+    manager = open_any(path)
+    (notice,) = opening_notices(manager, manager.source, "F2")
+    assert notice.text.startswith("1 finding about the run: W180") and "repair" not in notice.text
+    assert "1 finding\n" in manager.source.describe("run") + "\n" and "1 findings" not in manager.source.describe("run")
+    for command, out in (("export-html", "run.html"), ("export-openloom", "run.json")):
+        assert main([command, path, "-o", str(tmp_path / out)]) == 0
+        err = capsys.readouterr().err
+        assert "note: 1 finding about the run in " in err and "repair" not in err
+
+
+def test_a_pi_files_repairs_are_still_lines_repaired(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    session = tmp_path / "torn.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        "{not json\n"
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    assert main(["export-html", str(session), "-o", str(tmp_path / "torn.html")]) == 0
+    assert "note: 1 line repaired or skipped in " in capsys.readouterr().err
+
+
+def test_label_on_a_loom_or_a_run_says_where_its_labels_go(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """`label` on a socketteer loom said "is not a pi session file; labels can only be written
+    to pi sessions" — though the same command labels Claude Code and Codex sessions (the label
+    store), and the browser saves a loom's labels into it as bookmarks."""
+    import shutil
+
+    loom = tmp_path / "loom.json"
+    shutil.copyfile(shared_dir / "fixtures/loom/socketteer-loom_demo.json", loom)
+    before = loom.read_bytes()
+    assert main(["label", str(loom), "af4931cc", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "bookmarks" in err and "Ctrl+S" in err and "labels can only be written to pi sessions" not in err
+    run = tmp_path / "run.ocp.json"
+    shutil.copyfile(shared_dir / "fixtures/ocp/review-loop-v03.ocp.json", run)
+    assert main(["label", str(run), "run", "hi"]) == 2
+    err = capsys.readouterr().err
+    assert "an OCP run" in err and "in memory" in err
+    assert loom.read_bytes() == before
+
+
+def test_one_entry_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """A one-entry session's header read "1 entries" (the browser's header bar, the HTML page)."""
+    from loomtui.formats.detect import open_any
+    from loomtui.formats.html.export import export_html
+    from loomtui.view.controller import SessionController
+
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    parts = SessionController(open_any(str(session))).title_parts(str(session))
+    assert "1 entry" in parts and "1 entries" not in parts
+    export_html(open_any(str(session)), str(tmp_path / "one.html"), source_name="one.jsonl")
+    page = (tmp_path / "one.html").read_text(encoding="utf-8")
+    assert "1 entries" not in page[page.index('<header id="head">') : page.index("</header>")]
+
+
+def test_a_one_node_run_counts_in_the_singular(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """The solo run's row read "1 nodes · 1 attempts: 1✓", `info` "1 in 0 groups, 0 edges, 1
+    artifacts", and export-openloom of one node "1 nodes, 0 edges"."""
+    run = str(shared_dir / "fixtures/ocp/v0.3/solo.ocp.json")
+    assert main(["tree", run, "--width", "200", "--color", "never"]) == 0
+    row = capsys.readouterr().out.splitlines()[0]
+    assert "· 1 node · 1 attempt: 1✓" in row, row
+    assert main(["info", run]) == 0
+    nodes = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("nodes"))
+    assert nodes.split(None, 1)[1] == "1 in 0 groups, 0 edges, 1 artifact, 6 events"
+    session = tmp_path / "one.jsonl"
+    session.write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/tmp"}\n'
+        '{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z",'
+        '"message":{"role":"user","content":"hello","timestamp":1}}\n'
+    )
+    assert main(["export-openloom", str(session), "-o", str(tmp_path / "one.openloom.json")]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(": 1 node, 0 edges")

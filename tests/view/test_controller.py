@@ -172,8 +172,8 @@ def test_a_loom_keeps_labels_in_memory_and_offers_to_save_them(tmp_path: Path, s
     assert "Saved 1 bookmark change" in texts(saved)
     assert os.path.exists(str(path) + ".bak") and path.read_bytes() != raw and c.pending_labels() == 0
     assert "No label changes" in texts(c.save_labels_intent())
-    # Ctrl+S on a loom: nothing for pi to resume
-    assert "not a pi session file" in texts(c.persist_leaf())
+    # Ctrl+S on a loom with nothing to save: said in the loom's words, not pi's
+    assert "No bookmarks to save" in texts(c.persist_leaf()) and "pi session file" not in texts(c.persist_leaf())
 
 
 def test_export_writes_a_new_session_and_refuses_a_bad_destination(kinds: Path, tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from loomtui.formats.carry_on.resume import ResumePlan, apply_plan, plan_resume,
 from loomtui.session.errors import LoomError, WriteConflict
 from loomtui.session.source import EXPORT
 from loomtui.view.printable import printable
+from loomtui.view.words import sentence
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -76,6 +77,16 @@ class SummaryDialog(Dialog[str | None]):
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        self._fit()
+
+    def on_resize(self) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """The summary gets at most 16 lines, fewer on a short screen, so that the line saying
+        how to carry and the buttons stay on it (the box is at most 90% of the screen; the rest
+        of it takes about 19 lines)."""
+        self.query_one(TextArea).styles.height = max(3, min(16, self.app.size.height - 19))
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -117,7 +128,7 @@ class AgentTools(_Base):
         try:
             plan = plan_resume(controller.manager, entry_id)
         except LoomError as exc:
-            self.notify(str(exc), title="Resume: not done", severity="warning", timeout=8)
+            self.notify(sentence(str(exc)), title="Resume: not done", severity="warning", timeout=8)
             return
         body = "\n".join(plan.describe()) + (
             f"\n\nloomtui steps aside while {plan.agent} runs in this terminal and "

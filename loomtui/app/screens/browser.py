@@ -139,6 +139,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
                     ("archive", "browser.archive"),
                     ("show-archived", "browser.show-archived"),
                     ("filters", "browser.filter-next"),
+                    ("label", "browser.label"),
                 )
             },
         )
@@ -324,6 +325,8 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
             if binding_id == "browser.persist-leaf" and source is not None and not source.can_append:
                 what = "save"  # a loom's labels into its file as bookmarks
             elif binding_id == "browser.select" and source is not None and not source.leaf_moves:
+                if source.opens is None:
+                    continue  # no leaf to move, nothing to open (the loom map)
                 what = "open"  # an OCP run: the session an attempt names
             parts.append((priority, f"{self._keys(binding_id)} {what}"))
         room = max(10, self.app.size.width - 30 - 2)

@@ -15,7 +15,6 @@ from loomtui.formats.carry_on.resume import resumable
 from loomtui.session.source import EXPORT, PERSIST
 from loomtui.view import context_blocks
 from loomtui.view.outcomes import ExportPlan, Outcome
-from loomtui.view.words import NOT_A_FORK
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -169,7 +168,7 @@ class BrowserActions(_Base):
             return
         ref = controller.parent_ref()
         if ref is None:
-            self.notify(NOT_A_FORK, title="Open parent session", timeout=5)
+            self.notify(controller.not_a_fork, title="Open parent session", timeout=5)
             return
         self.notify(f"Looking for the parent session {ref}…", timeout=2)
         self._find_parent(controller)

@@ -94,13 +94,14 @@ class CompareView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False
     def render_line(self, y: int) -> Strip:
         lay = self.layout_
         width = self.scrollable_content_region.width
+        base = self.rich_style  # the theme's background under every cell, not the terminal's
         if lay is None:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         row = lay.row(y + int(self.scroll_offset.y))
         if row is None:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         bg = self.role_style("selectedBg") if row.block == self.cursor else None
-        return self._strip(row, lay, width, bg)
+        return self._strip(row, lay, width, bg).apply_style(base)
 
     def _runs(self, runs: list[Run], width: int, bg: Style | None) -> Strip:
         segs = []
@@ -276,7 +277,7 @@ class CompareScreen(Screen[str | None]):
         for side, eid in (("A", cmp.a_id), ("B", cmp.b_id)):
             if anc is not None and anc.id == eid:
                 where += f" ({side} is the common ancestor: nothing after it)"
-        head.append(f"{where} · {changes} changed · {same} identical", style="dim")
+        head.append(f"{where} · {changes:,} changed · {same:,} identical", style="dim")
         self.query_one("#cmp-head", Static).update(head)
         hints = [
             (5, "↑↓ move"),

@@ -222,7 +222,7 @@ class DiagnosticsScreen(Dialog[None]):
     """Every line the reader repaired or skipped, with its line number."""
 
     DEFAULT_CSS = """
-    DiagnosticsScreen VerticalScroll { height: auto; max-height: 30; }
+    DiagnosticsScreen VerticalScroll { height: auto; max-height: 50vh; }
     """
     BINDINGS = [Binding("escape,q,enter", "close", "close", show=False)]
 

@@ -296,14 +296,14 @@ class LoomTools:
             self._apply(self.controller.archive_intent(e.id))
 
     def action_toggle_archived(self) -> None:
-        model = self.model
-        if model is None:
+        """Alt+R: the controller toggles (or says why there is nothing to toggle)."""
+        if self.model is None or self.controller is None:
             return
-        model.set_show_archived(not model.show_archived)
-        self._rows_changed()
-        n = len(model.archive.ids())
-        state = "shown" if model.show_archived else "hidden"
-        self.notify(f"Archived branches {state} ({n} archived).", timeout=3)
+        out = self.controller.toggle_archived()
+        if out.rows:  # only the rows shown changed: no bars, no detail
+            self._rows_changed()
+            out.rows = False
+        self._apply(out)
 
     # reader and compact ------------------------------------------------------------------
     def action_reader(self) -> None:

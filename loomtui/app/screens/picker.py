@@ -45,7 +45,8 @@ from loomtui.session.fulltext import SEARCH_LIMIT, SearchCapped, SearchHit, Sear
 from loomtui.session.lineage import ProjectGroup, filtered_groups, group_sessions, parent_path
 from loomtui.session.locations import default_session_dirs
 from loomtui.session.picker_texts import message_text
-from loomtui.view.words import NOT_A_FORK, counted
+from loomtui.session.resume_search import parse_query
+from loomtui.view.words import counted, not_a_fork
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -269,7 +270,7 @@ class PickerScreen(Screen[None]):
             what += " in " + ", ".join(short_path(d) for d in self.dirs)
         text = f"{what}  ·  {n:,} in {counted(projects, 'project', thousands=True)}"
         if self.mode == SEARCH:
-            text = f"Full-text search  ·  {n:,} sessions"
+            text = f"Full-text search  ·  {counted(n, 'session', thousands=True)}"
         self.query_one("#picker-title", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
 
     def _status(self, text: str) -> None:
@@ -292,13 +293,7 @@ class PickerScreen(Screen[None]):
             rows.extend(PickerRow(SESSION, session=s, depth=d) for s, d in group.items)
             shown += len(group.items)
         if not rows and self.sessions and filtering:
-            rows.append(
-                PickerRow(
-                    NOTE,
-                    text=f"  No session matches “{self.filter_text.strip()}” (name, id, messages "
-                    "or project).  Esc clears it  ·  ^F searches every message",
-                )
-            )
+            rows.append(PickerRow(NOTE, text=_no_match(self.filter_text.strip())))
         elif not self.sessions:
             rows.append(PickerRow(NOTE, text=f"  No sessions in {self._places()}."))
         keep = self.session_list.keeper() if keep_selection else None
@@ -382,7 +377,8 @@ class PickerScreen(Screen[None]):
         if s is None:
             return
         if not s.parent_session:
-            self.notify(NOT_A_FORK, title="Open parent session", timeout=5)
+            name = next((f"{lister.name} session" for lister in listers() if lister.tool == s.tool), "session")
+            self.notify(not_a_fork(None if s.tool in ("pi", "omp") else name), title="Open parent session", timeout=5)
             return
         parent = parent_path(s, self.sessions)
         if parent is None:
@@ -454,7 +450,7 @@ class PickerScreen(Screen[None]):
             self.workers.cancel_group(self, "picker-search")
             self._status("Type words to search for  ·  " + self._hints())
             return
-        self._status(f"Searching {len(self.sessions):,} sessions…")
+        self._status(f"Searching {counted(len(self.sessions), 'session', thousands=True)}…")
         self._search([s.path for s in self.sessions], query, limit)
 
     @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False, description="Search the sessions")
@@ -591,3 +587,13 @@ class PickerScreen(Screen[None]):
         keep = self.session_list.keeper() if select is None else (lambda r: r.hit is select)
         self.session_list.set_rows(rows, keep if keep is not None else (lambda r: r.kind == HIT))
         self._columns()
+
+
+def _no_match(query: str) -> str:
+    """The list's line when the filter matches nothing: why (a pattern that is not one too)."""
+    bad = parse_query(query).error
+    if bad is not None:
+        return f"  “{query}” is not a valid regular expression ({bad}).  Esc clears it"
+    return (
+        f"  No session matches “{query}” (name, id, messages or project).  Esc clears it  ·  ^F searches every message"
+    )

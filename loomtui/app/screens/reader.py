@@ -27,6 +27,7 @@ from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
 from loomtui.view.reader import Transcript
+from loomtui.view.words import counted
 
 #: seconds of block measuring per frame while the reader is open
 MEASURE_SLICE = 0.012
@@ -139,15 +140,16 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = self.transcript.line(y + int(self.scroll_offset.y))
+        base = self.rich_style  # the theme's background under every cell, not the terminal's
         if line is None:
-            return Strip.blank(width)
+            return Strip.blank(width, base)
         style = self.role_style(line.style)
         if line.text.startswith("── "):
             style = style + Style(bold=True)
         bg = self.role_style("selectedBg") if line.item == self.current and line.text.startswith("── ") else None
         text = safe(line.text)
         strip = Strip([Segment(text, style + bg if bg is not None else style)])
-        return strip.crop(0, width).adjust_cell_length(width, bg)
+        return strip.crop(0, width).adjust_cell_length(width, bg).apply_style(base)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
@@ -231,7 +233,7 @@ class ReaderScreen(Screen[None]):
     def _head(self, measured: int | None = None) -> Text:
         n = len(self.transcript)
         progress = f" · laying out {measured:,} of {n:,} entries…" if measured is not None and measured < n else ""
-        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {n:,} entries"
+        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {counted(n, 'entry', 'entries', thousands=True)}"
         return Text(head, no_wrap=True, overflow="ellipsis")
 
     def _progress(self, measured: int, total: int) -> None:

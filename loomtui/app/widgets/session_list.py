@@ -251,7 +251,7 @@ class SessionList(ScrollView, can_focus=False):
         width = self.scrollable_content_region.width
         row_i = y + int(self.scroll_offset.y)
         if row_i >= len(self.rows) or width <= 0:
-            return Strip.blank(max(0, width))
+            return Strip.blank(max(0, width), self.rich_style)
         row = self.rows[row_i]
         selected = row_i == self.selected
         base = self.rich_style

@@ -34,6 +34,8 @@ class ToolResume(Protocol):
 
     def resume_words(self, session_id: str) -> list[str]: ...
 
+    def session_dir(self, path: str) -> str: ...
+
     def export_name(self, session_id: str) -> str: ...
 
 
@@ -61,7 +63,7 @@ def export_path(sm: AgentSession, session_id: str) -> str:
     """Where the export under ``session_id`` goes: next to the original, named as the tool names
     its sessions."""
     src = sm.agent
-    return os.path.join(os.path.dirname(os.path.abspath(src.path)), _resumer(sm).export_name(session_id))
+    return os.path.join(_resumer(sm).session_dir(src.path), _resumer(sm).export_name(session_id))
 
 
 def session_cwd(sm: AgentSession) -> str | None:

@@ -36,6 +36,7 @@ from loomtui.session.errors import LoomError, SessionFormatError, WriteRefused, 
 from loomtui.session.fileio import open_regular, open_regular_file
 from loomtui.session.ids import branch_file_name, new_session_id, now_iso
 from loomtui.session.jsstr import js_json
+from loomtui.session.locations import pi_session_dir
 from loomtui.session.manager import CURRENT_VERSION, SessionManager
 
 if TYPE_CHECKING:
@@ -210,6 +211,7 @@ class AgentSession(SessionManager):
             export_note=f"the branch's lines as {tool} wrote them, under a new session id; this file is not touched",
             leaf_rule="the format's leaf rule",
             keeps_cost=False,  # the file stores no cost, and loomtui ships no price table
+            export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
         )
 
     # reading ------------------------------------------------------------------------------
@@ -299,10 +301,18 @@ class AgentSession(SessionManager):
 
     def create_branched_session(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
         """Export branch (Ctrl+E, ``export-branch``): the tool's own format, next to the file."""
-        return agent_export.export_native(self, leaf_id, dir=dir, out=out)
+        return agent_export.export_native(self, leaf_id, dir=dir or self.source.export_home, out=out)
+
+    def pi_copy_dir(self) -> str:
+        """Where a pi copy of a branch goes by default: pi's session folder for the session's
+        cwd (pi lists it with the project; the tool's own folder is the tool's), else beside
+        the file."""
+        cwd = self.header.get("cwd") if isinstance(self.header, dict) else None
+        return pi_session_dir(cwd) if isinstance(cwd, str) and cwd.strip() else os.path.dirname(self.agent.path)
 
     def export_pi(self, leaf_id: str, dir: str | None = None, out: str | None = None) -> str:
-        """The branch as a pi session (v3 header, one entry per line of the branch)."""
+        """The branch as a pi session (v3 header, one entry per line of the branch); without
+        ``dir`` or ``out`` in ``pi_copy_dir`` (made if missing)."""
         path = self.index.path_to(leaf_id)
         if not path:
             raise LoomError(f"entry {leaf_id} not found")
@@ -353,7 +363,10 @@ class AgentSession(SessionManager):
                 lines.append(js_json(lab).encode())
                 prev = lid
         if out is None:
-            out = os.path.join(dir or os.path.dirname(self.agent.path), branch_file_name(ts, sid))
+            if dir is None:
+                dir = self.pi_copy_dir()
+                os.makedirs(dir, exist_ok=True)
+            out = os.path.join(dir, branch_file_name(ts, sid))
         store.write_new_file(out, b"\n".join(lines) + b"\n")
         return os.path.abspath(out)
 

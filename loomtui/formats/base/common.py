@@ -135,6 +135,8 @@ def socketteer_uuid(seed: str) -> str:
 
 #: how a loom's leaf is chosen (OpenLoom and socketteer alike; ``info`` prints it beside the leaf)
 LOOM_LEAF_RULE = "the loom's current node, else the end of its first branch"
+#: what a loom document's diagnostics are (a JSON document has no lines to repair)
+DOCUMENT_REPAIRS = ("part repaired or skipped", "parts repaired or skipped")
 
 
 # times --------------------------------------------------------------------------------------

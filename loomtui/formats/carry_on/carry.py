@@ -21,7 +21,6 @@ from typing import Any
 
 from loomtui.formats.agent.session import AgentSession
 from loomtui.session.errors import LoomError
-from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import resume_point
 from loomtui.view.carry_digest import branch_digest
@@ -104,8 +103,8 @@ def plan_carry(
     if not text.strip():
         raise LoomError("the summary is empty; nothing was written")
     if isinstance(manager, AgentSession):
-        where = dest or export_dir(manager.agent.path, manager.header.get("cwd"))
-        if not os.path.isdir(where):
+        where = dest or manager.pi_copy_dir()
+        if dest is not None and not os.path.isdir(where):
             raise LoomError(f"{where} is not a directory")
         return CarryPlan(a_id, point.leaf, point.leaf, text, None, where)
     return CarryPlan(a_id, b_id, point.leaf, text, manager.path)
@@ -117,6 +116,7 @@ def apply_carry(manager: SessionManager, plan: CarryPlan) -> tuple[str, str]:
     target = manager
     if plan.export_dir is not None:
         assert isinstance(manager, AgentSession)
+        os.makedirs(plan.export_dir, exist_ok=True)  # pi's session folder for the cwd, maybe new
         copy = manager.export_pi(plan.onto, dir=plan.export_dir)
         target = SessionManager.open(copy)
     new_id = target.branch_with_summary(plan.onto, plan.summary, plan.a_id)

@@ -25,6 +25,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, LoomError
 from loomtui.session.fileio import contained, open_regular_file, read_regular
 from loomtui.session.manager import entry_from_dict
+from loomtui.view.words import counted
 
 
 def _placeholder(src: AgentSource, sub: Subagent, parent: str | None, ts: Any) -> Entry:
@@ -35,7 +36,7 @@ def _placeholder(src: AgentSource, sub: Subagent, parent: str | None, ts: Any) -
         "parentId": parent,
         "timestamp": ts,
         "customType": "subagent",
-        "content": f"{sub.description} · {sub.entries} entries · Enter opens it",
+        "content": f"{sub.description} · {counted(sub.entries, 'entry', 'entries')} · Enter opens it",
         "display": True,
         "agentSource": {"tool": CLAUDE, "kind": "subagent", "file": sub.path, "root": sub.root, "call": sub.call_id},
     }

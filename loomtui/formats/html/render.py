@@ -19,14 +19,16 @@ import orjson
 
 from loomtui.formats.html.fast import MARKDOWN_LIMIT, message_html, plain_markdown, plain_texts, three_state
 from loomtui.formats.html.markdown import HIGHLIGHT_LIMIT, _markdown_renderer, highlight, safe_url  # noqa: F401
-from loomtui.formats.html.stats import ModelStats, Stats
+from loomtui.formats.html.stats import UNKNOWN_MODEL, ModelStats, Stats
 from loomtui.session.entries import Entry
 from loomtui.session.errors import WriteConflict
 from loomtui.session.jsonvalue import deep_call
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import EXPORT
 from loomtui.view import blocks as B
 from loomtui.view.entry_time import entry_time
 from loomtui.view.text import home_dir
+from loomtui.view.words import counted
 
 #: images the page may show inline (as data: URIs)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -491,56 +493,74 @@ def _time(ts: Any) -> str:
     return str(ts)
 
 
-def header_html(
-    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
-) -> str:
-    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+def _figures(m: ModelStats, tokens: bool, cost: bool) -> str:
+    """One row's cells of the header's table: turns, the tokens and the cost the file keeps."""
+    cells = [m.turns] + ([m.input, m.output, m.cache_read, m.cache_write] if tokens else [])
+    out = "".join(f"<td class=n>{n:,}</td>" for n in cells)
+    return out + (f"<td class=n>${m.cost:,.4f}</td>" if cost else "")
+
+
+def _facts(
+    manager: SessionManager, entries: int, no_system_context: bool, tokens: bool, cost: bool, replies: bool
+) -> list[str]:
+    """The header's line of facts: cwd, start, counts, the format, the figures it lacks."""
     h = manager.header if isinstance(manager.header, dict) else {}
     facts = []
     if h.get("cwd"):
         facts.append(f"cwd {h.get('cwd')}")
     if h.get("timestamp"):
         facts.append(f"started {_time(h.get('timestamp'))}")
-    facts.append(f"{entries:,} entries")
-    src = manager.source_format if manager.source_format != "pi" else "pi session"
-    facts.append(src)
+    facts.append(counted(entries, "entry", "entries", thousands=True))
+    facts.append(manager.source.display_name)
+    if not replies:
+        pass  # no replies to count (an OCP run: its totals are the run's own row)
+    elif not tokens:
+        facts.append("tokens and cost not in the file")
+    elif not cost:
+        facts.append("cost not in the file")
     if no_system_context:
         facts.append("system context left out")
     elif manager.source_format == "pi" and not any(e.role == "system" for e in manager.index.entries):
         # pi 1.6.0 shows its running agent's current prompt and tools instead; exported from the
         # file (pi's --export as well) there is none to show: the page says so (docs/pi-releases.md)
         facts.append("no system prompt in the file")
+    return facts
+
+
+def header_html(
+    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
+) -> str:
+    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+    source = manager.source
+    models = stats.models
+    # a figure the format does not keep is not a 0 (as `info` says it): no token columns where
+    # the file has no counts, no cost column where it has no price
+    tokens = source.keeps_usage and any(m.input or m.output or m.cache_read or m.cache_write for m in models.values())
+    cost = tokens and source.counts_cost
+    facts = _facts(manager, entries, no_system_context, tokens, cost, bool(models))
     out = [f"<h1>{escape(str(title))}</h1>", f'<div class="facts">{escape("  ·  ".join(facts))}</div>']
-    if stats.models:
-        rows = [
-            "<tr><th>model</th><th>turns</th><th>input</th><th>output</th><th>cache read</th>"
-            "<th>cache write</th><th>cost</th></tr>"
-        ]
+    if models and (tokens or set(models) != {UNKNOWN_MODEL}):
+        heads = ["model", "turns"] + (["input", "output", "cache read", "cache write"] if tokens else [])
+        heads += ["cost"] if cost else []
+        rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"]
         total = ModelStats()
-        for name, m in sorted(stats.models.items(), key=lambda kv: -kv[1].turns):
-            rows.append(
-                f"<tr><td>{escape(name)}</td><td class=n>{m.turns:,}</td><td class=n>{m.input:,}</td>"
-                f"<td class=n>{m.output:,}</td><td class=n>{m.cache_read:,}</td>"
-                f"<td class=n>{m.cache_write:,}</td><td class=n>${m.cost:,.4f}</td></tr>"
-            )
+        for name, m in sorted(models.items(), key=lambda kv: -kv[1].turns):
+            rows.append(f"<tr><td>{escape(name)}</td>{_figures(m, tokens, cost)}</tr>")
             total.turns += m.turns
             total.input += m.input
             total.output += m.output
             total.cache_read += m.cache_read
             total.cache_write += m.cache_write
             total.cost += m.cost
-        if len(stats.models) > 1:
-            rows.append(
-                f"<tr><th>total</th><td class=n>{total.turns:,}</td><td class=n>{total.input:,}</td>"
-                f"<td class=n>{total.output:,}</td><td class=n>{total.cache_read:,}</td>"
-                f"<td class=n>{total.cache_write:,}</td><td class=n>${total.cost:,.4f}</td></tr>"
-            )
+        if len(models) > 1:
+            rows.append(f"<tr><th>total</th>{_figures(total, tokens, cost)}</tr>")
         out.append(f'<table class="models">{"".join(rows)}</table>')
     actions = [
-        '<button class="btn" data-download="branch">download branch (.jsonl)</button>',
         '<button class="btn" data-toggle="hidden" aria-pressed="false" title="Show custom messages marked as '
         'hidden in the terminal (H)">show hidden messages (H)</button>',
     ]
+    if source.offers(EXPORT):  # the branch as JSON lines: not for a run, whose branch export is refused
+        actions.insert(0, '<button class="btn" data-download="branch">download branch (.jsonl)</button>')
     what = "download session file" if has_file else "download session (.jsonl)"
     actions.insert(0, f'<button class="btn" data-download="file">{what}</button>')
     out.append(f'<div class="actions">{"".join(actions)}</div>')

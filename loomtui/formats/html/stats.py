@@ -8,6 +8,8 @@ from typing import Any
 
 from loomtui.view import blocks as B
 
+#: the name a turn without a model is counted under
+UNKNOWN_MODEL = "(unknown model)"
 #: the most distinct (model, usage) values a ``Stats`` counts before adding them up
 PENDING_TURNS = 4096
 
@@ -40,7 +42,7 @@ class Stats:
         return self._models
 
     def add(self, model: str | None, usage: B.Usage | None, turns: int = 1) -> None:
-        m = self.models.setdefault(model or "(unknown model)", ModelStats())
+        m = self.models.setdefault(model or UNKNOWN_MODEL, ModelStats())
         m.turns += turns
         if usage is not None:
             m.input += (usage.input or 0) * turns

@@ -36,6 +36,7 @@ from collections import defaultdict
 from typing import Any
 
 from loomtui.formats.base.common import (
+    DOCUMENT_REPAIRS,
     LOOM_LEAF_RULE,
     SOCKETTEER,
     LoomSource,
@@ -494,6 +495,7 @@ def build_session(
         keeps_usage=fmt != SOCKETTEER,  # a socketteer node keeps no token counts
         keeps_cost=False,  # an OpenLoom generation keeps tokens, no price
         leaf_rule=LOOM_LEAF_RULE,
+        diagnostics_are=DOCUMENT_REPAIRS,
         export_note="the path from the root to this node, as pi session entries",
     )
     sm = SessionManager.from_entries(

@@ -20,7 +20,15 @@ import os
 import threading
 from typing import Any
 
-from loomtui.formats.base.common import LOOM_LEAF_RULE, SOCKETTEER, LoomSource, order_time, socketteer_uuid, unique_id
+from loomtui.formats.base.common import (
+    DOCUMENT_REPAIRS,
+    LOOM_LEAF_RULE,
+    SOCKETTEER,
+    LoomSource,
+    order_time,
+    socketteer_uuid,
+    unique_id,
+)
 from loomtui.formats.looms.bookmarks import SAVER
 from loomtui.formats.looms.openloom_entry import ROLE_TO_PI, NodeMapper, node_fields, set_node_label
 from loomtui.formats.looms.socketteer import (
@@ -435,6 +443,7 @@ def _session(
         keeps_times=False,
         keeps_usage=False,
         leaf_rule=LOOM_LEAF_RULE,
+        diagnostics_are=DOCUMENT_REPAIRS,
         export_note="the path from the root to this node, as pi session entries",
     )
     return SessionManager.from_skeletons(header, ordered, diag, labels=labels, source=source, session_name=name)

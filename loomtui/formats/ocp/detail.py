@@ -128,7 +128,8 @@ def _run(out: list[str], run: OcpRun) -> None:
     _signals(out, r.get("signals"))
     _totals(out, T.run_totals(run), T.run_timing(run), "run totals")
     if run.checked:
-        out.append(f"\nconformance checked with {run.checked}: {sum(len(v) for v in run.findings.values())} findings")
+        found = sum(len(v) for v in run.findings.values())
+        out.append(f"\nconformance checked with {run.checked}: {counted(found, 'finding')}")
     _ext(out, r, " of the run")
     _ext(out, run.doc, " of the document")
     _all_fields(
@@ -470,8 +471,8 @@ def summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("task", s["task"] or "(none)"),
         (
             "nodes",
-            f"{s['nodes']} in {s['groups']} groups, {s['edges']} edges, {s['artifacts']} artifacts, "
-            f"{s['events']} events",
+            f"{s['nodes']} in {counted(s['groups'], 'group')}, {counted(s['edges'], 'edge')}, "
+            f"{counted(s['artifacts'], 'artifact')}, {counted(s['events'], 'event')}",
         ),
         ("attempts", f"{s['attempts']}: {counts}"),
         ("run tokens", f"{s['tokens']:,}"),

@@ -32,6 +32,7 @@ RUN_SOURCE: dict[str, Any] = {
     "actions": frozenset((LABEL,)),
     "keeps_times": False,
     "keeps_usage": False,  # the run's own totals (tokens, USD) are its rows in `info`
+    "diagnostics_are": ("finding about the run", "findings about the run"),  # conformance, structure
     "enter_note": "Enter opens the agent session an attempt names; this row names none.",
     "resume_note": "resume the agent session an attempt names (Enter on the attempt opens it in the browser)",
 }

@@ -17,6 +17,7 @@ from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from loomtui.formats.base.common import parse_iso
+from loomtui.view.words import counted
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp.run import OcpRun
@@ -333,8 +334,8 @@ def run_entry(run: OcpRun) -> dict[str, Any]:
     task = task_of(run)
     if task:
         parts.append(f"task {task}")
-    parts.append(f"{len(run.nodes)} nodes")
-    parts.append(f"{t.attempts} attempts" + (f": {t.counts_text()}" if t.attempts else ""))
+    parts.append(counted(len(run.nodes), "node"))
+    parts.append(counted(t.attempts, "attempt") + (f": {t.counts_text()}" if t.attempts else ""))
     cost = t.cost_text()
     if cost:
         parts.append(cost)
@@ -345,7 +346,7 @@ def run_entry(run: OcpRun) -> dict[str, Any]:
 def group_entry(run: OcpRun, gid: str) -> dict[str, Any]:
     g = run.groups[gid]
     count, t = group_totals(run, gid)
-    parts = [_s(g.get("title")) or gid, f"{count} nodes"]
+    parts = [_s(g.get("title")) or gid, counted(count, "node")]
     if t.attempts:
         parts.append(t.counts_text())
     cost = t.cost_text()

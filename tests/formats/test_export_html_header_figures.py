@@ -1,0 +1,68 @@
+"""The HTML page's header says what the file keeps, as `info` does: a figure a format does not
+keep is never printed as 0. The page had shown "$0.0000" for every Claude Code and Codex
+session (their files keep no cost), 0 tokens and $0.0000 for socketteer and OpenLoom v1 looms
+(they keep no token counts), the format as loomtui's internal id (`claude-code`, `codex`,
+`openloom-v1`, `ocp`), and a branch download for an OCP run, whose branch export is refused."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from loomtui.formats.detect import open_any
+from loomtui.formats.html.export import export_html
+from loomtui.session.locations import sample_dir
+from tests.shared_material import FIXTURES, shared_params
+
+WEATHER = Path(sample_dir()) / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
+CLAUDE = FIXTURES / "claude" / "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+CODEX = FIXTURES / "codex" / "agtrace__codex_session.jsonl"
+SOCKETTEER = FIXTURES / "loom" / "socketteer-loom_demo.json"
+OPENLOOM_V1 = FIXTURES / "loom" / "openloom-v1-existence-of-claude.openloom.json"
+OCP = FIXTURES / "ocp" / "review-loop-v03.ocp.json"
+
+
+def header(path: Path, tmp_path: Path) -> str:
+    """The page's header as plain text (tags dropped, one space between pieces)."""
+    target = tmp_path / (path.name + ".html")
+    export_html(open_any(str(path)), str(target), source_name=path.name)
+    page = target.read_text(encoding="utf-8")
+    head = page[page.index('<header id="head">') : page.index("</header>")]
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", head)).strip()
+
+
+def test_a_pi_session_keeps_its_tokens_and_cost(tmp_path: Path) -> None:
+    text = header(WEATHER, tmp_path)
+    assert "pi session" in text and "cache write" in text and "$0.1845" in text
+    assert "download branch" in text
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    shared_params([(CLAUDE, "Claude Code session"), (CODEX, "Codex session")], arity=2),
+)
+def test_an_agent_session_shows_its_tokens_and_no_cost(tmp_path: Path, path: Path, name: str) -> None:
+    text = header(path, tmp_path)
+    assert name in text and "cache read" in text
+    assert "$" not in text and "cost not in the file" in text
+    assert " claude-code " not in f" {text} " and " codex " not in f" {text} "
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    shared_params([(SOCKETTEER, "socketteer loom"), (OPENLOOM_V1, "OpenLoom document")], arity=2),
+)
+def test_a_loom_without_token_counts_prints_no_zeros(tmp_path: Path, path: Path, name: str) -> None:
+    text = header(path, tmp_path)
+    assert name in text and "tokens and cost not in the file" in text
+    assert "$" not in text and "cache read" not in text and " 0 " not in f" {text} "
+    assert "openloom-v1" not in text
+
+
+@pytest.mark.parametrize("path", shared_params([OCP]))
+def test_an_ocp_run_offers_no_branch_download(tmp_path: Path, path: Path) -> None:
+    text = header(path, tmp_path)
+    assert "OCP run" in text and " ocp " not in f" {text} " and "not in the file" not in text
+    assert "download branch" not in text and "download session file" in text
