@@ -20,8 +20,6 @@ if TYPE_CHECKING:
     from loomtui.view.model import TreeModel
 
 GUTTER = 2
-#: a width no row reaches: ``plain_rows`` at it gives every row whole
-UNCUT = 1 << 30
 
 
 def anchor(model: TreeModel, i: int) -> int:
@@ -52,20 +50,11 @@ def shift(model: TreeModel, width: int) -> int:
     context = min(12, max(2, viewport // 4))
     # pi shifts by ``at - context`` unless the widest row is narrower than that plus the
     # viewport: the rows are measured only until one is wide enough (the selected one, deep
-    # in the tree, almost always is), not all of them
+    # in the tree, almost always is; else the deepest ones), not all of them
     enough = at - context + viewport
-    widest = text_width(model.row_text(selected, cursor=False))
-    if widest < enough:
-        # every row measured as `loomtui tree` prints it uncut (the bulk path): its prefix is
-        # three columns a level, one per code point; only the rest is measured
-        lay = model.rows
-        if model.row_texts is None:  # the texts made here are kept for the printing after
-            model.row_texts = [None] * len(model.flat.entries)
-        for i, line in enumerate(model.plain_rows(UNCUT)):
-            cols = GUTTER + 3 * lay.display_indent(i)
-            widest = max(widest, cols - GUTTER + text_width(line[cols:]))
-            if widest >= enough:
-                break
+    from loomtui.view.plain_rows import widest_row  # it draws rows with this module's columns
+
+    widest = widest_row(model, text_width(model.row_text(selected, cursor=False)), enough)
     most = max(0, widest - viewport)
     return max(0, min(most, at - context))
 
