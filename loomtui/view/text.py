@@ -420,7 +420,23 @@ def display_bound(e: Entry, tool_calls: ToolCallMap) -> int:
 
 
 def display_text(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> str:
-    """``display_segments`` joined: the row's one-line text (`loomtui tree` writes it for every row)."""
+    """``display_segments`` joined: the row's one-line text (`loomtui tree` writes it for every row).
+
+    The usual rows (a user's message, an assistant's text, a tool call) are made here without
+    their segments; any other as ``display_segments`` makes it."""
+    if e.type == "message" and not e.hidden:
+        role = e.role
+        if role == "user":
+            return "user: " + normalize(e.text or "")
+        if role == "toolResult":
+            aux = e.aux
+            call = tool_calls.get(aux) if (type(aux) is str and aux) or js_truthy(aux) else None
+            if call is not None:
+                return format_tool_call(call[0], call[1], home)
+        elif role == "assistant":
+            body = normalize(e.text or "")
+            if body:
+                return "assistant: " + body
     return "".join([s for _style, s in display_segments(e, tool_calls, home)])
 
 
