@@ -28,17 +28,18 @@ TEXTS = (
 )
 
 
-def _tool(i: str, parent: str, call_id: str, n: int) -> list[dict[str, Any]]:
-    """An assistant calling one tool and its result (the row shows the call)."""
+def _tool(i: str, parent: str, call_id: str, n: int, arrays: bool) -> list[dict[str, Any]]:
+    """An assistant calling one tool and its result (the row shows the call); ``arrays``: a
+    path is an array (it shows all its items: no bound of the calls' columns, each row is made)."""
     calls = (
         ("read", {"path": "/home/user/" + "深い/" * (n % 7) + "f.py", "offset": 1e20, "limit": "7"}),
         ("bash", {"command": "echo " + "long " * 30}),
         ("grep", {"pattern": "東" * (n % 13), "path": True}),
         ("find", {"pattern": 12, "path": {"x": 1}}),
         ("mystery", {"a": [1, 2, 3], "b": "東京" * 20}),
-        ("ls", None),
+        ("ls", {"path": ["a", "東京", 3]} if arrays else None),
     )
-    name, args = calls[n % len(calls)]
+    name, args = calls[(n // 3) % len(calls)]
     call = {"type": "toolCall", "id": call_id, "name": name, "arguments": args}
     return [
         assistant(i, parent, "", n, stop="toolUse", blocks=[call]),
@@ -52,7 +53,7 @@ def _tool(i: str, parent: str, call_id: str, n: int) -> list[dict[str, Any]]:
     ]
 
 
-def deep(depth: int) -> list[dict[str, Any]]:
+def deep(depth: int, arrays: bool = True) -> list[dict[str, Any]]:
     """A chain of ``depth`` branch points, each with a side branch, every kind of row on the way."""
     out: list[dict[str, Any]] = []
     parent = None
@@ -62,7 +63,7 @@ def deep(depth: int) -> list[dict[str, Any]]:
         out.append(user(f"k{k}", parent, text + f" go on {k}", k))
         parent = f"k{k}"
         if k % 3 == 0:
-            out += _tool(f"t{k}", parent, f"c{k}", k)
+            out += _tool(f"t{k}", parent, f"c{k}", k, arrays)
             parent = f"t{k}r"
         if k % 4 == 1:
             out.append(assistant(f"e{k}", parent, "", k, stop="error", errorMessage="boom " * 30))
@@ -120,8 +121,11 @@ def drawn(model: TreeModel, width: int, by: int) -> list[str]:
 @pytest.mark.parametrize("depth", [12, 60])
 @pytest.mark.parametrize("width", [30, 80, 200])
 @pytest.mark.parametrize("mode", ["default", "all", "no-tools"])
-def test_panned_rows_are_the_drawn_rows_and_the_shift_is_every_rows(depth: int, width: int, mode: str) -> None:
-    model = TreeModel(session(deep(depth)), filter_mode=mode, home="/home/user")
+@pytest.mark.parametrize("arrays", [True, False])
+def test_panned_rows_are_the_drawn_rows_and_the_shift_is_every_rows(
+    depth: int, width: int, mode: str, arrays: bool
+) -> None:
+    model = TreeModel(session(deep(depth, arrays)), filter_mode=mode, home="/home/user")
     for leaf in (None, f"s{depth // 2}", "k0"):
         if leaf is not None:
             model.select_id(leaf)
@@ -132,9 +136,10 @@ def test_panned_rows_are_the_drawn_rows_and_the_shift_is_every_rows(depth: int, 
             assert list(model.plain_rows(width, 3, 9, shift=by)) == drawn(model, width, by)[3:9]
 
 
-def test_a_shift_the_rows_do_not_need_prints_them_as_drawn() -> None:
+@pytest.mark.parametrize("arrays", [True, False])
+def test_a_shift_the_rows_do_not_need_prints_them_as_drawn(arrays: bool) -> None:
     """Any shift, not only pan.shift's: blank rows, rows all prefix, rows cut in a wide glyph."""
-    model = TreeModel(session(deep(40)), filter_mode="all", home="/home/user")
+    model = TreeModel(session(deep(40, arrays)), filter_mode="all", home="/home/user")
     model.marked_id = "k20"
     model.folded.add("k30")
     model._refilter()
@@ -144,10 +149,11 @@ def test_a_shift_the_rows_do_not_need_prints_them_as_drawn() -> None:
 
 
 def test_row_texts_are_never_longer_than_their_bounds() -> None:
-    model = TreeModel(session(deep(60)), filter_mode="all", home="/home/user")
+    model = TreeModel(session(deep(60, arrays=False)), filter_mode="all", home="/home/user")
     calls = model.flat.tool_calls
     widest_call = calls_cols(calls)
     assert widest_call >= max(text_width(format_tool_call(n, a, "/home/user")) for n, a in calls.values())
+    assert calls_cols(TreeModel(session(deep(60)), home="/home/user").flat.tool_calls) == -1  # a path array
     for e in model.flat.entries:
         bound = display_bound(e, calls)
         if bound >= 0:
