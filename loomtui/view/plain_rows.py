@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from loomtui.session.jsstr import JS_WHITESPACE, js_string
 from loomtui.view import layout as L
-from loomtui.view import pan
 from loomtui.view.compact import compact_prefix
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK
 from loomtui.view.printable import printable
@@ -24,7 +23,7 @@ from loomtui.view.text import (
     display_text,
     format_label_time,
 )
-from loomtui.view.width import ROW_ELLIPSIS, one_column_each, text_width, truncate_to_width
+from loomtui.view.width import GUTTER, ROW_ELLIPSIS, columns, one_column_each, text_width, truncate_to_width
 
 if TYPE_CHECKING:
     from loomtui.session.entries import Entry
@@ -212,6 +211,9 @@ def widest_row(model: TreeModel, widest: int, enough: int) -> int:
     return widest
 
 
+# radon rates this E: kept in one piece on purpose, like ``_rows``. It runs once per printed row
+# of a tree deeper than the width (66k rows of the 100k session): with each row's bound a method
+# call, and each tool call bounded by itself, the rows took twice as long (benchmarks/bench_tree.py).
 def _panned_rows(model: TreeModel, width: int, start: int, stop: int | None, shift: int) -> Iterator[str]:
     """``plain_rows`` shifted ``shift`` columns left: each row's cursor, then the window
     ``[shift, shift + viewport)`` of its prefix and body.
@@ -232,7 +234,7 @@ def _panned_rows(model: TreeModel, width: int, start: int, stop: int | None, shi
     indent = lay.indent
     selected = model.selected
     make_prefix = compact_prefix if model.compact else L.prefix
-    viewport = max(0, width - pan.GUTTER)
+    viewport = max(0, width - GUTTER)
     end = shift + viewport
     prefix_cols = width + shift
     drop = 1 if lay.multiple_roots else 0
@@ -290,5 +292,5 @@ def _panned_rows(model: TreeModel, width: int, start: int, stop: int | None, shi
             tail = marks + body
             yield cursor + (pre[shift:] + tail[max(0, shift - len(pre)) :])[:viewport]
         else:
-            window = pan.columns([("", pre), ("", marks + body)], shift, viewport)
+            window = columns([("", pre), ("", marks + body)], shift, viewport)
             yield cursor + "".join(t for _s, t in window)

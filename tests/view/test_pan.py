@@ -11,7 +11,7 @@ import pytest
 from loomtui.view import pan
 from loomtui.view.model import TreeModel
 from loomtui.view.text import calls_cols, display_bound, display_text, format_tool_call
-from loomtui.view.width import text_width
+from loomtui.view.width import GUTTER, text_width
 from tests.view.helpers import assistant, label, session, ts, user
 
 #: texts of every width a row can take: wide, emoji, combining marks, controls, JS blanks
@@ -106,7 +106,7 @@ def widest_of_all(model: TreeModel) -> int:
 
 def shift_of(model: TreeModel, width: int) -> int:
     """pi's shift from every row measured (``renderHorizontalViewport``)."""
-    viewport = max(0, width - pan.GUTTER)
+    viewport = max(0, width - GUTTER)
     at = pan.anchor(model, model.selected)
     if at <= viewport - min(20, max(4, viewport // 3)):
         return 0
