@@ -19,7 +19,7 @@ from loomtui.view.flat import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
 from loomtui.view.text import Segment, home_dir
-from loomtui.view.width import ROW_ELLIPSIS, truncate_to_width
+from loomtui.view.width import ROW_ELLIPSIS, columns, truncate_to_width
 
 #: pi's dark theme roles as plain ANSI (the app uses themes/*.toml instead)
 ANSI = {
@@ -91,7 +91,7 @@ def _cut_colored(segs: list[Segment], width: int) -> list[Segment]:
     plain = "".join(t for _s, t in segs)
     if truncate_to_width(plain, width, ROW_ELLIPSIS) == plain:
         return segs
-    return pan.columns(segs, 0, width)
+    return columns(segs, 0, width)
 
 
 def _resolved(args: argparse.Namespace) -> tuple[bool, int]:

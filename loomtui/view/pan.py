@@ -4,7 +4,7 @@ pi keeps the two-column cursor gutter in place and shifts every row's body left 
 selected row's anchor (where its text starts, after the tree prefix, the fold marker and the
 active-path dot) lies too far right to show useful text; rows are then cut at the width with
 no ellipsis. ``shift`` is that offset for a model and a width (0 almost always: only trees
-deeper than the width pan), ``columns`` takes a window of a row's columns.
+deeper than the width pan), ``columns`` (``view/width.py``) takes a window of a row's columns.
 """
 
 from __future__ import annotations
@@ -13,15 +13,12 @@ from typing import TYPE_CHECKING
 
 from loomtui.view import layout as L
 from loomtui.view.loom_state import MARK
+from loomtui.view.plain_rows import widest_row
 from loomtui.view.text import Segment
-from loomtui.view.width import char_width, one_column_each, text_width
+from loomtui.view.width import GUTTER, columns, text_width
 
 if TYPE_CHECKING:
     from loomtui.view.model import TreeModel
-
-GUTTER = 2
-#: a width no row reaches: ``plain_rows`` at it gives every row whole
-UNCUT = 1 << 30
 
 
 def anchor(model: TreeModel, i: int) -> int:
@@ -52,51 +49,11 @@ def shift(model: TreeModel, width: int) -> int:
     context = min(12, max(2, viewport // 4))
     # pi shifts by ``at - context`` unless the widest row is narrower than that plus the
     # viewport: the rows are measured only until one is wide enough (the selected one, deep
-    # in the tree, almost always is), not all of them
+    # in the tree, almost always is; else the deepest ones), not all of them
     enough = at - context + viewport
-    widest = text_width(model.row_text(selected, cursor=False))
-    if widest < enough:
-        # every row measured as `loomtui tree` prints it uncut (the bulk path): its prefix is
-        # three columns a level, one per code point, so only the rest is made and measured
-        lay = model.rows
-        if model.row_texts is None:  # the texts made here are kept for the printing after
-            model.row_texts = [None] * len(model.flat.entries)
-        for i, tail in enumerate(model.plain_rows(UNCUT, tails=True)):
-            widest = max(widest, 3 * lay.display_indent(i) + text_width(tail))
-            if widest >= enough:
-                break
+    widest = widest_row(model, text_width(model.row_text(selected, cursor=False)), enough)
     most = max(0, widest - viewport)
     return max(0, min(most, at - context))
-
-
-def columns(segs: list[Segment], start: int, length: int) -> list[Segment]:
-    """The code points of ``segs`` that start at column ``start`` or later and end within
-    ``length`` columns of it (pi-tui's strict ``sliceByColumn``)."""
-    out: list[Segment] = []
-    end = start + length
-    col = 0
-    for style, text in segs:
-        if one_column_each(text):  # every code point one column: a slice
-            piece = text[max(0, start - col) : max(0, end - col)]
-            col += len(text)
-            if piece:
-                out.append((style, piece))
-            if col > end:
-                break
-            continue
-        kept = []
-        for c in text:
-            w = char_width(c)
-            if col >= start and col + w <= end and (w or col < end):
-                kept.append(c)
-            col += w
-            if col > end:
-                break
-        if kept:
-            out.append((style, "".join(kept)))
-        if col > end:
-            break
-    return out
 
 
 def panned_row(model: TreeModel, i: int, width: int, by: int) -> list[Segment]:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
+from itertools import compress, repeat
+from operator import is_, itemgetter, not_
 from typing import Any
 
 from loomtui.session.entries import Entry
@@ -198,6 +200,8 @@ ToolCallMap = dict[Any, tuple[Any, Any]]
 
 #: row marks of entries adapters hide from all filters but ``all`` (``Entry.hidden``), by reason
 HIDDEN_MARKS = {"stray": "⑂ stray: ", "from-parent": "↰ from parent: "}
+#: the columns of the widest of them (one column a code point)
+HIDDEN_MARK_COLS = max(map(len, HIDDEN_MARKS.values()))
 
 
 def display_segments(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> list[Segment]:
@@ -305,8 +309,134 @@ _OMP_ROWS: dict[str, Callable[..., str]] = {
 }
 
 
+#: the longest ``js_number`` text (``-1.7976931348623157e+308``) and two more
+_NUMBER_COLS = 26
+
+
+def _call_bound(name: Any, args: Any) -> int:
+    """At least as many code points as ``format_tool_call(name, args)`` has (-1: not known
+    without making it): its words, and each argument's value as it may be shown."""
+    if type(name) is ShownCall:
+        return len(name)
+    if not isinstance(name, str):
+        return -1 if name is not None else 64
+    if name not in _TOOL_FORMATS:
+        return len(name) + 48  # the JSON form: at most 40 units of the arguments and "..."
+    if not isinstance(args, dict):
+        return len(name) + 64  # every argument missing: the defaults
+    total = len(name) + 64  # the words, a read's line range (two numbers) and "~/" expanded
+    for v in args.values():
+        if type(v) is str:
+            total += len(v) + 2
+        elif v is None or isinstance(v, (bool, int, float)):
+            total += _NUMBER_COLS
+        else:
+            return -1
+    return total
+
+
+_NONE = type(None)
+
+
+def _cols(texts: Any) -> int:
+    """At least the columns of the widest of ``texts``: a code point takes two at most."""
+    texts = list(texts)
+    ascii_ones = list(map(str.isascii, texts))
+    return max(
+        max(map(len, compress(texts, ascii_ones)), default=0),
+        2 * max(map(len, compress(texts, map(not_, ascii_ones))), default=0),
+    )
+
+
+#: the arguments ``_TOOL_FORMATS`` show whole (``_path_arg``'s keys, grep's and find's pattern)
+_SHOWN_ARGS = tuple(dict.fromkeys(_PATH_KEYS + _DIR_KEYS + ("pattern",)))
+
+
+def calls_cols(tool_calls: ToolCallMap) -> int:
+    """At least as many columns as the widest ``format_tool_call`` of ``tool_calls`` takes
+    (-1: not known), from the widest name and argument value of them all: a call shows at
+    most two of its values (a path and a pattern) and a line range (two numbers)."""
+    calls = tool_calls.values()
+    try:
+        names = set(map(itemgetter(0), calls))
+    except TypeError:  # a name that is an object or an array
+        return -1
+    if not set(map(type, names)) <= {str, ShownCall, _NONE}:
+        return -1
+    args = list(filter(None, map(itemgetter(1), calls)))
+    if args and set(map(type, args)) != {dict}:  # arguments that are no object show the defaults
+        args = [x for x in args if type(x) is dict]
+    values: list[Any] = []
+    for key in _SHOWN_ARGS:  # the values a call may show (the others: bash, JSON, are cut)
+        values += map(dict.get, args, repeat(key))
+    kinds = set(map(type, values))
+    if not kinds <= {str, int, float, bool, _NONE, dict}:
+        return -1  # an array shows all its items
+    strings = (
+        values
+        if kinds == {str}
+        else filter(None, values)
+        if kinds == {str, _NONE}
+        else (compress(values, map(is_, map(type, values), repeat(str))))
+    )
+    widest = max(_NUMBER_COLS, len("[object Object]"), _cols(strings))
+    return max(9, _cols(filter(None, names))) + 64 + 2 * (widest + 2)  # a missing name: "undefined"
+
+
+def display_bound(e: Entry, tool_calls: ToolCallMap) -> int:
+    """At least as many code points as ``display_text(e, tool_calls)`` has, made without it
+    (-1: not known): a panned row that ends left of the window is blank whatever its text
+    (``plain_rows``), so the text of a row thousands of columns left of it is not made."""
+    if e.type != "message":
+        return -1
+    text = e.text
+    if text is None:
+        n = 0
+    elif type(text) is str:
+        n = len(text)
+    else:
+        return -1
+    mark = HIDDEN_MARKS.get(e.hidden) if e.hidden else None
+    extra = len(mark) if mark is not None else 0
+    role = e.role
+    if role == "user":
+        return extra + 6 + n
+    if role == "assistant":
+        return extra + 11 + max(n, 80)
+    if role == "toolResult":
+        call = tool_calls.get(e.aux) if js_truthy(e.aux) else None
+        if call is not None:
+            b = _call_bound(call[0], call[1])
+            return b + extra if b >= 0 else -1
+        name = e.tool_name
+        if name is None:
+            return extra + 6
+        return extra + 2 + len(name) if type(name) is str else -1
+    if role == "bashExecution":
+        return extra + 8 + n
+    if role is None:
+        return extra + 11
+    return extra + 2 + len(role) if type(role) is str else -1
+
+
 def display_text(e: Entry, tool_calls: ToolCallMap, home: str | None = None) -> str:
-    """``display_segments`` joined: the row's one-line text (`loomtui tree` writes it for every row)."""
+    """``display_segments`` joined: the row's one-line text (`loomtui tree` writes it for every row).
+
+    The usual rows (a user's message, an assistant's text, a tool call) are made here without
+    their segments; any other as ``display_segments`` makes it."""
+    if e.type == "message" and not e.hidden:
+        role = e.role
+        if role == "user":
+            return "user: " + normalize(e.text or "")
+        if role == "toolResult":
+            aux = e.aux
+            call = tool_calls.get(aux) if (type(aux) is str and aux) or js_truthy(aux) else None
+            if call is not None:
+                return format_tool_call(call[0], call[1], home)
+        elif role == "assistant":
+            body = normalize(e.text or "")
+            if body:
+                return "assistant: " + body
     return "".join([s for _style, s in display_segments(e, tool_calls, home)])
 
 

@@ -44,6 +44,9 @@ def text_width(s: str) -> int:
     return len(s) + len(wide.findall(s)) - len(zero.findall(s))
 
 
+#: the cursor's columns before every /tree row (``› ``), which pi's horizontal pan keeps in place
+GUTTER = 2
+
 #: pi 1.6.0 cuts /tree rows at the width with no ellipsis (its footer keeps "...")
 ROW_ELLIPSIS = ""
 
@@ -95,3 +98,33 @@ def fit_items(items: list[tuple[int, str]], width: int, sep: str = "  ") -> str:
         drop = min(range(len(keep)), key=lambda k: (keep[k][0], -k))
         del keep[drop]
     return sep.join(t for _p, t in keep)
+
+
+def columns(segs: list[tuple[str, str]], start: int, length: int) -> list[tuple[str, str]]:
+    """The code points of ``segs`` that start at column ``start`` or later and end within
+    ``length`` columns of it (pi-tui's strict ``sliceByColumn``)."""
+    out: list[tuple[str, str]] = []
+    end = start + length
+    col = 0
+    for style, text in segs:
+        if one_column_each(text):  # every code point one column: a slice
+            piece = text[max(0, start - col) : max(0, end - col)]
+            col += len(text)
+            if piece:
+                out.append((style, piece))
+            if col > end:
+                break
+            continue
+        kept = []
+        for c in text:
+            w = char_width(c)
+            if col >= start and col + w <= end and (w or col < end):
+                kept.append(c)
+            col += w
+            if col > end:
+                break
+        if kept:
+            out.append((style, "".join(kept)))
+        if col > end:
+            break
+    return out
