@@ -173,11 +173,10 @@ class TreeModel(LoomState):
         """Row ``i`` as plain text cut to ``width`` columns (what `loomtui tree` prints)."""
         return next(self.plain_rows(width, i, i + 1))
 
-    def plain_rows(
-        self, width: int, start: int = 0, stop: int | None = None, shift: int = 0, tails: bool = False
-    ) -> Iterator[str]:
-        """Rows ``start..stop`` as ``row_line`` gives them, in order (``view/plain_rows.py``)."""
-        return plain_rows(self, width, start, stop, shift, tails)
+    def plain_rows(self, width: int, start: int = 0, stop: int | None = None, shift: int = 0) -> Iterator[str]:
+        """Rows ``start..stop`` as ``row_line`` gives them, in order: the bulk path of
+        `loomtui tree` (``view/plain_rows.py``); ``shift``: panned left (``view/pan.py``)."""
+        return plain_rows(self, width, start, stop, shift)
 
     def lines(self) -> list[str]:
         """Every row plus the footer, as pi's list renders them (uncut)."""
