@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
+from loomtui.formats.claude import typed
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
@@ -49,6 +50,7 @@ class Scan:
         self.agent_ids: list[tuple[int, str, Any]] = []  # (index, agentId, tool_use_id)
         self.side_roots: dict[int, str] = {}  # sidechain root index -> its prompt
         #: (index, sidechain, message id, request id, usage) of each assistant line with a usage
+        #: (the typed scan keeps a usage's raw bytes: ``usage`` decodes them)
         self.usage_lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
         self.session_id: str | None = None
         self.cwd: str | None = None
@@ -80,11 +82,16 @@ class Scan:
         return e.offset, e.size, e.line
 
     def usage(self) -> list[tuple[int, bool, Any, Any, dict[str, Any]]]:
-        """``usage_lines`` of the whole file (a merged tail's unpacked on the first call)."""
+        """``usage_lines`` of the whole file (a merged tail's unpacked, the typed scan's raw
+        usages decoded, on the first call)."""
         lines = self.usage_lines
         for data, base in self.usage_packed:
             lines += [(i + base, side, mid, rid, u) for i, side, mid, rid, u in marshal.loads(data)]
         self.usage_packed = []
+        loads = orjson.loads
+        for p, (i, side, mid, rid, u) in enumerate(lines):
+            if type(u) is bytes:
+                lines[p] = (i, side, mid, rid, loads(u))
         return lines
 
 
@@ -122,14 +129,16 @@ def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None
 
 
 def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> int:
-    """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used."""
+    """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used.
+    The usual line is typed (``claude/typed.py``); anything else is read whole by orjson."""
     by_id = sc.by_id
-    kids = sc.kids
     loads = orjson.loads
     names = sc.tool_names
     skels = sc.skels
-    kinds = sc.kinds
     books = sc.books
+    typed_decode = typed.decode
+    typed_skeleton = typed.skeleton
+    typed_errors = typed.ERRORS
     view = memoryview(data)
     find = data.find
     pos = 0
@@ -149,10 +158,30 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         line += 1
         if nl == off:
             continue
+        raw = view[off:nl]
+        if not need_sid:
+            try:
+                s = typed_decode(raw)
+                u = s.uuid
+                parent = s.parent_uuid
+                if not u or parent is None or u in by_id:
+                    raise typed.Unusual  # a line without a uuid, a root, a duplicate: below
+                i = last_any + 1
+                kind, e = typed_skeleton(s, u, parent, sc, i)
+            except typed_errors:
+                pass
+            else:
+                json_lines += 1
+                by_id[u] = i
+                _note(sc, e, kind, i, s.is_sidechain, line, base + off, nl - off)
+                last_any = i
+                if not s.is_sidechain:
+                    last_main = i
+                continue
         try:
-            obj = loads(view[off:nl])
+            obj = loads(raw)
         except orjson.JSONDecodeError:
-            _bad_line(sc, line, view[off:nl], "not valid JSON: skipped")
+            _bad_line(sc, line, raw, "not valid JSON: skipped")
             continue
         json_lines += 1
         if type(obj) is not dict:
@@ -174,35 +203,42 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         parent = obj.get("parentUuid")
         if type(parent) is not str:
             parent = None
-        else:
-            k = kids.get(parent)
-            if k is None:
-                kids[parent] = [i]
-            else:
-                k.append(i)
-                if len(k) == 2:
-                    sc.forks.append(parent)
         t = obj.get("type")
         make = _SKELETONS.get(t, _other) if type(t) is str else _other
         kind, e = make(u, parent, obj, t, names, sc, i, side)
-        e.line = line
-        e.offset = base + off
-        e.size = nl - off
-        skels.append(e)
-        kinds.append(kind)
+        _note(sc, e, kind, i, side, line, base + off, nl - off)
         last_any = i
-        if side:
-            sc.side.add(i)
-        else:
+        if not side:
             last_main = i
-        if kind == "progress":
-            sc.progress.append(i)
         if parent is None:
             _root_line(sc, obj, u, i, side and kind == "prompt")
     sc.line_no = line
     sc.last_main_i = last_main
     sc.lines = json_lines
     return min(pos, n)
+
+
+def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: int, size: int) -> None:
+    """Keep line ``i``'s skeleton and its place in the file's own tree."""
+    parent = e.parent_id
+    if parent is not None:
+        kids = sc.kids
+        k = kids.get(parent)
+        if k is None:
+            kids[parent] = [i]
+        else:
+            k.append(i)
+            if len(k) == 2:
+                sc.forks.append(parent)
+    e.line = line
+    e.offset = offset
+    e.size = size
+    sc.skels.append(e)
+    sc.kinds.append(kind)
+    if side:
+        sc.side.add(i)
+    if kind == "progress":
+        sc.progress.append(i)
 
 
 def _bad_line(sc: Scan, line: int, raw: memoryview | None, reason: str) -> None:
