@@ -51,7 +51,7 @@ class Scan:
         self.side_roots: dict[int, str] = {}  # sidechain root index -> its prompt
         #: (index, sidechain, message id, request id, usage) of each assistant line with a usage
         #: (the typed scan keeps a usage's raw bytes: ``usage`` decodes them)
-        self.usage_lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
+        self.usage_lines: list[tuple[int, bool, Any, Any, Any]] = []
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.version: str | None = None
@@ -137,6 +137,12 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     skels = sc.skels
     books = sc.books
     typed_decode = typed.decode
+    kids = sc.kids
+    forks = sc.forks
+    skels_append = skels.append
+    kinds_append = sc.kinds.append
+    side_add = sc.side.add
+    progress_append = sc.progress.append
     typed_skeleton = typed.skeleton
     typed_errors = typed.ERRORS
     view = memoryview(data)
@@ -162,22 +168,38 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         if not need_sid:
             try:
                 s = typed_decode(raw)
-                u = s.uuid
-                parent = s.parent_uuid
-                if not u or parent is None or u in by_id:
-                    raise typed.Unusual  # a line without a uuid, a root, a duplicate: below
-                i = last_any + 1
-                kind, e = typed_skeleton(s, u, parent, sc, i)
             except typed_errors:
-                pass
-            else:
-                json_lines += 1
-                by_id[u] = i
-                _note(sc, e, kind, i, s.is_sidechain, line, base + off, nl - off)
-                last_any = i
-                if not s.is_sidechain:
-                    last_main = i
-                continue
+                s = None
+            # a line without a uuid, a root, a duplicate: the general route below
+            if s is not None and (u := s.uuid) and (parent := s.parent_uuid) is not None and u not in by_id:
+                i = last_any + 1
+                try:
+                    kind, e = typed_skeleton(s, u, parent, sc, i)
+                except typed_errors:
+                    kind = None
+                if kind is not None:  # ``_note``, inline (the hot path)
+                    json_lines += 1
+                    by_id[u] = i
+                    k = kids.get(parent)
+                    if k is None:
+                        kids[parent] = [i]
+                    else:
+                        k.append(i)
+                        if len(k) == 2:
+                            forks.append(parent)
+                    e.line = line
+                    e.offset = base + off
+                    e.size = nl - off
+                    skels_append(e)
+                    kinds_append(kind)
+                    last_any = i
+                    if s.is_sidechain:
+                        side_add(i)
+                    else:
+                        last_main = i
+                    if kind == "progress":
+                        progress_append(i)
+                    continue
         try:
             obj = loads(raw)
         except orjson.JSONDecodeError:

@@ -216,9 +216,9 @@ def _user(s: Line, eid: str, parent: str, sc: Scan, i: int) -> tuple[str, Entry]
         e.text = _cut(content)
         e.has_text = bool(content.strip(JS_WHITESPACE))
         return "prompt", e
-    if not content or len(content) != 1:  # type: ignore[arg-type]
+    if not content or len(content) != 1:
         raise Unusual
-    r = content[0]  # type: ignore[index]
+    r: _Block = content[0]  # type: ignore[assignment]
     inner = r.content
     if r.type != "tool_result" or type(inner) is not str:
         raise Unusual
