@@ -2,11 +2,12 @@
 
 The leaf of the package: the reader (``claude/read.py``), the split read (``claude/split.py``),
 the tree (``claude/tree.py``) and the subagents (``claude/subagents.py``) import it; it imports
-none of them. Each line is decoded once. A line with a ``uuid`` becomes a skeleton directly (the
-fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi`` builds; a test holds
-the two equal), and the few facts the rest needs are kept in flat lists; the decoded line is
-then dropped, so opening costs about what a pi file of the same size costs (benchmarks/
-bench_claude_open.py). Lines without a ``uuid`` are kept (small) to be shown with an entry.
+none of them. Each line is decoded once: the usual line into typed structs of the fields kept
+(``claude/typed.py``), any other whole by orjson. A line with a ``uuid`` becomes a skeleton
+directly (the fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi``
+builds; a test holds the two equal), and the few facts the rest needs are kept in flat lists;
+the decoded line is then dropped (benchmarks/bench_claude_open.py measures the open against a
+pi file of the same size). Lines without a ``uuid`` are kept (small) to be shown with an entry.
 """
 
 from __future__ import annotations
@@ -132,10 +133,7 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used.
     The usual line is typed (``claude/typed.py``); anything else is read whole by orjson."""
     by_id = sc.by_id
-    loads = orjson.loads
-    names = sc.tool_names
     skels = sc.skels
-    books = sc.books
     typed_decode = typed.decode
     kids = sc.kids
     forks = sc.forks
@@ -200,44 +198,50 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                     if kind == "progress":
                         progress_append(i)
                     continue
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            _bad_line(sc, line, raw, "not valid JSON: skipped")
-            continue
-        json_lines += 1
-        if type(obj) is not dict:
-            _bad_line(sc, line, None, "not a JSON object: skipped")
-            continue
-        u = obj.get("uuid")
-        if type(u) is not str or not u:
-            books.append((obj, line, last_main, last_any))
-            continue
-        if u in by_id:
-            _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
-            continue
-        i = last_any + 1
-        by_id[u] = i
-        if need_sid:
-            _session_fields(sc, obj)
-            need_sid = sc.session_id is None
-        side = obj.get("isSidechain") is True
-        parent = obj.get("parentUuid")
-        if type(parent) is not str:
-            parent = None
-        t = obj.get("type")
-        make = _SKELETONS.get(t, _other) if type(t) is str else _other
-        kind, e = make(u, parent, obj, t, names, sc, i, side)
-        _note(sc, e, kind, i, side, line, base + off, nl - off)
-        last_any = i
-        if not side:
-            last_main = i
-        if parent is None:
-            _root_line(sc, obj, u, i, side and kind == "prompt")
+        counted, last_main, last_any = _general_line(sc, raw, line, base + off, last_main, last_any)
+        json_lines += counted
+        need_sid = sc.session_id is None
     sc.line_no = line
     sc.last_main_i = last_main
     sc.lines = json_lines
     return min(pos, n)
+
+
+def _general_line(
+    sc: Scan, raw: memoryview, line: int, offset: int, last_main: int, last_any: int
+) -> tuple[int, int, int]:
+    """A line the typed scan left, decoded whole by orjson: a skeleton, a line without a uuid, or
+    a diagnostic. Returns (1 if it is JSON, else 0; the last non-sidechain index; the last index)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        _bad_line(sc, line, raw, "not valid JSON: skipped")
+        return 0, last_main, last_any
+    if type(obj) is not dict:
+        _bad_line(sc, line, None, "not a JSON object: skipped")
+        return 1, last_main, last_any
+    u = obj.get("uuid")
+    if type(u) is not str or not u:
+        sc.books.append((obj, line, last_main, last_any))
+        return 1, last_main, last_any
+    if u in sc.by_id:
+        _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
+        return 1, last_main, last_any
+    i = last_any + 1
+    sc.by_id[u] = i
+    if sc.session_id is None:
+        _session_fields(sc, obj)
+    side = obj.get("isSidechain") is True
+    parent = obj.get("parentUuid")
+    if type(parent) is not str:
+        parent = None
+    t = obj.get("type")
+    make = _SKELETONS.get(t, _other) if type(t) is str else _other
+    kind, e = make(u, parent, obj, t, sc.tool_names, sc, i, side)
+    _note(sc, e, kind, i, side, line, offset, len(raw))
+    if parent is None:
+        _root_line(sc, obj, u, i, side and kind == "prompt")
+    return 1, (last_main if side else i), i
 
 
 def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: int, size: int) -> None:
