@@ -301,3 +301,32 @@ def test_odd_values_scan_the_same(seed: int, shared_dir: Path, tmp_path: Path, m
         f = tmp_path / f"{src.stem[:20]}.jsonl"
         f.write_text("\n".join(rows) + "\n")
         _both(f, monkeypatch)
+
+
+def test_a_line_only_json_parse_reads_is_an_entry_with_its_detail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one difference left: a number beyond a double's range or bytes that are not UTF-8 in
+    a field the skeleton never reads. orjson refuses such a line; the typed scan reads it, as
+    Claude Code's JSON.parse does, and its detail is read the same way."""
+    from loomtui.formats.detect import open_any
+
+    f = tmp_path / "s.jsonl"
+    odd = [
+        b'{"parentUuid":"u0","type":"user","uuid":"x1","message":{"role":"user","content":"big"},"n":1e400}',
+        b'{"parentUuid":"x1","type":"assistant","uuid":"x2","message":{"content":[{"type":"thinking",'
+        b'"thinking":"\xff\xfe"},{"type":"text","text":"answer"}]}}',
+    ]
+    f.write_bytes(json.dumps(_head()).encode() + b"\n" + b"\n".join(odd) + b"\n")
+    sm = open_any(str(f))
+    ids = [e.id for e in sm.index.entries]
+    assert ids == ["u0", "x1", "x2"]
+    detail = sm.load(sm.index.by_id["x2"])
+    assert [b.get("text") for b in detail["message"]["content"] if b.get("type") == "text"] == ["answer"]
+    assert sm.load(sm.index.by_id["x1"])["message"]["content"] == [{"type": "text", "text": "big"}]
+
+    def refuse(raw: Any) -> Any:
+        raise typed.Unusual
+
+    monkeypatch.setattr(typed, "decode", refuse)
+    assert [e.id for e in open_any(str(f)).index.entries] == ["u0"]  # the general route skips both

@@ -18,7 +18,8 @@ line the general way (orjson), so what the scan keeps is the same either way
 (tests/formats/test_claude_typed.py compares the two routes on every shape and on every
 fixture). One difference is left, for lines no writer makes: a number beyond a double's range
 or bytes that are not UTF-8 inside a field the skeleton never reads (orjson refuses such a
-line, the typed scan reads it as JSON.parse, and so Claude Code, does).
+line, the typed scan reads it as JSON.parse, and so Claude Code, does; ``AgentSession.load``
+reads its detail the same way).
 """
 
 from __future__ import annotations
