@@ -324,6 +324,11 @@ def test_a_line_only_json_parse_reads_is_an_entry_with_its_detail(
     detail = sm.load(sm.index.by_id["x2"])
     assert [b.get("text") for b in detail["message"]["content"] if b.get("type") == "text"] == ["answer"]
     assert sm.load(sm.index.by_id["x1"])["message"]["content"] == [{"type": "text", "text": "big"}]
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    out = tmp_path / "out"
+    out.mkdir()
+    branched = sm.create_branched_session("x2", dir=str(out))  # the lines as written, checked first
+    assert Path(branched).read_bytes().count(b"\n") == 3
 
     def refuse(raw: Any) -> Any:
         raise typed.Unusual
