@@ -28,6 +28,7 @@ from loomtui.formats.agent.kinds import CLAUDE, CODEX
 from loomtui.session import store, verify
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
+from loomtui.session.reader import line_value
 
 if TYPE_CHECKING:
     from loomtui.formats.agent.session import AgentSession, AgentSource
@@ -91,8 +92,8 @@ def _check_span(src: AgentSource, data: bytes, span: tuple[int, int, int], e: En
     whole = (o == 0 or data[o - 1 : o] == b"\n") and data[o + s : o + s + 1] in (b"", b"\n", b"\r")
     try:
         obj = orjson.loads(data[o : o + s]) if whole and o + s <= len(data) else None
-    except orjson.JSONDecodeError:
-        obj = None
+    except orjson.JSONDecodeError:  # JSON.parse's reading, as ``AgentSession.load`` reads it
+        obj = line_value(data[o : o + s])
     if not src.holds(e, obj):
         raise verify.changed(src.path, f"line {line} no longer holds entry {e.id}")
 

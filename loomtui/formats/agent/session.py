@@ -38,6 +38,7 @@ from loomtui.session.ids import branch_file_name, new_session_id, now_iso
 from loomtui.session.jsstr import js_json
 from loomtui.session.locations import pi_session_dir
 from loomtui.session.manager import CURRENT_VERSION, SessionManager
+from loomtui.session.reader import line_value
 
 if TYPE_CHECKING:
     from loomtui.formats.agent.resume import ToolResume
@@ -226,7 +227,9 @@ class AgentSession(SessionManager):
         try:
             obj = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            obj = {}
+            # JSON.parse's reading (a number beyond a double, bytes that are not UTF-8 in a field
+            # the Claude typed scan skipped: ``claude/typed.py``); {} when it is no JSON at all
+            obj = line_value(raw)
         if self._check_spans and e.id in self.agent.spans and not self.agent.holds(e, obj):
             raise verify.changed(self.agent.path, f"line {e.line} no longer holds entry {e.id}")
         full = self._convert(self, e, obj if isinstance(obj, dict) else {})

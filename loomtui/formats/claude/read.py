@@ -1,5 +1,6 @@
-"""Reading a Claude Code file: the scan (``claude/scan.py``, on two CPUs for a big file:
-``claude/split.py``), then the file's own tree, tokens and subagents as one read-only session.
+"""Reading a Claude Code file: the scan (``claude/scan.py``; a big file's tail on a second CPU
+when the app started a child for it: ``claude/split.py``), then the file's own tree, tokens and
+subagents as one read-only session.
 """
 
 from __future__ import annotations

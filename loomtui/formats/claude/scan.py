@@ -2,11 +2,12 @@
 
 The leaf of the package: the reader (``claude/read.py``), the split read (``claude/split.py``),
 the tree (``claude/tree.py``) and the subagents (``claude/subagents.py``) import it; it imports
-none of them. Each line is decoded once. A line with a ``uuid`` becomes a skeleton directly (the
-fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi`` builds; a test holds
-the two equal), and the few facts the rest needs are kept in flat lists; the decoded line is
-then dropped, so opening costs about what a pi file of the same size costs (benchmarks/
-bench_claude_open.py). Lines without a ``uuid`` are kept (small) to be shown with an entry.
+none of them. Each line is decoded once: the usual line into typed structs of the fields kept
+(``claude/typed.py``), any other whole by orjson. A line with a ``uuid`` becomes a skeleton
+directly (the fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi``
+builds; a test holds the two equal), and the few facts the rest needs are kept in flat lists;
+the decoded line is then dropped (benchmarks/bench_claude_open.py measures the open against a
+pi file of the same size). Lines without a ``uuid`` are kept (small) to be shown with an entry.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import orjson
 
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
+from loomtui.formats.claude import typed
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
 from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
@@ -49,7 +51,8 @@ class Scan:
         self.agent_ids: list[tuple[int, str, Any]] = []  # (index, agentId, tool_use_id)
         self.side_roots: dict[int, str] = {}  # sidechain root index -> its prompt
         #: (index, sidechain, message id, request id, usage) of each assistant line with a usage
-        self.usage_lines: list[tuple[int, bool, Any, Any, dict[str, Any]]] = []
+        #: (the typed scan keeps a usage's raw bytes: ``usage`` decodes them)
+        self.usage_lines: list[tuple[int, bool, Any, Any, Any]] = []
         self.session_id: str | None = None
         self.cwd: str | None = None
         self.version: str | None = None
@@ -80,11 +83,16 @@ class Scan:
         return e.offset, e.size, e.line
 
     def usage(self) -> list[tuple[int, bool, Any, Any, dict[str, Any]]]:
-        """``usage_lines`` of the whole file (a merged tail's unpacked on the first call)."""
+        """``usage_lines`` of the whole file (a merged tail's unpacked, the typed scan's raw
+        usages decoded, on the first call)."""
         lines = self.usage_lines
         for data, base in self.usage_packed:
             lines += [(i + base, side, mid, rid, u) for i, side, mid, rid, u in marshal.loads(data)]
         self.usage_packed = []
+        loads = orjson.loads
+        for p, (i, side, mid, rid, u) in enumerate(lines):
+            if type(u) is bytes:
+                lines[p] = (i, side, mid, rid, loads(u))
         return lines
 
 
@@ -122,14 +130,19 @@ def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None
 
 
 def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> int:
-    """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used."""
+    """Scan the complete lines in ``data[:n]`` (all of it when ``final``); returns the bytes used.
+    The usual line is typed (``claude/typed.py``); anything else is read whole by orjson."""
     by_id = sc.by_id
-    kids = sc.kids
-    loads = orjson.loads
-    names = sc.tool_names
     skels = sc.skels
-    kinds = sc.kinds
-    books = sc.books
+    typed_decode = typed.decode
+    kids = sc.kids
+    forks = sc.forks
+    skels_append = skels.append
+    kinds_append = sc.kinds.append
+    side_add = sc.side.add
+    progress_append = sc.progress.append
+    typed_skeleton = typed.skeleton
+    typed_errors = typed.ERRORS
     view = memoryview(data)
     find = data.find
     pos = 0
@@ -149,60 +162,109 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         line += 1
         if nl == off:
             continue
-        try:
-            obj = loads(view[off:nl])
-        except orjson.JSONDecodeError:
-            _bad_line(sc, line, view[off:nl], "not valid JSON: skipped")
-            continue
-        json_lines += 1
-        if type(obj) is not dict:
-            _bad_line(sc, line, None, "not a JSON object: skipped")
-            continue
-        u = obj.get("uuid")
-        if type(u) is not str or not u:
-            books.append((obj, line, last_main, last_any))
-            continue
-        if u in by_id:
-            _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
-            continue
-        i = last_any + 1
-        by_id[u] = i
-        if need_sid:
-            _session_fields(sc, obj)
-            need_sid = sc.session_id is None
-        side = obj.get("isSidechain") is True
-        parent = obj.get("parentUuid")
-        if type(parent) is not str:
-            parent = None
-        else:
-            k = kids.get(parent)
-            if k is None:
-                kids[parent] = [i]
-            else:
-                k.append(i)
-                if len(k) == 2:
-                    sc.forks.append(parent)
-        t = obj.get("type")
-        make = _SKELETONS.get(t, _other) if type(t) is str else _other
-        kind, e = make(u, parent, obj, t, names, sc, i, side)
-        e.line = line
-        e.offset = base + off
-        e.size = nl - off
-        skels.append(e)
-        kinds.append(kind)
-        last_any = i
-        if side:
-            sc.side.add(i)
-        else:
-            last_main = i
-        if kind == "progress":
-            sc.progress.append(i)
-        if parent is None:
-            _root_line(sc, obj, u, i, side and kind == "prompt")
+        raw = view[off:nl]
+        if not need_sid:
+            try:
+                s = typed_decode(raw)
+            except typed_errors:
+                s = None
+            # a line without a uuid, a root, a duplicate: the general route below
+            if s is not None and (u := s.uuid) and (parent := s.parent_uuid) is not None and u not in by_id:
+                i = last_any + 1
+                try:
+                    kind, e = typed_skeleton(s, u, parent, sc, i)
+                except typed_errors:
+                    kind = None
+                if kind is not None:  # ``_note``, inline (the hot path)
+                    json_lines += 1
+                    by_id[u] = i
+                    k = kids.get(parent)
+                    if k is None:
+                        kids[parent] = [i]
+                    else:
+                        k.append(i)
+                        if len(k) == 2:
+                            forks.append(parent)
+                    e.line = line
+                    e.offset = base + off
+                    e.size = nl - off
+                    skels_append(e)
+                    kinds_append(kind)
+                    last_any = i
+                    if s.is_sidechain:
+                        side_add(i)
+                    else:
+                        last_main = i
+                    if kind == "progress":
+                        progress_append(i)
+                    continue
+        counted, last_main, last_any = _general_line(sc, raw, line, base + off, last_main, last_any)
+        json_lines += counted
+        need_sid = sc.session_id is None
     sc.line_no = line
     sc.last_main_i = last_main
     sc.lines = json_lines
     return min(pos, n)
+
+
+def _general_line(
+    sc: Scan, raw: memoryview, line: int, offset: int, last_main: int, last_any: int
+) -> tuple[int, int, int]:
+    """A line the typed scan left, decoded whole by orjson: a skeleton, a line without a uuid, or
+    a diagnostic. Returns (1 if it is JSON, else 0; the last non-sidechain index; the last index)."""
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        _bad_line(sc, line, raw, "not valid JSON: skipped")
+        return 0, last_main, last_any
+    if type(obj) is not dict:
+        _bad_line(sc, line, None, "not a JSON object: skipped")
+        return 1, last_main, last_any
+    u = obj.get("uuid")
+    if type(u) is not str or not u:
+        sc.books.append((obj, line, last_main, last_any))
+        return 1, last_main, last_any
+    if u in sc.by_id:
+        _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
+        return 1, last_main, last_any
+    i = last_any + 1
+    sc.by_id[u] = i
+    if sc.session_id is None:
+        _session_fields(sc, obj)
+    side = obj.get("isSidechain") is True
+    parent = obj.get("parentUuid")
+    if type(parent) is not str:
+        parent = None
+    t = obj.get("type")
+    make = _SKELETONS.get(t, _other) if type(t) is str else _other
+    kind, e = make(u, parent, obj, t, sc.tool_names, sc, i, side)
+    _note(sc, e, kind, i, side, line, offset, len(raw))
+    if parent is None:
+        _root_line(sc, obj, u, i, side and kind == "prompt")
+    return 1, (last_main if side else i), i
+
+
+def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: int, size: int) -> None:
+    """Keep line ``i``'s skeleton and its place in the file's own tree."""
+    parent = e.parent_id
+    if parent is not None:
+        kids = sc.kids
+        k = kids.get(parent)
+        if k is None:
+            kids[parent] = [i]
+        else:
+            k.append(i)
+            if len(k) == 2:
+                sc.forks.append(parent)
+    e.line = line
+    e.offset = offset
+    e.size = size
+    sc.skels.append(e)
+    sc.kinds.append(kind)
+    if side:
+        sc.side.add(i)
+    if kind == "progress":
+        sc.progress.append(i)
 
 
 def _bad_line(sc: Scan, line: int, raw: memoryview | None, reason: str) -> None:

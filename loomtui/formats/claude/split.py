@@ -10,10 +10,12 @@ settled here: tool names and Task calls for results in the tail, the lines befor
 first entry, a session id only the tail names. A uuid that the head already has, or anything
 unexpected in the child, means the parent scans the tail itself.
 
-Where a second CPU may help (``session.forked.can_fork``: fork, two CPUs, no thread running,
-``LOOMTUI_JOBS`` not 1), ``read_claude`` starts the child itself for files above ``MIN_BYTES``.
-The app reads in a worker thread, where no fork is allowed, so ``prestart`` starts the child
-before the app starts its threads and ``take`` hands it to the read.
+Only the app uses it: its read runs in a worker thread, where no fork is allowed, so
+``prestart`` starts the child (where a second CPU may help: ``session.forked.can_fork``, above
+``MIN_BYTES``) before the app starts its threads and Textual, and ``take`` hands it to the read;
+the child reads while Textual starts. Every other read (``loomtui tree``, ``info``, …) is one
+process: with the typed scan (``claude/typed.py``) the child's fork, packing and the merge cost
+more than the half of the scan they save (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -92,8 +94,8 @@ class ClaudeSplit(ForkedChild):
 
 def scan_file(fd: int, path: str) -> Scan:
     """``claude/read.scan`` of the whole file open as ``fd``, its tail in a child when one was
-    started for it (``prestart``) or can be started now."""
-    split = take(path) or ClaudeSplit.start(path)
+    started for it (``prestart``)."""
+    split = take(path)
     if split is None:
         return scan(fd)
     if not split.same_file(fd):  # the path now names another file
