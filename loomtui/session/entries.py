@@ -14,14 +14,19 @@ from collections.abc import Callable
 from sys import intern
 from typing import Any
 
+import orjson
+
 from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 
 #: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (docs/formats.md §9.4).
 TEXT_CAP = 200
 #: Longest string kept inside a tool call's arguments; pi prints at most 50 units of any of them.
 ARG_CAP = 400
+#: a tool call's arguments up to this many bytes of JSON are kept as those bytes (``call_args``)
+RAW_ARGS_CAP = 1024
 
 MESSAGE = "message"
+_loads = orjson.loads
 
 
 class Entry:
@@ -161,6 +166,22 @@ def compact_args(value: Any, depth: int = 0) -> Any:
             return []
         return [compact_args(v, depth + 1) for v in value[:12]]
     return value
+
+
+def call_args(args: Any) -> Any:
+    """A skeleton's tool-call arguments as decoded JSON. The typed scan keeps small ones as the
+    line's raw JSON bytes (``bytes``, which no decoded JSON value is; a decoded dict and its
+    strings cost several times as much, and most are never shown) and they are decoded here
+    when shown: by orjson, else as JSON.parse reads them, which is what the general route
+    makes of the line (docs/performance.md, "Memory per skeleton entry")."""
+    if type(args) is not bytes:
+        return args
+    try:
+        return compact_args(_loads(args))
+    except ValueError:
+        from loomtui.session import jsonvalue
+
+        return compact_args(jsonvalue.loads(args))
 
 
 def _fill_assistant_blocks(e: Entry, content: list[Any]) -> None:

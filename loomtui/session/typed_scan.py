@@ -23,6 +23,7 @@ import orjson
 
 from loomtui.session.entries import (
     MESSAGE,
+    RAW_ARGS_CAP,
     TEXT_CAP,
     Entry,
     _js_concat,
@@ -154,14 +155,16 @@ def _blocks(blocks: list[_Block], calls_wanted: bool) -> tuple[str, bool, list[A
 
 
 def _call(b: _Block) -> tuple[Any, Any, Any]:
-    """A tool call as ``entries._fill_assistant_blocks`` keeps it; the arguments decoded by
-    orjson, as the general route decodes them."""
+    """A tool call as ``entries._fill_assistant_blocks`` keeps it, but for the arguments: up to
+    ``RAW_ARGS_CAP`` bytes their JSON as it stands in the line (``entries.call_args`` decodes
+    it where shown), longer ones decoded by orjson, as the general route decodes them."""
     args = b.arguments
     name = b.name
+    n = len(args)
     return (
         b.id,
         intern(name) if name is not None else None,
-        compact_args(_loads(memoryview(args))) if len(args) else None,
+        (bytes(args) if n <= RAW_ARGS_CAP else compact_args(_loads(memoryview(args)))) if n else None,
     )
 
 
