@@ -28,6 +28,23 @@ RAW_ARGS_CAP = 1024
 MESSAGE = "message"
 _loads = orjson.loads
 
+#: ``Entry.span``: bits 0-39 the line's byte offset + 1, bits 40-79 its size, above them the
+#: line number (one int of 40 bytes where three took 96, and two slots fewer)
+SIZE_AT = 40
+LINE_AT = 80
+_FIELD = (1 << 40) - 1
+_NOT_OFFSET = ~_FIELD
+_NOT_SIZE = ~(_FIELD << SIZE_AT)
+_BELOW_LINE = (1 << LINE_AT) - 1
+
+
+def span(line: int, offset: int, size: int) -> int:
+    """``line``, ``offset`` and ``size`` packed as ``Entry.span`` holds them (the line number,
+    1-based, 0 for none; the byte offset, -1 for an entry that lives in memory; the size)."""
+    if line < 0 or not -1 <= offset < _FIELD or not 0 <= size <= _FIELD:
+        raise ValueError(f"no line span: line {line}, offset {offset}, size {size}")
+    return (offset + 1) | size << SIZE_AT | line << LINE_AT
+
 
 class Entry:
     """Skeleton of one session entry (docs/formats.md §4–§5).
@@ -48,9 +65,7 @@ class Entry:
         "role",
         "timestamp",
         "index",
-        "line",
-        "offset",
-        "size",
+        "span",
         "text",
         "aux",
         "has_text",
@@ -69,9 +84,8 @@ class Entry:
         self.role: str | None = None
         self.timestamp: Any = None
         self.index = -1
-        self.line = 0
-        self.offset = -1
-        self.size = 0
+        #: ``line``, ``offset`` and ``size`` in one int (``span``)
+        self.span = 0
         self.text: str | None = None
         self.aux: Any = None
         self.has_text = False
@@ -87,6 +101,39 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r}, parent={self.parent_id!r}, type={self.type!r}, role={self.role!r})"
+
+    @property
+    def line(self) -> int:
+        """The physical line number in the file (1-based; 0: none)."""
+        return self.span >> LINE_AT
+
+    @line.setter
+    def line(self, value: int) -> None:
+        if value < 0:
+            raise ValueError(f"line {value}")
+        self.span = (getattr(self, "span", 0) & _BELOW_LINE) | value << LINE_AT
+
+    @property
+    def offset(self) -> int:
+        """The line's byte offset in the file (-1: the entry lives in memory, ``data``)."""
+        return (self.span & _FIELD) - 1
+
+    @offset.setter
+    def offset(self, value: int) -> None:
+        if not -1 <= value < _FIELD:
+            raise ValueError(f"offset {value}")
+        self.span = (getattr(self, "span", 0) & _NOT_OFFSET) | (value + 1)
+
+    @property
+    def size(self) -> int:
+        """The line's size in bytes, without its newline."""
+        return (self.span >> SIZE_AT) & _FIELD
+
+    @size.setter
+    def size(self, value: int) -> None:
+        if not 0 <= value <= _FIELD:
+            raise ValueError(f"size {value}")
+        self.span = (getattr(self, "span", 0) & _NOT_SIZE) | value << SIZE_AT
 
     @property
     def is_tool_only_assistant(self) -> bool:

@@ -18,7 +18,7 @@ import orjson
 
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
-from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
+from loomtui.session.entries import LINE_AT, SIZE_AT, Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.jsstr import js_trim, utf16_slice
 
@@ -185,9 +185,7 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
         t = obj.get("type")
         make = _SKELETONS.get(t, _other) if type(t) is str else _other
         kind, e = make(u, parent, obj, t, names, sc, i, side)
-        e.line = line
-        e.offset = base + off
-        e.size = nl - off
+        e.span = (base + off + 1) | (nl - off) << SIZE_AT | line << LINE_AT  # ``entries.span``
         skels.append(e)
         kinds.append(kind)
         last_any = i
