@@ -110,6 +110,13 @@ decode = msgspec.json.Decoder(_Line).decode
 #: what ``decode`` raises for a line it does not type (the caller reads it the general way)
 ERRORS = (msgspec.DecodeError, Unusual, ValueError, TypeError, RecursionError)
 
+#: the ids of the tool calls read last, each its own string: the result answering one takes
+#: that string as its ``aux`` (a result usually follows its call within a few lines), so the
+#: two entries share one string (docs/performance.md, "Memory per skeleton entry")
+_CALL_IDS: dict[str, str] = {}
+#: ``_CALL_IDS`` is emptied past this many calls without their result
+_CALL_IDS_MAX = 1024
+
 _INT64_MIN = -(1 << 63)
 _UINT64_END = 1 << 64
 
@@ -160,9 +167,14 @@ def _call(b: _Block) -> tuple[Any, Any, Any]:
     it where shown), longer ones decoded by orjson, as the general route decodes them."""
     args = b.arguments
     name = b.name
+    cid = b.id
+    if cid is not None:
+        if len(_CALL_IDS) >= _CALL_IDS_MAX:
+            _CALL_IDS.clear()
+        _CALL_IDS[cid] = cid
     n = len(args)
     return (
-        b.id,
+        cid,
         intern(name) if name is not None else None,
         (bytes(args) if n <= RAW_ARGS_CAP else compact_args(_loads(memoryview(args)))) if n else None,
     )
@@ -203,7 +215,8 @@ def _message(e: Entry, m: _Message | None) -> None:
         if err:
             e.aux = utf16_slice(err, 400)
     elif role == "toolResult":
-        e.aux = m.tool_call_id
+        cid = m.tool_call_id
+        e.aux = _CALL_IDS.pop(cid, cid) if cid is not None else None
         name = m.tool_name
         e.tool_name = intern(name) if name is not None else None
         e.text = _content_text(content)
