@@ -38,6 +38,33 @@ _NOT_SIZE = ~(_FIELD << SIZE_AT)
 _BELOW_LINE = (1 << LINE_AT) - 1
 
 
+class _Number:
+    """A timestamp that is an integer in the file (``Entry.stamp`` keeps ints for packed
+    strings, ``packed_stamp``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Number and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"_Number({self.value!r})"
+
+
+def packed_stamp(t: str) -> Any:
+    """A timestamp string as ``Entry.stamp`` keeps it: its UTF-8 bytes as one int (52 bytes for
+    pi's 24 characters where the string takes 73); ``Entry.timestamp`` makes the string again.
+    A string starting with NUL (whose bytes an int would not keep) stays a string."""
+    b = t.encode()
+    return t if b[:1] == b"\x00" else int.from_bytes(b, "big")
+
+
 def span(line: int, offset: int, size: int) -> int:
     """``line``, ``offset`` and ``size`` packed as ``Entry.span`` holds them (the line number,
     1-based, 0 for none; the byte offset, -1 for an entry that lives in memory; the size)."""
@@ -63,7 +90,7 @@ class Entry:
         "parent_id",
         "type",
         "role",
-        "timestamp",
+        "stamp",
         "index",
         "span",
         "text",
@@ -82,7 +109,8 @@ class Entry:
         self.parent_id = parent_id
         self.type = etype
         self.role: str | None = None
-        self.timestamp: Any = None
+        #: the timestamp (``timestamp``): as the file has it, or a string packed in an int
+        self.stamp: Any = None
         self.index = -1
         #: ``line``, ``offset`` and ``size`` in one int (``span``)
         self.span = 0
@@ -101,6 +129,20 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r}, parent={self.parent_id!r}, type={self.type!r}, role={self.role!r})"
+
+    @property
+    def timestamp(self) -> Any:
+        """The entry's ``timestamp`` as the file has it (a string, usually; None when absent)."""
+        v = self.stamp
+        if type(v) is int:
+            return v.to_bytes((v.bit_length() + 7) >> 3, "big").decode()
+        if type(v) is _Number:
+            return v.value
+        return v
+
+    @timestamp.setter
+    def timestamp(self, value: Any) -> None:
+        self.stamp = _Number(value) if type(value) is int else value
 
     @property
     def line(self) -> int:

@@ -40,7 +40,7 @@ FIELDS = (
     "parent_id",
     "type",
     "role",
-    "timestamp",
+    "stamp",
     "span",
     "text",
     "aux",
@@ -234,7 +234,7 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
         parent,
         etype,
         role,
-        timestamp,
+        stamp,
         span,
         text,
         aux,
@@ -250,7 +250,7 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
         e.parent_id = parent
         e.type = etype
         e.role = role
-        e.timestamp = timestamp
+        e.stamp = stamp
         e.index = -1
         e.span = span + shift
         e.text = text

@@ -29,6 +29,7 @@ from loomtui.session.entries import (
     _js_concat,
     compact_args,
 )
+from loomtui.session.entries import packed_stamp as packed
 from loomtui.session.jsstr import JS_WHITESPACE, utf16_len, utf16_slice
 
 #: a ``Raw`` field that was not in the line
@@ -247,7 +248,9 @@ def entry(s: Any) -> Entry:
     cls = type(s)
     if cls is _MessageLine:
         e = Entry(s.id, s.parent_id, MESSAGE)
-        e.timestamp = s.timestamp
+        t = s.timestamp
+        if t is not None:
+            e.stamp = packed(t)
         _message(e, s.message)
         return e
     if cls is _LabelLine:
@@ -276,5 +279,7 @@ def entry(s: Any) -> Entry:
     else:
         e = Entry(s.id, s.parent_id, "session_info")
         e.text = s.name
-    e.timestamp = s.timestamp
+    t = s.timestamp
+    if t is not None:
+        e.stamp = packed(t)
     return e

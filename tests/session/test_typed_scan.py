@@ -33,6 +33,8 @@ def _same(line: bytes) -> bool:
         return False
     general = _general(line)
     for f in FIELDS:
+        if f == "stamp":  # a timestamp string is kept packed (``entries.packed_stamp``)
+            f = "timestamp"
         got, want = getattr(typed, f), getattr(general, f)
         if f == "tool_calls" and got is not None:
             # small arguments are kept as their JSON bytes and decoded where shown
@@ -114,6 +116,7 @@ TYPED = [
     _line(message=None),
     _line(parentId=None),
     _line(timestamp=None),
+    *[_line(timestamp=t) for t in ("", "\x00late", "2026-01-01T00:00:00+02:00 \u00e9\U0001f600", "x" * 300)],
     json.dumps({"type": "message", "id": "e1"}).encode(),
     _line(type="label", label="good", targetId="t1"),
     _line(type="label", label=None, targetId="t1"),
@@ -188,6 +191,16 @@ def test_small_arguments_are_kept_as_their_bytes() -> None:
     assert kept == small and call_args(kept) == {"path": "a.py", "offset": 10}
     assert decoded == {"path": "p", "content": "z" * 400}
     assert call_args(decoded) is decoded
+
+
+def test_timestamps_are_kept_packed() -> None:
+    """A timestamp string is kept as an int of its bytes and read back as that very string."""
+    for t in ("2026-01-01T00:00:07.687Z", "", "\u00e9", "\x00x", "a\x00"):
+        e = typed_scan.entry(typed_scan.decode(_line(timestamp=t)))
+        assert e.timestamp == t and type(e.timestamp) is str
+        assert type(e.stamp) is (str if t.startswith("\x00") else int)
+    general = _general(_line(timestamp=1767225600000))
+    assert general.timestamp == 1767225600000 and type(general.timestamp) is int
 
 
 def test_long_texts() -> None:
