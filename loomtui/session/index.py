@@ -55,8 +55,7 @@ def _by_index(e: Entry) -> int:
     return e.index
 
 
-#: an entry's timestamp as kept (``Entry.stamp``): equal stamps are equal timestamps
-_stamp = attrgetter("stamp")
+_timestamp = attrgetter("timestamp")
 
 
 #: the entry types ``SessionIndex.build`` notes as it goes
@@ -313,7 +312,7 @@ class SessionIndex:
             and bool(self.roots)
             and self.roots[0] is entries[0]
             and ends[0] == n
-            and len(set(map(_stamp, entries))) == 1
+            and len(set(map(_timestamp, entries))) == 1
             and all(map(lt, range(n), ends))
             and max(ends) <= n
         )
@@ -390,8 +389,8 @@ class SessionIndex:
             return list(kids)
         s = self._sorted.get(entry_id)
         if s is None:
-            first = kids[0].stamp
-            if all(k.stamp == first for k in kids):
+            first = kids[0].timestamp
+            if all(k.timestamp == first for k in kids):
                 s = list(kids)  # one timestamp (a loom's rows share one): the stable sort keeps this order
             else:
                 s = sorted(kids, key=lambda k: _KEY((timestamp_ms(k.timestamp), k.index)))
