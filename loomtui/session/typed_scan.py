@@ -217,7 +217,7 @@ def _message(e: Entry, m: _Message | None) -> None:
             e.aux = utf16_slice(err, 400)
     elif role == "toolResult":
         cid = m.tool_call_id
-        e.aux = _CALL_IDS.pop(cid, cid) if cid is not None else None
+        e.aux = _CALL_IDS.pop(cid, cid)  # None is never a key: None stays None
         name = m.tool_name
         e.tool_name = intern(name) if name is not None else None
         e.text = _content_text(content)
