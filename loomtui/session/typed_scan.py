@@ -114,7 +114,7 @@ ERRORS = (msgspec.DecodeError, Unusual, ValueError, TypeError, RecursionError)
 #: the ids of the tool calls read last, each its own string: the result answering one takes
 #: that string as its ``aux`` (a result usually follows its call within a few lines), so the
 #: two entries share one string (docs/performance.md, "Memory per skeleton entry")
-_CALL_IDS: dict[str, str] = {}
+_CALL_IDS: dict[str | None, str | None] = {}
 #: ``_CALL_IDS`` is emptied past this many calls without their result
 _CALL_IDS_MAX = 1024
 
