@@ -14,14 +14,63 @@ from collections.abc import Callable
 from sys import intern
 from typing import Any
 
+import orjson
+
 from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
 
 #: pi's getEntryDisplayText cuts message text at 200 UTF-16 units (docs/formats.md §9.4).
 TEXT_CAP = 200
 #: Longest string kept inside a tool call's arguments; pi prints at most 50 units of any of them.
 ARG_CAP = 400
+#: a tool call's arguments up to this many bytes of JSON are kept as those bytes (``call_args``)
+RAW_ARGS_CAP = 1024
 
 MESSAGE = "message"
+_loads = orjson.loads
+
+#: ``Entry.span``: bits 0-39 the line's byte offset + 1, bits 40-79 its size, above them the
+#: line number (one int of 40 bytes where three took 96, and two slots fewer)
+SIZE_AT = 40
+LINE_AT = 80
+_FIELD = (1 << 40) - 1
+_NOT_OFFSET = ~_FIELD
+_NOT_SIZE = ~(_FIELD << SIZE_AT)
+_BELOW_LINE = (1 << LINE_AT) - 1
+
+
+class _Number:
+    """A timestamp that is an integer in the file (``Entry.stamp`` keeps ints for packed
+    strings, ``packed_stamp``)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Number and other.value == self.value
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __repr__(self) -> str:
+        return f"_Number({self.value!r})"
+
+
+def packed_stamp(t: str) -> Any:
+    """A timestamp string as ``Entry.stamp`` keeps it: its UTF-8 bytes as one int (52 bytes for
+    pi's 24 characters where the string takes 73); ``Entry.timestamp`` makes the string again.
+    A string starting with NUL (whose bytes an int would not keep) stays a string."""
+    b = t.encode()
+    return t if b[:1] == b"\x00" else int.from_bytes(b, "big")
+
+
+def span(line: int, offset: int, size: int) -> int:
+    """``line``, ``offset`` and ``size`` packed as ``Entry.span`` holds them (the line number,
+    1-based, 0 for none; the byte offset, -1 for an entry that lives in memory; the size)."""
+    if line < 0 or not -1 <= offset < _FIELD or not 0 <= size <= _FIELD:
+        raise ValueError(f"no line span: line {line}, offset {offset}, size {size}")
+    return (offset + 1) | size << SIZE_AT | line << LINE_AT
 
 
 class Entry:
@@ -41,11 +90,9 @@ class Entry:
         "parent_id",
         "type",
         "role",
-        "timestamp",
+        "stamp",
         "index",
-        "line",
-        "offset",
-        "size",
+        "span",
         "text",
         "aux",
         "has_text",
@@ -62,11 +109,11 @@ class Entry:
         self.parent_id = parent_id
         self.type = etype
         self.role: str | None = None
-        self.timestamp: Any = None
+        #: the timestamp (``timestamp``): as the file has it, or a string packed in an int
+        self.stamp: Any = None
         self.index = -1
-        self.line = 0
-        self.offset = -1
-        self.size = 0
+        #: ``line``, ``offset`` and ``size`` in one int (``span``)
+        self.span = 0
         self.text: str | None = None
         self.aux: Any = None
         self.has_text = False
@@ -82,6 +129,53 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r}, parent={self.parent_id!r}, type={self.type!r}, role={self.role!r})"
+
+    @property
+    def timestamp(self) -> Any:
+        """The entry's ``timestamp`` as the file has it (a string, usually; None when absent)."""
+        v = self.stamp
+        if type(v) is int:
+            return v.to_bytes((v.bit_length() + 7) >> 3, "big").decode()
+        if type(v) is _Number:
+            return v.value
+        return v
+
+    @timestamp.setter
+    def timestamp(self, value: Any) -> None:
+        self.stamp = _Number(value) if type(value) is int else value
+
+    @property
+    def line(self) -> int:
+        """The physical line number in the file (1-based; 0: none)."""
+        return self.span >> LINE_AT
+
+    @line.setter
+    def line(self, value: int) -> None:
+        if value < 0:
+            raise ValueError(f"line {value}")
+        self.span = (getattr(self, "span", 0) & _BELOW_LINE) | value << LINE_AT
+
+    @property
+    def offset(self) -> int:
+        """The line's byte offset in the file (-1: the entry lives in memory, ``data``)."""
+        return (self.span & _FIELD) - 1
+
+    @offset.setter
+    def offset(self, value: int) -> None:
+        if not -1 <= value < _FIELD:
+            raise ValueError(f"offset {value}")
+        self.span = (getattr(self, "span", 0) & _NOT_OFFSET) | (value + 1)
+
+    @property
+    def size(self) -> int:
+        """The line's size in bytes, without its newline."""
+        return (self.span >> SIZE_AT) & _FIELD
+
+    @size.setter
+    def size(self, value: int) -> None:
+        if not 0 <= value <= _FIELD:
+            raise ValueError(f"size {value}")
+        self.span = (getattr(self, "span", 0) & _NOT_SIZE) | value << SIZE_AT
 
     @property
     def is_tool_only_assistant(self) -> bool:
@@ -161,6 +255,22 @@ def compact_args(value: Any, depth: int = 0) -> Any:
             return []
         return [compact_args(v, depth + 1) for v in value[:12]]
     return value
+
+
+def call_args(args: Any) -> Any:
+    """A skeleton's tool-call arguments as decoded JSON. The typed scan keeps small ones as the
+    line's raw JSON bytes (``bytes``, which no decoded JSON value is; a decoded dict and its
+    strings cost several times as much, and most are never shown) and they are decoded here
+    when shown: by orjson, else as JSON.parse reads them, which is what the general route
+    makes of the line (docs/performance.md, "Memory per skeleton entry")."""
+    if type(args) is not bytes:
+        return args
+    try:
+        return compact_args(_loads(args))
+    except ValueError:
+        from loomtui.session import jsonvalue
+
+        return compact_args(jsonvalue.loads(args))
 
 
 def _fill_assistant_blocks(e: Entry, content: list[Any]) -> None:

@@ -8,6 +8,7 @@ entry by entry, so live appends cost what was appended. Unlike pi it never hangs
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
 from functools import cmp_to_key
 from operator import attrgetter, lt
@@ -70,7 +71,9 @@ class SessionIndex:
     def __init__(self) -> None:
         self.entries: list[Entry] = []
         self.by_id: dict[str, Entry] = {}
-        self._children: dict[str, list[Entry]] = {}
+        #: children in file order by parent id: a tuple for an only child (the usual: 48 bytes
+        #: where a list takes 72), a list once there are more
+        self._children: dict[str, Sequence[Entry]] = {}
         self._sorted: dict[str, list[Entry]] = {}
         self.roots: list[Entry] = []
         self._root_set: set[str] = set()
@@ -159,7 +162,7 @@ class SessionIndex:
                     for c in cycle:
                         siblings = self._children.get(c.parent_id) if c.parent_id is not None else None
                         if siblings is not None:
-                            siblings[:] = [k for k in siblings if k is not c]
+                            self._children[c.parent_id] = [k for k in siblings if k is not c]  # type: ignore[index]
                             self._sorted.pop(c.parent_id, None)  # type: ignore[arg-type]
                         self._add_root(c)
                     self.roots.sort(key=_by_index)
@@ -190,10 +193,12 @@ class SessionIndex:
     def _add_child(self, parent: str, e: Entry) -> None:
         kids = self._children.get(parent)
         if kids is None:
-            self._children[parent] = [e]
+            self._children[parent] = (e,)
         else:
-            kids.append(e)
-            kids.sort(key=lambda x: x.index)
+            more = kids if isinstance(kids, list) else [*kids]
+            more.append(e)
+            more.sort(key=_by_index)
+            self._children[parent] = more
             self._sorted.pop(parent, None)
 
     def build(self, entries: list[Entry]) -> bool:
@@ -232,11 +237,14 @@ class SessionIndex:
             else:
                 kids = children.get(p)
                 if kids is not None:
-                    kids.append(e)
+                    if isinstance(kids, list):
+                        kids.append(e)
+                    else:
+                        children[p] = kids = [*kids, e]
                     e.parent_id = kids[0].parent_id  # one string per parent, not one per child
                 elif p in by_id:
                     e.parent_id = p = by_id[p].id
-                    children[p] = [e]
+                    children[p] = (e,)
                 else:
                     later.append(e)
             if e.type in _NOTED:
@@ -266,14 +274,17 @@ class SessionIndex:
                 forward = True
                 kids = children.get(p)
                 if kids is None:
-                    children[p] = [e]
+                    children[p] = (e,)
                 else:
-                    kids.append(e)
+                    if isinstance(kids, list):
+                        kids.append(e)
+                    else:
+                        children[p] = [*kids, e]
                     resort.add(p)
             elif p is not None:
                 self._waiting.setdefault(p, []).append(e)
         for p in resort:
-            children[p].sort(key=_by_index)
+            children[p] = sorted(children[p], key=_by_index)
         # roots stay in file order
         orphans = [e for e in later if e.parent_id not in by_id]
         if orphans:
@@ -353,7 +364,7 @@ class SessionIndex:
             parent = c.parent_id
             kids = children.get(parent) if parent is not None else None
             if kids is not None:
-                kids[:] = [k for k in kids if k is not c]
+                children[parent] = [k for k in kids if k is not c]  # type: ignore[index]
             self.roots.append(c)
             self._root_set.add(c.id)
             self.diagnostics.append(Diagnostic(c.line, f"entry {c.id!r} is on a parentId cycle; shown as a root"))
@@ -375,7 +386,7 @@ class SessionIndex:
         if not kids:
             return []
         if len(kids) == 1:
-            return kids
+            return list(kids)
         s = self._sorted.get(entry_id)
         if s is None:
             first = kids[0].timestamp
@@ -386,8 +397,9 @@ class SessionIndex:
             self._sorted[entry_id] = s
         return s
 
-    def child_lists(self) -> dict[str, list[Entry]]:
-        """Children in file order by parent id (read-only; for fast traversals)."""
+    def child_lists(self) -> dict[str, Sequence[Entry]]:
+        """Children in file order by parent id (read-only; for fast traversals): a tuple for an
+        only child, a list for more."""
         return self._children
 
     def children_in_file_order(self, entry_id: str) -> list[Entry]:

@@ -57,7 +57,7 @@ from loomtui.session.split import FIELDS, SplitParse, entries_from_columns
 
 MAGIC = b"LOOMTUI-INDEX\x00"
 #: bump when the payload layout or what the parser records changes
-FORMAT = 3
+FORMAT = 4
 #: the indexed bytes are hashed in blocks of this size (an append re-hashes only the last one)
 BLOCK = 8 << 20
 DELTA_MAGIC = b"LOOMTUI-DELTA\x00"

@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from loomtui.session import branch_copy, indexcache, store, verify
 from loomtui.session.context import ContextPlan, context_plan
-from loomtui.session.entries import Entry, fill
+from loomtui.session.entries import Entry, fill, span
 from loomtui.session.errors import Diagnostic, LoomError, SessionFormatError, WriteConflict, WriteRefused, cannot_open
 from loomtui.session.fileio import open_regular
 from loomtui.session.ids import branch_file_name, new_entry_id, new_session_id, now_iso
@@ -593,7 +593,7 @@ def entry_from_dict(obj: dict[str, Any], line: int = 0) -> Entry | None:
     parent = obj.get("parentId")
     etype = obj.get("type")
     e = Entry(eid, parent if isinstance(parent, str) else None, etype if isinstance(etype, str) else "")
-    e.line = line
+    e.span = span(line, -1, 0)
     fill(e, obj)
     e.data = obj
     return e

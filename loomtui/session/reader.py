@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from loomtui.session import jsonvalue, typed_scan
-from loomtui.session.entries import Entry, fill
+from loomtui.session.entries import LINE_AT, SIZE_AT, Entry, fill, span
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.fileio import open_regular_file
 from loomtui.session.jsstr import js_truthy, session_version
@@ -226,9 +226,8 @@ class LineParser:
                     if e is not None:
                         line_no += 1
                         parsed += 1
-                        e.line = line_no
-                        e.offset = base + pos
-                        e.size = end - pos
+                        # ``entries.span``: offset + 1, size and line number in one int
+                        e.span = (base + pos + 1) | (end - pos) << SIZE_AT | line_no << LINE_AT
                         on_entry(e)
                         pos = end + 1 if nl >= 0 else end
                         continue
@@ -294,9 +293,7 @@ class LineParser:
             self.diag(line_no, f"entry {entry_id}: parentId is not a string; treated as a root")
             parent = None
         e = Entry(entry_id, parent, etype if isinstance(etype, str) else "")
-        e.line = line_no
-        e.offset = offset
-        e.size = size
+        e.span = span(line_no, offset, size)
         fill(e, obj)
         if st.version < 3:
             e.data = obj  # migrated in memory: the file does not hold these ids

@@ -22,7 +22,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
-from loomtui.session.entries import Entry
+from loomtui.session.entries import LINE_AT, Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.fileio import line_start_after, open_big
 from loomtui.session.forked import ForkedChild, can_fork, start_child
@@ -40,10 +40,8 @@ FIELDS = (
     "parent_id",
     "type",
     "role",
-    "timestamp",
-    "line",
-    "offset",
-    "size",
+    "stamp",
+    "span",
     "text",
     "aux",
     "has_text",
@@ -53,7 +51,7 @@ FIELDS = (
     "content_is_str",
     "hidden",
 )
-_PAYLOAD_VERSION = 3
+_PAYLOAD_VERSION = 4
 #: what the child has read so far (bytes after ``at``, entries), in memory both processes share
 _COUNTS = struct.Struct("qq")
 
@@ -228,6 +226,7 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
     """Entries from their ``FIELDS`` columns (a child's payload, a cached index), line numbers
     moved by ``line_base``; ``index`` is set when they are indexed."""
     new = Entry.__new__
+    shift = line_base << LINE_AT  # the line number's place in ``Entry.span``
     out: list[Entry] = []
     append = out.append
     for (
@@ -235,10 +234,8 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
         parent,
         etype,
         role,
-        timestamp,
-        line,
-        offset,
-        size,
+        stamp,
+        span,
         text,
         aux,
         has_text,
@@ -253,11 +250,9 @@ def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[E
         e.parent_id = parent
         e.type = etype
         e.role = role
-        e.timestamp = timestamp
+        e.stamp = stamp
         e.index = -1
-        e.line = line + line_base
-        e.offset = offset
-        e.size = size
+        e.span = span + shift
         e.text = text
         e.aux = aux
         e.has_text = has_text

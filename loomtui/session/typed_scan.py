@@ -23,11 +23,13 @@ import orjson
 
 from loomtui.session.entries import (
     MESSAGE,
+    RAW_ARGS_CAP,
     TEXT_CAP,
     Entry,
     _js_concat,
     compact_args,
 )
+from loomtui.session.entries import packed_stamp as packed
 from loomtui.session.jsstr import JS_WHITESPACE, utf16_len, utf16_slice
 
 #: a ``Raw`` field that was not in the line
@@ -109,6 +111,13 @@ decode = msgspec.json.Decoder(_Line).decode
 #: what ``decode`` raises for a line it does not type (the caller reads it the general way)
 ERRORS = (msgspec.DecodeError, Unusual, ValueError, TypeError, RecursionError)
 
+#: the ids of the tool calls read last, each its own string: the result answering one takes
+#: that string as its ``aux`` (a result usually follows its call within a few lines), so the
+#: two entries share one string (docs/performance.md, "Memory per skeleton entry")
+_CALL_IDS: dict[str | None, str | None] = {}
+#: ``_CALL_IDS`` is emptied past this many calls without their result
+_CALL_IDS_MAX = 1024
+
 _INT64_MIN = -(1 << 63)
 _UINT64_END = 1 << 64
 
@@ -154,14 +163,21 @@ def _blocks(blocks: list[_Block], calls_wanted: bool) -> tuple[str, bool, list[A
 
 
 def _call(b: _Block) -> tuple[Any, Any, Any]:
-    """A tool call as ``entries._fill_assistant_blocks`` keeps it; the arguments decoded by
-    orjson, as the general route decodes them."""
+    """A tool call as ``entries._fill_assistant_blocks`` keeps it, but for the arguments: up to
+    ``RAW_ARGS_CAP`` bytes their JSON as it stands in the line (``entries.call_args`` decodes
+    it where shown), longer ones decoded by orjson, as the general route decodes them."""
     args = b.arguments
     name = b.name
+    cid = b.id
+    if cid is not None:
+        if len(_CALL_IDS) >= _CALL_IDS_MAX:
+            _CALL_IDS.clear()
+        _CALL_IDS[cid] = cid
+    n = len(args)
     return (
-        b.id,
+        cid,
         intern(name) if name is not None else None,
-        compact_args(_loads(memoryview(args))) if len(args) else None,
+        (bytes(args) if n <= RAW_ARGS_CAP else compact_args(_loads(memoryview(args)))) if n else None,
     )
 
 
@@ -200,7 +216,8 @@ def _message(e: Entry, m: _Message | None) -> None:
         if err:
             e.aux = utf16_slice(err, 400)
     elif role == "toolResult":
-        e.aux = m.tool_call_id
+        cid = m.tool_call_id
+        e.aux = _CALL_IDS.pop(cid, cid)  # None is never a key: None stays None
         name = m.tool_name
         e.tool_name = intern(name) if name is not None else None
         e.text = _content_text(content)
@@ -231,7 +248,9 @@ def entry(s: Any) -> Entry:
     cls = type(s)
     if cls is _MessageLine:
         e = Entry(s.id, s.parent_id, MESSAGE)
-        e.timestamp = s.timestamp
+        t = s.timestamp
+        if t is not None:
+            e.stamp = packed(t)
         _message(e, s.message)
         return e
     if cls is _LabelLine:
@@ -260,5 +279,7 @@ def entry(s: Any) -> Entry:
     else:
         e = Entry(s.id, s.parent_id, "session_info")
         e.text = s.name
-    e.timestamp = s.timestamp
+    t = s.timestamp
+    if t is not None:
+        e.stamp = packed(t)
     return e

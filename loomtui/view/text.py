@@ -18,7 +18,7 @@ from itertools import compress, repeat
 from operator import is_, itemgetter, not_
 from typing import Any
 
-from loomtui.session.entries import Entry
+from loomtui.session.entries import Entry, call_args
 from loomtui.session.index import timestamp_ms
 from loomtui.session.jsstr import (
     JS_WHITESPACE,
@@ -127,6 +127,8 @@ def format_tool_call(name: Any, args: Any, home: str | None = None) -> str:
         return str(name)
     if home is None:
         home = home_dir()
+    if type(args) is bytes:  # a skeleton's arguments kept as their JSON (``entries.call_args``)
+        args = call_args(args)
     if args is None:
         args = {}
     fmt = _TOOL_FORMATS.get(name) if isinstance(name, str) else None

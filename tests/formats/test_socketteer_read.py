@@ -26,7 +26,8 @@ from loomtui.session.jsonvalue import dumps_bytes
 from loomtui.view.model import TreeModel
 from loomtui.view.plain_rows import plain_rows
 
-SLOTS = [s for s in Entry.__slots__ if s != "data"]
+#: every field (the timestamp as read: a loom node's is made when asked, its slot stays empty)
+SLOTS = ["timestamp" if s == "stamp" else s for s in Entry.__slots__ if s != "data"]
 
 
 def whole_tree(doc: Any, name: str = "loom") -> Any:

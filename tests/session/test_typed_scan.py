@@ -9,8 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from loomtui.session import typed_scan
-from loomtui.session.entries import Entry, fill
+from loomtui.session import jsonvalue, typed_scan
+from loomtui.session.entries import RAW_ARGS_CAP, Entry, call_args, fill
 from loomtui.session.split import FIELDS
 
 LONG = "word " * 2000
@@ -19,7 +19,7 @@ ESCAPED = 'a"b\\c\n\u00e9' * 400
 
 
 def _general(line: bytes) -> Entry:
-    obj = orjson.loads(line)
+    obj = jsonvalue.loads(line)  # orjson, else as JSON.parse reads it (the general route)
     e = Entry(obj["id"], obj.get("parentId"), obj["type"])
     fill(e, obj)
     return e
@@ -33,8 +33,15 @@ def _same(line: bytes) -> bool:
         return False
     general = _general(line)
     for f in FIELDS:
-        assert getattr(typed, f) == getattr(general, f), (f, line[:200])
-        assert type(getattr(typed, f)) is type(getattr(general, f)), (f, line[:200])
+        if f == "stamp":  # a timestamp string is kept packed (``entries.packed_stamp``)
+            f = "timestamp"
+        got, want = getattr(typed, f), getattr(general, f)
+        if f == "tool_calls" and got is not None:
+            # small arguments are kept as their JSON bytes and decoded where shown
+            got = tuple((i, n, call_args(a)) for i, n, a in got)
+            assert [[type(x) for x in c] for c in got] == [[type(x) for x in c] for c in want], line[:200]
+        assert got == want, (f, line[:200])
+        assert type(got) is type(want), (f, line[:200])
     return True
 
 
@@ -84,6 +91,8 @@ TYPED = [
             {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "x" * 900}},
             {"type": "toolCall", "id": "c3", "name": "none"},
             {"type": "toolCall", "id": "c4", "name": "n", "arguments": 12345678901234567890123},
+            {"type": "toolCall", "id": "c5", "name": "edit", "arguments": {"path": "a", "new": "y" * 2000}},
+            {"type": "toolCall", "id": "c6", "name": "ls", "arguments": []},
         ],
         stopReason="toolUse",
         usage={"input": 1, "cost": {"total": 0.1}},
@@ -107,6 +116,7 @@ TYPED = [
     _line(message=None),
     _line(parentId=None),
     _line(timestamp=None),
+    *[_line(timestamp=t) for t in ("", "\x00late", "2026-01-01T00:00:00+02:00 \u00e9\U0001f600", "x" * 300)],
     json.dumps({"type": "message", "id": "e1"}).encode(),
     _line(type="label", label="good", targetId="t1"),
     _line(type="label", label=None, targetId="t1"),
@@ -120,6 +130,12 @@ TYPED = [
     _line(type="custom", customType="ext", data={"a": 1}),
     _line(type="session_info", name="  my session "),
     b'{"type":"message","id":"a","id":"b","message":{"role":"user","content":"x"}}',
+    # arguments orjson does not read: kept as their bytes, read as JSON.parse reads them when shown
+    *[
+        b'{"type":"message","id":"a","message":{"role":"assistant","content":[{"type":"toolCall","id":"c",'
+        b'"name":"bash","arguments":' + args + b"}]}}"
+        for args in (b'{"n":1e999}', b'{"n":-1e400,"m":[1e999]}')
+    ],
 ]
 
 GENERAL = [
@@ -157,6 +173,34 @@ def test_typed_lines_make_the_general_skeleton(line: bytes) -> None:
 @pytest.mark.parametrize("line", GENERAL, ids=range(len(GENERAL)))
 def test_unusual_lines_are_left_to_the_general_route(line: bytes) -> None:
     assert not _same(line)
+
+
+def test_small_arguments_are_kept_as_their_bytes() -> None:
+    """A tool call's arguments up to ``RAW_ARGS_CAP`` bytes are the line's own JSON; longer
+    ones are decoded (and their long strings cut) while reading."""
+    small = b'{"path": "a.py",  "offset": 10}'
+    big = orjson.dumps({"path": "p", "content": "z" * RAW_ARGS_CAP})
+    line = (
+        b'{"type":"message","id":"a","message":{"role":"assistant","content":['
+        b'{"type":"toolCall","id":"c1","name":"read","arguments":' + small + b"},"
+        b'{"type":"toolCall","id":"c2","name":"write","arguments":' + big + b"}]}}"
+    )
+    e = typed_scan.entry(typed_scan.decode(line))
+    assert e.tool_calls is not None
+    (_, _, kept), (_, _, decoded) = e.tool_calls
+    assert kept == small and call_args(kept) == {"path": "a.py", "offset": 10}
+    assert decoded == {"path": "p", "content": "z" * 400}
+    assert call_args(decoded) is decoded
+
+
+def test_timestamps_are_kept_packed() -> None:
+    """A timestamp string is kept as an int of its bytes and read back as that very string."""
+    for t in ("2026-01-01T00:00:07.687Z", "", "\u00e9", "\x00x", "a\x00"):
+        e = typed_scan.entry(typed_scan.decode(_line(timestamp=t)))
+        assert e.timestamp == t and type(e.timestamp) is str
+        assert type(e.stamp) is (str if t.startswith("\x00") else int)
+    general = _general(_line(timestamp=1767225600000))
+    assert general.timestamp == 1767225600000 and type(general.timestamp) is int
 
 
 def test_long_texts() -> None:

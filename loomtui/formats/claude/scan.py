@@ -20,7 +20,7 @@ import orjson
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
 from loomtui.formats.claude import typed
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
-from loomtui.session.entries import Entry, compact_args, content_text, has_text_content
+from loomtui.session.entries import LINE_AT, SIZE_AT, Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.jsstr import js_trim, utf16_slice
 
@@ -185,9 +185,7 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                         k.append(i)
                         if len(k) == 2:
                             forks.append(parent)
-                    e.line = line
-                    e.offset = base + off
-                    e.size = nl - off
+                    e.span = (base + off + 1) | (nl - off) << SIZE_AT | line << LINE_AT  # ``entries.span``
                     skels_append(e)
                     kinds_append(kind)
                     last_any = i
@@ -256,9 +254,7 @@ def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: 
             k.append(i)
             if len(k) == 2:
                 sc.forks.append(parent)
-    e.line = line
-    e.offset = offset
-    e.size = size
+    e.span = (offset + 1) | size << SIZE_AT | line << LINE_AT  # ``entries.span``
     sc.skels.append(e)
     sc.kinds.append(kind)
     if side:

@@ -44,7 +44,7 @@ from loomtui.formats.looms.socketteer import (
     root_of,
     socketteer_label,
 )
-from loomtui.session.entries import Entry, _fill_assistant_blocks, content_text, has_text_content
+from loomtui.session.entries import LINE_AT, Entry, _fill_assistant_blocks, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
@@ -89,9 +89,7 @@ class LoomNodeEntry(Entry):
         self.role = None
         _SET_TIMESTAMP(self, None)
         self.index = -1
-        self.line = 0
-        self.offset = -1
-        self.size = 0
+        self.span = 0  # line 0, offset -1, size 0 (``entries.span``)
         self.text = text
         self.aux = aux
         self.has_text = False
@@ -369,7 +367,7 @@ def open_socketteer(
     if leaf is not None:
         ordered.append(leaf)
     for line, e in enumerate(ordered, start=1):
-        e.line = line
+        e.span = line << LINE_AT  # the line number; offset -1, size 0 (``entries.span``)
     return _session(tree, name, ordered, ids, leaf, reading.labels, loom, path, sha, bundle_members, diag)
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from loomtui.formats.base.common import iso_ms, parse_iso
 from loomtui.formats.ocp import text as T
 from loomtui.formats.ocp.run import OcpRun, topo_order
-from loomtui.session.entries import Entry
+from loomtui.session.entries import LINE_AT, Entry
 from loomtui.view.flat import subtree_ends
 
 RUN_ID = "run"
@@ -487,7 +487,7 @@ def _skeletons(run: OcpRun | None, order: Iterable[Row], ts: str | None) -> list
         e.parent_id = parent
         e.timestamp = ts
         e.index = -1
-        e.line = n
+        e.span = n << LINE_AT  # the line number; offset -1, size 0 (``entries.span``)
         e.aux = kind
         e._pending = (run, make, rid)
         append(e)
