@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from loomtui.cli import main
 from loomtui.formats.detect import open_any
 from loomtui.formats.maitento import read as maitento_read
 from loomtui.view.text import display_text
@@ -79,3 +80,22 @@ def test_a_configuration_bigger_than_a_walk_reads_opens_when_named(
     f.write_text(json.dumps({"name": "desk", "description": "x" * 20_000, "loom": CONF}, indent=2))
     got = rows(f)
     assert any("desk" in r for r in got) and not any("problem" in r for r in got)
+
+
+def test_counts_on_the_map_and_in_notes_are_in_the_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ "1 input(s) with no readable configuration", "Seed of 1 interaction(s)", "1 node(s) name no
+    author": one is counted in the singular, as everywhere else."""
+    assert main(["tree", str(Path(__file__).parent / "maitento" / "definitions"), "--width", "200"]) == 0
+    rows = capsys.readouterr().out
+    assert "1 input with no readable configuration" in rows and "(s)" not in rows
+    sm = open_any(str(Path(__file__).parent / "maitento" / "definitions"))
+    describe = sm.source.describe
+    assert describe is not None
+    details = [describe(e.id) or "" for e in sm.index.entries]
+    assert any("Seed of 1 interaction, read by" in d for d in details)
+    assert not any("(s)" in d for d in details)
+
+    loom = tmp_path / "one.json"
+    loom.write_text(json.dumps({"root": {"id": "r", "text": "once", "children": []}}))
+    assert main(["export-openloom", str(loom), "-o", str(tmp_path / "one.openloom.json")]) == 0
+    assert "1 node names no author" in capsys.readouterr().err

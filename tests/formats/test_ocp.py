@@ -264,7 +264,7 @@ def test_dependency_cycle_opens_every_node() -> None:
     doc = load("minimal.ocp.json")
     doc["edges"].append({"from": "G1", "to": "T1", "kind": "dep", "tier": "verified"})
     sm = open_document(doc, None)
-    assert "form a cycle through 3 node(s)" in diags(sm)
+    assert "form a cycle through 3 nodes" in diags(sm)
     ids = [e for e, _ in rows(sm)]
     assert {"n:T1", "n:R1", "n:G1"} <= set(ids)
     assert len(ids) == len(set(ids)) == 1 + 3 + 4

@@ -44,6 +44,7 @@ from loomtui.session.errors import LoomError
 from loomtui.session.ids import now_iso
 from loomtui.session.manager import SessionManager
 from loomtui.session.store import write_new_file
+from loomtui.view.words import counted
 
 
 def _version() -> str:
@@ -264,7 +265,9 @@ class _Export:
                     set_node_label(node, label)
             self.nodes[e.id] = node
         if roleless:
-            self.notes.append(f"{roleless} node(s) name no author; written with role human (OpenLoom requires one)")
+            self.notes.append(
+                f"{counted(roleless, 'node names', 'nodes name')} no author; written with role human (OpenLoom requires one)"
+            )
 
     # edges --------------------------------------------------------------------------------------
     def make_edges(self) -> list[dict[str, Any]]:
@@ -367,7 +370,9 @@ class _Export:
         lt = dict(ext.get("loomtui") or {})
         lt["repairs"] = sorted(src.repairs + self.repairs, key=lambda r: r.get("index", 0))
         ext["loomtui"] = lt
-        self.notes.append(f"{len(lt['repairs'])} edge(s) the tree could not use are kept in extensions.loomtui.repairs")
+        self.notes.append(
+            f"{counted(len(lt['repairs']), 'edge')} the tree could not use {'is' if len(lt['repairs']) == 1 else 'are'} kept in extensions.loomtui.repairs"
+        )
 
 
 def build_document(

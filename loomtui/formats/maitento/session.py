@@ -21,6 +21,7 @@ from loomtui.formats.maitento.rules import Finding
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import LABEL, PI_FILTERS, Source
+from loomtui.view.words import counted
 
 FORMAT = "maitento-loom-config"
 
@@ -132,7 +133,7 @@ class _Rows:
         body = [
             f"**loom `{_code(n.id)}`**",
             "",
-            f"Seed of {len(n.seeded_by)} interaction(s), read by {len(n.read_by)}.",
+            f"Seed of {counted(len(n.seeded_by), 'interaction')}, read by {len(n.read_by)}.",
             "",
         ]
         body += [f"- **{_md(f)}**" for f in n.flags]
@@ -173,7 +174,7 @@ class _Rows:
             "problems",
             None,
             "not read",
-            f"{len(problems)} input(s) with no readable configuration",
+            f"{counted(len(problems), 'input')} with no readable configuration",
             "Files or members that hold no readable configuration.",
         )
         for p in problems:

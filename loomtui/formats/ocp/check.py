@@ -49,6 +49,17 @@ def checker_name() -> str:
     return "jsonschema" if _jsonschema() is not None else "none"
 
 
+def checked_words(checked: str) -> tuple[bool, str]:
+    """How a run checked with ``checked`` (``checker_name()``) says so: whether it was checked at
+    all, and with what (a missing checker is said as such, never as a finding about the run)."""
+    hint = "the OCP reference checker is not installed: pip install 'loomtui[ocp]'"
+    if checked == "none":
+        return False, "neither the OCP reference checker (pip install 'loomtui[ocp]') nor jsonschema is installed"
+    if checked == "jsonschema":
+        return True, f"the JSON Schema only, {hint}"
+    return True, checked
+
+
 def _jsonschema() -> Any | None:
     try:
         import jsonschema
@@ -157,9 +168,6 @@ def attach_findings(run: OcpRun, findings: list[Finding] | None = None) -> None:
                 "run `loomtui check FILE`"
             )
             return
-        ref = reference_checker()
-        if ref is None:
-            run.note(INSTALL_HINT + "; the findings view shows JSON Schema findings only")
         findings = check_doc(run.doc)
         run.checked = checker_name()
     for f in findings:

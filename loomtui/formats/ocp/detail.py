@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from loomtui.formats.ocp import text as T
+from loomtui.formats.ocp.check import checked_words
 from loomtui.formats.ocp.run import OcpRun
 from loomtui.view.words import counted
 
@@ -129,7 +130,11 @@ def _run(out: list[str], run: OcpRun) -> None:
     _totals(out, T.run_totals(run), T.run_timing(run), "run totals")
     if run.checked:
         found = sum(len(v) for v in run.findings.values())
-        out.append(f"\nconformance checked with {run.checked}: {counted(found, 'finding')}")
+        checked, how = checked_words(run.checked)
+        if checked:
+            out.append(f"\nconformance checked with {how}: {counted(found, 'finding')}")
+        else:
+            out.append(f"\nconformance not checked: {how}")
     _ext(out, r, " of the run")
     _ext(out, run.doc, " of the document")
     _all_fields(
@@ -482,11 +487,9 @@ def summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
         ("harnesses", ", ".join(f"{k} ({v})" for k, v in s["harnesses"].items()) or "(none)"),
     ]
     if s["checkedWith"]:
+        checked, how = checked_words(s["checkedWith"])
+        counts = f"{counted(s['errors'], 'error')}, {counted(s['warnings'], 'warning')}"
         rows.append(
-            (
-                "conformance",
-                f"{counted(s['errors'], 'error')}, {counted(s['warnings'], 'warning')} "
-                f"({s['checkedWith']}; `loomtui check FILE` lists them)",
-            )
+            ("conformance", f"{counts} ({how}; `loomtui check FILE` lists them)" if checked else f"not checked: {how}")
         )
     return rows

@@ -33,6 +33,7 @@ from typing import Any
 
 from loomtui.formats.ocp import text as T
 from loomtui.session.manager import SessionManager
+from loomtui.view.words import counted
 
 OCP = "ocp"
 #: the modes a run may have (``ocp/filters.RunFilters``): fixed ones, and ones named by model or harness
@@ -314,7 +315,7 @@ def topo_order(run: OcpRun) -> list[str]:
         stuck = [n for n in run.node_order if n not in done]
         shown = ", ".join(stuck[:10]) + (" …" if len(stuck) > 10 else "")
         run.note(
-            f"dep/fan_in edges form a cycle through {len(stuck)} node(s): {shown}; they are shown after the others"
+            f"dep/fan_in edges form a cycle through {counted(len(stuck), 'node')}: {shown}; they are shown after the others"
         )
         out.extend(stuck)
     return out
