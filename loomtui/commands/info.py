@@ -87,16 +87,27 @@ def _number(v: Any) -> float | int:
     return v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
 
+def _may_hold_usage(raw: bytes) -> bool:
+    """Whether a line can hold a ``usage`` key: it is written as such, or some string of the
+    line is escaped (a key could be ``"\\u0075sage"``). A tool result without either is not
+    decoded (most of them: their usage is what pi 1.6.0 counts there, and few have one)."""
+    return b'"usage"' in raw or b"\\u" in raw
+
+
 def _full_entries(sm: SessionManager, entries: list[Entry]) -> Iterator[tuple[Entry, dict[str, Any]]]:
-    """Decode ``entries`` (in file order) reading the file once, not once per entry."""
+    """Decode ``entries`` (in file order) reading the file once, not once per entry; a tool
+    result only where its line may hold a usage (all ``_Totals.add`` reads of it)."""
     fd = open_regular(sm.path) if sm.path else -1
     try:
         for e in entries:
             if e.data is not None or fd < 0 or e.offset < 0:
                 yield e, sm.load(e)
                 continue
+            raw = os.pread(fd, e.size, e.offset)
+            if e.role == "toolResult" and e.type == "message" and not _may_hold_usage(raw):
+                continue
             try:
-                obj = decode_line(os.pread(fd, e.size, e.offset))
+                obj = decode_line(raw)
             except ValueError:
                 continue
             if isinstance(obj, dict):

@@ -417,3 +417,37 @@ def test_export_branch_to_a_name_that_is_no_session_file_is_refused(capsys, writ
         f"loomtui: -o {tmp_path / 'out.txt'}: a session file's name ends in .jsonl (the agents list no other files)"
     ]
     assert listing(tmp_path) == before
+
+
+def test_info_counts_a_tool_results_usage_however_its_key_is_written(capsys, write_session):
+    """A tool result's usage counts (as pi 1.6.0 counts it), also when the key is written with
+    an escape; tool results without one are not decoded for it."""
+    usage = {"input": 7, "output": 3, "totalTokens": 10}
+
+    def result(eid: str, parent: str, **extra: object) -> dict[str, object]:
+        return {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": "2026-03-01T09:00:01.000Z",
+            "message": {"role": "toolResult", "toolCallId": "c", "content": [], **extra},
+        }
+
+    path = write_session(
+        [
+            {
+                "type": "message",
+                "id": "a",
+                "parentId": None,
+                "timestamp": "2026-03-01T09:00:01.000Z",
+                "message": {"role": "assistant", "content": [], "provider": "p", "model": "m", "usage": usage},
+            },
+            result("b", "a", usage=usage),
+            result("c", "b", escaped=1),
+            result("d", "c"),
+        ]
+    )
+    text = path.read_text().replace('"escaped":1', '"\\u0075sage":' + json.dumps(usage))
+    path.write_text(text)
+    info = json.loads(run(capsys, "info", "--json", str(path))[1])
+    assert info["usage"]["totalTokens"] == 30
