@@ -18,7 +18,7 @@ from loomtui.commands._output import print_line, write_text
 from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
-from loomtui.session.source import PI
+from loomtui.session.source import PI, EntryWords
 from loomtui.view.blocks import text_of
 from loomtui.view.printable import printable
 from loomtui.view.words import counted
@@ -90,20 +90,25 @@ def run(args: argparse.Namespace) -> int:
     if pi:
         parts.append(f"thinking {plan.thinking_level}")
     print_line(printable("; ".join(parts)))
+    words = sm.source.entry_words
     for m in messages:
         print_line("")
-        print_line(printable(f"── {_heading(m)}"))
+        print_line(printable(f"── {_heading(m, words)}"))
         text = message_text(m) if isinstance(m, dict) else js_json(m)
         if text:
             print_line(printable(text, keep_lines=True))
     return 0
 
 
-def _heading(m: Any) -> str:
-    """The role (with the custom type or tool name); a value that is not a message object
-    (a hand-edited file) is sent by pi as it is and shown as such."""
+def _heading(m: Any, words: EntryWords | None) -> str:
+    """The role (with the custom type or tool name), or what the source calls the message
+    (``Source.entry_words``); a value that is not a message object (a hand-edited file) is sent
+    by pi as it is and shown as such."""
     if not isinstance(m, dict):
         return "(not a message object)"
+    said = words.heading(m) if words is not None else None
+    if said:
+        return said
     role = str(m.get("role"))
     if m.get("customType"):
         role += f" [{m.get('customType')}]"

@@ -36,6 +36,8 @@ USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
 #: longest id list printed in plain text (``--json`` has them all)
 LIST_CAP = 20
+#: the entries by kind in the source's words: (noun, count, finer kinds with their counts)
+Kinds = list[tuple[str, int, list[tuple[str, int]]]]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,8 +62,32 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(to_json(summary) + "\n")
     else:
-        sys.stdout.write(render_text(summary))
+        sys.stdout.write(render_text(summary, entry_kinds(sm)))
     return 0
+
+
+def entry_kinds(sm: SessionManager) -> Kinds | None:
+    """The entries counted by kind in the source's own words (``Source.entry_words``), most
+    first; None for pi's (entry types, message roles)."""
+    words = sm.source.entry_words
+    if words is None:
+        return None
+    kinds: Counter[tuple[str, str]] = Counter()
+    parts: dict[tuple[str, str], Counter[str]] = {}
+    for e in sm.index.entries:
+        one, several, part = words.kind(e)
+        kinds[one, several] += 1
+        if part is not None:
+            parts.setdefault((one, several), Counter())[part] += 1
+    rows = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [
+        (
+            one if n == 1 else several,
+            n,
+            sorted(parts.get((one, several), Counter()).items(), key=lambda kv: (-kv[1], kv[0])),
+        )
+        for (one, several), n in rows
+    ]
 
 
 def to_json(summary: dict[str, Any]) -> str:
@@ -288,11 +314,13 @@ class _Lines(list[str]):
         self.append(f"{key:<14}{_text(value)}")
 
 
-def render_text(s: dict[str, Any]) -> str:
+def render_text(s: dict[str, Any], kinds: Kinds | None = None) -> str:
+    """``summarize``'s summary as text; ``kinds``: the entries in their source's words
+    (``entry_kinds``), else by pi's entry types."""
     out = _Lines()
+    _header_rows(s, out)
+    _entry_rows(s, out, kinds)
     for section in (
-        _header_rows,
-        _entry_rows,
         _shape_rows,
         _label_rows,
         _model_rows,
@@ -332,7 +360,7 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("name", s["sessionName"] if s["sessionName"] is not None else "(none)")
 
 
-def _entry_rows(s: dict[str, Any], out: _Lines) -> None:
+def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
     inline = s.get("inlineSubagentEntries") or 0
     if inline:
         # the file's entries, and the rows the tree (and the app's header) shows: each inline
@@ -346,6 +374,14 @@ def _entry_rows(s: dict[str, Any], out: _Lines) -> None:
         )
     else:
         out.row("entries", s["entryCount"])
+    if kinds is not None:
+        wide = max((len(noun) for noun, _n, _parts in kinds), default=0) + 2
+        for noun, n, parts in kinds:
+            line = f"  {noun:<{max(22, wide)}}{n:>8}"
+            if parts:
+                line += "  (" + ", ".join(f"{p} {c}" for p, c in parts) + ")"
+            out.append(line)
+        return
     for t, n in s["entriesByType"].items():
         line = f"  {t or '(no type)':<22}{n:>8}"
         if t == "message" and s["messagesByRole"]:

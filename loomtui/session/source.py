@@ -45,16 +45,19 @@ And how the app speaks of it, in its own words rather than pi's:
 * ``resume_note``: what to resume instead, for a source no agent resumes and that has no branch
   to export as a pi session (an OCP run: the agent session an attempt names);
 * ``leaf_rule``: how the leaf was chosen, in the source's words (``info`` prints it beside the
-  leaf; a source whose leaf does not move has no leaf row).
+  leaf; a source whose leaf does not move has no leaf row);
+* ``entry_words``: what its entries are, in its own words (``EntryWords``: ``info``'s entries
+  block, ``context``'s headings); None: pi's entry types and message roles (a pi or omp file).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from loomtui.session.entries import Entry
     from loomtui.session.manager import SessionManager
 
 PI = "pi"
@@ -119,6 +122,29 @@ class SourceCommand:
     enter: str | None = None
 
 
+class EntryKind(NamedTuple):
+    """What one entry is, as its source calls it: the noun for one and for several ("user
+    prompt", "user prompts"), and a finer kind counted beside it ("hook_progress"), if any."""
+
+    one: str
+    several: str
+    part: str | None = None
+
+
+def _no_heading(_message: dict[str, Any]) -> str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class EntryWords:
+    """A source's words for its entries (``Source.entry_words``): ``kind`` names an entry's
+    skeleton for ``info``; ``heading`` names a message of ``context`` (pi's message object made
+    from the entry), None where pi's role says it already (``user``, ``assistant``)."""
+
+    kind: Callable[[Entry], EntryKind]
+    heading: Callable[[dict[str, Any]], str | None] = _no_heading
+
+
 @dataclass(frozen=True, slots=True)
 class Source:
     """Where a session came from and what loomtui may write back (see the module doc)."""
@@ -153,6 +179,7 @@ class Source:
     export_home: str | None = None
     #: what the reader's diagnostics are, one and several (an OCP run's are findings about it)
     diagnostics_are: tuple[str, str] = ("line repaired or skipped", "lines repaired or skipped")
+    entry_words: EntryWords | None = None
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:

@@ -156,8 +156,8 @@ def test_info_explains_the_entries_of_inline_subagent_runs(
         "437: 32 in the conversation, 405 in 5 subagent runs; the tree shows 37 rows (one per run)"
     )
     body = out[out.index("\nentries") + 1 :].split("\nroots")[0]
-    kinds = [line.split() for line in body.splitlines()[1:]]
-    assert sum(int(words[1]) for words in kinds) == 37  # the rows by kind: what the tree shows
+    kinds = [line[:32].split() for line in body.splitlines()[1:]]  # the noun, then the count
+    assert sum(int(words[-1]) for words in kinds) == 37  # the rows by kind: what the tree shows
 
 
 def test_info_names_an_oh_my_pi_session(capsys: pytest.CaptureFixture[str]) -> None:

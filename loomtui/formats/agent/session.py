@@ -42,7 +42,7 @@ from loomtui.session.reader import line_value
 
 if TYPE_CHECKING:
     from loomtui.formats.agent.resume import ToolResume
-from loomtui.session.source import EXPORT, LABEL, PI_FILTERS, Source
+from loomtui.session.source import EXPORT, LABEL, PI_FILTERS, EntryWords, Source
 
 
 @dataclass
@@ -106,6 +106,8 @@ class AgentSource:
     #: how the tool resumes a session (its ``resume`` module: ``resume_words``, ``export_name``;
     #: ``agent/resume.py``); None: no agent resumes it
     resumer: ToolResume | None = None
+    #: what the tool calls its entries (``Source.entry_words``: its ``words`` module)
+    entry_words: EntryWords | None = None
 
     def ensure(self) -> None:
         """Everything left for later, done now."""
@@ -212,6 +214,7 @@ class AgentSession(SessionManager):
             export_note=f"the branch's lines as {tool} wrote them, under a new session id; this file is not touched",
             leaf_rule="the format's leaf rule",
             keeps_cost=False,  # the file stores no cost, and loomtui ships no price table
+            entry_words=source.entry_words,
             export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
         )
 

@@ -27,6 +27,7 @@ from loomtui.formats.claude.tree import (
     session_id_of,
     stats_of,
 )
+from loomtui.formats.claude.words import CLAUDE_WORDS
 from loomtui.session.errors import SessionFormatError
 from loomtui.session.memory import bulk_allocation
 
@@ -75,7 +76,13 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     if not sc.skels and not sc.books:
         raise SessionFormatError(f"{path}: no Claude Code lines")
     src = AgentSource(
-        CLAUDE, path, session_id_of(sc, path), label_dir=label_dir, subagent_opener=open_claude, resumer=claude_resume
+        CLAUDE,
+        path,
+        session_id_of(sc, path),
+        label_dir=label_dir,
+        subagent_opener=open_claude,
+        resumer=claude_resume,
+        entry_words=CLAUDE_WORDS,
     )
     src.extra["lines"] = sc.lines
     src.stats = stats_of(sc)

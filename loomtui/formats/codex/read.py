@@ -41,6 +41,7 @@ from loomtui.formats.agent.session import (
 )
 from loomtui.formats.agent.tools import CODEX_TOOLS, shown_calls
 from loomtui.formats.codex import resume as codex_resume
+from loomtui.formats.codex.words import codex_words
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.manager import entry_from_dict
@@ -256,6 +257,7 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
     src = AgentSource(CODEX, path, sid, label_dir=label_dir, resumer=codex_resume)
     src.preamble = [data[metas[0][1] : metas[0][1] + metas[0][2]]]
     walk = _Walk(src, rows, meta)
+    src.entry_words = codex_words(src.extra["kinds"])
     fork_end = _replayed_prefix(rows, metas)
     if fork_end:
         walk.from_parent(fork_end[1])

@@ -47,6 +47,7 @@ from loomtui.formats.base.common import (
 )
 from loomtui.formats.looms.bookmarks import SAVER
 from loomtui.formats.looms.openloom_entry import NodeMapper, label_of_node, node_fields
+from loomtui.formats.looms.words import OPENLOOM_WORDS, SOCKETTEER_WORDS
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
@@ -497,6 +498,7 @@ def build_session(
         leaf_rule=LOOM_LEAF_RULE,
         diagnostics_are=DOCUMENT_REPAIRS,
         export_note="the path from the root to this node, as pi session entries",
+        entry_words=SOCKETTEER_WORDS if fmt == SOCKETTEER else OPENLOOM_WORDS,
     )
     sm = SessionManager.from_entries(
         header, entries, diag, labels=labels, source=source, session_name=title if isinstance(title, str) else None

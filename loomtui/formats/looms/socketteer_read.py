@@ -44,6 +44,7 @@ from loomtui.formats.looms.socketteer import (
     root_of,
     socketteer_label,
 )
+from loomtui.formats.looms.words import SOCKETTEER_WORDS
 from loomtui.session.entries import LINE_AT, Entry, _fill_assistant_blocks, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.manager import SessionManager
@@ -443,5 +444,6 @@ def _session(
         leaf_rule=LOOM_LEAF_RULE,
         diagnostics_are=DOCUMENT_REPAIRS,
         export_note="the path from the root to this node, as pi session entries",
+        entry_words=SOCKETTEER_WORDS,
     )
     return SessionManager.from_skeletons(header, ordered, diag, labels=labels, source=source, session_name=name)

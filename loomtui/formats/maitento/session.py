@@ -18,6 +18,7 @@ from loomtui.formats.base.common import unique_id
 from loomtui.formats.maitento.map import LoomNode, build_map, counts
 from loomtui.formats.maitento.read import MAP_WALK_LIMIT, Config, Item, Problem, TooManyFiles, read_paths, walk
 from loomtui.formats.maitento.rules import Finding
+from loomtui.formats.maitento.words import MAP_WORDS
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import LABEL, PI_FILTERS, Source
@@ -217,6 +218,7 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
         keeps_times=False,
         keeps_usage=False,
         actions=frozenset((LABEL, PI_FILTERS)),
+        entry_words=MAP_WORDS,
     )
     sm = LoomConfigMap.from_entries(
         header, entries, session_name=f"loom configurations: {path}", source=source, leaf=leaf

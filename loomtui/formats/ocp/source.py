@@ -19,6 +19,7 @@ from loomtui.formats.ocp import text as T
 from loomtui.formats.ocp.detail import describe
 from loomtui.formats.ocp.run import OCP, RUN_ID, VIEWS, OcpRun, looks_like_ocp, read_run
 from loomtui.formats.ocp.tree import made_rows, make_rows, preorder_ends, row_order
+from loomtui.formats.ocp.words import OCP_WORDS
 from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, SessionFormatError
 from loomtui.session.manager import SessionManager
@@ -33,6 +34,7 @@ RUN_SOURCE: dict[str, Any] = {
     "keeps_times": False,
     "keeps_usage": False,  # the run's own totals (tokens, USD) are its rows in `info`
     "diagnostics_are": ("finding about the run", "findings about the run"),  # conformance, structure
+    "entry_words": OCP_WORDS,  # `info` counts nodes and attempts, not custom_message rows
     "enter_note": "Enter opens the agent session an attempt names; this row names none.",
     "resume_note": "resume the agent session an attempt names (Enter on the attempt opens it in the browser)",
 }
