@@ -1,16 +1,21 @@
 """The HTML page speaks of what the file holds: the toggle for custom messages marked hidden is
 offered only where there are some (it had been on every page: an OCP run's, a loom's, a pi
-session's without any, where it did nothing)."""
+session's without any, where it did nothing), and an OCP run's entries are headed by what they are in
+the run (run, node kind, attempt), not by pi's entry type "custom"."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from loomtui.formats.detect import open_any
 from loomtui.formats.html.export import export_html
+from loomtui.formats.html.render import EntryRenderer
+from loomtui.formats.html.stats import Stats
 from loomtui.session.locations import sample_dir
+from loomtui.view.model import TreeModel
 from tests.shared_material import FIXTURES, shared_params
 
 PI_HIDDEN = FIXTURES / "pi" / "dnouri-browse-session.jsonl"
@@ -42,3 +47,14 @@ def test_no_hidden_messages_toggle_on_a_pi_session_without_any(tmp_path: Path) -
 def test_no_hidden_messages_toggle_where_there_are_none(path: Path, tmp_path: Path) -> None:
     text = page(path, tmp_path)
     assert 'data-toggle="hidden"' not in text
+
+
+@pytest.mark.parametrize("path", shared_params([OCP]))
+def test_an_ocp_runs_entries_are_headed_in_the_runs_words(path: Path) -> None:
+    sm = open_any(str(path))
+    renderer = EntryRenderer(sm, TreeModel(sm).flat.tool_calls)
+    heads = {e.id: renderer.render(e, Stats())[2][0] for e in sm.index.entries}
+    assert heads["run"] == "[run]"
+    assert heads["n:T1"] == "[impl]"
+    assert heads["a:T1.a1"] == "[attempt]"
+    assert not any(re.fullmatch(r"custom|meta", h) for h in heads.values())

@@ -208,7 +208,15 @@ class EntryRenderer:
         title, html = self._blocks_html(e, full, from_line)
         kind = _hidden_or(kind, full)
         stats.hidden += kind == HIDDEN_CUSTOM
-        return html, kind, [title or kind, when, model or "", usage_text]
+        return html, kind, [title or self._kind_title(full) or kind, when, model or "", usage_text]
+
+    def _kind_title(self, full: Any) -> str | None:
+        """The head of an entry the source describes itself (an OCP run's run, node or attempt),
+        in the source's word for it as its row says it (``[attempt]``), not pi's entry type."""
+        if self.manager.source.describe is None or not isinstance(full, dict):
+            return None
+        what = full.get("customType")
+        return f"[{what}]" if isinstance(what, str) and what else None
 
     def _left_out(self, e: Entry) -> str | None:
         """The title of an entry whose text ``--no-system-context`` leaves out, else None."""
