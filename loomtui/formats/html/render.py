@@ -206,7 +206,17 @@ class EntryRenderer:
         if html is not None:  # the commonest messages, written without the blocks in between
             return html, kind, [full["message"]["role"], when, model or "", usage_text]
         title, html = self._blocks_html(e, full, from_line)
-        return html, _hidden_or(kind, full), [title or kind, when, model or "", usage_text]
+        kind = _hidden_or(kind, full)
+        stats.hidden += kind == HIDDEN_CUSTOM
+        return html, kind, [title or self._kind_title(full) or kind, when, model or "", usage_text]
+
+    def _kind_title(self, full: Any) -> str | None:
+        """The head of an entry the source describes itself (an OCP run's run, node or attempt),
+        in the source's word for it as its row says it (``[attempt]``), not pi's entry type."""
+        if self.manager.source.describe is None or not isinstance(full, dict):
+            return None
+        what = full.get("customType")
+        return f"[{what}]" if isinstance(what, str) and what else None
 
     def _left_out(self, e: Entry) -> str | None:
         """The title of an entry whose text ``--no-system-context`` leaves out, else None."""
@@ -555,10 +565,12 @@ def header_html(
         if len(models) > 1:
             rows.append(f"<tr><th>total</th>{_figures(total, tokens, cost)}</tr>")
         out.append(f'<table class="models">{"".join(rows)}</table>')
-    actions = [
-        '<button class="btn" data-toggle="hidden" aria-pressed="false" title="Show custom messages marked as '
-        'hidden in the terminal (H)">show hidden messages (H)</button>',
-    ]
+    actions: list[str] = []
+    if stats.hidden:  # the toggle only where it shows something
+        actions.append(
+            '<button class="btn" data-toggle="hidden" aria-pressed="false" title="Show custom messages marked as '
+            'hidden in the terminal (H)">show hidden messages (H)</button>'
+        )
     if source.offers(EXPORT):  # the branch as JSON lines: not for a run, whose branch export is refused
         actions.insert(0, '<button class="btn" data-download="branch">download branch (.jsonl)</button>')
     what = "download session file" if has_file else "download session (.jsonl)"

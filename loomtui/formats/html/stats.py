@@ -26,8 +26,10 @@ class ModelStats:
 
 @dataclass
 class Stats:
-    """Tokens and cost per model over every assistant turn of the session."""
+    """Tokens and cost per model over every assistant turn of the session, and how many custom
+    messages are marked hidden (the page offers its toggle only where there are some)."""
 
+    hidden: int = 0
     _models: dict[str, ModelStats] = field(default_factory=dict)
     #: turns counted but not added up yet: [model, usage, turns] by their memo key (``count``)
     _pending: dict[Any, list[Any]] = field(default_factory=dict)
@@ -63,6 +65,7 @@ class Stats:
             self.add(model, usage)
 
     def merge(self, other: Stats) -> None:
+        self.hidden += other.hidden
         for name, o in other.models.items():
             m = self.models.setdefault(name, ModelStats())
             m.turns += o.turns
@@ -72,12 +75,13 @@ class Stats:
             m.cache_write += o.cache_write
             m.cost += o.cost
 
-    def to_json(self) -> dict[str, list[float]]:
-        return {k: [m.turns, m.input, m.output, m.cache_read, m.cache_write, m.cost] for k, m in self.models.items()}
+    def to_json(self) -> dict[str, Any]:
+        models = {k: [m.turns, m.input, m.output, m.cache_read, m.cache_write, m.cost] for k, m in self.models.items()}
+        return {"models": models, "hidden": self.hidden}
 
     @classmethod
-    def from_json(cls, obj: dict[str, list[float]]) -> Stats:
-        out = cls()
-        for k, v in obj.items():
+    def from_json(cls, obj: dict[str, Any]) -> Stats:
+        out = cls(hidden=int(obj["hidden"]))
+        for k, v in obj["models"].items():
             out.models[k] = ModelStats(int(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), float(v[5]))
         return out
