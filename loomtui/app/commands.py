@@ -134,7 +134,7 @@ class LoomCommands(Provider):
     def _leaf_commands(self, screen: Any) -> list[Command]:
         """Persisting the leaf (a pi file only) and undoing Enter."""
         out: list[Command] = []
-        leaf = screen.model.leaf_id
+        leaf = screen.controller.shown_leaf  # the header's leaf, the one Ctrl+S names
         if screen.controller.source.can_append and screen.offered("persist_leaf"):
             out.append(
                 (

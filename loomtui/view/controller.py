@@ -116,6 +116,13 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         return leaf
 
     @property
+    def shown_leaf(self) -> str | None:
+        """The leaf as the header, the palette and Ctrl+S name it: the entry the tree marks
+        (``TreeModel.shown_leaf_id``). A label or settings entry written last is not marked
+        (pi's /tree hides it): its nearest shown ancestor is, where pi resumes in the tree."""
+        return self.model.shown_leaf_id()
+
+    @property
     def leaf_moved(self) -> bool:
         """The user moved the leaf: appends by other writers no longer move it (pi)."""
         return self.manager.leaf_moved
@@ -141,7 +148,7 @@ class SessionController(BookmarkSaving, ArchiveIntents):
 
     def header(self, shown_path: str) -> session_header.Header:
         """The header bar, laid out by width (``Header.fit``)."""
-        return session_header.header(self.manager, self.source, self.model, shown_path, self.leaf_moved)
+        return session_header.header(self.manager, self.source, shown_path, self.shown_leaf, self.leaf_moved)
 
     def opening_notices(self, diagnostics_key: str = "") -> list[Notice]:
         """What is said once when the session opens (``view/session_header.py``)."""
@@ -288,15 +295,22 @@ class SessionController(BookmarkSaving, ArchiveIntents):
                 "warning",
                 8,
             )
-        if resumes_at(manager, leaf):
-            return Outcome().note(f"{self.agent} already resumes at {leaf}: the file ends there. Nothing written.")
         e = self.entry(leaf)
+        shown = self.shown_leaf or leaf  # the header's and the palette's leaf
+        # the leaf the tree does not show (a label or settings entry written last) is said beside it
+        unshown = f"{leaf}, which the tree does not show" if shown != leaf else ""
+        if resumes_at(manager, leaf):
+            ends = f" (with {unshown})" if unshown else ""
+            return Outcome().note(
+                f"{self.agent} already resumes at {shown}: the file ends there{ends}. Nothing written."
+            )
         if e is None:
             return Outcome()
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
+        on = f"{leaf} (the tree marks the leaf at {shown}: it does not show {leaf})" if unshown else leaf
         body = (
-            f"Append one label entry parented on {leaf}\n  {self.preview(e)}\n{what}, so that {self.agent} "
+            f"Append one label entry parented on {on}\n  {self.preview(e)}\n{what}, so that {self.agent} "
             f"resumes the session there. {self.agent} leaves label entries out of the model's context and /tree "
             "hides them, so nothing else changes."
         )

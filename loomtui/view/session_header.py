@@ -1,6 +1,6 @@
 """What the browser's header bar says of an open session, and what is said once when it opens.
 
-Pure: the controller (``view/controller.py``) hands in the manager, its source and the model."""
+Pure: the controller (``view/controller.py``) hands in the manager, its source and the leaf it shows."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import dataclass, replace
 
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import Source
-from loomtui.view.model import TreeModel
 from loomtui.view.outcomes import Notice
 from loomtui.view.printable import printable
 from loomtui.view.usage_totals import header_usage
@@ -78,8 +77,9 @@ def _tail(text: str, width: int) -> str:
     return tail[cut:] if 0 <= cut < len(tail) - 8 else tail
 
 
-def header(manager: SessionManager, src: Source, model: TreeModel, shown_path: str, leaf_moved: bool) -> Header:
-    """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf."""
+def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> Header:
+    """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf (as the tree
+    marks it: ``SessionController.shown_leaf``, which the palette and Ctrl+S name too)."""
     name = manager.get_session_name()
     title = manager.title.get("title") if isinstance(manager.title, dict) else None
     base = os.path.basename(shown_path)
@@ -91,7 +91,6 @@ def header(manager: SessionManager, src: Source, model: TreeModel, shown_path: s
         read_only = f"{src.display_name}, read-only"
     n = len(manager.diagnostics)
     usage = header_usage(manager)
-    leaf = model.shown_leaf_id()
     if leaf is not None and len(leaf) > 12:
         leaf = leaf[:8] + "…"  # a uuid (Claude Code, OCP): its prefix, so the file's name keeps its room
     return Header(
@@ -105,9 +104,9 @@ def header(manager: SessionManager, src: Source, model: TreeModel, shown_path: s
     )
 
 
-def title_parts(manager: SessionManager, src: Source, model: TreeModel, shown_path: str, leaf_moved: bool) -> list[str]:
+def title_parts(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> list[str]:
     """The header bar's parts, in order (``header``)."""
-    return header(manager, src, model, shown_path, leaf_moved).parts()
+    return header(manager, src, shown_path, leaf, leaf_moved).parts()
 
 
 def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str = "") -> list[Notice]:

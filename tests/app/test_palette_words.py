@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app_helpers import browser, make_app, notices
+from app_helpers import browser, make_app, notices, screen_text
 from textual.command import CommandPalette
 
 from loomtui.app.app import LoomApp
@@ -92,3 +92,51 @@ async def test_a_session_that_is_not_a_fork_is_said_so_in_one_wording(tmp_path: 
         await until(pilot, lambda: NOT_A_FORK in notices(app), what="the browser's notice")
         helps = {title: help_text for title, _cb, help_text in LoomCommands(screen).commands()}
         assert helps["open parent session"].endswith(NOT_A_FORK)
+
+
+def _ends_with_a_label(path: Path) -> Path:
+    """A pi session whose last line is a label entry on the assistant's reply: the tree marks
+    the reply as the leaf (pi's /tree hides label entries), pi resumes there."""
+    at = "2026-02-01T10:00:0{}.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "lbl", "timestamp": at.format(0), "cwd": "/p"},
+        {
+            "type": "message",
+            "id": "u1",
+            "parentId": None,
+            "timestamp": at.format(1),
+            "message": {"role": "user", "content": "Hello"},
+        },
+        {
+            "type": "message",
+            "id": "r1",
+            "parentId": "u1",
+            "timestamp": at.format(2),
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Hi"}]},
+        },
+        {"type": "label", "id": "l1", "parentId": "r1", "timestamp": at.format(3), "targetId": "r1", "label": "ok"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+async def test_the_header_the_palette_and_ctrl_s_name_the_same_leaf(tmp_path: Path) -> None:
+    """The header names the leaf the tree marks (r1, not the label entry l1 after it); the
+    palette's persist entry and Ctrl+S's notice name that same entry, and nothing is written:
+    pi already resumes there."""
+    path = _ends_with_a_label(tmp_path / "label-last.jsonl")
+    data = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        assert screen.controller.header(screen.path).leaf == "leaf r1"
+        await until(pilot, lambda: "leaf r1" in screen_text(app), what="the header's leaf")
+        titles = [title for title, _cb, _help in LoomCommands(screen).commands()]
+        persist = [t for t in titles if t.startswith("persist the leaf")]
+        assert persist == ["persist the leaf (r1) so pi resumes there…"], persist
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any("already resumes" in n for n in notices(app)), what="Ctrl+S's notice")
+        said = [n for n in notices(app) if "already resumes" in n]
+        assert said[-1].startswith("pi already resumes at r1"), said
+        assert "l1" not in said[-1].split(":")[0]
+    assert path.read_bytes() == data
