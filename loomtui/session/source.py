@@ -26,7 +26,9 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
 * ``enter_note``: what Enter on a row that opens nothing says, where the leaf does not move;
 * ``bar_filters``: the source's modes the filter bar lists (None: those without a colon; the
   others, named by a model or harness, are listed only while chosen);
-* ``commands``: the palette's commands of this source for the selected row (``SourceCommand``).
+* ``commands``: the palette's commands of this source for the selected row (``SourceCommand``);
+* ``parent``: the session this one is part of without being a fork of it (``ParentSession``: a
+  Claude Code subagent run's session), which Ctrl+G opens where the header names no parent.
 
 And how the app speaks of it, in its own words rather than pi's:
 
@@ -112,6 +114,20 @@ class Lookup:
 
 
 @dataclass(frozen=True, slots=True)
+class ParentSession:
+    """The session a source's session is part of without being a fork of it (``Source.parent``:
+    a Claude Code subagent run belongs to the session whose call started it). ``ref`` names it
+    (its id); ``find`` gives its file, or None when it is not found (it may read directories:
+    call it off the UI thread); ``missing`` says so in the source's words; ``at`` is the entry to
+    select in it (the row this run hangs under)."""
+
+    ref: str
+    find: Callable[[], str | None]
+    missing: str
+    at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class SourceCommand:
     """One palette command a source offers: ``build`` makes another session from this one (in a
     thread; it is shown on top, Esc returns), or ``enter`` names the row to do Enter on."""
@@ -180,6 +196,7 @@ class Source:
     #: what the reader's diagnostics are, one and several (an OCP run's are findings about it)
     diagnostics_are: tuple[str, str] = ("line repaired or skipped", "lines repaired or skipped")
     entry_words: EntryWords | None = None
+    parent: ParentSession | None = None
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:

@@ -18,10 +18,8 @@ import os
 from collections.abc import Callable
 from typing import TypeVar
 
-from loomtui.session.catalog import parent_reference
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
-from loomtui.session.lineage import find_session_file, searched_folders
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import persist_resume_point, resumes_at
@@ -34,8 +32,9 @@ from loomtui.view.bookmark_saving import BookmarkSaving
 from loomtui.view.model import TreeModel
 from loomtui.view.omp import is_omp_session
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
+from loomtui.view.parent_intent import ParentIntents
 from loomtui.view.text import display_text
-from loomtui.view.words import branch_copy, capital, clip, not_a_fork, sentence
+from loomtui.view.words import branch_copy, capital, clip, sentence
 
 T = TypeVar("T")
 
@@ -47,7 +46,7 @@ PREVIEW_WIDTH = 150
 Opener = Callable[..., SessionManager]
 
 
-class SessionController(BookmarkSaving, ArchiveIntents):
+class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
     """One open session: its manager (and source), its ``TreeModel`` and its leaf."""
 
     def __init__(
@@ -467,40 +466,6 @@ class SessionController(BookmarkSaving, ArchiveIntents):
         """What Ctrl+Y copies: any entry's text (a tool call's arguments, a custom entry's data)."""
         full = self.manager.get_entry(entry_id)
         return copy_text(full) if full is not None else ""
-
-    # the parent session --------------------------------------------------------------------------
-    def parent_ref(self) -> str | None:
-        """The header's ``parentSession`` (or a v1 file's ``branchedFrom``); None: not a fork."""
-        return parent_reference(self.manager.header)
-
-    @property
-    def not_a_fork(self) -> str:
-        """Why Ctrl+G opens nothing on a session that is not a fork, in this source's words."""
-        src = self.source
-        return not_a_fork(None if src.kind == PI else src.display_name)
-
-    def find_parent(self) -> Outcome:
-        """Where the parent session is (``path``), or why it cannot be opened. Reads directories:
-        call it off the UI thread."""
-        title = "Open parent session"
-        ref = self.parent_ref()
-        if ref is None:
-            return Outcome().note(self.not_a_fork, title)
-        try:
-            found = find_session_file(ref, near=self.path)
-        except Exception as exc:  # a broken sessions directory must not take the app down
-            return Outcome(error=exc).note(f"Cannot look for the parent session {ref}: {exc}", title, "error", 8)
-        if found is None:
-            return Outcome().note(
-                f"The parent session {ref} is not on this machine (looked next to this file and in "
-                f"{searched_folders()}).",
-                title,
-                "warning",
-                8,
-            )
-        if self.path is not None and os.path.abspath(found) == os.path.abspath(self.path):
-            return Outcome().note("The header names this file as its own parent.", title, "warning", 6)
-        return Outcome(path=found)
 
     # live follow ---------------------------------------------------------------------------------
     def apply_appended(self) -> Outcome:

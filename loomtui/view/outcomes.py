@@ -52,6 +52,9 @@ class Outcome:
     session: SessionManager | None = None
     #: a file to find, then open on top (``Source.opens`` gave a ``Lookup``)
     lookup: Lookup | None = None
+    #: the entry to select in the file opened (``path``): the row a subagent run hangs under in
+    #: its session (None: a fork's parent opens at the fork point)
+    select: str | None = None
 
     @property
     def done(self) -> bool:

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from app_helpers import browser, make_app, notices
+from app_helpers import browser, make_app, notices, select
 
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.session.locations import sample_dir
@@ -226,3 +226,37 @@ async def test_ctrl_g_opens_the_parent_at_the_fork_point(tmp_path: Path) -> None
         assert opened.model.leaf_id == sm.index.leaf_id  # the parent's own leaf is not moved
         assert opened.detail.entry_id == "par10001"
         assert any("fork point par10001" in n for n in notices(app))
+
+
+async def test_ctrl_g_in_a_claude_subagent_run_opens_its_session_at_the_run_s_row(tmp_path: Path) -> None:
+    """A subagent run is no fork, but its lines carry its session's id: Ctrl+G opens that
+    session at the row the run hangs under (it said "not a fork"); gone, a notice says so in
+    Claude Code's words."""
+    from tests.claude_subagent_files import AGENT, SID, session_with_subagent_file
+
+    main, run = session_with_subagent_file(tmp_path / "projects" / "-home-user-proj")
+    row = f"agent:{AGENT}"
+    app = make_app(main)
+    async with app.run_test(size=(140, 30)) as pilot:
+        session = await browser(pilot)
+        await select(pilot, session, row)
+        await pilot.press("enter")
+        sub = await next_browser(pilot, session)
+        assert sub.path == str(run)
+        app.clear_notifications()
+        await pilot.press("ctrl+g")
+        opened = await next_browser(pilot, sub)
+        assert opened.path == str(main)
+        assert opened.model is not None and opened.model.selected_id == row
+        assert not any("not a fork" in n or "is not in this session" in n for n in notices(app)), notices(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is sub, what="back in the subagent run")
+
+    main.unlink()
+    app = make_app(run)
+    async with app.run_test(size=(140, 30)) as pilot:
+        sub = await browser(pilot)
+        await pilot.press("ctrl+g")
+        said = f"This is a subagent run of the Claude Code session {SID}, whose file was not found"
+        await until(pilot, lambda: any(n.startswith(said) for n in notices(app)), what="the notice")
+        assert app.screen is sub

@@ -190,11 +190,14 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         elif worker.group == "export-html" and isinstance(worker.result, str):
             self.notify(f"Wrote {worker.result}", title="HTML page exported", timeout=15)
         elif worker.group == "open-parent" and isinstance(worker.result, Outcome) and self.is_attached:
-            outcome = worker.result
-            self._apply(outcome)
-            if outcome.path is not None:  # at the fork point: the deepest entry the fork copied
-                fork = self.manager.fork_point_candidates() if self.manager is not None else []
-                self.loom_app.open_session_file(outcome.path, select_id=fork or None)
+            self._open_parent(worker.result)
+
+    def _open_parent(self, outcome: Outcome) -> None:
+        """The parent found: at the entry the source names (a subagent run's row), else the fork point."""
+        self._apply(outcome)
+        if outcome.path is not None:  # the fork point: the deepest entry the fork copied
+            fork = self.manager.fork_point_candidates() if self.manager is not None else []
+            self.loom_app.open_session_file(outcome.path, select_id=outcome.select or fork or None)
 
     def _export_ended(self, state: WorkerState) -> None:
         """An HTML export stopped reading the session: the appends that waited are taken."""

@@ -42,7 +42,7 @@ from loomtui.session.reader import line_value
 
 if TYPE_CHECKING:
     from loomtui.formats.agent.resume import ToolResume
-from loomtui.session.source import EXPORT, LABEL, PI_FILTERS, EntryWords, Source
+from loomtui.session.source import EXPORT, LABEL, PI_FILTERS, EntryWords, ParentSession, Source
 
 
 @dataclass
@@ -108,6 +108,8 @@ class AgentSource:
     resumer: ToolResume | None = None
     #: what the tool calls its entries (``Source.entry_words``: its ``words`` module)
     entry_words: EntryWords | None = None
+    #: the session this file's run is part of (``Source.parent``: a subagent run's session)
+    parent: ParentSession | None = None
 
     def ensure(self) -> None:
         """Everything left for later, done now."""
@@ -216,6 +218,7 @@ class AgentSession(SessionManager):
             keeps_cost=False,  # the file stores no cost, and loomtui ships no price table
             entry_words=source.entry_words,
             export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
+            parent=source.parent,
         )
 
     # reading ------------------------------------------------------------------------------

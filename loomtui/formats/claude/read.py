@@ -15,7 +15,7 @@ from loomtui.formats.claude.background import Replay, is_bg_line, replay_of
 from loomtui.formats.claude.lines import open_claude_fd, to_pi
 from loomtui.formats.claude.scan import Scan
 from loomtui.formats.claude.split import scan_file
-from loomtui.formats.claude.subagents import file_subagents, inline_subagents
+from loomtui.formats.claude.subagents import file_subagents, inline_subagents, run_parent
 from loomtui.formats.claude.tree import (
     Shown,
     deferred_books,
@@ -83,6 +83,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
         subagent_opener=open_claude,
         resumer=claude_resume,
         entry_words=CLAUDE_WORDS,
+        parent=run_parent(path, sc, sidechain_root),
     )
     src.extra["lines"] = sc.lines
     src.stats = stats_of(sc)

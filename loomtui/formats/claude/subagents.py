@@ -5,7 +5,8 @@
 * 2.0.x ``agent-<id>.jsonl`` beside the session and 2.1.x ``<session>/subagents/agent-<id>.jsonl``
   (with ``agent-<id>.meta.json``): linked by the tool result's ``toolUseResult.agentId``.
 
-``AgentSession.open_subagent`` opens the run behind a row as its own session.
+``AgentSession.open_subagent`` opens the run behind a row as its own session; ``run_parent``
+says which session such a run is part of (Ctrl+G opens it, at the run's row).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, LoomError
 from loomtui.session.fileio import contained, open_regular_file, read_regular
 from loomtui.session.manager import entry_from_dict
+from loomtui.session.source import ParentSession
 from loomtui.view.words import counted
 
 
@@ -141,3 +143,44 @@ def _subtree(start: int, sc: Scan, kids: dict[Any, list[int]]) -> list[int]:
         out.append(i)
         stack.extend(kids.get(sc.skels[i].id, ()))
     return out
+
+
+def run_parent(path: str, sc: Scan, sidechain_root: str | None) -> ParentSession | None:
+    """The session a subagent run is part of (``Source.parent``): for an inline sidechain
+    (``sidechain_root``), the conversation of its own file; for a subagent file (every line a
+    sidechain), the session file whose ``sessionId`` its lines carry, where Claude Code keeps it
+    (``<session>.jsonl`` beside the ``<session>/subagents`` folder, or beside a 2.0.x
+    ``agent-<id>.jsonl``), else found by that id in the session folders. Selected in it: the row
+    the run hangs under (``agent:<root>``, ``agent:<id>``). None for a session's own file."""
+    sid = sc.session_id
+    if sidechain_root is not None:
+        ref = sid or os.path.splitext(os.path.basename(path))[0]
+        missing = f"This is a subagent run of the Claude Code session {ref}, whose file {path} is gone."
+        return ParentSession(ref, lambda: path if os.path.isfile(path) else None, missing, f"agent:{sidechain_root}")
+    if not sc.skels or len(sc.side) < len(sc.skels):
+        return None  # a session's own conversation, not a run
+    here = os.path.dirname(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    agent = stem[len("agent-") :] if stem.startswith("agent-") else None
+    if os.path.basename(here) == "subagents":  # 2.1.x: <project>/<session>/subagents/agent-<id>.jsonl
+        folder = os.path.dirname(here)
+        beside = os.path.join(os.path.dirname(folder), os.path.basename(folder) + ".jsonl")
+        sid = sid or os.path.basename(folder)
+    elif sid:  # 2.0.x: agent-<id>.jsonl beside <session>.jsonl
+        beside = os.path.join(here, f"{sid}.jsonl")
+    else:
+        return None  # no line names its session
+    ref = sid
+
+    def find() -> str | None:
+        if os.path.isfile(beside) and os.path.abspath(beside) != path:
+            return beside
+        from loomtui.session.lineage import find_session_file  # the session folders, by the id
+
+        return find_session_file(ref, near=path)
+
+    missing = (
+        f"This is a subagent run of the Claude Code session {ref}, whose file was not found "
+        f"(looked for {beside}, and for the session's id in the session folders loomtui lists)."
+    )
+    return ParentSession(ref, find, missing, f"agent:{agent}" if agent else None)
