@@ -155,10 +155,13 @@ def _no_heading(_message: dict[str, Any]) -> str | None:
 class EntryWords:
     """A source's words for its entries (``Source.entry_words``): ``kind`` names an entry's
     skeleton for ``info``; ``heading`` names a message of ``context`` (pi's message object made
-    from the entry), None where pi's role says it already (``user``, ``assistant``)."""
+    from the entry), None where pi's role says it already (``user``, ``assistant``); ``hidden``
+    says what the entries it maps to hidden custom messages (``display: false``) are, for the
+    HTML page's toggle that shows them ("meta lines Claude Code …"; None: "hidden entries")."""
 
     kind: Callable[[Entry], EntryKind]
     heading: Callable[[dict[str, Any]], str | None] = _no_heading
+    hidden: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

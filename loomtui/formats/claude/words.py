@@ -60,4 +60,7 @@ def heading(m: dict[str, Any]) -> str | None:
     return _SHOWN[ctype].one if ctype in _SHOWN else ctype or None
 
 
-CLAUDE_WORDS = EntryWords(line_kind, heading)
+#: the lines ``lines.py`` makes hidden custom messages of (``isMeta``, compact summaries)
+HIDDEN = "meta lines Claude Code adds to the conversation without showing them"
+
+CLAUDE_WORDS = EntryWords(line_kind, heading, HIDDEN)

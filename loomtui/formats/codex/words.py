@@ -24,6 +24,8 @@ _KINDS = {
 #: injected context by who it is from (``read.to_pi``'s customType)
 _CONTEXT = {"developer": "developer", "context": "environment and instructions"}
 _HEADINGS = {"developer": "developer message", "context": "injected context"}
+#: the lines ``read.py`` makes hidden custom messages of (developer and environment context)
+HIDDEN = "injected messages: the developer and environment context Codex adds without showing it"
 
 
 def codex_words(kinds: Mapping[str, str]) -> EntryWords:
@@ -39,7 +41,7 @@ def codex_words(kinds: Mapping[str, str]) -> EntryWords:
             return found._replace(part=_CONTEXT.get(e.aux, e.aux))
         return found
 
-    return EntryWords(kind, heading)
+    return EntryWords(kind, heading, HIDDEN)
 
 
 def heading(m: dict[str, Any]) -> str | None:

@@ -24,7 +24,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.errors import WriteConflict
 from loomtui.session.jsonvalue import deep_call
 from loomtui.session.manager import SessionManager
-from loomtui.session.source import EXPORT
+from loomtui.session.source import EXPORT, Source
 from loomtui.view import blocks as B
 from loomtui.view.entry_time import entry_time
 from loomtui.view.text import home_dir
@@ -537,6 +537,15 @@ def _facts(
     return facts
 
 
+def _hidden_are(source: Source) -> str:
+    """The hidden-messages toggle's tooltip: what the page hides, in the source's words (its
+    ``EntryWords.hidden``); pi's custom messages with ``display: false``; else hidden entries."""
+    words = source.entry_words
+    if words is None:  # pi and omp: their own custom messages
+        return "Show custom messages marked as hidden in the terminal (H)"
+    return f"Show the {words.hidden} (H)" if words.hidden else "Show hidden entries (H)"
+
+
 def header_html(
     manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
 ) -> str:
@@ -568,8 +577,8 @@ def header_html(
     actions: list[str] = []
     if stats.hidden:  # the toggle only where it shows something
         actions.append(
-            '<button class="btn" data-toggle="hidden" aria-pressed="false" title="Show custom messages marked as '
-            'hidden in the terminal (H)">show hidden messages (H)</button>'
+            f'<button class="btn" data-toggle="hidden" aria-pressed="false" title="{escape(_hidden_are(source))}">'
+            "show hidden messages (H)</button>"
         )
     if source.offers(EXPORT):  # the branch as JSON lines: not for a run, whose branch export is refused
         actions.insert(0, '<button class="btn" data-download="branch">download branch (.jsonl)</button>')
