@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from loomtui.session import indexcache
+from loomtui.session import cache_io
 
 
 @pytest.fixture
 def small_blocks(monkeypatch: pytest.MonkeyPatch) -> int:
-    monkeypatch.setattr(indexcache, "BLOCK", 1024)
-    monkeypatch.setattr(indexcache, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(cache_io, "BLOCK", 1024)
+    monkeypatch.setattr(cache_io, "usable_cpus", lambda: 2)
     return 1024
 
 
@@ -27,16 +27,16 @@ def _digests_by_hand(data: bytes, block: int) -> tuple[bytes, ...]:
 def test_every_block_is_hashed_in_order(
     tmp_path: Path, small_blocks: int, monkeypatch: pytest.MonkeyPatch, threads_from: int
 ) -> None:
-    monkeypatch.setattr(indexcache, "HASH_THREADS_FROM", threads_from)
+    monkeypatch.setattr(cache_io, "HASH_THREADS_FROM", threads_from)
     data = os.urandom(small_blocks * 9 + 100)
     path = tmp_path / "f"
     path.write_bytes(data)
     fd = os.open(path, os.O_RDONLY)
     try:
         want = _digests_by_hand(data, small_blocks)
-        assert indexcache.prefix_digests(fd, len(data)) == want
-        known = indexcache.prefix_digests(fd, small_blocks * 3 + 5)
-        assert indexcache.prefix_digests(fd, len(data), known, small_blocks * 3 + 5) == want
+        assert cache_io.prefix_digests(fd, len(data)) == want
+        known = cache_io.prefix_digests(fd, small_blocks * 3 + 5)
+        assert cache_io.prefix_digests(fd, len(data), known, small_blocks * 3 + 5) == want
     finally:
         os.close(fd)
 
@@ -48,6 +48,6 @@ def test_a_file_that_shrank_proves_nothing_in_either_thread(tmp_path: Path, smal
     try:
         for size in (small_blocks * 8 + 10, small_blocks * 9 + 1):  # the last block is either thread's
             with pytest.raises(OSError):
-                indexcache.prefix_digests(fd, size)
+                cache_io.prefix_digests(fd, size)
     finally:
         os.close(fd)
