@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable
 from typing import Any
 
-from loomtui.session.cache_files import SUFFIX, cache_dir, enabled, max_bytes, prune
+from loomtui.session.cache_files import SUFFIX, cache_dir, enabled, max_bytes, min_bytes, prune
 from loomtui.session.forked import can_fork, usable_cpus
 
 #: the indexed bytes are hashed in blocks of this size (an append re-hashes only the last one)
@@ -81,6 +81,71 @@ def _hash_blocks(fd: int, size: int, starts: range, out: list[bytes], first: int
         if got != want:  # the file shrank meanwhile: no prefix of this size to prove
             raise OSError(f"short read at {at}")
         out[n] = hashlib.sha256(view[:want]).digest()[:16]
+
+
+#: the background proof reads this much at a time (a small buffer: it is alive during the read)
+PROOF_READ = 1 << 20
+
+
+class ProofAlongside:
+    """``prefix_digests`` of bytes [0, size) of ``fd``, hashed by a thread while the caller reads
+    (and parses) the same file: on two CPUs a cold read's proof then costs no wall time after
+    the read. ``digests(upto)`` waits for it and returns the digests of [0, upto) (the last
+    block hashed again when the read ended elsewhere: a torn last line, an append meanwhile);
+    ``stop`` abandons it. Only where a second CPU may help (``proof_alongside``)."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self._fd = fd
+        self._size = size
+        self._stopped = False
+        self._result: list[tuple[bytes, ...]] = []
+        self._failed: list[BaseException] = []
+        self._thread = threading.Thread(target=self._work, daemon=True)
+        self._thread.start()
+
+    def _work(self) -> None:
+        try:
+            buf = bytearray(min(PROOF_READ, max(self._size, 1)))
+            view = memoryview(buf)
+            out: list[bytes] = []
+            for at in range(0, self._size, BLOCK):
+                end = min(at + BLOCK, self._size)
+                h = hashlib.sha256()
+                while at < end and not self._stopped:
+                    got = os.preadv(self._fd, [view[: min(PROOF_READ, end - at)]], at)
+                    if got <= 0:
+                        raise OSError(f"short read at {at}")
+                    h.update(view[:got])
+                    at += got
+                if self._stopped:
+                    return
+                out.append(h.digest()[:16])
+            self._result.append(tuple(out))
+        except BaseException as e:  # noqa: BLE001 - re-raised by ``digests`` in the caller's thread
+            self._failed.append(e)
+
+    def digests(self, upto: int) -> tuple[bytes, ...]:
+        self._thread.join()
+        if self._failed:
+            raise self._failed[0]
+        known = self._result[0]
+        return known if upto == self._size else prefix_digests(self._fd, upto, known, self._size)
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._thread.join()
+
+
+def proof_alongside(fd: int) -> ProofAlongside | None:
+    """A ``ProofAlongside`` of the whole file open as ``fd``, or None where no second CPU may
+    take it (one usable CPU, ``LOOMTUI_JOBS=1``) or the file is too small to be cached."""
+    if not enabled() or usable_cpus() < 2 or os.environ.get("LOOMTUI_JOBS", "") == "1":
+        return None
+    try:
+        size = os.fstat(fd).st_size
+    except OSError:
+        return None
+    return ProofAlongside(fd, size) if size >= min_bytes() else None
 
 
 def file_key(path: str, fd: int) -> tuple[Any, ...]:

@@ -293,6 +293,7 @@ def read(
     state = ParseState()
     pending: list[Entry] = []
     index: SessionIndex | None = None
+    proof: cache_io.ProofAlongside | None = None
     tick: Callable[[int], None] | None = None
     if progress is not None:
         total = os.fstat(fd).st_size
@@ -314,17 +315,27 @@ def read(
         parser = LineParser(state, pending.append)
         fresh = True
         if split is None:
-            consumed, eof = parse_from(fd, 0, parser, progress=tick)
+            proof = cache_io.proof_alongside(fd)  # hashed by a thread while this one parses
+            try:
+                consumed, eof = parse_from(fd, 0, parser, progress=tick)
+            except BaseException:
+                if proof is not None:
+                    proof.stop()
+                raise
         else:
             consumed, eof, index = split.read(fd, parser, pending, progress=tick)
     digests = cached.digests if cached is not None and not fresh else ()
-    if fresh and _cacheable(fd, state):
-        try:  # the bytes just parsed, hashed right after the read (only new blocks after a hit)
-            digests = (
-                cache_io.prefix_digests(fd, consumed)
-                if cached is None
-                else cache_io.prefix_digests(fd, consumed, cached.digests, cached.consumed)
-            )
+    cacheable = fresh and _cacheable(fd, state)
+    if proof is not None and not cacheable:
+        proof.stop()
+    if cacheable:
+        try:  # the bytes just parsed, hashed alongside or right after the read (only new blocks after a hit)
+            if proof is not None:
+                digests = proof.digests(consumed)
+            elif cached is None:
+                digests = cache_io.prefix_digests(fd, consumed)
+            else:
+                digests = cache_io.prefix_digests(fd, consumed, cached.digests, cached.consumed)
         except OSError:
             digests = ()
         # now, before indexing: the index takes over the parser's diagnostics list
