@@ -129,7 +129,7 @@ def main() -> None:
     # one append, in this process: the reopen that brings the index up to date
     os.environ["LOOMTUI_CACHE_DIR"] = cache
     os.environ.pop("LOOMTUI_NO_CACHE", None)
-    from loomtui.session import indexcache
+    from loomtui.session import cache_io, indexcache
     from loomtui.session.manager import SessionManager
 
     sm = SessionManager.open(path)  # the index is current
@@ -167,7 +167,7 @@ def main() -> None:
     sm = SessionManager.open(path)
     wall, cpu = time.perf_counter() - t, time.process_time() - c
     indexcache.parse_from, indexcache.save_delta = real_parse, real_delta
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     print(
         f"index update for 1 append: {sum(spent) * 1000:.1f} ms CPU (parse the new line + write the delta file;"
         f" goal <= 20 ms)"

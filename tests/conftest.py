@@ -209,7 +209,7 @@ def parity_file(cache_mode: str, tmp_path: Path) -> Callable[[Path], Path]:
     def prepare(path: Path) -> Path:
         if cache_mode == "no-cache":
             return path
-        from loomtui.session import indexcache
+        from loomtui.session import cache_io, indexcache
         from loomtui.session.fileio import open_regular
         from loomtui.session.manager import SessionManager
         from loomtui.session.migrate import migrated_bytes
@@ -223,7 +223,7 @@ def parity_file(cache_mode: str, tmp_path: Path) -> Callable[[Path], Path]:
             _VERSION_3_BYTES[key] = migrated_bytes(str(path))[0] if old else path.read_bytes()
         dst.write_bytes(_VERSION_3_BYTES[key])
         SessionManager.open(str(dst))  # cold: writes the index
-        indexcache.reap(block=True)
+        cache_io.reap(block=True)
         fd = open_regular(str(dst))
         try:
             cached = indexcache.load(str(dst), fd)

@@ -12,15 +12,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "loomtui"
 
-#: circles allowed to stay, each small and explained
-ALLOWED_CYCLES = {
-    # the persistent index stores the columns the split read of a big pi file ships between
-    # processes (it reads them with the split's own FIELDS and takes a running split to cancel);
-    # the split read asks it, inside ``SplitParse.start``, whether a file's index is stored
-    # already, so that no second process is forked for nothing: one speed mechanism in two
-    # modules (docs/architecture.md, "Data flow")
-    frozenset({"loomtui.session.indexcache", "loomtui.session.split"}),
-}
+#: circles allowed to stay, each small and explained (none is left)
+ALLOWED_CYCLES: set[frozenset[str]] = set()
 
 #: what the root of formats/ holds: the opener (by content) and the one list of sources
 FORMATS_ROOT = {"__init__.py", "detect.py", "sources.py"}
@@ -31,6 +24,7 @@ SPEED_MECHANISMS = {
     "loomtui.session.split",
     "loomtui.session.forked",
     "loomtui.session.indexcache",
+    "loomtui.session.cache_io",
     "loomtui.formats.opening.flat_cache",
     "loomtui.formats.opening.tree_memo",
     "loomtui.formats.ocp.split",
@@ -137,7 +131,7 @@ def test_the_graph_sees_function_level_imports() -> None:
     """The reader of the graph is itself right: a function-level import is an edge."""
     graph = import_graph()
     assert "loomtui.formats.detect" in graph["loomtui.formats.opening"]  # imported inside open_session
-    assert "loomtui.session.indexcache" in graph["loomtui.session.split"]
+    assert "loomtui.view.jumps" in graph["loomtui.commands._args"]  # imported inside resolve_id
 
 
 def test_no_import_circle_at_run_time_beyond_the_allowed_ones() -> None:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from loomtui.session.errors import LoomError, cannot_open
-from loomtui.session.manager import SessionManager
-from loomtui.session.source import PI_FILTERS
-from loomtui.view.flat import FILTER_MODES
-from loomtui.view.jumps import AmbiguousPrefix, resolve_prefix
+from loomtui.view.filter_modes import FILTER_MODES
+
+if TYPE_CHECKING:  # the checks that need an opened file run after the read has imported these
+    from loomtui.session.manager import SessionManager
 
 #: the help of a FILE argument that takes anything loomtui opens (the list of what it opens, once)
 ANY_FILE = (
@@ -65,6 +66,8 @@ def check_session_output(out: str | None) -> None:
 
 def resolve_id(manager: SessionManager, given: str, file: str) -> str:
     """The full id ``given`` names in ``file`` (an exact id or a unique prefix)."""
+    from loomtui.view.jumps import AmbiguousPrefix, resolve_prefix
+
     try:
         return resolve_prefix(manager.index, given).id
     except AmbiguousPrefix as exc:
@@ -94,6 +97,8 @@ def check(args: argparse.Namespace, manager: SessionManager) -> None:
 
 def filter_modes(manager: SessionManager) -> tuple[str, ...]:
     """The filter modes of what was opened (``TreeModel.modes`` without building a model)."""
+    from loomtui.session.source import PI_FILTERS
+
     source = manager.source
     return (FILTER_MODES if source.offers(PI_FILTERS) else ("default",)) + tuple(source.filters or ())
 

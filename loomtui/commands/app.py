@@ -8,7 +8,7 @@ import sys
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular_file
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -74,17 +74,17 @@ def tail_window(f: BinaryIO, size: int, start: int) -> bytes:
 
 def may_be_exact(path: str) -> bool:
     """Whether a persistent index exists that may give exact counts for ``path``."""
-    from loomtui.session import indexcache
+    from loomtui.session import cache_io
 
-    return indexcache.present(path)
+    return cache_io.present(path)
 
 
 def indexed_counts(path: str, f: BinaryIO, size: int) -> tuple[int, int, int, str | None] | None:
     """(entries, messages, branch points, latest session name) from the persistent index
     (session/indexcache.py) when it covers the whole file as it is now (verified by its key)."""
-    from loomtui.session import indexcache  # the reader's stack, only for huge files
+    from loomtui.session import cache_io, indexcache  # the reader's stack, only for huge files
 
-    if not indexcache.present(path):
+    if not cache_io.present(path):
         return None
     cached = indexcache.load(path, f.fileno())
     if cached is None or cached.consumed != size:

@@ -12,6 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 
+def home_dir() -> str:
+    """The home directory paths are shortened under (``~/…``), as pi takes it."""
+    return os.environ.get("HOME") or os.environ.get("USERPROFILE") or ""
+
+
 def _agent_dir(env_name: str, default: str, env: dict[str, str] | os._Environ[str]) -> str:
     """``$<APP>_CODING_AGENT_DIR`` with a leading ``~`` expanded, else ``default`` (docs/formats.md §1.1)."""
     value = env.get(env_name)

@@ -22,6 +22,7 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from loomtui.session import cache_io
 from loomtui.session.entries import LINE_AT, Entry
 from loomtui.session.errors import Diagnostic
 from loomtui.session.fileio import line_start_after, open_big
@@ -75,9 +76,7 @@ class SplitParse(ForkedChild):
         does not apply: smaller than ``min_bytes``, not a v3 session, no fork, threads running)."""
         if not can_fork():
             return None
-        from loomtui.session import indexcache  # it imports this module
-
-        if indexcache.present(path):
+        if cache_io.present(path):
             return None  # reading the persistent index beats a second process
         # the child reads through this descriptor: the very file sniffed here, even if the path
         # is replaced meanwhile

@@ -24,10 +24,10 @@ from typing import Any, NamedTuple
 from loomtui.session.entries import Entry, content_text
 from loomtui.session.fileio import open_regular
 from loomtui.session.index import timestamp_ms
+from loomtui.session.locations import home_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import decode_line
 from loomtui.view.compare_tools import ToolView, as_is, call_line, shown_tool
-from loomtui.view.text import home_dir
 from loomtui.view.words import counted
 
 #: entries that are bookkeeping, not conversation: not part of a transcript

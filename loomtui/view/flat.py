@@ -18,15 +18,6 @@ from loomtui.session.entries import MESSAGE, Entry
 from loomtui.session.index import SessionIndex
 from loomtui.session.jsstr import js_string
 
-FILTER_MODES = ("default", "no-tools", "user-only", "labeled-only", "all")
-FILTER_TAGS = {
-    "default": "",
-    "no-tools": " [no-tools]",
-    "user-only": " [user]",
-    "labeled-only": " [labeled]",
-    "all": " [all]",
-}
-
 # visibility classes of a flattened entry; NEVER is shown by no mode, not even as the leaf
 HIDDEN, SETTINGS, TOOL_RESULT, USER, OTHER, ALL_ONLY, NEVER = range(7)
 SETTINGS_TYPES = frozenset({"label", "context_edit", "custom", "model_change", "thinking_level_change", "session_info"})

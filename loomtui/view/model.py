@@ -16,6 +16,7 @@ from typing import Any
 
 from loomtui.session.entries import Entry
 from loomtui.session.jsstr import js_split_ws, js_string
+from loomtui.session.locations import home_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.memory import bulk_allocation
 from loomtui.session.source import PI_FILTERS
@@ -24,10 +25,11 @@ from loomtui.view import layout as L
 from loomtui.view import omp
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
 from loomtui.view.compact import compact_prefix
+from loomtui.view.filter_modes import FILTER_MODES, FILTER_TAGS
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
 from loomtui.view.plain_rows import plain_rows
 from loomtui.view.printable import printable
-from loomtui.view.text import Segment, display_segments, format_label_time, home_dir, search_text
+from loomtui.view.text import Segment, display_segments, format_label_time, search_text
 
 
 class TreeModel(LoomState):
@@ -95,11 +97,11 @@ class TreeModel(LoomState):
 
     @property
     def modes(self) -> tuple[str, ...]:
-        return (F.FILTER_MODES if self.pi_filters else ("default",)) + tuple(self.extra_filters)
+        return (FILTER_MODES if self.pi_filters else ("default",)) + tuple(self.extra_filters)
 
     def has_mode(self, mode: str) -> bool:
         """``mode`` is one of ``modes`` (without making a run's per-model modes)."""
-        if mode in F.FILTER_TAGS:
+        if mode in FILTER_TAGS:
             return mode == "default" or self.pi_filters
         return mode in self.extra_filters
 
@@ -124,7 +126,7 @@ class TreeModel(LoomState):
         return self.index.label_of(entry_id)
 
     def footer(self) -> str:
-        tag = F.FILTER_TAGS[self.mode] if self.mode in F.FILTER_TAGS else self.extra_filters[self.mode][0]
+        tag = FILTER_TAGS[self.mode] if self.mode in FILTER_TAGS else self.extra_filters[self.mode][0]
         tags = tag + (" [+label time]" if self.show_label_times else "")
         if self.hoist_id is not None:
             tags += " [hoisted]"
@@ -527,7 +529,7 @@ class TreeModel(LoomState):
 
     def _visible(self) -> list[int]:
         """Flat positions the filter mode shows (a source's own modes list their entry ids)."""
-        if self.mode in F.FILTER_TAGS:
+        if self.mode in FILTER_TAGS:
             return F.visible_positions(self.flat, self.mode, self.index.labels)
         ids = self._extra_ids.get(self.mode)
         if ids is None:

@@ -23,9 +23,9 @@ from operator import attrgetter
 from typing import Any, NamedTuple
 
 from loomtui.session.entries import Entry
+from loomtui.session.locations import home_dir
 from loomtui.session.manager import SessionManager
 from loomtui.view.compare import SKIPPED_TYPES, Item, entry_item, iter_loaded
-from loomtui.view.text import home_dir
 from loomtui.view.wrap import wrap_text
 
 #: tool output lines shown per entry in the transcript

@@ -31,6 +31,7 @@ from loomtui.session.jsstr import (
     utf16_len,
     utf16_slice,
 )
+from loomtui.session.locations import home_dir
 
 Segment = tuple[str, str]
 
@@ -48,10 +49,6 @@ def normalize(s: Any) -> str:
 def _tmpl(v: Any) -> str:
     """``${v}`` in a JS template literal (missing values read as undefined)."""
     return "undefined" if v is None else js_string(v)
-
-
-def home_dir() -> str:
-    return os.environ.get("HOME") or os.environ.get("USERPROFILE") or ""
 
 
 @lru_cache(maxsize=8)

@@ -19,7 +19,7 @@ from app_helpers import browser, make_app
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.formats.opening import flat_cache as flatcache
-from loomtui.session import indexcache, reader
+from loomtui.session import cache_files, cache_io, reader
 from loomtui.session.manager import SessionManager
 from tests.waits import until
 
@@ -172,17 +172,17 @@ async def test_the_bar_goes_and_the_tree_shows_when_the_read_ends(
     shown = record_readings(monkeypatch)
     gated.release.set()
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
-    index = Path(indexcache.cache_path(str(path)))
-    flat = Path(str(index)[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    index = Path(cache_io.cache_path(str(path)))
+    flat = Path(str(index)[: -len(cache_files.SUFFIX)] + flatcache.SUFFIX)
     painted: list[bool] = []
-    real_flush = indexcache.flush_deferred
+    real_flush = cache_io.flush_deferred
 
     def flush() -> None:  # the index is written only once the tree was painted
-        if indexcache._deferred:
+        if cache_io._deferred:
             painted.append(isinstance(app.screen, BrowserScreen) and app.screen.model is not None)
         real_flush()
 
-    monkeypatch.setattr(indexcache, "flush_deferred", flush)
+    monkeypatch.setattr(cache_io, "flush_deferred", flush)
     app = make_app(path)
     async with app.run_test(size=(100, 30)) as pilot:
         screen = await browser(pilot)

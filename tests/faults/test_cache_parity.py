@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loomtui.cli import main
-from loomtui.session import catalog, catalog_window, indexcache
+from loomtui.session import cache_io, catalog, catalog_window
 
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
 
@@ -95,7 +95,7 @@ def captured() -> Iterator[list[bytes]]:
 def run(argv: list[str]) -> tuple[int, bytes, bytes]:
     with captured() as got:
         code = main(list(argv))
-    indexcache.reap(block=True)  # side files are written by background children
+    cache_io.reap(block=True)  # side files are written by background children
     return code, got[0], got[1]
 
 
@@ -219,7 +219,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
     monkeypatch.setenv("HOME", "/home/user")
     monkeypatch.setenv("NO_COLOR", "1")
-    monkeypatch.setattr(indexcache, "BLOCK", 4096, raising=False)  # many blocks: a change in any of them counts
+    monkeypatch.setattr(cache_io, "BLOCK", 4096)  # many blocks: a change in any of them counts
     monkeypatch.setattr(catalog_window, "WINDOW_LIMIT", 1000)  # the picker reads windows (and the index)
     return tmp_path
 

@@ -12,7 +12,7 @@ import pytest
 
 from loomtui.formats.opening import Opening
 from loomtui.formats.opening import flat_cache as flatcache
-from loomtui.session import indexcache
+from loomtui.session import cache_files, cache_io
 from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrated_bytes
 from loomtui.view import flat as F
@@ -54,7 +54,7 @@ def session(request: pytest.FixtureRequest, pi_copy, pi_dir: Path, tmp_path: Pat
 def model(path: Path, **kw: Any) -> TreeModel:
     flattener = Opening(str(path)).flattener  # the opener's: a reopen takes the kept tree
     m = TreeModel(SessionManager.open(str(path)), home="/home/user", flattener=flattener, **kw)
-    indexcache.reap(block=True)  # side files are written by background children
+    cache_io.reap(block=True)  # side files are written by background children
     return m
 
 
@@ -127,7 +127,7 @@ def test_another_leaf_an_append_or_damage_flatten_anew(
     grown = model(path)
     assert len(flattens) == 1 and "zz000001" in [e.id for e in grown.flat.entries]
     assert view(grown) == plain(path, monkeypatch)
-    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    side = Path(cache_io.cache_path(str(path))[: -len(cache_files.SUFFIX)] + flatcache.SUFFIX)
     data = side.read_bytes()
     side.write_bytes(data[:-5] + bytes([data[-5] ^ 0x55]) + data[-4:])
     flattens.clear()
@@ -159,13 +159,13 @@ def test_another_leaf_an_append_or_damage_flatten_anew(
         (flatcache.FORMAT, key, grown.leaf_id, n, good_order, good_ends, base, classes, path_len - 1),
         (1, key, grown.leaf_id, n, good_order, good_ends),
     ]:
-        indexcache.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC, bad)
+        cache_io.write_side(str(path), flatcache.SUFFIX, flatcache.MAGIC, bad)
         flattens.clear()
         refused = model(path)
         assert len(flattens) == 1
         assert view(refused) == plain(path, monkeypatch)
     # the same envelope with the right values is taken
-    indexcache.write_side(
+    cache_io.write_side(
         str(path),
         flatcache.SUFFIX,
         flatcache.MAGIC,
@@ -182,7 +182,7 @@ def test_nothing_is_kept_without_the_cache_or_for_small_files(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     path = Path(pi_copy("dnouri-browse-session"))
-    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    side = Path(cache_io.cache_path(str(path))[: -len(cache_files.SUFFIX)] + flatcache.SUFFIX)
     monkeypatch.setenv("LOOMTUI_NO_CACHE", "1")
     model(path)
     assert not side.exists()
@@ -200,7 +200,7 @@ def test_where_no_child_may_start_the_caller_stores_it_later(
 ) -> None:
     """The browser (threads running): loading only flattens; the screen stores it once painted."""
     path = Path(pi_copy("pi-brain-mixed-boundaries"))
-    side = Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + flatcache.SUFFIX)
+    side = Path(cache_io.cache_path(str(path))[: -len(cache_files.SUFFIX)] + flatcache.SUFFIX)
     monkeypatch.setattr(flatcache, "can_fork", lambda: False)
     first = model(path)
     assert first.unsaved_flat is first.flat and not side.exists()

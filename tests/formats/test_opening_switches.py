@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from loomtui.formats.opening import flat_cache, switches, tree_memo
-from loomtui.session import indexcache
+from loomtui.session import cache_files, cache_io
 from tests.formats.test_tree_memo import cache, memo_file, session, tree  # noqa: F401 (fixtures)
 
 
 def side_file(path: Path, suffix: str) -> Path:
-    return Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + suffix)
+    return Path(cache_io.cache_path(str(path))[: -len(cache_files.SUFFIX)] + suffix)
 
 
 def test_a_mechanism_is_on_unless_named(monkeypatch: pytest.MonkeyPatch) -> None:

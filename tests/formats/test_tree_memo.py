@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from loomtui.cli import main
 from loomtui.formats.opening import tree_memo
-from loomtui.session import indexcache
+from loomtui.session import cache_files, cache_io
 from loomtui.session.manager import SessionManager
+from tests.waits import wait_until
 
 
 @pytest.fixture
@@ -46,12 +49,12 @@ def opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def tree(capsys: pytest.CaptureFixture[str], *args: str) -> str:
     assert main(["tree", *args]) == 0
-    indexcache.reap(block=True)  # the memo and the index are written by background children
+    cache_io.reap(block=True)  # the memo and the index are written by background children
     return capsys.readouterr().out
 
 
 def memo_file(path: Path) -> Path:
-    return Path(indexcache.cache_path(str(path))[: -len(indexcache.SUFFIX)] + tree_memo.SUFFIX)
+    return Path(cache_io.cache_path(str(path))[: -len(cache_files.SUFFIX)] + tree_memo.SUFFIX)
 
 
 def plain(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, *args: str) -> str:
@@ -121,7 +124,7 @@ def test_other_code_home_or_options_are_recomputed(
     tree(capsys, str(session), "--search", "tree")
     tree(capsys, str(session), "--color", "always")
     assert len(opens) == 6
-    variants = indexcache.read_side(str(session), tree_memo.SUFFIX, tree_memo.MAGIC)[2]
+    variants = cache_io.read_side(str(session), tree_memo.SUFFIX, tree_memo.MAGIC)[2]
     assert len(variants) == tree_memo.KEEP  # the most recent option sets
 
 
@@ -139,7 +142,7 @@ def test_a_damaged_memo_is_ignored_and_replaced(
     elif damage == "garbage":
         memo.write_bytes(b"\x00garbage" * 100)
     else:  # a valid envelope around a payload of another shape
-        indexcache.write_side(str(session), tree_memo.SUFFIX, tree_memo.MAGIC, (1, "no", 3))
+        cache_io.write_side(str(session), tree_memo.SUFFIX, tree_memo.MAGIC, (1, "no", 3))
     assert tree(capsys, str(session)) == first
     assert len(opens) == 2
     assert tree(capsys, str(session)) == first and len(opens) == 2  # stored again
@@ -183,11 +186,11 @@ def test_the_lru_bound_counts_the_memo_and_removes_it_with_its_index(
     cache: Path, session: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tree(capsys, str(session))
-    indexcache.reap(block=True)
-    index = Path(indexcache.cache_path(str(session)))
+    cache_io.reap(block=True)
+    index = Path(cache_io.cache_path(str(session)))
     assert index.is_file() and memo_file(session).is_file()
     os.utime(index, ns=(1, 1))  # the least recently used
-    indexcache.prune(str(cache), limit=memo_file(session).stat().st_size)
+    cache_files.prune(str(cache), limit=memo_file(session).stat().st_size)
     assert not index.exists() and not memo_file(session).exists()
 
 
@@ -225,13 +228,13 @@ def test_the_file_is_hashed_for_the_memo_only_when_the_memo_can_serve(
     """With no memo kept for these options, the memo is keyed by the digests the read made (the
     file is not hashed a second time); a run it can serve proves them first."""
     keyed: list[str] = []
-    real = indexcache.file_key
+    real = cache_io.file_key
 
     def file_key(path: str, fd: int):  # type: ignore[no-untyped-def]
         keyed.append(path)
         return real(path, fd)
 
-    monkeypatch.setattr(indexcache, "file_key", file_key)
+    monkeypatch.setattr(cache_io, "file_key", file_key)
     args = (str(session), "--width", "90")
     first = tree(capsys, *args)
     assert keyed == [] and memo_file(session).is_file()
@@ -243,3 +246,29 @@ def test_the_file_is_hashed_for_the_memo_only_when_the_memo_can_serve(
     assert keyed == [str(session)] and len(opens) == 2
     assert tree(capsys, *args) == first and tree(capsys, str(session), "--width", "70") == other
     assert len(opens) == 2
+
+
+def test_a_memo_hit_prints_without_importing_the_reader_or_the_view(cache: Path, session: Path) -> None:
+    """The reprint's start is part of its time: a run the memo serves imports the cache files and
+    the proof only, not the session reader, msgspec, the tree model or the row printer."""
+    probe = (
+        "import sys\n"
+        "from loomtui.cli import main\n"
+        "code = main(['tree', sys.argv[1], '--width', '90'])\n"
+        "heavy = ('loomtui.session.reader', 'loomtui.session.manager', 'msgspec', 'loomtui.view.model',"
+        " 'loomtui.view.flat', 'loomtui.commands.tree_rows')\n"
+        "sys.stderr.write(repr([m for m in heavy if m in sys.modules]))\n"
+        "sys.exit(code)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    def run() -> tuple[str, str]:
+        out = subprocess.run([sys.executable, "-c", probe, str(session)], capture_output=True, text=True, env=env)
+        assert out.returncode == 0, out.stderr
+        return out.stdout, out.stderr
+
+    first, imported = run()
+    assert "loomtui.session.reader" in imported  # a first run reads the session
+    wait_until(memo_file(session).is_file, what="the memo written by the first run's background child")
+    again, imported = run()
+    assert again == first and imported == "[]"

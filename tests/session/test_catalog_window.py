@@ -292,7 +292,7 @@ def test_a_huge_file_that_is_not_a_pi_session_is_read_as_before(tmp_path: Path, 
 def test_counts_are_exact_when_the_persistent_index_covers_the_file(
     tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loomtui.session import indexcache
+    from loomtui.session import cache_io
     from loomtui.session.manager import SessionManager
 
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path / "cache"))
@@ -326,7 +326,7 @@ def test_counts_are_exact_when_the_persistent_index_covers_the_file(
         whole = catalog.summarize_bytes(str(path), f.read(), path.stat().st_mtime)
     assert whole is not None and whole.branch_count == 1
     SessionManager.open(str(path))
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     s = catalog.summarize(str(path))
     assert s is not None and not s.partial
     assert (s.entry_count, s.message_count, s.branch_count, s.name) == (
@@ -355,7 +355,7 @@ def test_counts_are_exact_when_the_persistent_index_covers_the_file(
 def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(
     tmp_path: Path, reads: dict[str, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loomtui.session import indexcache
+    from loomtui.session import cache_io
     from loomtui.session.manager import SessionManager
 
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path / "cache"))
@@ -370,7 +370,7 @@ def test_a_listing_takes_the_exact_counts_once_the_file_is_indexed(
     [again] = catalog.list_sessions([str(store)], cache=cache)
     assert again == first  # from the summary cache
     SessionManager.open(str(path))
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     [exact] = catalog.list_sessions([str(store)], cache=cache)
     assert not exact.partial and exact.entry_count == 60
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from loomtui.session import fulltext, indexcache
+from loomtui.session import cache_io, fulltext
 from loomtui.session import manager as manager_mod
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
@@ -256,7 +256,7 @@ def test_the_persistent_index_of_an_image_session_holds_no_image_data(
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(cache))
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", "0")
     cold = SessionManager.open(str(path))
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     files = list(cache.iterdir())
     assert len(files) == 1
     stored = files[0].read_bytes()

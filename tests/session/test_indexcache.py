@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from loomtui.session import indexcache
+from loomtui.session import cache_io, indexcache
 from loomtui.session.manager import SessionManager
 from loomtui.session.migrate import migrated_bytes
 from loomtui.session.split import FIELDS
@@ -93,7 +93,7 @@ def test_reopen_from_the_index_equals_a_plain_read(
     hits = loads_from_cache(monkeypatch)
     sm = SessionManager.open(str(path))
     cold = state(sm)
-    indexcache.reap(block=True)  # the index may be written by a background child
+    cache_io.reap(block=True)  # the index may be written by a background child
     v3 = sm.state.version >= 3
     # v1/v2 files are migrated while read (their ids live only in memory): never cached
     assert bool(list(cache.glob("*.lti"))) == v3, "the first open of a v3 file writes the index"
@@ -192,8 +192,8 @@ def test_corrupt_and_foreign_cache_files_are_ignored(
     expected = plain(path, monkeypatch)
     SessionManager.open(str(path))
     SessionManager.open(str(other))
-    indexcache.reap(block=True)
-    target = Path(indexcache.cache_path(str(path)))
+    cache_io.reap(block=True)
+    target = Path(cache_io.cache_path(str(path)))
     good = target.read_bytes()
     hits = loads_from_cache(monkeypatch)
     variants = {
@@ -201,13 +201,13 @@ def test_corrupt_and_foreign_cache_files_are_ignored(
         "truncated": good[: len(good) // 3],
         "empty": b"",
         "garbage": os.urandom(5000),
-        "foreign": Path(indexcache.cache_path(str(other))).read_bytes(),  # another session's index
+        "foreign": Path(cache_io.cache_path(str(other))).read_bytes(),  # another session's index
         "old format": good.replace(indexcache.MAGIC, b"LOOMTUI-INDEX\x01", 1),
     }
     for name, blob in variants.items():
         target.write_bytes(blob)
         assert state(SessionManager.open(str(path))) == expected, name
-        indexcache.reap(block=True)
+        cache_io.reap(block=True)
         assert hits[-1] is False, name
     # each bad file was replaced by a good one on the way
     assert state(SessionManager.open(str(path))) == expected
@@ -224,14 +224,14 @@ def test_disabled_by_env_and_unwritable_dir_never_fails(
     blocker.write_text("x")
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(blocker / "cache"))
     assert state(SessionManager.open(str(path))) == expected
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     if os.geteuid() != 0:
         ro = tmp_path / "ro"
         ro.mkdir()
         ro.chmod(0o500)
         monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(ro))
         assert state(SessionManager.open(str(path))) == expected
-        indexcache.reap(block=True)
+        cache_io.reap(block=True)
         assert not list(ro.iterdir())
 
 
@@ -242,11 +242,11 @@ def test_no_cache_flag(
 
     path = big_v3
     assert main(["tree", "--no-cache", str(path)]) == 0
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     assert not cache.exists()
     monkeypatch.delenv("LOOMTUI_NO_CACHE", raising=False)
     assert main(["tree", str(path)]) == 0
-    indexcache.reap(block=True)  # written by a background child
+    cache_io.reap(block=True)  # written by a background child
     assert list(cache.glob("*.lti"))
 
 
@@ -257,16 +257,16 @@ def test_bounded_lru(big_v3: Path, tmp_path: Path, cache: Path, pi_dir: Path, mo
         p.write_bytes(big_v3.read_bytes())
         paths.append(p)
     SessionManager.open(str(paths[0]))
-    indexcache.reap(block=True)
-    one = Path(indexcache.cache_path(str(paths[0]))).stat().st_size
+    cache_io.reap(block=True)
+    one = Path(cache_io.cache_path(str(paths[0]))).stat().st_size
     monkeypatch.setenv("LOOMTUI_CACHE_MAX", str(int(one * 2.5)))
     for k, p in enumerate(paths[1:], start=1):
-        os.utime(indexcache.cache_path(str(paths[k - 1])), ns=(k * 10**9, k * 10**9))  # strictly ordered ages
+        os.utime(cache_io.cache_path(str(paths[k - 1])), ns=(k * 10**9, k * 10**9))  # strictly ordered ages
         SessionManager.open(str(p))
-        indexcache.reap(block=True)
+        cache_io.reap(block=True)
     left = sorted(cache.glob("*.lti"))
     assert len(left) == 2
-    assert {str(x) for x in left} == {indexcache.cache_path(str(p)) for p in paths[2:]}
+    assert {str(x) for x in left} == {cache_io.cache_path(str(p)) for p in paths[2:]}
     assert sum(x.stat().st_size for x in left) <= one * 2.5
 
 
@@ -275,8 +275,8 @@ def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(
 ) -> None:
     path = pi_copy("pi-brain-branch-summary")
     SessionManager.open(str(path))
-    indexcache.reap(block=True)
-    base = Path(indexcache.cache_path(str(path)))
+    cache_io.reap(block=True)
+    base = Path(cache_io.cache_path(str(path)))
     delta = base.with_suffix(indexcache.DELTA_SUFFIX)
     base_bytes = base.read_bytes()
     hits = loads_from_cache(monkeypatch)
@@ -312,7 +312,7 @@ def test_an_append_writes_a_small_delta_and_a_new_base_replaces_it(
     # never applies)
     path.write_bytes(path.read_bytes().replace(b'"timestamp":"2', b'"timestamp":"1', 1))
     assert state(SessionManager.open(str(path))) == plain(path, monkeypatch)
-    indexcache.reap(block=True)
+    cache_io.reap(block=True)
     assert base.read_bytes() != base_bytes and not delta.exists()
     assert state(SessionManager.open(str(path))) == plain(path, monkeypatch)
     assert hits[-1] is True
@@ -325,10 +325,10 @@ def test_a_write_put_off_goes_where_the_cache_was_when_it_was_read(
     environment meanwhile (a test's monkeypatch undone before the exit flush) moves nothing."""
     monkeypatch.setattr(indexcache, "can_fork", lambda: False)
     SessionManager.open(str(big_v3))
-    assert indexcache._deferred and not cache.exists()
+    assert cache_io._deferred and not cache.exists()
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(tmp_path / "elsewhere"))
     monkeypatch.setenv("LOOMTUI_CACHE_MIN_BYTES", str(1 << 40))
-    indexcache.flush_deferred()
+    cache_io.flush_deferred()
     assert not (tmp_path / "elsewhere").exists()
     assert [p.suffix for p in cache.iterdir()] == [".lti"]
     monkeypatch.setenv("LOOMTUI_CACHE_DIR", str(cache))

@@ -10,7 +10,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from loomtui.session.source import Lookup, SourceCommand
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from textual.style import Style
 from textual.widgets import Static
 
 from loomtui.app.widgets.tree_view import printable
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.session_header import Header
 
 #: how each mode is named in the bar (pi's HTML export buttons)

@@ -23,11 +23,11 @@ from loomtui.formats.html.stats import UNKNOWN_MODEL, ModelStats, Stats
 from loomtui.session.entries import Entry
 from loomtui.session.errors import WriteConflict
 from loomtui.session.jsonvalue import deep_call
+from loomtui.session.locations import home_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import EXPORT, Source
 from loomtui.view import blocks as B
 from loomtui.view.entry_time import entry_time
-from loomtui.view.text import home_dir
 from loomtui.view.words import counted
 
 #: images the page may show inline (as data: URIs)

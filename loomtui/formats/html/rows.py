@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from loomtui.session.jsstr import js_string
-from loomtui.view import flat as F
 from loomtui.view import layout as L
+from loomtui.view.filter_modes import FILTER_MODES, FILTER_TAGS
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_segments, search_text
 
@@ -111,7 +111,7 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
             labels[str(p)] = js_string(label)
     prefixes: dict[str, int] = {}
     keep = (model.mode, model.query, set(model.folded))
-    modes = [mode for mode in F.FILTER_MODES if model.has_mode(mode)]  # an OCP run: default only
+    modes = [mode for mode in FILTER_MODES if model.has_mode(mode)]  # an OCP run: default only
     filters = {mode: filter_rows(model, mode, prefixes) for mode in modes}
     model.set_filter(keep[0])
     if keep[1]:
@@ -130,5 +130,5 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
         "prefixes": list(prefixes),
         "filters": filters,
         "modes": modes,
-        "tags": [F.FILTER_TAGS[m] for m in modes],
+        "tags": [FILTER_TAGS[m] for m in modes],
     }

@@ -12,14 +12,13 @@ importing the loom adapters; anything else goes through ``formats.detect.open_an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from loomtui.formats.ocp import split as ocp_split
-from loomtui.session.manager import SessionManager
-from loomtui.session.reader import is_pi_session_file
-from loomtui.session.split import SplitParse
-from loomtui.view.flat import Flattener
-from loomtui.view.model import TreeModel
+if TYPE_CHECKING:  # imported where used: the memo's hit path imports this package alone
+    from loomtui.session.manager import SessionManager
+    from loomtui.session.split import SplitParse
+    from loomtui.view.flat import Flattener
+    from loomtui.view.model import TreeModel
 
 Progress = Callable[[int, int, int], None]
 
@@ -33,6 +32,10 @@ def open_session(
     """``split``: a child started by ``SplitParse.start`` reading the tail of a big pi file;
     ``tree_id``: one tree of a multi-tree loom (an OpenLoom tree id, an OCP run's view);
     ``progress``: as ``SessionManager.open`` takes it (pi files only)."""
+    from loomtui.formats.ocp import split as ocp_split
+    from loomtui.session.manager import SessionManager
+    from loomtui.session.reader import is_pi_session_file
+
     if tree_id is None and (split is not None or (not ocp_split.parsed_before(path) and is_pi_session_file(path))):
         return SessionManager.open(path, split=split, progress=progress)  # the usual case, without the loom adapters
     from loomtui.formats.detect import open_any
@@ -71,6 +74,7 @@ class Opening:
     def before_app(cls, path: str) -> Opening:
         """The app's opening of ``path``: its early start made now (call it before Textual)."""
         from loomtui.formats.opening.switches import enabled
+        from loomtui.session.split import SplitParse
 
         split = SplitParse.start(path, fraction=APP_SPLIT) if enabled("split") else None
         if split is None:  # not a big pi file: another source's own early start
@@ -89,6 +93,8 @@ class Opening:
         (a big OCP run), waiting for them; None otherwise (``session`` reads the whole)."""
         if self._split is not None:
             return None
+        from loomtui.formats.ocp import split as ocp_split
+
         first = ocp_split.first_screen(self.path)
         if first is None:
             return None
@@ -130,9 +136,9 @@ class Opening:
         until now, and a tree flattened while loading are kept for the next open."""
         from loomtui.formats.opening import flat_cache
         from loomtui.formats.opening.switches import enabled
-        from loomtui.session import indexcache
+        from loomtui.session import cache_io
 
-        indexcache.flush_deferred()
+        cache_io.flush_deferred()
         flat, model.unsaved_flat = model.unsaved_flat, None
         if flat is not None and enabled("flat-cache"):
             flat_cache.save(model.manager, flat, model.base_classes)

@@ -21,7 +21,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from loomtui.session import cache_files, indexcache
+from loomtui.session import cache_files, cache_io
 from loomtui.session.entries import Entry
 from loomtui.session.forked import can_fork
 from loomtui.session.manager import SessionManager
@@ -47,7 +47,7 @@ def _key(manager: SessionManager) -> tuple[Any, ...] | None:
     size, digests = manager.read_digests
     if not digests or size != manager._indexed_to or size < max(cache_files.min_bytes(), 1):
         return None  # grown since it was read (or small, or not proved): nothing to trust or to gain
-    return indexcache.read_key(path, size, digests)
+    return cache_io.read_key(path, size, digests)
 
 
 def load(
@@ -60,7 +60,7 @@ def load(
     if key is None:
         return None
     n = len(manager.index.entries)
-    stored = _stored(indexcache.read_side(key[0], SUFFIX, MAGIC), key, leaf_id, n)
+    stored = _stored(cache_io.read_side(key[0], SUFFIX, MAGIC), key, leaf_id, n)
     if stored is None:
         return None
     order, ends, base, classes, path_len = stored
@@ -145,7 +145,7 @@ def flatten(
             return stored[0], None, stored[1]
     classes_by_index = F.classified(manager.index.entries, classes_by_index, settings)
     flat = F.flatten(manager.index, leaf_id, classes_by_index, tool_calls())
-    if can_fork() and not indexcache.writes_held():
+    if can_fork() and not cache_io.writes_held():
         save(manager, flat, classes_by_index)
         return flat, None, classes_by_index
     return flat, flat, classes_by_index
@@ -157,11 +157,11 @@ def save(manager: SessionManager, flat: Flat, base_classes: bytearray) -> None:
     may start)."""
     job = store_job(manager, flat, base_classes)
     if job is not None:
-        indexcache.in_background(job)
+        cache_io.in_background(job)
 
 
 def store_job(manager: SessionManager, flat: Flat, base_classes: bytearray) -> Callable[[], None] | None:
-    """What ``save`` runs (packing and writing, here): for ``indexcache.write_held``."""
+    """What ``save`` runs (packing and writing, here): for ``cache_io.write_held``."""
     key = _key(manager)
     if key is None or len(flat) != len(manager.index.entries) or len(base_classes) != len(flat):
         return None
@@ -175,7 +175,7 @@ def store_job(manager: SessionManager, flat: Flat, base_classes: bytearray) -> C
         path = len(flat.active)
         if set(flat.entries[:path]) != flat.active:
             path = -1  # the leaf's path is not the start of the order (a cycle was broken)
-        indexcache.write_side(
+        cache_io.write_side(
             key[0],
             SUFFIX,
             MAGIC,
@@ -192,7 +192,7 @@ def load_texts(manager: SessionManager, flat: Flat, home: str) -> list[str] | No
     if key is None:
         return None
     n = len(manager.index.entries)
-    payload = indexcache.read_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC)
+    payload = cache_io.read_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC)
     try:
         fmt, skey, leaf, count, shome, texts = payload
     except (TypeError, ValueError):
@@ -211,7 +211,7 @@ def load_texts(manager: SessionManager, flat: Flat, home: str) -> list[str] | No
 
 
 def texts_job(manager: SessionManager, flat: Flat, home: str) -> Callable[[], None] | None:
-    """Computing and storing what ``load_texts`` reads (for ``indexcache.write_held``)."""
+    """Computing and storing what ``load_texts`` reads (for ``cache_io.write_held``)."""
     key = _key(manager)
     if key is None:
         return None
@@ -220,6 +220,6 @@ def texts_job(manager: SessionManager, flat: Flat, home: str) -> Callable[[], No
     def store() -> None:
         tool_calls = flat.tool_calls
         texts = [display_text(e, tool_calls, home) for e in entries]
-        indexcache.write_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC, (FORMAT, key, flat.leaf_id, len(entries), home, texts))
+        cache_io.write_side(key[0], TEXTS_SUFFIX, TEXTS_MAGIC, (FORMAT, key, flat.leaf_id, len(entries), home, texts))
 
     return store

@@ -6,7 +6,7 @@ are shortened to ``~``), the output encoding and loomtui's own code. So for a bi
 of the cache (``.ltr``), for the last few option sets, together with:
 
 * the file's key at the time (path, device, inode, size and a digest of every 8 MB block of
-  its bytes, ``indexcache.file_key``): any change to the file (an append, a rewrite in place
+  its bytes, ``cache_io.file_key``): any change to the file (an append, a rewrite in place
   whatever its times, a replacement reusing the inode) makes it stale;
 * a fingerprint of loomtui's modules (name, size, mtime): another version never reuses it;
 * a checksum (the cache's usual envelope): a damaged file is ignored.
@@ -24,10 +24,9 @@ import os
 import zlib
 from typing import Any
 
-from loomtui.session import cache_files, indexcache
+from loomtui.session import cache_files, cache_io
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular
-from loomtui.session.split import v3_header
 
 SUFFIX = ".ltr"
 MAGIC = b"LOOMTUI-ROWS\x00"
@@ -89,15 +88,15 @@ class TreeMemo:
             st = os.fstat(fd)
             if st.st_size < max(cache_files.min_bytes(), 1):
                 return None
-            head = os.pread(fd, 1 << 16, 0)
-            nl = head.find(b"\n")
-            if nl < 0 or v3_header(head[: nl + 1]) is None:
-                return None  # older files get their ids while read: nothing stable to keep
             identity = (os.path.abspath(path), st.st_dev, st.st_ino, st.st_size)
-            kept_key, kept = _kept(indexcache.read_side(path, SUFFIX, MAGIC), identity)
+            kept_key, kept = _kept(cache_io.read_side(path, SUFFIX, MAGIC), identity)
             proved = False
             if any(o == options for o, _out in kept):
-                proved = kept_key == (*indexcache.file_key(path, fd), _code_fingerprint())
+                proved = kept_key == (*cache_io.file_key(path, fd), _code_fingerprint())
+            # a memo is stored for version 3 files only, so a proved one needs no look at the
+            # header (nor the reader's import: a hit prints without it)
+            if not proved and not _v3_session(fd):
+                return None  # older files get their ids while read: nothing stable to keep
         except OSError:
             return None
         finally:
@@ -116,7 +115,7 @@ class TreeMemo:
             return None
 
     def store(self, output: bytes | memoryview, read: tuple[int, tuple[bytes, ...]] | None) -> None:
-        """Store ``output`` for these options (``indexcache.write_held`` runs it in the background
+        """Store ``output`` for these options (``cache_io.write_held`` runs it in the background
         child that writes the caches after the output). ``read``: the bytes the session's read
         proved and their digests (``SessionManager.read_digests``), which make the key: stored
         only when that read covered the whole file as it was when this run began. The other
@@ -126,7 +125,16 @@ class TreeMemo:
         key = (*self._identity, read[1], _code_fingerprint())
         packed = zlib.compress(output, 1)
         others = [(o, out) for o, out in self._kept if o != self.options] if self._kept_key == key else []
-        indexcache.write_side(self.path, SUFFIX, MAGIC, (FORMAT, key, [(self.options, packed), *others][:KEEP]))
+        cache_io.write_side(self.path, SUFFIX, MAGIC, (FORMAT, key, [(self.options, packed), *others][:KEEP]))
+
+
+def _v3_session(fd: int) -> bool:
+    """Whether the file open as ``fd`` starts with a version 3 (or later) pi header."""
+    from loomtui.session.split import v3_header
+
+    head = os.pread(fd, 1 << 16, 0)
+    nl = head.find(b"\n")
+    return nl >= 0 and v3_header(head[: nl + 1]) is not None
 
 
 def _kept(payload: Any, identity: tuple[Any, ...]) -> tuple[tuple[Any, ...] | None, list[Any]]:

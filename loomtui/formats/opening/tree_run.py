@@ -12,14 +12,16 @@ the output (a child alive meanwhile would slow the layout: copy-on-write).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from loomtui.formats.opening import Opening, flat_cache
+from loomtui.formats.opening import Opening
 from loomtui.formats.opening.switches import enabled
 from loomtui.formats.opening.tree_memo import TreeMemo
-from loomtui.session import indexcache
-from loomtui.session.manager import SessionManager
-from loomtui.view.model import TreeModel
+from loomtui.session import cache_io
+
+if TYPE_CHECKING:  # imported where used: a memo hit prints without the reader or the view
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.model import TreeModel
 
 
 class TreeOpening(Opening):
@@ -40,6 +42,8 @@ class TreeOpening(Opening):
 
     def model(self, manager: SessionManager, **options: Any) -> TreeModel:
         """The tree model, its flatten taken from the cache where it applies."""
+        from loomtui.view.model import TreeModel
+
         return TreeModel(manager, flattener=self.flattener, **options)
 
     def row_texts(self, model: TreeModel) -> list[str | None] | None:
@@ -47,17 +51,21 @@ class TreeOpening(Opening):
         row writes its own)."""
         if not enabled("flat-cache"):
             return None
+        from loomtui.formats.opening import flat_cache
+
         return flat_cache.load_texts(model.manager, model.flat, model.home)  # type: ignore[return-value]
 
     def holding_writes(self) -> None:
         """From now until ``after_output``: the caches wait (written together afterwards)."""
-        indexcache.hold_writes()
+        cache_io.hold_writes()
 
     def after_output(self, model: TreeModel | None, output: memoryview | None, color: bool) -> None:
         """The rows are out: what is kept for the next run, written by one background child
         (the index, a tree flattened now, the row texts when they were not all kept, the output)."""
         jobs: list[Callable[[], object]] = []
         if model is not None and enabled("flat-cache"):
+            from loomtui.formats.opening import flat_cache
+
             flat = model.unsaved_flat
             job = flat_cache.store_job(model.manager, flat, model.base_classes) if flat is not None else None
             if job is not None:
@@ -70,4 +78,4 @@ class TreeOpening(Opening):
         if output is not None and memo is not None:
             read = model.manager.read_digests if model is not None else None
             jobs.append(lambda: memo.store(output, read))
-        indexcache.write_held(*jobs)
+        cache_io.write_held(*jobs)
