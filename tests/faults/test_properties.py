@@ -30,7 +30,7 @@ from loomtui.formats.detect import open_any
 from loomtui.session.errors import LoomError
 from loomtui.session.jsonvalue import loads
 from loomtui.session.manager import SessionManager
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.model import TreeModel
 from tests.shared_material import FIXTURES as SHARED
 from tests.shared_material import needs_shared

@@ -14,7 +14,7 @@ import pytest
 from loomtui.cli import main
 from loomtui.formats.detect import open_any
 from loomtui.formats.html.export import CHUNK, build_page, default_output
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.model import TreeModel
 from tests.shared_material import SHARED, needs_shared, shared_params
 

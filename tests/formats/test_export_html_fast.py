@@ -20,7 +20,8 @@ from loomtui.formats.html.export import _row_search_text, build_page
 from loomtui.formats.html.render import EntryRenderer, Stats, _markdown_renderer, plain_markdown
 from loomtui.formats.html.rows import CONNECTOR, FOLDABLE, filter_rows
 from loomtui.view import layout as L
-from loomtui.view.flat import FILTER_MODES, tool_call_map
+from loomtui.view.filter_modes import FILTER_MODES
+from loomtui.view.flat import tool_call_map
 from loomtui.view.model import TreeModel
 from loomtui.view.text import search_text
 from tests.formats.test_export_html import blobs

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from loomtui.session.manager import SessionManager
-from loomtui.view.flat import FILTER_MODES
+from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.model import TreeModel
 from loomtui.view.width import ROW_ELLIPSIS, truncate_to_width
 from tests.shared_material import SHARED, shared_params
