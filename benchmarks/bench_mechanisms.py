@@ -13,6 +13,8 @@ and the CPU seconds. The works:
 * ``index``: ``tree`` reopened with only the index kept (no memo, no kept tree), against a cold run;
 * ``flat-cache``: ``tree`` reopened with the index (no memo), with and without the kept tree;
 * ``tree-memo``: the same ``tree`` command again, with and without the memo;
+* ``early-proof``: the app's first paint of the tree reopened (the index kept), with and without
+  the index's proof hashed while Textual starts;
 * ``split (app)``: the app's first paint of the tree, cold;
 * ``early-claude``: the app's first paint of a 50k-line Claude Code session;
 * ``early-ocp``: the app's first paint of a 10k-node / 50k-attempt OCP run.
@@ -119,7 +121,7 @@ def main() -> None:
         return not only or row in only
 
     tree = tree_run(path)
-    if only & {"index", "flat-cache", "tree-memo"} or not only:
+    if only & {"index", "flat-cache", "tree-memo", "early-proof"} or not only:
         subprocess.run([sys.executable, "-m", "loomtui", "tree", path], stdout=subprocess.DEVNULL, env=base, check=True)
         wait_for_index(cache)
         shutil.rmtree(cache, ignore_errors=True)  # the index, the kept tree and texts, written anew below
@@ -132,6 +134,8 @@ def main() -> None:
             compare("flat-cache", tree, {**base, "LOOMTUI_WITHOUT": "tree-memo"}, index_only, a.runs)
         if wanted("tree-memo"):
             compare("tree-memo", tree, base, {**base, "LOOMTUI_WITHOUT": "tree-memo"}, a.runs)
+        if wanted("early-proof"):
+            compare("early-proof", app_run(path), base, {**base, "LOOMTUI_WITHOUT": "early-proof"}, a.runs)
     if wanted("split-app"):
         compare("split (app)", app_run(path), cold, {**cold, "LOOMTUI_WITHOUT": "split"}, a.runs)
     if wanted("early-claude"):

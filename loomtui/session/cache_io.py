@@ -148,6 +148,45 @@ def proof_alongside(fd: int) -> ProofAlongside | None:
     return ProofAlongside(fd, size) if size >= min_bytes() else None
 
 
+#: proofs started before a load asks for them (``prove_early``): (device, inode) -> (fd, proof)
+_early: dict[tuple[int, int], tuple[int, ProofAlongside]] = {}
+
+
+def prove_early(path: str) -> None:
+    """Start hashing ``path`` on a thread now, for a load that will soon ask for its digests
+    (``proved_digests``): the app's reopen of an indexed session, whose proof then runs on the
+    second CPU while Textual starts on the first. Nothing where no second CPU may take it."""
+    if usable_cpus() < 2 or os.environ.get("LOOMTUI_JOBS", "") == "1":
+        return
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return
+    _early[(st.st_dev, st.st_ino)] = (fd, ProofAlongside(fd, st.st_size))
+
+
+def proved_digests(fd: int, size: int) -> tuple[bytes, ...]:
+    """``prefix_digests(fd, size)``, from the proof ``prove_early`` started for the same file
+    where there is one (the bytes of the file as it was hashed then)."""
+    try:
+        st = os.fstat(fd)
+        early = _early.pop((st.st_dev, st.st_ino), None)
+    except OSError:
+        early = None
+    if early is None:
+        return prefix_digests(fd, size)
+    own, proof = early
+    try:
+        return proof.digests(size)
+    finally:
+        os.close(own)
+
+
 def file_key(path: str, fd: int) -> tuple[Any, ...]:
     """What identifies the bytes of the file open as ``fd`` for a cache that is valid only while
     the file is exactly as it was: path, device, inode, size and the digests of all its bytes."""

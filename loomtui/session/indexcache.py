@@ -127,7 +127,7 @@ def _restore(path: str, fd: int, name: str, base_sum: bytes, payload: Any) -> Ca
     if not isinstance(header, dict) or version < 3 or len(columns) != len(FIELDS):
         return None
     # the proof: every indexed byte hashes as it did (a rewrite in place, whatever its times)
-    proved = cache_io.prefix_digests(fd, size)
+    proved = cache_io.proved_digests(fd, size)
     if proved != tuple(digests):
         return None
     entries = entries_from_columns(columns, 0)

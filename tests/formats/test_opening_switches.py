@@ -72,3 +72,44 @@ def test_every_source_s_early_start_is_one_hook_listed_with_the_sources(tmp_path
     assert not sources.early_start(str(small), 0.35, lambda name: True) and asked == []
     assert not sources.early_start(str(big), 0.35, lambda name: name != "fake") and asked == []
     assert sources.early_start(str(big), 0.35, lambda name: True) and asked == [(str(big), 0.35)]
+
+
+@pytest.mark.parametrize("early", [True, False], ids=["early proof", "early-proof left out"])
+def test_a_reopen_before_the_app_takes_the_proof_hashed_meanwhile(
+    early: bool, session: Path, cache: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An indexed session opened by the app (``Opening.before_app``) has its bytes hashed on a
+    thread while Textual starts; the index's load takes those digests instead of hashing the
+    file itself, and reads the same session either way."""
+    from loomtui.formats.opening import Opening
+    from loomtui.session import indexcache
+    from tests.session.test_indexcache import plain, state
+
+    monkeypatch.delenv("LOOMTUI_WITHOUT", raising=False)
+    tree(capsys, str(session))  # the index written
+    expected = plain(session, monkeypatch)
+    loads: list[bool] = []  # whether each load was served by the index
+    real_load = indexcache.load
+
+    def load(path: str, fd: int):  # type: ignore[no-untyped-def]
+        got = real_load(path, fd)
+        loads.append(got is not None)
+        return got
+
+    monkeypatch.setattr(indexcache, "load", load)
+    monkeypatch.setattr(cache_io, "usable_cpus", lambda: 2)
+    monkeypatch.delenv("LOOMTUI_JOBS", raising=False)
+    if not early:
+        monkeypatch.setenv("LOOMTUI_WITHOUT", "early-proof")
+    hashed: list[int] = []
+    real = cache_io.prefix_digests
+
+    def counted(fd: int, size: int, *a):  # type: ignore[no-untyped-def]
+        hashed.append(size)
+        return real(fd, size, *a)
+
+    monkeypatch.setattr(cache_io, "prefix_digests", counted)
+    opened = Opening.before_app(str(session)).session()
+    assert state(opened) == expected and loads == [True]
+    assert hashed == ([] if early else [session.stat().st_size])
+    assert not cache_io._early  # taken by the load: no descriptor left open

@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from loomtui.session import cache_io
+
 if TYPE_CHECKING:  # imported where used: the memo's hit path imports this package alone
     from loomtui.session.manager import SessionManager
     from loomtui.session.split import SplitParse
@@ -77,7 +79,9 @@ class Opening:
         from loomtui.session.split import SplitParse
 
         split = SplitParse.start(path, fraction=APP_SPLIT) if enabled("split") else None
-        if split is None:  # not a big pi file: another source's own early start
+        if split is None and enabled("early-proof") and cache_io.present(path):
+            cache_io.prove_early(path)  # a reopen: the index's proof runs on the other CPU meanwhile
+        elif split is None:  # not a big pi file: another source's own early start
             from loomtui.formats.sources import early_start
 
             early_start(path, APP_SPLIT, lambda source: enabled(f"early-{source}"))
@@ -136,7 +140,6 @@ class Opening:
         until now, and a tree flattened while loading are kept for the next open."""
         from loomtui.formats.opening import flat_cache
         from loomtui.formats.opening.switches import enabled
-        from loomtui.session import cache_io
 
         cache_io.flush_deferred()
         flat, model.unsaved_flat = model.unsaved_flat, None

@@ -17,6 +17,7 @@ MECHANISMS = (
     "tree-memo",  # `tree`'s printed rows kept for the same command (tree_memo.py)
     "early-ocp",  # a big OCP run placed by a child started before Textual (formats/ocp/split.py)
     "early-claude",  # a big Claude Code file's tail parsed likewise (formats/claude/split.py)
+    "early-proof",  # an indexed session's proof hashed while Textual starts (session/cache_io.py)
 )
 
 
