@@ -114,8 +114,7 @@ class TreeModel(LoomState):
 
     @property
     def selected_id(self) -> str | None:
-        e = self.selected_entry
-        return e.id if e is not None else None
+        return None if (e := self.selected_entry) is None else e.id
 
     def row_of(self, entry_id: str) -> int | None:
         """The row showing ``entry_id``, if it is visible."""

@@ -299,13 +299,14 @@ def test_a_run_parsed_before_the_app_is_not_sniffed_again(tmp_path: Path, monkey
     """The document ``prestart`` parsed is an OCP run: the open neither reads the file's first
     line as a pi header nor looks for Claude Code or Codex lines; without it, both still run."""
     from loomtui.formats import detect, opening
+    from loomtui.session import reader
 
     path = tmp_path / "run.ocp.json"
     path.write_bytes(orjson.dumps(generated()))
     here = snapshot(open_any(str(path)))
     looked: list[str] = []
-    pi_file, agent = opening.is_pi_session_file, detect.agent_format
-    monkeypatch.setattr(opening, "is_pi_session_file", lambda p: looked.append("pi") or pi_file(p))
+    pi_file, agent = reader.is_pi_session_file, detect.agent_format
+    monkeypatch.setattr(reader, "is_pi_session_file", lambda p: looked.append("pi") or pi_file(p))
     monkeypatch.setattr(detect, "agent_format", lambda p: looked.append("agent") or agent(p))
     assert ocp_split.prestart(str(path), min_bytes=1)
     assert snapshot(opening.open_session(str(path))) == here
