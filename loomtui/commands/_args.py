@@ -3,7 +3,7 @@
 
 Entry ids are resolved by the one resolver (``view.jumps.resolve_prefix``: an exact id, else the
 only id starting with what was given); every command that takes an id (``--leaf``, ``--target``,
-``ENTRY_ID``, diff's ``A`` and ``B``) goes through ``check``, so a prefix ``diff`` accepts is
+``ENTRY_ID``, diff's ``A`` and ``B``, export-branch's ``--fork``) goes through ``check``, so a prefix ``diff`` accepts is
 accepted everywhere. A mistake is a ``LoomError``: one line on stderr, exit 2, nothing written
 (the checks run before any write).
 """
@@ -28,7 +28,7 @@ ANY_FILE = (
 )
 
 #: the argument names that hold an entry id, in every command
-ID_ARGUMENTS = ("leaf", "target", "entry_id", "a", "b")
+ID_ARGUMENTS = ("leaf", "target", "entry_id", "a", "b", "fork")
 
 
 def require_existing(paths: Iterable[str]) -> None:

@@ -54,9 +54,7 @@ def branch_end(sm: Any, args: argparse.Namespace) -> str | None:
         if leaf is None:
             raise LoomError(f"nothing to clone yet: {args.file} has no entries")
         return str(leaf)
-    e = sm.index.by_id.get(args.fork)
-    if e is None:
-        raise LoomError(f"entry {args.fork} is not in {args.file}")
+    e = sm.index.by_id[args.fork]  # resolved by ``check`` (an exact id or a unique prefix)
     if e.type != "message" or e.role != "user":
         raise LoomError(
             f"entry {args.fork} is not a user message: --fork starts again before one "

@@ -56,6 +56,9 @@ def test_every_command_takes_a_unique_prefix(session: Path, tmp_path: Path, caps
     out = tmp_path / "out.jsonl"
     assert main(["export-branch", str(session), "--leaf", "abc", "-o", str(out)]) == 0
     assert [json.loads(x)["id"] for x in out.read_text().splitlines()[1:]] == ["ab10", "abc9"]
+    fork = tmp_path / "fork.jsonl"  # --fork takes a prefix too: the branch just before ff01
+    assert main(["export-branch", str(session), "--fork", "ff", "-o", str(fork)]) == 0
+    assert [json.loads(x)["id"] for x in fork.read_text().splitlines()[1:]] == ["ab10"]
     assert main(["label", str(session), "ff", "seen"]) == 0
     labels = [json.loads(x) for x in session.read_text().splitlines() if '"label"' in x]
     assert labels[-1]["targetId"] == "ff01"
@@ -76,6 +79,7 @@ def test_every_command_takes_a_unique_prefix(session: Path, tmp_path: Path, caps
     "argv",
     [
         ["export-branch", "{f}", "--leaf", "ab", "-o", "{d}/x.jsonl"],
+        ["export-branch", "{f}", "--fork", "ab", "-o", "{d}/x.jsonl"],
         ["label", "{f}", "ab", "text"],
         ["context", "{f}", "--leaf", "ab"],
         ["tree", "{f}", "--leaf", "ab"],
