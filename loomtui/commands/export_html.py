@@ -15,6 +15,7 @@ from typing import Any
 from loomtui.commands._args import ANY_FILE, check
 from loomtui.commands.progress import open_showing_progress, stage
 from loomtui.formats.html.export import export_html, export_to_free_name, page_directory
+from loomtui.session.errors import LoomError
 from loomtui.view.words import counted
 
 
@@ -31,9 +32,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the page to write (must not exist; default: FILE's name .html in the current directory)",
     )
     parser.add_argument(
-        "--leaf", metavar="ID", help="open the page on the branch ending at ID (default: the session's leaf)"
+        "--leaf",
+        metavar="ID",
+        help="open the page on the branch ending at ID (default: the session's leaf, or a branch through --target)",
     )
-    parser.add_argument("--target", metavar="ID", help="scroll the page to entry ID")
+    parser.add_argument(
+        "--target",
+        metavar="ID",
+        help="scroll the page to entry ID (on --leaf's branch; without --leaf the page opens on the "
+        "session's leaf when its branch holds ID, else on the newest branch through ID)",
+    )
     parser.add_argument(
         "--theme",
         metavar="NAME",
@@ -49,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     manager = open_showing_progress(args.file)
     check(args, manager)
+    if args.leaf is not None and args.target is not None:
+        on_branch = any(e.id == args.target for e in manager.index.path_to(args.leaf))
+        if not on_branch:  # the page cannot open at an entry its branch does not show
+            raise LoomError(
+                f"--target {args.target} is not on the branch ending at --leaf {args.leaf} in {args.file}; "
+                "leave out --leaf to open the page on a branch through the target"
+            )
     options: dict[str, Any] = {
         "leaf_id": args.leaf,
         "target_id": args.target,

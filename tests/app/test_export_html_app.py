@@ -41,6 +41,25 @@ async def test_shift_h_writes_the_page_at_the_selection(
         assert (out_dir / "kinds.html").read_text() == "taken"
         side = side_data(written.read_text())
         assert side["ids"][side["target"]] == "r1000004"
-        assert side["ids"][side["leaf"]] == screen.model.leaf_id  # type: ignore[union-attr]
+        # r1000004 is off the leaf's branch: the page opens on the newest branch through it
+        # (as a click on its row in the page does), not on the leaf's, which cannot show it
+        assert screen.model.leaf_id == "s1000001"  # type: ignore[union-attr]
+        assert side["ids"][side["leaf"]] == "b1000001"
         titles = [t for t, _cb, _help in LoomCommands(app.screen).commands()]
         assert any(t.startswith("export HTML") for t in titles)
+
+
+async def test_alt_e_on_the_leafs_branch_keeps_the_leaf(
+    fixture_copy: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = fixture_copy("kinds.jsonl")
+    monkeypatch.chdir(tmp_path)
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "u1000002")
+        await pilot.press("alt+e")
+        await until(pilot, lambda: any("Wrote" in n for n in notices(app)), what="the export's notice")
+        side = side_data((tmp_path / "kinds.html").read_text())
+        assert side["ids"][side["target"]] == "u1000002"
+        assert side["ids"][side["leaf"]] == screen.model.leaf_id == "s1000001"  # type: ignore[union-attr]

@@ -69,7 +69,7 @@ def test_every_command_takes_a_unique_prefix(session: Path, tmp_path: Path, caps
     assert "one" in capsys.readouterr().out
     assert main(["diff", str(session), "abc", "ff"]) == 0
     capsys.readouterr()
-    assert main(["export-html", str(session), "--leaf", "abc", "--target", "ff", "-o", str(tmp_path / "p.html")]) == 0
+    assert main(["export-html", str(session), "--leaf", "abc", "--target", "ab1", "-o", str(tmp_path / "p.html")]) == 0
     assert main(["export-openloom", str(session), "--leaf", "abc", "-o", str(tmp_path / "o.openloom.json")]) == 0
     doc = json.loads((tmp_path / "o.openloom.json").read_text())
     assert len(doc["trees"][0]["nodes"]) == 2

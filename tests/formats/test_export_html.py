@@ -367,3 +367,62 @@ def test_no_system_context_leaves_out_system_prompts(write_session: Any) -> None
     data = blobs(page)
     everything = json.dumps(records(data)) + json.dumps(data["side"]) + page
     assert "SECRET" not in everything
+
+
+def _two_branches(write_session: Any) -> Path:
+    """u1 → a1, then two branches: u3 → a3, a3b (the older, off the file's leaf) and u2 → a2
+    (the file's leaf, last in the file)."""
+
+    def m(eid: str, parent: str | None, role: str, second: int) -> dict[str, Any]:
+        return {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": f"2026-01-01T00:00:{second:02d}.000Z",
+            "message": {"role": role, "content": [{"type": "text", "text": eid}]},
+        }
+
+    return write_session(
+        [
+            m("u1", None, "user", 1),
+            m("a1", "u1", "assistant", 2),
+            m("u3", "a1", "user", 3),
+            m("a3", "u3", "assistant", 4),
+            m("a3b", "u3", "assistant", 5),
+            m("u2", "a1", "user", 6),
+            m("a2", "u2", "assistant", 7),
+        ],
+        name="two.jsonl",
+    )
+
+
+def _opened_at(page: Path) -> tuple[str, str]:
+    side = blobs(page.read_text())["side"]
+    return side["ids"][side["leaf"]], side["ids"][side["target"]]
+
+
+def test_a_target_off_the_leafs_branch_opens_the_page_on_a_branch_through_it(
+    write_session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--target` alone opens the page on a branch that holds the target: the file's leaf when
+    its branch does, else the newest leaf below the target (what a click on its row opens)."""
+    path = _two_branches(write_session)
+    assert main(["export-html", str(path), "--target", "u3", "-o", str(tmp_path / "off.html")]) == 0
+    assert _opened_at(tmp_path / "off.html") == ("a3b", "u3")
+    assert main(["export-html", str(path), "--target", "a1", "-o", str(tmp_path / "on.html")]) == 0
+    assert _opened_at(tmp_path / "on.html") == ("a2", "a1")
+    assert main(["export-html", str(path), "--leaf", "a3", "--target", "u3", "-o", str(tmp_path / "l.html")]) == 0
+    assert _opened_at(tmp_path / "l.html") == ("a3", "u3")
+    # an explicit --leaf whose branch does not hold the target is refused, not ignored
+    capsys.readouterr()
+    assert main(["export-html", str(path), "--leaf", "a2", "--target", "u3", "-o", str(tmp_path / "no.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("loomtui: ") and "--target u3" in err[0] and "--leaf a2" in err[0]
+    assert not (tmp_path / "no.html").exists()
+    # the page builder (the app's Alt+E) opens on the target's branch whatever leaf it is given
+    assert _side_leaf(build_page(open_any(str(path)), leaf_id="a2", target_id="u3")) == "a3b"
+
+
+def _side_leaf(page: str) -> str:
+    side = blobs(page)["side"]
+    return side["ids"][side["leaf"]]  # type: ignore[no-any-return]

@@ -255,6 +255,26 @@ def test_deep_link_selects_branch_and_entry(browser: Any, pages: dict[str, Path]
         page.close()
 
 
+@needs_shared()
+def test_a_page_exported_at_an_entry_off_the_leafs_branch_shows_it(browser: Any, tmp_path: Path) -> None:
+    """The app's Alt+E passes the tree's leaf with the selection: a selection off that leaf's
+    branch opens the page on the newest branch through it, scrolled to it."""
+    fixture = FIXTURES[0]
+    manager = open_any(str(fixture))
+    index = manager.index
+    leaf_path = {e.id for e in index.path_to(manager.get_leaf_id())}
+    pick = next(e for e in index.entries if e.role == "user" and e.id not in leaf_path)
+    out = tmp_path / "at.html"
+    export_html(manager, str(out), leaf_id=manager.get_leaf_id(), target_id=pick.id, source_name=fixture.name)
+    page = open_page(browser, out)
+    try:
+        assert pick.id in _main_ids(page)
+        assert page.evaluate("document.querySelector('.entry.target').id") == "e-" + pick.id
+        assert page.evaluate("document.querySelector('.row.sel').dataset.id") == pick.id
+    finally:
+        page.close()
+
+
 HOSTILE = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 
 

@@ -406,6 +406,7 @@ def _page_parts(
         m = model or TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
         side = sidebar_data(m)
         side.update(_page_facts(manager, m, records, original, name, target_id, no_system_context, n_chunks))
+        side["leaf"] = _leaf_through(side, side["target"])
         if no_system_context:
             for p, e in enumerate(m.flat.entries):
                 if e.type == "custom_message" and e.aux == "system":
@@ -463,6 +464,22 @@ def _page_parts(
             out.append(parts["{{" + key + "}}"].encode("utf-8"))
     out.append(rest.encode("utf-8"))
     return out
+
+
+def _leaf_through(side: dict[str, Any], target: int) -> int:
+    """The leaf the page opens on: the tree's leaf when its branch holds the target (or there
+    is no target), else the newest leaf below the target, the branch a click on the target's
+    row opens (``rows.newest_leaves``): a page opened at an entry always shows it."""
+    leaf: int = side["leaf"]
+    if target < 0:
+        return leaf
+    parent = side["parent"]
+    p = leaf
+    while p >= 0:  # the index's parents hold no cycle
+        if p == target:
+            return leaf
+        p = parent[p]
+    return int(side["newest"][target])
 
 
 def _row_search_text(segs: list[Any]) -> str:
