@@ -9,13 +9,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from loomtui.commands._args import ANY_FILE, check
 from loomtui.commands._output import report_created
 from loomtui.commands.progress import open_showing_progress, stage
+from loomtui.formats.base.common import OPENLOOM_V1, OPENLOOM_V2, OPENLOOM_V2_TREE
 from loomtui.formats.looms.export import export_openloom
+from loomtui.session.errors import LoomError
 from loomtui.view.printable import printable
 from loomtui.view.words import counted
+
+if TYPE_CHECKING:
+    from loomtui.session.manager import SessionManager
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,12 +43,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave out the tree's systemContext and the agents' system prompts",
     )
-    parser.add_argument("--tree", metavar="ID", help="which tree of a multi-tree OpenLoom document to read")
+    parser.add_argument("--tree", metavar="ID", help="which tree of a multi-tree OpenLoom v2 document to read")
+
+
+def check_tree(manager: SessionManager, file: str) -> None:
+    """Refuse a ``--tree`` the opened file has no use for (its opener ignored it): it names one
+    tree of an OpenLoom document (an OCP run takes it as its view, dag or lineage)."""
+    from loomtui.formats.ocp.run import ocp_run
+
+    if manager.source_format in (OPENLOOM_V2, OPENLOOM_V2_TREE) or ocp_run(manager) is not None:
+        return
+    what = "an OpenLoom v1 document (one tree)" if manager.source_format == OPENLOOM_V1 else manager.source.a_name
+    raise LoomError(f"--tree is for OpenLoom v2 documents (which of their trees to read); {file} is {what}")
 
 
 def run(args: argparse.Namespace) -> int:
     manager = open_showing_progress(args.file, tree_id=args.tree)
     check(args, manager)
+    if args.tree is not None:
+        check_tree(manager, args.file)
     with stage(args.file, f"writing the OpenLoom document of {os.path.basename(args.file)}"):
         result = export_openloom(manager, args.output, leaf_id=args.leaf, no_system_context=args.no_system_context)
     what = "bundle" if result.bundle else "document"

@@ -222,3 +222,15 @@ def test_diff_refuses_a_negative_context(session: Path, capsys: pytest.CaptureFi
     assert main(["diff", str(session), "abc", "ff", "--context", "-3"]) == 2
     assert "--context -3" in one_error_line(capsys)
     assert main(["diff", str(session), "abc", "ff", "--context", "0"]) == 0
+
+
+def test_export_openloom_refuses_a_tree_the_file_cannot_have(
+    session: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--tree` picks one tree of a multi-tree OpenLoom document: on a pi session it was taken
+    and ignored; it is refused as `tree --view` is on a file that is not an OCP run."""
+    before = snapshot(tmp_path)
+    assert main(["export-openloom", str(session), "--tree", "x", "-o", str(tmp_path / "o.json")]) == 2
+    line = one_error_line(capsys)
+    assert "--tree is for OpenLoom v2 documents" in line and f"{session} is a pi session" in line
+    assert snapshot(tmp_path) == before
