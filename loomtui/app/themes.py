@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from textual.color import Color, ColorParseError
-from textual.theme import Theme
+from textual.theme import BUILTIN_THEMES, Theme
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import read_regular
+from loomtui.view.words import theme_choices
 
 #: pi's /tree theme roles (the styles ``loomtui.view`` names) plus the selected-row background
 TREE_ROLES = (
@@ -242,11 +243,25 @@ def tree_colors(theme: Theme | None) -> dict[str, str]:
     return out
 
 
+def _choices(available: dict[str, Any]) -> str:
+    return theme_choices(
+        (n for n in available if n not in BUILTIN_THEMES), (n for n in available if n in BUILTIN_THEMES)
+    )
+
+
 def resolve_theme_name(name: str | None, available: dict[str, Any]) -> tuple[str, str | None]:
     """The theme to use for ``--theme name`` and a problem to report (None when fine)."""
     if not name:
         return DEFAULT_THEME, None
-    name = ALIASES.get(name, name)
-    if name in available:
-        return name, None
-    return DEFAULT_THEME, f"no theme named {name!r}; using {DEFAULT_THEME} (known: {', '.join(sorted(available))})"
+    if ALIASES.get(name, name) in available:
+        return ALIASES.get(name, name), None
+    return DEFAULT_THEME, f"no theme named {name!r}; using {DEFAULT_THEME} (themes: {_choices(available)})"
+
+
+def unknown_theme(name: str) -> str | None:
+    """Why the browser's ``--theme name`` is refused before the app starts (None: the app has
+    it): the themes it would have are Textual's, the theme files' and the fallback dark one."""
+    available: dict[str, Any] = {**BUILTIN_THEMES, **load_themes().themes, DEFAULT_THEME: None}
+    if ALIASES.get(name, name) in available:
+        return None
+    return f"no theme named {name!r}; use {_choices(available)}"

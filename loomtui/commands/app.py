@@ -30,8 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--theme",
         metavar="NAME",
         default=None,
-        help="theme: loom-dark (dark), loom-light (light), a Textual theme, or one from "
-        "~/.config/loomtui/themes/*.toml",
+        help="theme: light (loom-light), dark (loom-dark), a theme file's name (themes/, "
+        "~/.config/loomtui/themes/*.toml) or a Textual theme; an unknown one is refused",
     )
     p.add_argument(
         "--filter",
@@ -105,6 +105,15 @@ def main(argv: list[str] | None = None) -> int:
         opening = Opening.before_app(args.file)
     from loomtui.app.app import LoomApp
 
+    if args.theme is not None:  # refused as --filter is; the themes are known once Textual is in
+        from loomtui.app.themes import unknown_theme
+
+        refused = unknown_theme(args.theme)
+        if refused is not None:
+            if opening is not None:
+                opening.cancel()
+            print(f"loomtui: {refused}", file=sys.stderr)
+            return 2
     app = LoomApp(
         args.file,
         theme=args.theme,

@@ -4,6 +4,8 @@ says them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from loomtui.view.width import text_width, truncate_to_width
 
 
@@ -12,6 +14,16 @@ def counted(n: int, noun: str, nouns: str | None = None, *, thousands: bool = Fa
     ``thousands`` writes 12,345."""
     number = f"{n:,}" if thousands else str(n)
     return f"{number} {noun}" if n == 1 else f"{number} {nouns or noun + 's'}"
+
+
+def theme_choices(files: Iterable[str], textual: Iterable[str] = ()) -> str:
+    """The names ``--theme`` takes, in the words of its help: light, dark, a theme file's name
+    (the names the theme files give) and, in the browser, Textual's own themes."""
+    named = ", ".join(sorted(files)) or "none found"
+    builtin = sorted(textual)
+    if builtin:
+        return f"light, dark, a theme file's name ({named}) or a Textual theme ({', '.join(builtin)})"
+    return f"light, dark or a theme file's name ({named})"
 
 
 def capital(text: str) -> str:

@@ -128,6 +128,24 @@ def test_the_browser_refuses_an_unknown_filter_before_it_starts(
     assert main(["--filter", "model:opus", str(session)]) == 0 and started  # a run's filter: checked once open
 
 
+def test_the_browser_refuses_an_unknown_theme_before_it_starts(
+    session: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As `--filter`: one line naming the themes `--theme` takes, exit 2, no app (it started and
+    said so in a notice)."""
+    from loomtui.app.app import LoomApp
+
+    started: list[object] = []
+    monkeypatch.setattr(LoomApp, "run", lambda self, *a, **k: started.append(self) or 0)
+    assert main(["--theme", "bogus", str(session)]) == 2
+    line = one_error_line(capsys)
+    assert "no theme named 'bogus'" in line and not started
+    assert "light, dark" in line and "loom-dark" in line and "loom-light" in line and "nord" in line
+    for name in ("light", "loom-dark", "nord"):
+        assert main(["--theme", name, str(session)]) == 0
+    assert len(started) == 3
+
+
 def test_a_file_refused_while_it_is_opened_gives_the_refusal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A path that turns into a FIFO or a device between the first check and the open: the
     refusal is the message, not an error of loomtui's own."""

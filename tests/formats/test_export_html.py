@@ -426,3 +426,16 @@ def test_a_target_off_the_leafs_branch_opens_the_page_on_a_branch_through_it(
 def _side_leaf(page: str) -> str:
     side = blobs(page)["side"]
     return side["ids"][side["leaf"]]  # type: ignore[no-any-return]
+
+
+def test_an_unknown_theme_names_the_themes_the_help_promises(
+    write_session: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--help` says light, dark or a theme file's name: the refusal lists those spellings."""
+    path = _two_branches(write_session)
+    assert main(["export-html", str(path), "--theme", "bogus", "-o", str(tmp_path / "t.html")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("loomtui: no theme named 'bogus'"), err
+    assert "light, dark or a theme file's name (loom-dark, loom-light)" in err[0]
+    for name in ("light", "dark", "loom-light"):
+        assert main(["export-html", str(path), "--theme", name, "-o", str(tmp_path / f"{name}.html")]) == 0

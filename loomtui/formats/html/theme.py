@@ -16,6 +16,7 @@ from typing import Any
 
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import read_regular
+from loomtui.view.words import theme_choices
 
 LIGHT, DARK = "loom-light", "loom-dark"
 ALIASES = {"light": LIGHT, "dark": DARK}
@@ -99,7 +100,7 @@ def theme_css(theme: str | None) -> tuple[str, str]:
         name = ALIASES.get(theme, theme)
         data = themes.get(name)
         if data is None:
-            raise LoomError(f"no theme {theme!r}; themes: {', '.join(sorted(themes)) or 'none found'}")
+            raise LoomError(f"no theme named {theme!r}; use {theme_choices(themes)}")
         dark = bool(data.get("dark"))
         return (
             f":root {{\n  {_variables(data)}\n}}\n{_code_css(dark)}\n",
