@@ -4,7 +4,8 @@ The files are checked together, so the reference checker's cross-file rules (mem
 slate share their task and base commit) apply. Each file prints ``PASS`` or ``FAIL`` with its
 counts, then one line per finding: level, code, JSON path, message. Exit 1 when any error is
 found (warnings do not fail), 0 otherwise; a FILE that does not exist is refused first (one
-line, exit 2), as by every command. Without the reference checker
+line, exit 2), as by every command, and so is a file loomtui reads as something else (a pi
+session, an OpenLoom document…), named in its own words. Without the reference checker
 (``pip install 'loomtui[ocp]'``) one line on stderr says so and the JSON Schema findings are
 still reported.
 """
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
 from loomtui.commands._args import require_existing
 from loomtui.formats.base.common import MAX_DOCUMENT_BYTES, load_json
 from loomtui.formats.ocp import check as ocp_check
-from loomtui.session.errors import SessionFormatError, cannot_open
+from loomtui.session.errors import LoomError, SessionFormatError, cannot_open
 from loomtui.session.fileio import read_capped
 from loomtui.view.words import counted
 
@@ -43,9 +45,36 @@ def _read(path: str) -> tuple[Any, ocp_check.Finding | None]:
         return None, ocp_check.Finding("error", "E001", "$", str(exc))
 
 
-def check_files(paths: list[str]) -> list[list[ocp_check.Finding]]:
-    """Findings per path, the readable documents checked together."""
-    read = [_read(p) for p in paths]
+def not_a_run(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
+    """What a file that is not an OCP run document is, in its source's words ("a pi
+    session"); None for an OCP run (a broken one too) and for a file loomtui reads as nothing
+    else: the check's own findings say what is wrong with those."""
+    if (err is None and isinstance(doc, dict) and "ocp" in doc) or not os.path.isfile(path):
+        return None
+    from loomtui.formats.ocp.run import ocp_run
+    from loomtui.formats.opening import open_session
+
+    try:
+        manager = open_session(path)
+    except Exception:  # nothing loomtui opens (or not now): the findings speak
+        return None
+    return None if ocp_run(manager) is not None else manager.source.a_name
+
+
+def refuse_other_kinds(paths: list[str], read: list[tuple[Any, ocp_check.Finding | None]]) -> None:
+    """The wrong file given (a pi session, an OpenLoom document…): a usage error, not a finding
+    about a run."""
+    for path, (doc, err) in zip(paths, read):
+        what = not_a_run(path, doc, err)
+        if what is not None:
+            raise LoomError(f"{path} is {what}, not an OCP run document; `check` checks OCP runs")
+
+
+def check_files(
+    paths: list[str], read: list[tuple[Any, ocp_check.Finding | None]] | None = None
+) -> list[list[ocp_check.Finding]]:
+    """Findings per path (``read``: the paths read already), the readable documents checked together."""
+    read = [_read(p) for p in paths] if read is None else read
     ok = [i for i, (_doc, err) in enumerate(read) if err is None]
     checked = ocp_check.check_docs([read[i][0] for i in ok])
     out: list[list[ocp_check.Finding]] = [[err] if err is not None else [] for _doc, err in read]
@@ -56,12 +85,14 @@ def check_files(paths: list[str]) -> list[list[ocp_check.Finding]]:
 
 def run(args: argparse.Namespace) -> int:
     require_existing(args.files)
+    read = [_read(p) for p in args.files]
+    refuse_other_kinds(args.files, read)
     name = ocp_check.checker_name()
     if name != "loopmath":
         print(f"loomtui: {ocp_check.INSTALL_HINT}", file=sys.stderr)
         if name == "none":
             print(f"loomtui: {ocp_check.NO_SCHEMA_HINT}", file=sys.stderr)
-    results = check_files(list(args.files))
+    results = check_files(list(args.files), read)
     failed = any(f.level == "error" for fs in results for f in fs)
     if args.json:
         doc = {

@@ -131,3 +131,34 @@ def test_check_as_a_command(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0  # warnings do not fail
     assert "warning W182" in proc.stdout
+
+
+def test_a_file_that_is_not_an_ocp_run_is_named_not_checked(
+    write_session, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pi session was "not valid JSON" (E001), an OpenLoom document "no 'ocp' version field"
+    (E003): each is named in its own words instead, one line, exit 2 (the wrong file was given),
+    nothing checked. A JSON file that is no kind loomtui reads keeps its findings."""
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    reply = {**user, "id": "a1", "parentId": "u1", "message": {"role": "assistant", "content": "hello"}}
+    session = write_session([user, reply], name="s.jsonl")
+    loom = tmp_path / "s.openloom.json"
+    assert main(["export-openloom", str(session), "-o", str(loom)]) == 0
+    capsys.readouterr()
+    for path, what in ((session, "a pi session"), (loom, "an OpenLoom document")):
+        assert main(["check", str(path)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert captured.err.splitlines() == [
+            f"loomtui: {path} is {what}, not an OCP run document; `check` checks OCP runs"
+        ], captured.err
+    other = tmp_path / "other.json"
+    other.write_text('{"hello": 1}')
+    code, out = check_json(capsys, other)
+    assert code == 1 and [f["code"] for f in out["files"][0]["findings"]] == ["E003"]
