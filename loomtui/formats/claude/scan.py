@@ -36,9 +36,12 @@ class Scan:
     def __init__(self) -> None:
         self.skels: list[Entry] = []
         self.by_id: dict[str, int] = {}
-        self.kids: dict[str, list[int]] = {}  # parentUuid as written -> children
+        #: each line's parent as written (its index; -1 for a root and for a parent not in the
+        #: file): the file's own tree, without a map of children (``kids`` makes one when asked)
+        self.parents: list[int] = []
+        #: lines whose parent was not read before them (looked up again when a scan ends: ``link``)
+        self.unlinked: list[int] = []
         self.roots: list[str] = []  # lines with parentUuid null
-        self.forks: list[str] = []  # parents with several children, in the order they became so
         self.kinds: list[str] = []
         self.side: set[int] = set()  # sidechain lines
         self.logical: dict[int, str] = {}
@@ -74,6 +77,51 @@ class Scan:
         #: read's child keeps them as written (marshal takes plain values only): the parent
         #: maps them when it merges the tail (``split.merge``)
         self.shown_calls = True
+
+    @property
+    def kids(self) -> dict[str, list[int]]:
+        """parentUuid as written -> its children (a parent not in the file too), made from
+        ``parents`` when asked (``info``, a sidechain's lines, its subagents)."""
+        return self.tree()[0]
+
+    @property
+    def forks(self) -> list[str]:
+        """The parents (as written) with several children, in the order they became so."""
+        return self.tree()[1]
+
+    def tree(self) -> tuple[dict[str, list[int]], list[str]]:
+        """(``kids``, ``forks``) of the file as written."""
+        kids: dict[str, list[int]] = {}
+        forks = []
+        skels = self.skels
+        loose = set(self.unlinked)
+        for i, p in enumerate(self.parents):
+            if p >= 0:
+                parent = skels[p].id
+            elif i in loose:
+                parent = skels[i].parent_id  # type: ignore[assignment]
+            else:
+                continue
+            k = kids.get(parent)
+            if k is None:
+                kids[parent] = [i]
+            else:
+                k.append(i)
+                if len(k) == 2:
+                    forks.append(parent)
+        return kids, forks
+
+    def link(self) -> None:
+        """Parents written after their children: their indices, now that they are read."""
+        by_id, skels, parents = self.by_id, self.skels, self.parents
+        left = []
+        for i in self.unlinked:
+            p = by_id.get(skels[i].parent_id)  # type: ignore[arg-type]
+            if p is None:
+                left.append(i)
+            else:
+                parents[i] = p
+        self.unlinked = left
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -126,6 +174,7 @@ def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None
     sc.read_to = at
     if have:
         _scan_buffer(sc, buf, have, at, True)  # a last line without a newline
+    sc.link()
     return sc
 
 
@@ -135,8 +184,8 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     by_id = sc.by_id
     skels = sc.skels
     typed_decode = typed.decode
-    kids = sc.kids
-    forks = sc.forks
+    parents_append = sc.parents.append
+    unlinked_append = sc.unlinked.append
     skels_append = skels.append
     kinds_append = sc.kinds.append
     side_add = sc.side.add
@@ -178,13 +227,10 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                 if kind is not None:  # ``_note``, inline (the hot path)
                     json_lines += 1
                     by_id[u] = i
-                    k = kids.get(parent)
-                    if k is None:
-                        kids[parent] = [i]
-                    else:
-                        k.append(i)
-                        if len(k) == 2:
-                            forks.append(parent)
+                    p = by_id.get(parent, -1)
+                    parents_append(p)
+                    if p < 0:
+                        unlinked_append(i)
                     e.span = (base + off + 1) | (nl - off) << SIZE_AT | line << LINE_AT  # ``entries.span``
                     skels_append(e)
                     kinds_append(kind)
@@ -245,15 +291,10 @@ def _general_line(
 def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: int, size: int) -> None:
     """Keep line ``i``'s skeleton and its place in the file's own tree."""
     parent = e.parent_id
-    if parent is not None:
-        kids = sc.kids
-        k = kids.get(parent)
-        if k is None:
-            kids[parent] = [i]
-        else:
-            k.append(i)
-            if len(k) == 2:
-                sc.forks.append(parent)
+    p = -1 if parent is None else sc.by_id.get(parent, -1)
+    sc.parents.append(p)
+    if p < 0 and parent is not None:
+        sc.unlinked.append(i)
     e.span = (offset + 1) | size << SIZE_AT | line << LINE_AT  # ``entries.span``
     sc.skels.append(e)
     sc.kinds.append(kind)
