@@ -73,7 +73,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
         sc = scan_file(fd, path)
     finally:
         os.close(fd)
-    if not sc.skels and not sc.books:
+    if not sc.skels and not sc.book_lines:
         raise SessionFormatError(f"{path}: no Claude Code lines")
     src = AgentSource(
         CLAUDE,

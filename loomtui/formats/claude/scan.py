@@ -20,6 +20,7 @@ import orjson
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
 from loomtui.formats.claude import typed
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
+from loomtui.session import jsonvalue
 from loomtui.session.entries import LINE_AT, SIZE_AT, Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.jsstr import js_trim, utf16_slice
@@ -45,8 +46,12 @@ class Scan:
         self.kinds: list[str] = []
         self.side: set[int] = set()  # sidechain lines
         self.logical: dict[int, str] = {}
-        #: (kept fields, line, last non-sidechain index before it, last index before it)
-        self.books: list[tuple[dict[str, Any], int, int, int]] = []
+        #: the lines without a uuid: (the line, line number, last non-sidechain index before it,
+        #: last index before it); a line the typed scan read is kept as its bytes until it is
+        #: asked for (``book``, ``books``)
+        self.book_lines: list[tuple[Any, int, int, int]] = []
+        #: each line without a uuid's ``type``, what the tree looks for without reading the lines
+        self.book_types: list[Any] = []
         self.progress: list[int] = []  # progress / attachment lines
         self.tool_names: dict[str, str] = {}
         self.agent_calls: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -123,6 +128,23 @@ class Scan:
                 parents[i] = p
         self.unlinked = left
 
+    @property
+    def books(self) -> list[tuple[dict[str, Any], int, int, int]]:
+        """``book_lines``, every line read."""
+        for k, b in enumerate(self.book_lines):
+            if type(b[0]) is bytes:
+                self.book(k)
+        return self.book_lines
+
+    def book(self, k: int) -> dict[str, Any]:
+        """The ``k``-th line without a uuid, read (as JSON.parse reads it: the typed scan took it)."""
+        b = self.book_lines[k]
+        obj = b[0]
+        if type(obj) is bytes:
+            obj = jsonvalue.loads(obj)
+            self.book_lines[k] = (obj, b[1], b[2], b[3])
+        return obj  # type: ignore[no-any-return]
+
     def uuid(self, i: int) -> str:
         return self.skels[i].id
 
@@ -190,6 +212,8 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     kinds_append = sc.kinds.append
     side_add = sc.side.add
     progress_append = sc.progress.append
+    book_append = sc.book_lines.append
+    book_type_append = sc.book_types.append
     typed_skeleton = typed.skeleton
     typed_errors = typed.ERRORS
     view = memoryview(data)
@@ -217,7 +241,12 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                 s = typed_decode(raw)
             except typed_errors:
                 s = None
-            # a line without a uuid, a root, a duplicate: the general route below
+            if s is not None and not s.uuid:  # kept as written until asked for (``Scan.book``)
+                book_append((bytes(raw), line, last_main, last_any))
+                book_type_append(s.type)
+                json_lines += 1
+                continue
+            # a root, a duplicate: the general route below
             if s is not None and (u := s.uuid) and (parent := s.parent_uuid) is not None and u not in by_id:
                 i = last_any + 1
                 try:
@@ -266,7 +295,8 @@ def _general_line(
         return 1, last_main, last_any
     u = obj.get("uuid")
     if type(u) is not str or not u:
-        sc.books.append((obj, line, last_main, last_any))
+        sc.book_lines.append((obj, line, last_main, last_any))
+        sc.book_types.append(obj.get("type"))
         return 1, last_main, last_any
     if u in sc.by_id:
         _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")

@@ -34,7 +34,7 @@ from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
-_PAYLOAD_VERSION = 4
+_PAYLOAD_VERSION = 5
 #: where the child starts when the reader starts it: the child also packs its scan and the
 #: parent unpacks it, so the parent's part is the larger one (0.6 measured best of 0.5-0.6)
 READ_SPLIT = 0.6
@@ -159,7 +159,8 @@ _SCAN_FIELDS = (
     "unlinked",
     "kinds",
     "logical",
-    "books",
+    "book_lines",
+    "book_types",
     "progress",
     "tool_names",
     "agent_calls",
@@ -252,10 +253,11 @@ def merge(head: Scan, part: Tail) -> bool:
         _zero, marks, exits = tail.tail_leads
         head.tail_leads = (base, marks, [e + base for e in exits])
     last_main, last_any = head.last_main_i, base - 1
-    head.books += [
+    head.book_lines += [
         (obj, line + line_base, last_main if m < 0 else m + base, last_any if a < 0 else a + base)
-        for obj, line, m, a in tail.books
+        for obj, line, m, a in tail.book_lines
     ]
+    head.book_types += tail.book_types
     head.diags += tail.diags
     if head.session_id is None and tail.session_id is not None:
         head.session_id, head.cwd, head.version, head.forked_from = (

@@ -281,8 +281,10 @@ def names_from_books(src: AgentSource, sc: Scan, shown: Shown) -> str | None:
     agent name written last, else the first summary of a leaf in the file."""
     title = None
     by_id = sc.by_id
-    for b, _line, _main, _any in sc.books:
-        t = b.get("type")
+    for k, t in enumerate(sc.book_types):
+        if t != "summary" and t != "custom-title" and t != "agent-name":
+            continue
+        b = sc.book(k)
         if t == "summary":
             ref = b.get("leafUuid")
             text = b.get("summary")
@@ -324,8 +326,9 @@ def _descends(i: int, ancestor: int, sc: Scan, by_id: dict[str, int]) -> bool:
 
 def find_leaf(sc: Scan, shown: Shown, by_id: dict[str, int], skip_side: bool) -> int | None:
     main = shown.main
-    for b, *_rest in reversed(sc.books):
-        if b.get("type") == "last-prompt" and isinstance(b.get("leafUuid"), str):
+    types = sc.book_types
+    for k in range(len(types) - 1, -1, -1):
+        if types[k] == "last-prompt" and isinstance((b := sc.book(k)).get("leafUuid"), str):
             i = by_id.get(b["leafUuid"])
             if shown.has(i) and not shown.has_children(i):  # type: ignore[arg-type]
                 return i
@@ -535,4 +538,4 @@ def attach_books(
             lst.append({"line": line, "type": t, "text": _describe_book(b)})
         elif len(lst) == ATTACHED_CAP:
             lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
-    src.extra["linesWithoutId"] = len(sc.books)
+    src.extra["linesWithoutId"] = len(sc.book_lines)
