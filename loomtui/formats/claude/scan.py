@@ -7,7 +7,9 @@ none of them. Each line is decoded once: the usual line into typed structs of th
 directly (the fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi``
 builds; a test holds the two equal), and the few facts the rest needs are kept in flat lists;
 the decoded line is then dropped (benchmarks/bench_claude_open.py measures the open against a
-pi file of the same size). Lines without a ``uuid`` are kept (small) to be shown with an entry.
+pi file of the same size). The file's own tree is each line's parent index (``Scan.parents``),
+not a map of children. Lines without a ``uuid`` are kept to be shown with an entry: as written,
+with their type, when the typed scan read them (``Scan.book`` reads one when asked for).
 """
 
 from __future__ import annotations
