@@ -503,6 +503,32 @@ def test_lines_linked_in_a_cycle_below_a_fork_open(tmp_path: Path) -> None:
     assert "c" in stray or "b" in stray  # one side of the tool fork is stray, the cycle did not stop it
 
 
+def test_a_child_written_before_its_parent_and_children_of_a_missing_parent(tmp_path: Path) -> None:
+    """The file's own tree is read by index (``Scan.parents``): a result written before its call
+    still hangs under it, and two lines naming the same parent that is not in the file are
+    siblings of one fork, as when the tree was a map of children by uuid."""
+    call = lambda tid: [{"type": "tool_use", "id": tid, "name": "Bash", "input": {"command": tid}}]  # noqa: E731
+    result = lambda tid: [{"type": "tool_result", "tool_use_id": tid, "content": "ok"}]  # noqa: E731
+    rows = [
+        _line("p1", None, "user", "question"),
+        _line("r2", "c2", "user", result("t2")),  # before its call
+        _line("c1", "p1", "assistant", call("t1")),
+        _line("c2", "c1", "assistant", call("t2")),
+        _line("r1", "c1", "user", result("t1")),
+        _line("x1", "gone", "assistant", call("t3")),
+        _line("x2", "gone", "user", result("t3")),
+        _line("a1", "r1", "assistant", [{"type": "text", "text": "answer"}]),
+    ]
+    f = tmp_path / "s-1.jsonl"
+    f.write_text("\n".join(rows) + "\n")
+    sm = open_any(str(f))
+    assert sm.get_leaf_id() == "a1"
+    assert sm.agent.stray == {"c2": "parallel tool call", "r2": "parallel tool call", "x1": "parallel tool call"}
+    stats = {k: v() if callable(v) else v for k, v in sm.agent.stats.items()}
+    assert stats["danglingParents"] == 2 and sorted(stats["leaves"]) == ["a1", "r2", "x1", "x2"]
+    assert [(b["id"], b["children"]) for b in stats["branchPoints"]] == [("c1", 2), ("gone", 2)]
+
+
 @pytest.mark.parametrize("name", CLAUDE_FILES)
 def test_lines_without_a_uuid_are_attached_without_counting_the_tokens(claude_dir: Path, name: str) -> None:
     """A user's or a tool result's detail asks for the attached lines only: the tokens (a pass

@@ -335,3 +335,27 @@ def test_a_line_only_json_parse_reads_is_an_entry_with_its_detail(
 
     monkeypatch.setattr(typed, "decode", refuse)
     assert [e.id for e in open_any(str(f)).index.entries] == ["u0"]  # the general route skips both
+
+
+def test_a_line_without_a_uuid_is_read_when_asked_for(tmp_path: Path) -> None:
+    """The typed scan keeps a line without a uuid as its bytes: the tree reads only the kinds
+    it looks for (a summary naming the session, the last prompt), the rest when lines are
+    attached to their entries; a line only JSON.parse reads is read so too."""
+    from loomtui.formats.detect import open_any
+
+    f = tmp_path / "s.jsonl"
+    rows = [
+        json.dumps(_head()).encode(),
+        b'{"type":"file-history-snapshot","messageId":"u0","snapshot":{"messageId":"u0"}}',
+        b'{"type":"summary","summary":"the  title","leafUuid":"u0","n":1e400}',
+    ]
+    f.write_bytes(b"\n".join(rows) + b"\n")
+    sc = _scan(f)
+    assert [type(b[0]) for b in sc.book_lines] == [bytes, bytes]
+    assert sc.book_types == ["file-history-snapshot", "summary"]
+    assert sc.book(1)["summary"] == "the  title" and type(sc.book_lines[0][0]) is bytes
+    assert [b[0]["type"] for b in sc.books] == ["file-history-snapshot", "summary"]
+    sm = open_any(str(f))
+    assert sm.index.session_name == "the title"
+    attached = sm.agent.attached["u0"]
+    assert [a["type"] for a in attached] == ["file-history-snapshot", "summary"]

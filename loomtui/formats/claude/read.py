@@ -73,7 +73,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
         sc = scan_file(fd, path)
     finally:
         os.close(fd)
-    if not sc.skels and not sc.books:
+    if not sc.skels and not sc.book_lines:
         raise SessionFormatError(f"{path}: no Claude Code lines")
     src = AgentSource(
         CLAUDE,
@@ -90,12 +90,10 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     shown = Shown(sc, sidechain_root, path)
     shown.relink(src)
     skels = sc.skels
-    leaf = find_leaf(
-        sc, shown.main, shown.kids, sc.by_id, sidechain_root is None and len(shown.main) < len(skels), shown.has
-    )
+    leaf = find_leaf(sc, shown, sc.by_id, sidechain_root is None and len(shown.main) < len(skels))
     if sidechain_root is not None or (shown.main_set is None and sc.side):
         sc.tail_leads = None  # a merged tail's marks are for the non-sidechain lines
-    mark_stray(src, sc, shown.main_set, shown.kids, shown.forks, leaf, sc.by_id)
+    mark_stray(src, sc, shown, leaf, sc.by_id)
     replay = _replayed(path, sc, src, shown.main) if sidechain_root is None else None
     src.deferred = lambda: deferred_usage(src, sc, shown, sidechain_root is not None)
     src.deferred_attached = lambda: deferred_books(src, sc, shown, sidechain_root is not None)
@@ -113,7 +111,7 @@ def read_claude(path: str, sidechain_root: str | None = None, label_dir: str | N
     sm = AgentSession(header, src, lambda m, e, obj: to_pi(src, e.id, e.parent_id, obj, names))
     skeletons = [skels[i] for i in main] if shown.main_set is not None else list(skels)
     if sidechain_root is None and shown.main_set is not None:
-        skeletons += inline_subagents(src, sc, main, shown.main_set, sc.kids)
+        skeletons += inline_subagents(src, sc, main, shown.main_set)
     skeletons += file_subagents(src, sc, shown.has)
     sm.index.build(skeletons)
     sm.index.diagnostics[:0] = sc.diags

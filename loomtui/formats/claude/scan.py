@@ -7,7 +7,9 @@ none of them. Each line is decoded once: the usual line into typed structs of th
 directly (the fields ``entries.fill`` would take from the pi-style entry ``lines.to_pi``
 builds; a test holds the two equal), and the few facts the rest needs are kept in flat lists;
 the decoded line is then dropped (benchmarks/bench_claude_open.py measures the open against a
-pi file of the same size). Lines without a ``uuid`` are kept (small) to be shown with an entry.
+pi file of the same size). The file's own tree is each line's parent index (``Scan.parents``),
+not a map of children. Lines without a ``uuid`` are kept to be shown with an entry: as written,
+with their type, when the typed scan read them (``Scan.book`` reads one when asked for).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import orjson
 from loomtui.formats.agent.tools import CLAUDE_TOOLS, pi_call
 from loomtui.formats.claude import typed
 from loomtui.formats.claude.lines import CMD_PREFIXES, SHOWN_SYSTEM, STOP, _blocks, command_text, text_of
+from loomtui.session import jsonvalue
 from loomtui.session.entries import LINE_AT, SIZE_AT, Entry, compact_args, content_text, has_text_content
 from loomtui.session.errors import Diagnostic
 from loomtui.session.jsstr import js_trim, utf16_slice
@@ -36,14 +39,21 @@ class Scan:
     def __init__(self) -> None:
         self.skels: list[Entry] = []
         self.by_id: dict[str, int] = {}
-        self.kids: dict[str, list[int]] = {}  # parentUuid as written -> children
+        #: each line's parent as written (its index; -1 for a root and for a parent not in the
+        #: file): the file's own tree, without a map of children (``kids`` makes one when asked)
+        self.parents: list[int] = []
+        #: lines whose parent was not read before them (looked up again when a scan ends: ``link``)
+        self.unlinked: list[int] = []
         self.roots: list[str] = []  # lines with parentUuid null
-        self.forks: list[str] = []  # parents with several children, in the order they became so
         self.kinds: list[str] = []
         self.side: set[int] = set()  # sidechain lines
         self.logical: dict[int, str] = {}
-        #: (kept fields, line, last non-sidechain index before it, last index before it)
-        self.books: list[tuple[dict[str, Any], int, int, int]] = []
+        #: the lines without a uuid: (the line, line number, last non-sidechain index before it,
+        #: last index before it); a line the typed scan read is kept as its bytes until it is
+        #: asked for (``book``, ``books``)
+        self.book_lines: list[tuple[Any, int, int, int]] = []
+        #: each line without a uuid's ``type``, what the tree looks for without reading the lines
+        self.book_types: list[Any] = []
         self.progress: list[int] = []  # progress / attachment lines
         self.tool_names: dict[str, str] = {}
         self.agent_calls: dict[str, tuple[int, dict[str, Any]]] = {}
@@ -74,6 +84,68 @@ class Scan:
         #: read's child keeps them as written (marshal takes plain values only): the parent
         #: maps them when it merges the tail (``split.merge``)
         self.shown_calls = True
+
+    @property
+    def kids(self) -> dict[str, list[int]]:
+        """parentUuid as written -> its children (a parent not in the file too), made from
+        ``parents`` when asked (``info``, a sidechain's lines, its subagents)."""
+        return self.tree()[0]
+
+    @property
+    def forks(self) -> list[str]:
+        """The parents (as written) with several children, in the order they became so."""
+        return self.tree()[1]
+
+    def tree(self) -> tuple[dict[str, list[int]], list[str]]:
+        """(``kids``, ``forks``) of the file as written."""
+        kids: dict[str, list[int]] = {}
+        forks = []
+        skels = self.skels
+        loose = set(self.unlinked)
+        for i, p in enumerate(self.parents):
+            if p >= 0:
+                parent = skels[p].id
+            elif i in loose:
+                parent = skels[i].parent_id  # type: ignore[assignment]
+            else:
+                continue
+            k = kids.get(parent)
+            if k is None:
+                kids[parent] = [i]
+            else:
+                k.append(i)
+                if len(k) == 2:
+                    forks.append(parent)
+        return kids, forks
+
+    def link(self) -> None:
+        """Parents written after their children: their indices, now that they are read."""
+        by_id, skels, parents = self.by_id, self.skels, self.parents
+        left = []
+        for i in self.unlinked:
+            p = by_id.get(skels[i].parent_id)  # type: ignore[arg-type]
+            if p is None:
+                left.append(i)
+            else:
+                parents[i] = p
+        self.unlinked = left
+
+    @property
+    def books(self) -> list[tuple[dict[str, Any], int, int, int]]:
+        """``book_lines``, every line read."""
+        for k, b in enumerate(self.book_lines):
+            if type(b[0]) is bytes:
+                self.book(k)
+        return self.book_lines
+
+    def book(self, k: int) -> dict[str, Any]:
+        """The ``k``-th line without a uuid, read (as JSON.parse reads it: the typed scan took it)."""
+        b = self.book_lines[k]
+        obj = b[0]
+        if type(obj) is bytes:
+            obj = jsonvalue.loads(obj)
+            self.book_lines[k] = (obj, b[1], b[2], b[3])
+        return obj  # type: ignore[no-any-return]
 
     def uuid(self, i: int) -> str:
         return self.skels[i].id
@@ -126,6 +198,7 @@ def scan(fd: int, start: int = 0, end: int | None = None, sc: Scan | None = None
     sc.read_to = at
     if have:
         _scan_buffer(sc, buf, have, at, True)  # a last line without a newline
+    sc.link()
     return sc
 
 
@@ -135,12 +208,14 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
     by_id = sc.by_id
     skels = sc.skels
     typed_decode = typed.decode
-    kids = sc.kids
-    forks = sc.forks
+    parents_append = sc.parents.append
+    unlinked_append = sc.unlinked.append
     skels_append = skels.append
     kinds_append = sc.kinds.append
     side_add = sc.side.add
     progress_append = sc.progress.append
+    book_append = sc.book_lines.append
+    book_type_append = sc.book_types.append
     typed_skeleton = typed.skeleton
     typed_errors = typed.ERRORS
     view = memoryview(data)
@@ -168,7 +243,12 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                 s = typed_decode(raw)
             except typed_errors:
                 s = None
-            # a line without a uuid, a root, a duplicate: the general route below
+            if s is not None and not s.uuid:  # kept as written until asked for (``Scan.book``)
+                book_append((bytes(raw), line, last_main, last_any))
+                book_type_append(s.type)
+                json_lines += 1
+                continue
+            # a root, a duplicate: the general route below
             if s is not None and (u := s.uuid) and (parent := s.parent_uuid) is not None and u not in by_id:
                 i = last_any + 1
                 try:
@@ -178,13 +258,10 @@ def _scan_buffer(sc: Scan, data: bytearray, n: int, base: int, final: bool) -> i
                 if kind is not None:  # ``_note``, inline (the hot path)
                     json_lines += 1
                     by_id[u] = i
-                    k = kids.get(parent)
-                    if k is None:
-                        kids[parent] = [i]
-                    else:
-                        k.append(i)
-                        if len(k) == 2:
-                            forks.append(parent)
+                    p = by_id.get(parent, -1)
+                    parents_append(p)
+                    if p < 0:
+                        unlinked_append(i)
                     e.span = (base + off + 1) | (nl - off) << SIZE_AT | line << LINE_AT  # ``entries.span``
                     skels_append(e)
                     kinds_append(kind)
@@ -220,7 +297,8 @@ def _general_line(
         return 1, last_main, last_any
     u = obj.get("uuid")
     if type(u) is not str or not u:
-        sc.books.append((obj, line, last_main, last_any))
+        sc.book_lines.append((obj, line, last_main, last_any))
+        sc.book_types.append(obj.get("type"))
         return 1, last_main, last_any
     if u in sc.by_id:
         _bad_line(sc, line, None, f"duplicate uuid {u!r}: the first line with it wins")
@@ -245,15 +323,10 @@ def _general_line(
 def _note(sc: Scan, e: Entry, kind: str, i: int, side: bool, line: int, offset: int, size: int) -> None:
     """Keep line ``i``'s skeleton and its place in the file's own tree."""
     parent = e.parent_id
-    if parent is not None:
-        kids = sc.kids
-        k = kids.get(parent)
-        if k is None:
-            kids[parent] = [i]
-        else:
-            k.append(i)
-            if len(k) == 2:
-                sc.forks.append(parent)
+    p = -1 if parent is None else sc.by_id.get(parent, -1)
+    sc.parents.append(p)
+    if p < 0 and parent is not None:
+        sc.unlinked.append(i)
     e.span = (offset + 1) | size << SIZE_AT | line << LINE_AT  # ``entries.span``
     sc.skels.append(e)
     sc.kinds.append(kind)

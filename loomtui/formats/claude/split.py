@@ -34,7 +34,7 @@ from loomtui.session.forked import ForkedChild, can_fork, start_child
 from loomtui.session.reader import line_value
 from loomtui.session.split import FIELDS, MIN_BYTES, entries_from_columns
 
-_PAYLOAD_VERSION = 3
+_PAYLOAD_VERSION = 5
 #: where the child starts when the reader starts it: the child also packs its scan and the
 #: parent unpacks it, so the parent's part is the larger one (0.6 measured best of 0.5-0.6)
 READ_SPLIT = 0.6
@@ -155,9 +155,12 @@ def take(path: str) -> ClaudeSplit | None:
 
 
 _SCAN_FIELDS = (
+    "parents",
+    "unlinked",
     "kinds",
     "logical",
-    "books",
+    "book_lines",
+    "book_types",
     "progress",
     "tool_names",
     "agent_calls",
@@ -178,13 +181,12 @@ _SCAN_FIELDS = (
 
 class Tail:
     """The child's scan as this process unpacked it, with what the merge reads besides it: the
-    ids and parents as written (columns), the results whose tool name only the head may know,
-    and the usage lines still packed (read when tokens are first asked for, ``Scan.usage``)."""
+    ids (a column), the results whose tool name only the head may know, and the usage lines
+    still packed (read when tokens are first asked for, ``Scan.usage``)."""
 
-    def __init__(self, sc: Scan, ids: list[str], parents: list[str | None], unnamed: list[int], usage: bytes) -> None:
+    def __init__(self, sc: Scan, ids: list[str], unnamed: list[int], usage: bytes) -> None:
         self.sc = sc
         self.ids = ids
-        self.parents = parents
         self.unnamed = unnamed
         self.usage = usage
 
@@ -231,7 +233,7 @@ def _unpack(payload: Any, line_base: int) -> Tail:
     if len(leads) != len(sc.skels):
         raise ValueError("not this version's payload")
     sc.tail_leads = (0, bytearray(leads), exits)
-    return Tail(sc, columns[0], columns[1], unnamed, usage)
+    return Tail(sc, columns[0], unnamed, usage)
 
 
 def merge(head: Scan, part: Tail) -> bool:
@@ -251,10 +253,11 @@ def merge(head: Scan, part: Tail) -> bool:
         _zero, marks, exits = tail.tail_leads
         head.tail_leads = (base, marks, [e + base for e in exits])
     last_main, last_any = head.last_main_i, base - 1
-    head.books += [
+    head.book_lines += [
         (obj, line + line_base, last_main if m < 0 else m + base, last_any if a < 0 else a + base)
-        for obj, line, m, a in tail.books
+        for obj, line, m, a in tail.book_lines
     ]
+    head.book_types += tail.book_types
     head.diags += tail.diags
     if head.session_id is None and tail.session_id is not None:
         head.session_id, head.cwd, head.version, head.forked_from = (
@@ -271,21 +274,13 @@ def merge(head: Scan, part: Tail) -> bool:
 
 
 def _merge_entries(head: Scan, part: Tail, base: int) -> None:
-    """The tail's entries after the head's: indices, children and forks as written, the tool
-    names of results whose call is in the head."""
+    """The tail's entries after the head's: indices, parents as written (those in the head
+    looked up once both are in, ``Scan.link``), the tool names of results whose call is in the
+    head."""
     tail = part.sc
-    by_id, kids, forks = head.by_id, head.kids, head.forks
-    by_id.update(zip(part.ids, range(base, base + len(part.ids))))
-    get = kids.get
-    for i, p in enumerate(part.parents, base):
-        if p is not None:
-            k = get(p)
-            if k is None:
-                kids[p] = [i]
-            else:
-                k.append(i)
-                if len(k) == 2:
-                    forks.append(p)
+    head.by_id.update(zip(part.ids, range(base, base + len(part.ids))))
+    head.parents += [p + base if p >= 0 else -1 for p in tail.parents]
+    head.unlinked += [i + base for i in tail.unlinked]
     names = head.tool_names
     skels = tail.skels
     for j in part.unnamed:  # results whose call is not in the tail: in the head, or nowhere
@@ -302,6 +297,7 @@ def _merge_entries(head: Scan, part: Tail, base: int) -> None:
     head.progress += [i + base for i in tail.progress]
     head.logical.update({i + base: lp for i, lp in tail.logical.items()})
     head.side_roots.update({i + base: text for i, text in tail.side_roots.items()})
+    head.link()
 
 
 def _merge_calls(head: Scan, tail: Scan, base: int) -> None:

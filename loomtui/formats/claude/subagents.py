@@ -47,10 +47,11 @@ def _placeholder(src: AgentSource, sub: Subagent, parent: str | None, ts: Any) -
     return e
 
 
-def inline_subagents(
-    src: AgentSource, sc: Scan, main: list[int], main_set: set[int], kids: dict[Any, list[int]]
-) -> list[Entry]:
+def inline_subagents(src: AgentSource, sc: Scan, main: list[int], main_set: set[int]) -> list[Entry]:
     """1.0.x: sidechains inline in the file, matched to their Task call by the prompt they got."""
+    if not sc.side_roots:
+        return []
+    kids = sc.kids
     by_prompt: dict[str, list[str]] = defaultdict(list)
     for cid, (i, inp) in sc.agent_calls.items():
         if i in main_set and isinstance(inp.get("prompt"), str):

@@ -7,7 +7,7 @@ import bisect
 import os
 from collections.abc import Callable
 from itertools import compress, islice
-from operator import itemgetter, lt
+from operator import itemgetter, lt, ne
 from typing import Any
 
 from loomtui.formats.agent.session import AgentSource
@@ -20,7 +20,6 @@ from loomtui.formats.claude.lines import (
     pi_usage,
 )
 from loomtui.formats.claude.scan import Scan
-from loomtui.session.entries import Entry
 from loomtui.session.errors import Diagnostic, SessionFormatError
 
 #: kinds of user, assistant and system lines (the leaf rule skips progress/attachment lines)
@@ -37,23 +36,33 @@ def session_id_of(sc: Scan, path: str) -> str:
 
 
 def stats_of(sc: Scan) -> dict[str, Any]:
-    """The file's own tree, as ``info`` reports it (leaves and dangling parents when asked)."""
-    skels, kids, by_id = sc.skels, sc.kids, sc.by_id
+    """The file's own tree, as ``info`` reports it (leaves, forks and dangling parents when
+    asked: the map of children is made then, once)."""
+    skels, by_id = sc.skels, sc.by_id
+    made: list[tuple[dict[str, list[int]], list[str]]] = []
+
+    def tree() -> tuple[dict[str, list[int]], list[str]]:
+        if not made:
+            made.append(sc.tree())
+        return made[0]
+
+    def branch_points() -> list[dict[str, Any]]:
+        kids, forks = tree()
+        return [{"id": p, "children": len(kids[p]), "kind": fork_class([sc.kinds[i] for i in kids[p]])} for p in forks]
+
     return {
         "entries": len(skels),
         "lines": sc.lines,
         "roots": sc.roots,
-        "leaves": lambda: [e.id for e in skels if e.id not in kids],
-        "branchPoints": lambda: [
-            {"id": p, "children": len(kids[p]), "kind": fork_class([sc.kinds[i] for i in kids[p]])} for p in sc.forks
-        ],
-        "danglingParents": lambda: sum(len(k) for p, k in kids.items() if p not in by_id),
+        "leaves": lambda: [e.id for e in skels if e.id not in tree()[0]],
+        "branchPoints": branch_points,
+        "danglingParents": lambda: sum(len(k) for p, k in tree()[0].items() if p not in by_id),
     }
 
 
 class Shown:
     """The lines the view shows: the non-sidechain lines (or one sidechain's lines), and their
-    children as shown (compaction boundaries under their logical parent)."""
+    parents as shown (compaction boundaries under their logical parent; -1: none shown)."""
 
     def __init__(self, sc: Scan, sidechain_root: str | None, path: str) -> None:
         self.sc = sc
@@ -67,8 +76,10 @@ class Shown:
         else:
             self.main = list(range(n))  # no sidechains, or a subagent file: all of it
         self.main_set = set(self.main) if len(self.main) < n else None
-        self.kids = sc.kids
-        self.forks = {p: sc.kids[p] for p in sc.forks}
+        #: each line's parent as shown: the file's own (``Scan.parents``) until ``relink``
+        self.parents = sc.parents
+        #: the file's own tree is shown: children of a parent not in the file are siblings too
+        self.as_written = True
 
     def has(self, i: int | None) -> bool:
         return i is not None and (self.main_set is None or i in self.main_set)
@@ -87,13 +98,47 @@ class Shown:
                 relinked = True
         if self.main_set is None and not relinked:
             return
-        kids: dict[str, list[int]] = {}
+        parents = [-1] * len(skels)
         for i in self.main:
             p = skels[i].parent_id
-            if p is not None and has(by_id.get(p)):
-                kids.setdefault(p, []).append(i)
-        self.kids = kids
-        self.forks = {p: k for p, k in kids.items() if len(k) > 1}
+            if p is not None and has(j := by_id.get(p)):
+                parents[i] = j  # type: ignore[assignment]
+        self.parents = parents
+        self.as_written = False
+
+    def forks(self) -> tuple[list[list[int]], dict[int, list[int]]]:
+        """(the children of each line with several, in file order; lines in the order ``mark_stray``
+        reads them backwards: as written, by when they got their second child, else by their
+        first child), and the children of every line with a child that is not the line after it
+        (the others' only child is the line after them)."""
+        parents = self.parents
+        n = len(parents)
+        kids: dict[int, list[int]] = {}
+        for j in compress(range(n), map(ne, parents, range(-1, n - 1))):
+            p = parents[j]
+            if p >= 0:
+                k = kids.get(p)
+                if k is None:
+                    kids[p] = [j]
+                else:
+                    k.append(j)
+        forks = []
+        for p, k in kids.items():
+            if p + 1 < n and parents[p + 1] == p:
+                bisect.insort(k, p + 1)
+            if len(k) > 1:
+                forks.append(k)
+        if self.as_written and self.sc.unlinked:  # children of the same parent not in the file
+            skels = self.sc.skels
+            loose: dict[Any, list[int]] = {}
+            for i in self.sc.unlinked:
+                loose.setdefault(skels[i].parent_id, []).append(i)
+            forks += [k for k in loose.values() if len(k) > 1]
+        forks.sort(key=itemgetter(1 if self.as_written else 0))
+        return forks, kids
+
+    def has_children(self, i: int) -> bool:
+        return i in self.parents
 
 
 def deferred_usage(src: AgentSource, sc: Scan, shown: Shown, one_sidechain: bool) -> None:
@@ -236,8 +281,10 @@ def names_from_books(src: AgentSource, sc: Scan, shown: Shown) -> str | None:
     agent name written last, else the first summary of a leaf in the file."""
     title = None
     by_id = sc.by_id
-    for b, _line, _main, _any in sc.books:
-        t = b.get("type")
+    for k, t in enumerate(sc.book_types):
+        if t != "summary" and t != "custom-title" and t != "agent-name":
+            continue
+        b = sc.book(k)
         if t == "summary":
             ref = b.get("leafUuid")
             text = b.get("summary")
@@ -277,13 +324,13 @@ def _descends(i: int, ancestor: int, sc: Scan, by_id: dict[str, int]) -> bool:
     return False
 
 
-def find_leaf(
-    sc: Scan, main: list[int], kids: dict[str, list[int]], by_id: dict[str, int], skip_side: bool, in_main: Any
-) -> int | None:
-    for b, *_rest in reversed(sc.books):
-        if b.get("type") == "last-prompt" and isinstance(b.get("leafUuid"), str):
+def find_leaf(sc: Scan, shown: Shown, by_id: dict[str, int], skip_side: bool) -> int | None:
+    main = shown.main
+    types = sc.book_types
+    for k in range(len(types) - 1, -1, -1):
+        if types[k] == "last-prompt" and isinstance((b := sc.book(k)).get("leafUuid"), str):
             i = by_id.get(b["leafUuid"])
-            if in_main(i) and not kids.get(b["leafUuid"]):
+            if shown.has(i) and not shown.has_children(i):  # type: ignore[arg-type]
                 return i
             break
     for i in reversed(main):
@@ -292,49 +339,119 @@ def find_leaf(
     return main[-1] if main else None
 
 
-def mark_stray(
-    src: AgentSource,
-    sc: Scan,
-    main_set: set[int] | None,
-    kids: dict[str, list[int]],
-    forks: dict[str, list[int]],
-    leaf: int | None,
-    by_id: dict[str, int],
-) -> None:
+def mark_stray(src: AgentSource, sc: Scan, shown: Shown, leaf: int | None, by_id: dict[str, int]) -> None:
     """Side chains of forks that are not rewinds (parallel tool calls, hook lines, local commands,
     a response written twice). At such a fork the children leading to a prompt or to the leaf go
     on; when none does (the end of an abandoned branch), the child written to last goes on. The
     other children, with everything below them, are stray (``hidden`` in their skeleton)."""
     kinds = sc.kinds
-    skels = sc.skels
-    stray = src.stray
-    leads = _leading(sc, leaf, by_id, main_set)
-    for children in reversed(list(forks.values())):  # deeper forks first: their marks are reused
+    leads = _leading(sc, leaf, by_id, shown.parents, shown.main_set)
+    forks, kids = shown.forks()
+    marks = _Marks(src, sc, shown, by_id, kids)
+    gone = marks.gone
+    for children in reversed(forks):  # deeper forks first: their marks are reused
         cls = fork_class([kinds[i] for i in children])
         if cls == "prompt":
             continue
-        sides = []
-        for c in children:
-            if not leads[c]:
-                eid = skels[c].id
-                sides.append([c] if eid not in kids and eid not in stray else _below(c, skels, kids, stray))
-        if len(sides) == len(children):  # nothing goes on: the abandoned branch went on in the last one
-            sides.remove(max(sides, key=lambda side: max(side, default=-1)))
+        lost = [c for c in children if not leads[c]]
+        if not lost:
+            continue
         reason = STRAY_REASONS[cls]
-        for side in sides:
-            for i in side:
+        if len(lost) == len(children):  # nothing goes on: the abandoned branch went on in the last one
+            sides = [marks.below(c) for c in lost if not gone[c]]
+            if sides:
+                sides.remove(max(sides, key=max))
+            for side in sides:
+                marks.mark(side, reason)
+        else:
+            for c in lost:
+                marks.mark_below(c, reason)
+    marks.hook_lines(sc.progress, leaf, shown.main_set)
+
+
+class _Marks:
+    """The stray marks being made (``gone``: the lines marked; a stray line's subtree is), over
+    the shown parents and ``Shown.forks``'s children of the lines whose children are not just
+    the line after them."""
+
+    def __init__(self, src: AgentSource, sc: Scan, shown: Shown, by_id: dict[str, int], kids: dict[int, list[int]]):
+        self.skels = sc.skels
+        self.stray = src.stray
+        self.parents = shown.parents
+        self.kids = kids
+        self.gone = bytearray(len(self.parents))
+        for eid in self.stray:
+            if (j := by_id.get(eid)) is not None:
+                self.gone[j] = 1
+
+    def below(self, start: int) -> list[int]:
+        """``start`` and the lines below it that are not stray yet."""
+        gone, kids, parents = self.gone, self.kids, self.parents
+        n = len(parents)
+        out: list[int] = []
+        seen: set[int] = set()
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if gone[i] or i in seen:
+                continue
+            seen.add(i)
+            out.append(i)
+            k = kids.get(i)
+            if k is not None:
+                stack.extend(k)
+            elif i + 1 < n and parents[i + 1] == i:
+                stack.append(i + 1)
+        return out
+
+    def mark(self, lines: list[int], reason: str) -> None:
+        gone, skels, stray = self.gone, self.skels, self.stray
+        for i in lines:
+            if not gone[i]:
+                gone[i] = 1
                 e = skels[i]
-                if e.id not in stray:
-                    stray[e.id] = reason
-                    e.hidden = "stray"
-    for i in sc.progress:
-        e = skels[i]
-        if e.id not in kids and e.id not in stray and i != leaf and (main_set is None or i in main_set):
-            stray[e.id] = "hook progress"
+                stray[e.id] = reason
+                e.hidden = "stray"
+
+    def mark_below(self, start: int, reason: str) -> None:
+        """``below(start)``, marked as the lines are found."""
+        gone, kids, parents, skels, stray = self.gone, self.kids, self.parents, self.skels, self.stray
+        n = len(parents)
+        stack = [start]
+        while stack:
+            i = stack.pop()
+            if gone[i]:
+                continue
+            gone[i] = 1
+            e = skels[i]
+            stray[e.id] = reason
             e.hidden = "stray"
+            k = kids.get(i)
+            if k is not None:
+                stack.extend(k)
+            elif i + 1 < n and parents[i + 1] == i:
+                stack.append(i + 1)
+
+    def hook_lines(self, progress: list[int], leaf: int | None, main_set: set[int] | None) -> None:
+        """Hook lines nothing follows (but the leaf) are stray too."""
+        gone, kids, parents, skels, stray = self.gone, self.kids, self.parents, self.skels, self.stray
+        n = len(parents)
+        for i in progress:
+            if (
+                not gone[i]
+                and i not in kids
+                and (i + 1 == n or parents[i + 1] != i)
+                and i != leaf
+                and (main_set is None or i in main_set)
+            ):
+                e = skels[i]
+                stray[e.id] = "hook progress"
+                e.hidden = "stray"
 
 
-def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[int] | None) -> bytearray:
+def _leading(
+    sc: Scan, leaf: int | None, by_id: dict[str, int], parents: list[int], main_set: set[int] | None
+) -> bytearray:
     """1 for each shown line with a prompt or the leaf at or below it (each line is visited once,
     from below, so a file whose lines link in a cycle cannot keep this going). A tail read by
     a child (``claude/split.py``) comes with its own marks (``tail_leads``): the walks go on from
@@ -352,27 +469,23 @@ def _leading(sc: Scan, leaf: int | None, by_id: dict[str, int], main_set: set[in
         starts += [j for j in (get(skels[i].parent_id or "") for i in sc.logical if leads[i]) if j is not None]
     if leaf is not None:
         starts.append(leaf)
-    _mark_up(starts, leads, skels, get, main_set)
+    _mark_up(starts, leads, parents, main_set)
     return leads
 
 
-def _mark_up(
-    starts: list[int], leads: bytearray, skels: list[Entry], get: Callable[[Any], int | None], main_set: set[int] | None
-) -> None:
-    """Mark each start and its ancestors up to the first one marked (or not shown); no id is
-    None, so ``get(None)`` ends a walk at a root as an unknown parent does."""
+def _mark_up(starts: list[int], leads: bytearray, parents: list[int], main_set: set[int] | None) -> None:
+    """Mark each start and its ancestors (``parents`` as shown) up to the first one marked, or
+    not shown."""
     if main_set is None:  # the whole file: no test per step
-        for i in starts:
-            j: int | None = i
-            while j is not None and not leads[j]:
+        for j in starts:
+            while j >= 0 and not leads[j]:
                 leads[j] = 1
-                j = get(skels[j].parent_id)
+                j = parents[j]
         return
-    for i in starts:
-        j = i
-        while j is not None and not leads[j] and j in main_set:
+    for j in starts:
+        while j >= 0 and not leads[j] and j in main_set:
             leads[j] = 1
-            j = get(skels[j].parent_id)
+            j = parents[j]
 
 
 def tail_leads(sc: Scan) -> tuple[bytearray, list[int]]:
@@ -395,22 +508,6 @@ def tail_leads(sc: Scan) -> tuple[bytearray, list[int]]:
                 break
             j = k
     return leads, exits
-
-
-def _below(start: int, skels: list[Entry], kids: dict[str, list[int]], stray: dict[str, str]) -> list[int]:
-    """``start`` and the lines below it that are not stray yet (a stray line's subtree is)."""
-    out: list[int] = []
-    seen: set[int] = set()
-    stack = [start]
-    while stack:
-        i = stack.pop()
-        eid = skels[i].id
-        if eid in stray or i in seen:
-            continue
-        seen.add(i)
-        out.append(i)
-        stack.extend(kids.get(eid, ()))
-    return out
 
 
 def attach_books(
@@ -441,4 +538,4 @@ def attach_books(
             lst.append({"line": line, "type": t, "text": _describe_book(b)})
         elif len(lst) == ATTACHED_CAP:
             lst.append({"line": line, "type": "…", "text": "more lines attached here; `loomtui info` counts them"})
-    src.extra["linesWithoutId"] = len(sc.books)
+    src.extra["linesWithoutId"] = len(sc.book_lines)
