@@ -159,7 +159,8 @@ class LoomCommands(Provider):
         out: list[Command] = []
         if source is None or source.leaf_moves:  # else Enter opens what a row names (the source's commands)
             out.append(("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")))
-        out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
+        if screen.offered("edit_label"):
+            out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
         if screen.offered("export_branch"):
             out.append(
                 (
