@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from loomtui.app.keymap import SPEC_BY_ID, display_keys
+from loomtui.app.screens.loom_tools import COMPARE_PROMPT
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -203,7 +204,7 @@ class LoomCommands(Provider):
         k = self._keys
         out: list[Command] = [
             (
-                "compare the selected entry's branch with another, named by id…",
+                COMPARE_PROMPT,
                 screen.action_compare_prompt,
                 f"{k('browser.compare')} compares with the marked entry ({k('browser.mark')})",
             ),
