@@ -189,9 +189,10 @@ class LoomCommands(Provider):
         out.append(
             ("copy the selected entry's text, whatever it is", screen.action_copy_text, self._keys("browser.copy"))
         )
+        what = source.display_name if source is not None else "session"  # in its own words: "OCP run"
         out.append(
             (
-                "export HTML: the session as one page, opened at the selected entry",
+                f"export HTML: the {what} as one page, opened at the selected entry",
                 screen.action_export_html,
                 self._keys("browser.export-html"),
             )

@@ -79,6 +79,24 @@ async def test_an_ocp_run_s_pi_keys_say_why_not(tmp_path: Path) -> None:
 
 
 @needs_shared()
+async def test_an_ocp_run_s_palette_exports_the_run_as_html(tmp_path: Path) -> None:
+    """The palette said "export HTML: the session as one page": an OCP run is a run."""
+    app = make_app(_copy(tmp_path, OCP))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        html = [t for t in _titles(screen) if t.startswith("export HTML")]
+        assert html == ["export HTML: the OCP run as one page, opened at the selected entry"], html
+
+
+async def test_a_pi_session_s_palette_exports_the_session_as_html(fixture_copy) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        html = [t for t in _titles(screen) if t.startswith("export HTML")]
+        assert html == ["export HTML: the pi session as one page, opened at the selected entry"], html
+
+
+@needs_shared()
 async def test_a_loom_archives_in_memory_and_says_so(tmp_path: Path) -> None:
     path = _copy(tmp_path, SOCKETTEER)
     data = path.read_bytes()
