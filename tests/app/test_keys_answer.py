@@ -74,8 +74,15 @@ async def test_an_ocp_run_s_pi_keys_say_why_not(tmp_path: Path) -> None:
         assert (await _one_notice(pilot, "ctrl+e")) == "An OCP run is not a conversation: it has no branch to export."
         assert (await _one_notice(pilot, "alt+w")) == "No agent takes up an OCP run."
         assert (await _one_notice(pilot, "alt+s")) == "No agent takes up an OCP run."
-        assert (await _one_notice(pilot, "alt+a")).startswith("Archiving is not offered: an OCP run has no ")
+        # archiving is about branches: not "has no conversation leaf", but what Ctrl+E says
+        assert (await _one_notice(pilot, "alt+a")) == (
+            "Archiving is not offered: an OCP run is not a conversation, so it has no branch to archive."
+        )
         assert not screen.offered("archive")
+        assert (await _one_notice(pilot, "alt+r")) == (
+            "No branch is archived, and archiving is not offered: an OCP run is not a conversation, "
+            "so it has no branch to archive."
+        )
 
 
 @needs_shared()
