@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from loomtui.app.keymap import SPEC_BY_ID, display_keys
+from loomtui.app.screens.loom_tools import COMPARE_PROMPT
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
@@ -159,7 +160,8 @@ class LoomCommands(Provider):
         out: list[Command] = []
         if source is None or source.leaf_moves:  # else Enter opens what a row names (the source's commands)
             out.append(("move the leaf to the selected entry", screen.action_move_leaf, self._keys("browser.select")))
-        out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
+        if screen.offered("edit_label"):
+            out.append(("edit the label of the selected entry…", screen.action_edit_label, self._keys("browser.label")))
         if screen.offered("export_branch"):
             out.append(
                 (
@@ -187,9 +189,10 @@ class LoomCommands(Provider):
         out.append(
             ("copy the selected entry's text, whatever it is", screen.action_copy_text, self._keys("browser.copy"))
         )
+        what = source.display_name if source is not None else "session"  # in its own words: "OCP run"
         out.append(
             (
-                "export HTML: the session as one page, opened at the selected entry",
+                f"export HTML: the {what} as one page, opened at the selected entry",
                 screen.action_export_html,
                 self._keys("browser.export-html"),
             )
@@ -202,7 +205,7 @@ class LoomCommands(Provider):
         k = self._keys
         out: list[Command] = [
             (
-                "compare the selected entry's branch with another, named by id…",
+                COMPARE_PROMPT,
                 screen.action_compare_prompt,
                 f"{k('browser.compare')} compares with the marked entry ({k('browser.mark')})",
             ),

@@ -201,6 +201,7 @@ def _source_facts(sm: SessionManager, summary: dict[str, Any]) -> None:
         u.get(k) for k in ("assistantMessagesWithUsage", "usageEntries", "otherEntriesWithUsage")
     )
     summary["costInFile"] = summary["usageInFile"] and sm.source.counts_cost
+    summary["cacheWriteInFile"] = summary["usageInFile"] and sm.source.keeps_cache_write
     # the leaf in the source's words; none where Enter moves no leaf (an OCP run, the loom map)
     summary["leafRule"] = sm.source.leaf_rule if sm.source.leaf_moves else None
     run = ocp_run(sm)
@@ -457,10 +458,12 @@ def _usage_rows(s: dict[str, Any], out: _Lines) -> None:
         out.row("tokens", f"not in the file{why}")
         out.row("cost", "not in the file")
         return
+    # a cache write the format never records (Codex) is left out, not printed as 0
+    write = f"cache write {_fmt_int(u['cacheWrite'])}, " if s.get("cacheWriteInFile", True) else ""
     out.row(
         "tokens",
         f"input {_fmt_int(u['input'])}, output {_fmt_int(u['output'])}, cache read {_fmt_int(u['cacheRead'])}, "
-        f"cache write {_fmt_int(u['cacheWrite'])}, total {_fmt_int(u['totalTokens'])}",
+        f"{write}total {_fmt_int(u['totalTokens'])}",
     )
     c = u["cost"]
     if s.get("source"):

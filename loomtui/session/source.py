@@ -42,6 +42,8 @@ And how the app speaks of it, in its own words rather than pi's:
 * ``keeps_usage``, ``keeps_cost``: the entries may carry pi's token usage, and with it its cost
   (False: the format has no such figure, an OCP run keeps its own; ``info``, ``diff`` and the
   compare screen show none, never a 0);
+* ``keeps_cache_write``: the token usage has a cache-write figure (False: a Codex rollout counts
+  cached input, a cache read, and no cache write; ``info`` and the detail pane leave it out);
 * ``entry_time``: for a source that keeps no times in its entries (``keeps_times`` False), the
   time of an entry it knows otherwise, by id (an OCP run's or attempt's start), or None;
 * ``resume_note``: what to resume instead, for a source no agent resumes and that has no branch
@@ -190,6 +192,7 @@ class Source:
     keeps_times: bool = True
     keeps_usage: bool = True
     keeps_cost: bool = True
+    keeps_cache_write: bool = True
     leaf_rule: str = "last entry in the file"
     resume_note: str = ""
     entry_time: Callable[[str], str | None] | None = None

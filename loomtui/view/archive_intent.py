@@ -56,7 +56,10 @@ class ArchiveIntents:
         src = self.source
         if src.is_pi_file and src.read_only_reason:
             return src.read_only_reason
-        return f"loomtui never writes {src.a_name}" if src.leaf_moves else f"{src.a_name} has no conversation leaf"
+        if src.leaf_moves:
+            return f"loomtui never writes {src.a_name}"
+        # rows without a conversation leaf (an OCP run): no branches, as a branch export says
+        return f"{src.a_name} is not a conversation, so it has no branch to archive"
 
     def toggle_archived(self) -> Outcome:
         """Alt+R: show or hide the archived branches; where nothing is archived and archiving is

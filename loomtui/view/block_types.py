@@ -30,7 +30,9 @@ class Usage:
         if self.input is not None or self.output is not None:
             parts.append(f"↑{self.input or 0:,} ↓{self.output or 0:,}")
         if self.cache_read or self.cache_write:
-            parts.append(f"R{self.cache_read or 0:,} W{self.cache_write or 0:,}")
+            # a cache write the entry does not have (a format that records none) is left out
+            write = "" if self.cache_write is None else f" W{self.cache_write:,}"
+            parts.append(f"R{self.cache_read or 0:,}{write}")
         if self.total is not None:
             parts.append(f"{self.total:,} tokens")
         if self.cost is not None:

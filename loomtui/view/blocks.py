@@ -18,7 +18,7 @@ Which entry kind makes which blocks is one table, ``BUILDERS`` (docs/architectur
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from loomtui.session.entries import Entry
@@ -175,6 +175,8 @@ def header_of(manager: SessionManager, e: Entry, full: dict[str, Any]) -> Header
         if name:
             model = f"{provider}/{name}" if provider else str(name)
         usage = usage_of(msg.get("usage"))
+        if usage is not None and not manager.source.keeps_cache_write:
+            usage = replace(usage, cache_write=None)  # not a 0: the format records none
         stop = str(msg.get("stopReason")) if msg.get("stopReason") else None
     parent = idx.parent_of(e)
     siblings = idx.children(parent.id) if parent is not None else idx.roots

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, SAME, Comparison, Fold, Item
 from loomtui.view.compare_words import Span, word_diff
+from loomtui.view.words import counted
 from loomtui.view.wrap import row_ranges
 
 #: below this width the two columns stack
@@ -201,7 +202,7 @@ class CompareLayout:
         for line in lines[:cap]:
             out.append([("text", "  ")] + [(strong if changed else base, t) for changed, t in line])
         if len(lines) > cap:
-            out.append([("dim", f"  … {len(lines) - cap} more lines (Enter shows all)")])
+            out.append([("dim", f"  … {counted(len(lines) - cap, 'more line')} (Enter shows all)")])
         return out
 
 

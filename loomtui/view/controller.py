@@ -23,7 +23,7 @@ from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict,
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import persist_resume_point, resumes_at
-from loomtui.session.source import EXPORT, PERSIST, PI, Lookup, Source
+from loomtui.session.source import EXPORT, LABEL, PERSIST, PI, Lookup, Source
 from loomtui.view import flat as F
 from loomtui.view import session_header
 from loomtui.view.archive_intent import ArchiveIntents
@@ -344,6 +344,16 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         return out.note(f"Leaf persisted: {self.agent} resumes at {leaf} (label entry {new_id}).")
 
     # labels -----------------------------------------------------------------------------------
+    def label_refusal(self) -> Outcome | None:
+        """Alt+L where the source offers no label (``Source.offers``: a version 1 pi file, whose
+        labels need a migration first): the one notice saying why, instead of a dialog whose
+        label cannot be saved. None: labels are offered."""
+        src = self.source
+        if src.offers(LABEL):
+            return None
+        why = src.read_only_reason or f"{src.a_name} keeps no labels"
+        return Outcome().note(sentence(why), "Label: not done", "warning", 8)
+
     def label_prompt(self, entry_id: str) -> LabelPrompt | None:
         """What the label dialog needs (None: no such entry)."""
         e = self.entry(entry_id)

@@ -133,7 +133,12 @@ async def test_the_agent_runs_inside_app_suspend(session: Path, monkeypatch: pyt
     assert entered == [True]
 
 
-async def test_a_missing_agent_is_a_message_naming_the_command(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_missing_agent_is_said_as_the_dialog_opens(session: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resume dialog offered Resume and said "not found" only once it was pressed: it checks
+    for the program as it opens (as `resume --dry-run` does), names the command and offers no
+    Resume to press."""
+    from textual.widgets import Button, Static
+
     monkeypatch.setenv("LOOMTUI_PI", "loomtui-test-no-such-pi --flag")
     before = session.read_bytes()
     app = make_app(session)
@@ -142,11 +147,48 @@ async def test_a_missing_agent_is_a_message_naming_the_command(session: Path, mo
         await select(pilot, screen, "a2")
         await pilot.press("alt+w")
         await pilot.pause()
-        await pilot.press("y")
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and "Resume pi at a2" in dialog.title_text
+        said = str(dialog.query_one("#unavailable", Static).render())
+        assert "'loomtui-test-no-such-pi' is not found" in said and "--session" in said, said
+        assert dialog.query_one("#yes", Button).disabled
+        assert "steps aside" not in dialog.body  # no promise of a run that cannot happen
+        await pilot.press("y")  # nothing to confirm
         await pilot.pause()
-        assert any("'loomtui-test-no-such-pi' is not found" in n and "--session" in n for n in notices(app))
+        assert app.screen is dialog and not any("Back from the agent" in n for n in notices(app))
+        await pilot.press("enter")  # on Cancel, which has the focus
+        await pilot.pause()
         assert app.screen is screen
     assert session.read_bytes() == before
+
+
+async def test_the_omp_sample_without_omp_says_so_as_the_dialog_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from textual.widgets import Button, Static
+
+    from loomtui.session.locations import sample_dir
+
+    monkeypatch.delenv("LOOMTUI_OMP", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    name = "2026-03-03T14-30-12-480Z_0196f2a4c1d87e3b.jsonl"
+    path = tmp_path / name
+    shutil.copyfile(Path(sample_dir()) / name, path)
+    before = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await browser(pilot)
+        await pilot.press("alt+w")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ConfirmDialog) and dialog.title_text.startswith("Resume omp at ")
+        said = str(dialog.query_one("#unavailable", Static).render())
+        assert said.startswith("Cannot run omp: 'omp' is not found") and said.endswith("nothing was written."), said
+        assert dialog.query_one("#yes", Button).disabled
+    assert path.read_bytes() == before
 
 
 async def test_alt_b_carries_the_marked_branch_as_a_branch_summary(session: Path) -> None:

@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from app_helpers import browser, make_app, screen_text
+from rich.segment import Segment
+from rich.style import Style
 from textual.color import Color
 
 from loomtui.app.filters import SafeMonochrome
@@ -232,3 +234,42 @@ async def test_the_picker_paints_the_theme_background_below_its_rows(theme) -> N
         await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.session_list.rows, what="rows")
         await settled(pilot)
         assert _unpainted(app) == []
+
+
+async def test_no_color_markdown_headings_are_readable(fixture_copy, monkeypatch) -> None:
+    """Without colours, rich's magenta Markdown headings came out as a dark grey (237) on the
+    pane's grey (235): the heading text was nearly invisible. They are drawn in the pane's text
+    colour, bold or underlined."""
+    from app_helpers import select
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "b1000001")  # a branch summary with "## Goal", "## Progress"
+        await settled(pilot)
+        detail = screen.detail
+        text_colour = detail.rich_style.color
+        filters = app.get_line_filters()
+        headings = 0
+        for y in range(detail.scrollable_content_region.height):
+            strip = detail.render_line(y)
+            for f in filters:
+                strip = strip.apply_filter(f, Color(0, 0, 0))
+            for seg in strip:
+                if seg.text.strip() not in ("Goal", "Progress"):
+                    continue
+                headings += 1
+                style = seg.style
+                assert style.bold or style.underline, seg
+                # the pane's own text colour (or the terminal's), never a grey near the background
+                colour = style.color
+                if colour is not None and not colour.is_default:
+                    bg = Color.from_rich_color(style.bgcolor)
+                    fg = Color.from_rich_color(colour)
+                    assert abs(fg.brightness - bg.brightness) > 0.3, (seg, fg, bg)
+                    plain = [Segment("x", Style(color=text_colour))]
+                    for f in filters:
+                        plain = f.apply(plain, Color(0, 0, 0))
+                    assert fg == Color.from_rich_color(plain[0].style.color), seg
+        assert headings >= 2, detail.text

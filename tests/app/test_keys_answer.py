@@ -74,8 +74,33 @@ async def test_an_ocp_run_s_pi_keys_say_why_not(tmp_path: Path) -> None:
         assert (await _one_notice(pilot, "ctrl+e")) == "An OCP run is not a conversation: it has no branch to export."
         assert (await _one_notice(pilot, "alt+w")) == "No agent takes up an OCP run."
         assert (await _one_notice(pilot, "alt+s")) == "No agent takes up an OCP run."
-        assert (await _one_notice(pilot, "alt+a")).startswith("Archiving is not offered: an OCP run has no ")
+        # archiving is about branches: not "has no conversation leaf", but what Ctrl+E says
+        assert (await _one_notice(pilot, "alt+a")) == (
+            "Archiving is not offered: an OCP run is not a conversation, so it has no branch to archive."
+        )
         assert not screen.offered("archive")
+        assert (await _one_notice(pilot, "alt+r")) == (
+            "No branch is archived, and archiving is not offered: an OCP run is not a conversation, "
+            "so it has no branch to archive."
+        )
+
+
+@needs_shared()
+async def test_an_ocp_run_s_palette_exports_the_run_as_html(tmp_path: Path) -> None:
+    """The palette said "export HTML: the session as one page": an OCP run is a run."""
+    app = make_app(_copy(tmp_path, OCP))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        html = [t for t in _titles(screen) if t.startswith("export HTML")]
+        assert html == ["export HTML: the OCP run as one page, opened at the selected entry"], html
+
+
+async def test_a_pi_session_s_palette_exports_the_session_as_html(fixture_copy) -> None:  # type: ignore[no-untyped-def]
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        html = [t for t in _titles(screen) if t.startswith("export HTML")]
+        assert html == ["export HTML: the pi session as one page, opened at the selected entry"], html
 
 
 @needs_shared()

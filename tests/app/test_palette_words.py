@@ -140,3 +140,20 @@ async def test_the_header_the_palette_and_ctrl_s_name_the_same_leaf(tmp_path: Pa
         assert said[-1].startswith("pi already resumes at r1"), said
         assert "l1" not in said[-1].split(":")[0]
     assert path.read_bytes() == data
+
+
+async def test_alt_c_with_nothing_marked_names_the_palette_entry_as_it_is(fixture_copy) -> None:
+    """Alt+C with nothing marked pointed at "Compare…" in the palette, an entry that does not
+    exist: the notice quotes the entry's own title, and typing it finds that entry."""
+    import re
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("alt+c")
+        await until(pilot, lambda: notices(app), what="the notice")
+        quoted = re.findall(r"“([^”]+)”", notices(app)[-1])
+        assert len(quoted) == 1, notices(app)
+        titles = [title for title, _cb, _help in LoomCommands(screen).commands()]
+        assert quoted[0] in titles, (quoted, titles)
+        assert dict((t, cb) for t, cb, _h in LoomCommands(screen).commands())[quoted[0]] == screen.action_compare_prompt

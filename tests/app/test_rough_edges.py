@@ -52,6 +52,46 @@ async def test_help_shows_every_mark_and_description_as_written(tmp_path: Path) 
             assert " ".join(spec.description.split()) in " ".join(help_text.split()), spec.description
 
 
+def _help_marks(help_text: str) -> list[str]:
+    """The marks column of the help's Marks section."""
+    lines = help_text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "Marks")
+    return [line.split("  ")[0].strip() for line in lines[start + 1 :] if line.strip()]
+
+
+async def test_help_lists_every_mark_the_tree_draws(fixture_copy: Any) -> None:
+    """The help's Marks left out the compare mark (Alt+M), the compact depth and the cut
+    indentation: every glyph the tree draws, taken from the names the tree draws them by, is
+    listed there."""
+    from loomtui.app.widgets.tree_view import _PREFIX_CHARS, CLAMPED
+    from loomtui.view.compact import depth_tag
+    from loomtui.view.loom_state import ARCHIVED_TAG, MARK
+    from loomtui.view.text import HIDDEN_MARKS
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        screen = await browser(pilot)
+        # the mark as the tree draws it, on the marked row
+        await pilot.press("alt+m")
+        await pilot.pause()
+        row = screen.model.selected - int(screen.tree.scroll_offset.y)
+        drawn = "".join(seg.text for seg in screen.tree.render_line(row))
+        assert MARK.strip() in drawn, drawn
+        app.push_screen(HelpScreen())
+        await pilot.pause()
+        listed = _help_marks(app.screen.text)
+        shown = " ".join(listed)
+    glyphs = {MARK.strip(), ARCHIVED_TAG.strip(), CLAMPED, depth_tag(0).rstrip("0"), "›", "•"}
+    glyphs |= {mark.strip() for mark in HIDDEN_MARKS.values()}
+    glyphs |= set(_PREFIX_CHARS) - {" "}
+    for glyph in sorted(glyphs):
+        assert glyph in shown, (glyph, listed)
+    # each mark on its own row, not only inside another's
+    for glyph in (MARK.strip(), ARCHIVED_TAG.strip(), CLAMPED):
+        assert any(mark.startswith(glyph) for mark in listed), (glyph, listed)
+    assert any(mark.startswith(depth_tag(0).rstrip("0")) for mark in listed), listed
+
+
 async def test_a_screenshot_without_a_downloads_folder_goes_to_the_current_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -5,6 +5,7 @@ pressed, say why."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from tests.shared_material import needs_shared
 CLAUDE = SHARED / "claude" / "claude-code-log__0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
 OCP = SHARED / "ocp" / "review-loop-v01.ocp.json"
 LOOM = SHARED / "loom" / "openloom-v1-existence-of-claude.openloom.json"
+CODEX = SHARED / "codex" / "agtrace__codex_session.jsonl"
 
 
 def copy(tmp_path: Path, src: Path) -> Path:
@@ -242,3 +244,17 @@ async def test_an_oh_my_pi_session_speaks_of_omp(tmp_path: Path) -> None:
         body = dialog.body
         assert "so that omp resumes the session there" in body and "pi " not in body
         await pilot.press("escape")
+
+
+@needs_shared()
+async def test_a_codex_reply_shows_no_cache_write_codex_never_records(tmp_path: Path, monkeypatch) -> None:
+    """Codex counts cached input (a cache read) and never a cache write: the detail pane read
+    "R3,968 W0"."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    app = make_app(copy(tmp_path, CODEX))
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "L54")  # an assistant reply with 3,968 cached input tokens
+        header = " ".join(screen.detail.text.split("\n\n", 1)[0].split())  # the header, unwrapped
+        assert "R3,968" in header and "tokens" in header, header
+        assert re.search(r"\bW\d", header) is None, header

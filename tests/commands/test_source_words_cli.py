@@ -327,3 +327,34 @@ def test_a_one_node_run_counts_in_the_singular(
     )
     assert main(["export-openloom", str(session), "-o", str(tmp_path / "one.openloom.json")]) == 0
     assert capsys.readouterr().out.rstrip().endswith(": 1 node, 0 edges")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "agtrace__codex_session.jsonl",
+        "localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl",
+    ],
+)
+def test_info_on_codex_prints_no_cache_write_codex_never_records(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path, name: str
+) -> None:
+    """A Codex ``token_count`` has cached input (a cache read) and no cache write: the row read
+    "cache write 0"."""
+    import shutil
+
+    path = tmp_path / name
+    shutil.copyfile(shared_dir / "fixtures/codex" / name, path)
+    rows = _rows(_run(capsys, "info", str(path)))
+    assert "cache read" in rows["tokens"] and "cache write" not in rows["tokens"], rows["tokens"]
+
+
+def test_info_on_claude_keeps_its_cache_write(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    name = "claude-code-log__0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
+    path = tmp_path / name
+    shutil.copyfile(shared_dir / "fixtures/claude" / name, path)
+    assert "cache write" in _rows(_run(capsys, "info", str(path)))["tokens"]

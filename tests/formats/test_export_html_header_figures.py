@@ -48,6 +48,8 @@ def test_an_agent_session_shows_its_tokens_and_no_cost(tmp_path: Path, path: Pat
     assert name in text and "cache read" in text
     assert "$" not in text and "cost not in the file" in text
     assert " claude-code " not in f" {text} " and " codex " not in f" {text} "
+    # Claude Code records cache writes; Codex counts cached input and no cache write
+    assert ("cache write" in text) == (path == CLAUDE), text
 
 
 @pytest.mark.parametrize(

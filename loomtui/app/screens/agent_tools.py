@@ -130,16 +130,27 @@ class AgentTools(_Base):
         except LoomError as exc:
             self.notify(sentence(str(exc)), title="Resume: not done", severity="warning", timeout=8)
             return
-        body = "\n".join(plan.describe()) + (
-            f"\n\nloomtui steps aside while {plan.agent} runs in this terminal and "
-            "comes back to this session when it exits."
-        )
+        # the program is looked for as the dialog opens (as `resume --dry-run` does): a missing
+        # one is said up front, with no Resume to press
+        missing = plan.missing_program()
+        body = "\n".join(plan.describe())
+        if missing is None:
+            body += (
+                f"\n\nloomtui steps aside while {plan.agent} runs in this terminal and "
+                "comes back to this session when it exits."
+            )
 
         def answered(yes: bool | None) -> None:
             if yes:
                 self.resume_with(plan)
 
-        self.app.push_screen(ConfirmDialog(f"Resume {plan.agent} at {entry_id}?", body, "Resume"), answered)
+        dialog = ConfirmDialog(
+            f"Resume {plan.agent} at {entry_id}?",
+            body,
+            "Resume",
+            unavailable=None if missing is None else sentence(missing),
+        )
+        self.app.push_screen(dialog, answered)
 
     def resume_with(self, plan: ResumePlan) -> None:
         """Write what ``plan`` says, run the agent, and show what it appended."""

@@ -12,7 +12,7 @@ from textual import work
 
 from loomtui.app.screens.dialogs import DiagnosticsScreen, ExportDialog, LabelDialog
 from loomtui.formats.carry_on.resume import resumable
-from loomtui.session.source import EXPORT, PERSIST
+from loomtui.session.source import EXPORT, LABEL, PERSIST
 from loomtui.view import context_blocks
 from loomtui.view.outcomes import ExportPlan, Outcome
 
@@ -64,7 +64,7 @@ class BrowserActions(_Base):
             self._apply(self.controller.follow_file_leaf())
 
     #: actions a source may not offer (``Source.offers``): left out of the footer and the palette
-    SOURCE_ACTIONS = {"persist_leaf": PERSIST, "export_branch": EXPORT}
+    SOURCE_ACTIONS = {"persist_leaf": PERSIST, "export_branch": EXPORT, "edit_label": LABEL}
 
     def offered(self, action: str) -> bool:
         """Whether the open source offers ``action``: the footer's hints and the palette list
@@ -90,6 +90,10 @@ class BrowserActions(_Base):
 
     def action_edit_label(self) -> None:
         entry_id, controller = self._selected_id(), self.controller
+        refusal = controller.label_refusal() if controller is not None else None
+        if refusal is not None:
+            self._apply(refusal)
+            return
         prompt = controller.label_prompt(entry_id) if controller is not None and entry_id is not None else None
         if controller is None or prompt is None:
             return

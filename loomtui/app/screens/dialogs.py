@@ -95,29 +95,34 @@ class LabelDialog(Dialog[str | None]):
 
 
 class ConfirmDialog(Dialog[bool]):
-    """A yes/no question (Enter/y confirms, Esc/n cancels)."""
+    """A yes/no question (Enter/y confirms, Esc/n cancels). With ``unavailable`` (why it cannot
+    be done, known as the dialog opens: the agent's program is not installed) the reason is
+    shown and the confirm button is disabled; only Cancel answers."""
 
     BINDINGS = [
         Binding("escape,n", "answer(False)", "cancel", show=False),
         Binding("y", "answer(True)", "confirm", show=False),
     ]
 
-    def __init__(self, title: str, body: str, confirm: str = "Confirm") -> None:
+    def __init__(self, title: str, body: str, confirm: str = "Confirm", unavailable: str | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
         self.confirm = confirm
+        self.unavailable = unavailable
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.title_text, classes="title")
             yield Static(Text(printable(self.body, keep_lines=True)))
+            if self.unavailable:
+                yield Static(Text(printable(self.unavailable, keep_lines=True)), classes="error", id="unavailable")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="no")
-                yield Button(self.confirm, id="yes", variant="primary")
+                yield Button(self.confirm, id="yes", variant="primary", disabled=bool(self.unavailable))
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#no" if self.unavailable else "#yes", Button).focus()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -125,6 +130,8 @@ class ConfirmDialog(Dialog[bool]):
         self.dismiss(event.button.id == "yes")
 
     def action_answer(self, yes: bool) -> None:
+        if yes and self.unavailable:
+            return  # the reason is on screen; there is nothing to confirm
         self.dismiss(yes)
 
 

@@ -14,6 +14,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, keymap_path
+from loomtui.app.widgets.tree_view import CLAMPED
+from loomtui.view.compact import depth_tag
+from loomtui.view.loom_state import ARCHIVED_TAG, MARK
+from loomtui.view.text import HIDDEN_MARKS
 
 SCOPES = (
     ("tree", "In the tree"),
@@ -28,17 +32,43 @@ SCOPES = (
 )
 
 
-#: what the marks in the rows mean (the tree's are pi's)
+#: what the marks in the rows mean (the tree's are pi's), each drawn by the name the tree draws
+#: it by; ``{name}`` is the key of ``_MARK_KEYS[name]`` in effect
 MARKS = (
     ("›", "the cursor"),
     ("•", "on the active path: the conversation from the root to the leaf"),
-    ("[text]", "a label (Alt+L)"),
+    ("[text]", "a label ({label})"),
+    (MARK.strip(), "the entry marked for a comparison ({mark}; {compare} compares another entry's branch with it)"),
+    (ARCHIVED_TAG.strip(), "an archived entry, while archived branches are shown ({archived})"),
     ("├ └ │", "branches: an entry with more than one child starts them"),
     ("⊟ ⊞", "a branch point, unfolded / folded (Ctrl+←/→)"),
-    ("⑂ stray:", "an entry whose parent is missing (shown by the all filter)"),
+    (
+        depth_tag(12),
+        "compact indentation ({compact}): a row 12 levels deep, drawn with only its innermost levels",
+    ),
+    (CLAMPED, "a deep row's indentation cut at the left, its innermost levels kept, so its text keeps its room"),
+    (HIDDEN_MARKS["stray"].strip(), "an entry whose parent is missing (shown by the all filter)"),
+    (
+        HIDDEN_MARKS["from-parent"].strip(),
+        "a line a forked session repeats from the session it was made from (shown by the all filter)",
+    ),
     ("⑂ (sessions)", "a fork: a session made from another one (its parent session is elsewhere)"),
     ("└─ (sessions)", "a fork listed under the session it was made from"),
 )
+#: the keys the marks' meanings name
+_MARK_KEYS = {
+    "label": "browser.label",
+    "mark": "browser.mark",
+    "compare": "browser.compare",
+    "archived": "browser.show-archived",
+    "compact": "browser.compact",
+}
+
+
+def marks(keymap: dict[str, str]) -> list[tuple[str, str]]:
+    """``MARKS`` naming the keys in effect."""
+    keys = {name: display_keys(SPEC_BY_ID[binding_id], keymap) for name, binding_id in _MARK_KEYS.items()}
+    return [(mark, meaning.format(**keys)) for mark, meaning in MARKS]
 
 
 def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
@@ -90,7 +120,7 @@ def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
     other = [spec for spec in SPECS if spec.scope not in known]
     if other:
         section("Other", [(display_keys(spec, keymap), spec.description, spec.id) for spec in other])
-    section("Marks", [(mark, meaning, "") for mark, meaning in MARKS])
+    section("Marks", [(mark, meaning, "") for mark, meaning in marks(keymap)])
     return Group(*parts)
 
 

@@ -22,6 +22,10 @@ from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next
 from loomtui.view.printable import printable
 from loomtui.view.text import display_text
 
+#: the palette's entry that compares the selected entry's branch with one named by id (the
+#: Alt+C notice quotes it, so the words typed into the palette find it)
+COMPARE_PROMPT = "compare the selected entry's branch with another, named by id…"
+
 if TYPE_CHECKING:
     from loomtui.app.widgets.tree_view import TreeView
     from loomtui.session.manager import SessionManager
@@ -83,7 +87,7 @@ class LoomTools:
         if model.marked_id is None or sel is None:
             self.notify(
                 f"Mark an entry with {self._keys('browser.mark')} first, then select another and press "
-                f"{self._keys('browser.compare')} (or use “Compare…” in the command palette).",
+                f"{self._keys('browser.compare')} (or use “{COMPARE_PROMPT}” in the command palette).",
                 severity="warning",
                 timeout=6,
             )
@@ -94,7 +98,7 @@ class LoomTools:
         self.open_compare(model.marked_id, sel)
 
     def action_compare_prompt(self) -> None:
-        """Palette “Compare…”: the selected entry's branch with one named by id."""
+        """The palette's ``COMPARE_PROMPT``: the selected entry's branch with one named by id."""
         model = self.model
         if model is None or model.selected_id is None:
             return

@@ -132,8 +132,22 @@ class RenderPiece(Piece):
         return strips + pane.render_renderable(made, width)
 
 
+def plain_markdown_styles() -> dict[str, Style]:
+    """rich's Markdown styles without their colours, headings bold: what Markdown is drawn in
+    without colours (``NO_COLOR``). Textual's monochrome filter turns rich's magenta headings
+    and quotes into a grey close to the pane's background; without a colour of their own they
+    take the pane's text colour."""
+    from rich.default_styles import DEFAULT_STYLES
+
+    styles = {name: style.without_color for name, style in DEFAULT_STYLES.items() if name.startswith("markdown.")}
+    for level in range(1, 5):
+        styles[f"markdown.h{level}"] += Style(bold=True)
+    return styles
+
+
 class MarkdownPiece(Piece):
-    """Markdown, parsed once; its code blocks take the theme's light or dark palette when drawn."""
+    """Markdown, parsed once; its code blocks take the theme's light or dark palette when drawn;
+    without colours, its own styles are attributes only (``plain_markdown_styles``)."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
@@ -143,7 +157,12 @@ class MarkdownPiece(Piece):
 
     def render(self, pane: DetailPane, width: int) -> Lines:
         self.markdown.code_theme = self.markdown.inline_code_theme = pane.code_theme()
-        return pane.render_renderable(self.markdown, width)
+        if not pane.app.monochrome:
+            return pane.render_renderable(self.markdown, width)
+        from rich.theme import Theme
+
+        with pane.app.console.use_theme(Theme(plain_markdown_styles(), inherit=True)):
+            return pane.render_renderable(self.markdown, width)
 
 
 class LongText(Piece):

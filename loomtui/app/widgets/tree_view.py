@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
 
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
+#: drawn in place of the outer levels of an indentation cut to leave room for the row's text
+CLAMPED = "…"
 
 
 class LineScrollView(ScrollView):
@@ -392,7 +394,7 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         return self._render_segments(self.model.row_segments(row, cursor=True), width, selected)
 
     def _render_segments(self, segs: Sequence[tuple[str, str]], width: int, selected: bool) -> Strip:
-        # clamp very deep indentation: keep the rightmost cells, the leftmost becomes "…"
+        # clamp very deep indentation: keep the rightmost cells, the leftmost becomes CLAMPED
         if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
             prefix = segs[1][1]
             # at most half the row, and never fewer than 40 columns left for the text
@@ -402,7 +404,7 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
                 # or half a narrow pane)
                 limit = max(4, min(limit, width - 6 - min(60, width // 2)))
             if len(prefix) > limit:
-                segs = [segs[0], ("dim", "…" + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
+                segs = [segs[0], ("dim", CLAMPED + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
         role_style = self.role_style  # unknown roles are drawn as text
         bg = self._selected_style() if selected else None
         out: list[Segment] = []

@@ -108,6 +108,8 @@ class AgentSource:
     resumer: ToolResume | None = None
     #: what the tool calls its entries (``Source.entry_words``: its ``words`` module)
     entry_words: EntryWords | None = None
+    #: the tool's token counts have a cache-write figure (``Source.keeps_cache_write``)
+    keeps_cache_write: bool = True
     #: the session this file's run is part of (``Source.parent``: a subagent run's session)
     parent: ParentSession | None = None
 
@@ -216,6 +218,7 @@ class AgentSession(SessionManager):
             export_note=f"the branch's lines as {tool} wrote them, under a new session id; this file is not touched",
             leaf_rule="the format's leaf rule",
             keeps_cost=False,  # the file stores no cost, and loomtui ships no price table
+            keeps_cache_write=source.keeps_cache_write,
             entry_words=source.entry_words,
             export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
             parent=source.parent,

@@ -254,7 +254,8 @@ def open_codex(path: str, label_dir: str | None = None) -> AgentSession:
     meta = metas[0][0].get("payload")
     meta = meta if isinstance(meta, dict) else {}
     sid = str(meta.get("id") or os.path.splitext(os.path.basename(path))[0])
-    src = AgentSource(CODEX, path, sid, label_dir=label_dir, resumer=codex_resume)
+    # a token_count has cached input (a cache read) and no cache write
+    src = AgentSource(CODEX, path, sid, label_dir=label_dir, resumer=codex_resume, keeps_cache_write=False)
     src.preamble = [data[metas[0][1] : metas[0][1] + metas[0][2]]]
     walk = _Walk(src, rows, meta)
     src.entry_words = codex_words(src.extra["kinds"])

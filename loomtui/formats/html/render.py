@@ -503,9 +503,12 @@ def _time(ts: Any) -> str:
     return str(ts)
 
 
-def _figures(m: ModelStats, tokens: bool, cost: bool) -> str:
-    """One row's cells of the header's table: turns, the tokens and the cost the file keeps."""
-    cells = [m.turns] + ([m.input, m.output, m.cache_read, m.cache_write] if tokens else [])
+def _figures(m: ModelStats, tokens: bool, cost: bool, write: bool = True) -> str:
+    """One row's cells of the header's table: turns, the tokens and the cost the file keeps
+    (``write``: its usage has a cache-write figure)."""
+    cells = [m.turns]
+    if tokens:
+        cells += [m.input, m.output, m.cache_read, m.cache_write] if write else [m.input, m.output, m.cache_read]
     out = "".join(f"<td class=n>{n:,}</td>" for n in cells)
     return out + (f"<td class=n>${m.cost:,.4f}</td>" if cost else "")
 
@@ -559,12 +562,15 @@ def header_html(
     facts = _facts(manager, entries, no_system_context, tokens, cost, bool(models))
     out = [f"<h1>{escape(str(title))}</h1>", f'<div class="facts">{escape("  ·  ".join(facts))}</div>']
     if models and (tokens or set(models) != {UNKNOWN_MODEL}):
-        heads = ["model", "turns"] + (["input", "output", "cache read", "cache write"] if tokens else [])
+        write = source.keeps_cache_write  # Codex records no cache write: no column of 0s
+        heads = ["model", "turns"]
+        if tokens:
+            heads += ["input", "output", "cache read", "cache write"] if write else ["input", "output", "cache read"]
         heads += ["cost"] if cost else []
         rows = ["<tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"]
         total = ModelStats()
         for name, m in sorted(models.items(), key=lambda kv: -kv[1].turns):
-            rows.append(f"<tr><td>{escape(name)}</td>{_figures(m, tokens, cost)}</tr>")
+            rows.append(f"<tr><td>{escape(name)}</td>{_figures(m, tokens, cost, write)}</tr>")
             total.turns += m.turns
             total.input += m.input
             total.output += m.output
@@ -572,7 +578,7 @@ def header_html(
             total.cache_write += m.cache_write
             total.cost += m.cost
         if len(models) > 1:
-            rows.append(f"<tr><th>total</th>{_figures(total, tokens, cost)}</tr>")
+            rows.append(f"<tr><th>total</th>{_figures(total, tokens, cost, write)}</tr>")
         out.append(f'<table class="models">{"".join(rows)}</table>')
     actions: list[str] = []
     if stats.hidden:  # the toggle only where it shows something
