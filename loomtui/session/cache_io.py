@@ -83,10 +83,6 @@ def _hash_blocks(fd: int, size: int, starts: range, out: list[bytes], first: int
         out[n] = hashlib.sha256(view[:want]).digest()[:16]
 
 
-#: the background proof reads this much at a time (a small buffer: it is alive during the read)
-PROOF_READ = 1 << 20
-
-
 class ProofAlongside:
     """``prefix_digests`` of bytes [0, size) of ``fd``, hashed by a thread while the caller reads
     (and parses) the same file: on two CPUs a cold read's proof then costs no wall time after
@@ -105,21 +101,19 @@ class ProofAlongside:
 
     def _work(self) -> None:
         try:
-            buf = bytearray(min(PROOF_READ, max(self._size, 1)))
+            # whole blocks, one read and one hash each: every return to Python waits for the
+            # parsing thread to let go of the GIL (up to 5 ms), so few and big pieces keep the
+            # proof ahead of the parse (1 MB pieces left it 0.06 s behind on the 148 MB session)
+            buf = bytearray(min(BLOCK, max(self._size, 1)))
             view = memoryview(buf)
             out: list[bytes] = []
             for at in range(0, self._size, BLOCK):
-                end = min(at + BLOCK, self._size)
-                h = hashlib.sha256()
-                while at < end and not self._stopped:
-                    got = os.preadv(self._fd, [view[: min(PROOF_READ, end - at)]], at)
-                    if got <= 0:
-                        raise OSError(f"short read at {at}")
-                    h.update(view[:got])
-                    at += got
                 if self._stopped:
                     return
-                out.append(h.digest()[:16])
+                want = min(BLOCK, self._size - at)
+                if os.preadv(self._fd, [view[:want]], at) != want:
+                    raise OSError(f"short read at {at}")
+                out.append(hashlib.sha256(view[:want]).digest()[:16])
             self._result.append(tuple(out))
         except BaseException as e:  # noqa: BLE001 - re-raised by ``digests`` in the caller's thread
             self._failed.append(e)

@@ -58,7 +58,6 @@ def test_a_file_that_shrank_proves_nothing_in_either_thread(tmp_path: Path, smal
 def test_the_proof_alongside_the_read_gives_the_same_digests(
     tmp_path: Path, small_blocks: int, monkeypatch: pytest.MonkeyPatch, read_to: str
 ) -> None:
-    monkeypatch.setattr(cache_io, "PROOF_READ", 300)  # several reads a block, one across its end
     data = os.urandom(small_blocks * 6 + 333)
     path = tmp_path / "f"
     path.write_bytes(data)
