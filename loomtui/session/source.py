@@ -14,7 +14,8 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
 * ``document``: what the adapter kept of the original (for exports and saves); only the
   adapter that made it reads it;
 * ``leaf_moves``: Enter moves the leaf (False for sources without a conversation leaf, such as
-  an OCP run, where Enter opens what a row names);
+  an OCP run, where Enter opens what a row names; the header then names no leaf and the tree
+  marks no active path, ``has_leaf``);
 * ``filters``: filter modes the source adds beside pi's five: mode -> (footer tag, a function
   giving the entry ids the mode shows);
 * ``describe``: a source that writes an entry's detail itself (Markdown by entry id, or None);
@@ -236,6 +237,13 @@ class Source:
     def can_save_labels(self) -> bool:
         """Labels kept in memory can be written back into the origin file."""
         return self.saver is not None and self.path is not None
+
+    @property
+    def has_leaf(self) -> bool:
+        """The session has a conversation leaf: the header names it and the tree marks its path
+        with pi's ``•``. False where the leaf does not move (``leaf_moves``: an OCP run, the loom
+        map), whose leaf only keeps the rows in the source's order."""
+        return self.leaf_moves
 
     @property
     def can_label(self) -> bool:

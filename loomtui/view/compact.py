@@ -25,14 +25,20 @@ def max_levels(width: int) -> int:
     return max(2, (width - _CURSOR - _MARKERS - MIN_TEXT) // 3)
 
 
+def prefix_room(width: int) -> int:
+    """The most columns the tree lets a row's prefix take in a ``width``-column pane: half the
+    row, leaving at least 40 columns of text (12 at the least)."""
+    return max(12, min(width // 2, width - 40))
+
+
 def too_deep(lay: L.Layout, width: int) -> bool:
     """Whether pi's indentation does not fit a ``width``-column pane: the deepest row's prefix
-    is longer than the tree lets a prefix be (half the row, leaving at least 40 columns of
-    text), so its left end would be cut and the guide lines of its neighbours stop lining up."""
+    is longer than ``prefix_room``, so the rows would be shifted left (their outer levels cut)
+    to show its text."""
     if not lay.indent or width <= 0:
         return False
     deepest = max(lay.indent) - (1 if lay.multiple_roots else 0)
-    return 3 * deepest > max(12, min(width // 2, width - 40))
+    return 3 * deepest > prefix_room(width)
 
 
 def depth_tag(depth: int) -> str:

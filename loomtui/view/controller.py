@@ -167,8 +167,10 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         return Outcome(rows=True)
 
     def _no_such_filter(self, mode: str) -> Outcome:
-        """A filter key of pi's on a source without pi's filters (an OCP run) says so."""
+        """A filter key of pi's on a source without pi's filters (an OCP run, the loom map) says so."""
         modes = self.model.modes
+        if len(modes) == 1:  # the loom map: the default view alone
+            return Outcome().note(f"{capital(self.source.a_name)} has no {mode} filter, only the default view.")
         own = ", ".join(modes[:4]) + (", …" if len(modes) > 4 else "")
         cycles = f"{self.key_names['filters']} cycles its own ({own})"
         return Outcome().note(f"{capital(self.source.a_name)} has no {mode} filter; {cycles}.")

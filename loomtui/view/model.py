@@ -153,7 +153,7 @@ class TreeModel(LoomState):
             segs.append(("accent", "⊞ "))
         if e.id == self.marked_id:
             segs.append(("warning", MARK))
-        if e in self.flat.active:
+        if e in self.flat.active and self.manager.source.has_leaf:  # no "•" without a leaf
             segs.append(("accent", "• "))
         if self.show_archived and e.id in self.archive.ids():
             segs.append(("muted", ARCHIVED_TAG))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from loomtui.view import layout as L
 from loomtui.view.loom_state import MARK
-from loomtui.view.plain_rows import widest_row
+from loomtui.view.plain_rows import marked_path, widest_row
 from loomtui.view.text import Segment
 from loomtui.view.width import GUTTER, columns, text_width
 
@@ -31,7 +31,7 @@ def anchor(model: TreeModel, i: int) -> int:
         cols += 2
     if e.id == model.marked_id:
         cols += text_width(MARK)
-    if e in model.flat.active:
+    if e in marked_path(model):
         cols += 2
     return cols
 

@@ -43,6 +43,12 @@ def plain_rows(model: TreeModel, width: int, start: int = 0, stop: int | None = 
     return _rows(model, width, start, stop)
 
 
+def marked_path(model: TreeModel) -> set[Entry] | frozenset[Entry]:
+    """The entries drawn with pi's "•": the active path, where the source has a conversation
+    leaf (``Source.has_leaf``; an OCP run and the loom map have none)."""
+    return model.flat.active if model.manager.source.has_leaf else frozenset()
+
+
 # radon rates this E: kept in one piece on purpose. It runs once per printed row over a whole
 # session (100k entries), about a microsecond a row once the row texts are kept: one helper call
 # per row (the row's text and label, which still leaves it D) costs 8% there (benchmarks/bench_tree.py).
@@ -51,7 +57,7 @@ def _rows(model: TreeModel, width: int, start: int, stop: int | None) -> Iterato
     lay = model.rows
     flat = model.flat
     entries = flat.entries
-    active = flat.active
+    active = marked_path(model)
     home = model.home
     texts = model.row_texts
     folded = model.folded
@@ -127,7 +133,7 @@ class _Bodies:
         self.model = model
         self.texts = model.row_texts
         self.entries = model.flat.entries
-        self.active = model.flat.active
+        self.active = marked_path(model)
         self.folded = model.folded
         self.labels = model.index.labels
         self.label_times = model.show_label_times

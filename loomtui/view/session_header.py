@@ -79,7 +79,8 @@ def _tail(text: str, width: int) -> str:
 
 def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> Header:
     """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf (as the tree
-    marks it: ``SessionController.shown_leaf``, which the palette and Ctrl+S name too)."""
+    marks it: ``SessionController.shown_leaf``, which the palette and Ctrl+S name too; none
+    where the source has no conversation leaf, ``Source.has_leaf``)."""
     name = manager.get_session_name()
     title = manager.title.get("title") if isinstance(manager.title, dict) else None
     base = os.path.basename(shown_path)
@@ -100,7 +101,8 @@ def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | No
         read_only,
         f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts
-        printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ''}"),
+        # a source without a conversation leaf (an OCP run, the loom map) names none
+        printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ''}") if src.has_leaf else "",
     )
 
 

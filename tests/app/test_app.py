@@ -300,8 +300,8 @@ async def test_a_1mb_tool_output_does_not_freeze_the_ui(tmp_path: Path) -> None:
         assert any(b.cut for b in screen.detail.long_texts)
 
 
-async def test_deep_indentation_is_clamped_and_long_rows_cut(tmp_path: Path) -> None:
-    """A branch point on every level: pi's prefix grows 3 cells per level; the pane clamps it."""
+async def test_deep_indentation_is_panned_and_long_rows_cut(tmp_path: Path) -> None:
+    """A branch point on every level: pi's prefix grows 3 cells per level; the pane pans it."""
     entries = [{"type": "session", "version": 3, "id": "deep", "timestamp": "2025-06-01T10:00:00.000Z", "cwd": "/"}]
     parent = None
     n = 0
@@ -348,7 +348,10 @@ async def test_deep_indentation_is_clamped_and_long_rows_cut(tmp_path: Path) -> 
         tree.selection_changed()
         await pilot.pause()
         text = "".join(seg.text for seg in tree.render_line(screen.model.selected - int(tree.scroll_offset.y)))
-        assert text.startswith("› …")
+        # the rows are panned left together (their guides stay in their columns) so that the
+        # selected row's text shows: its prefix takes no more than half the row
+        assert text.startswith("› ") and "user: " in text, text
+        assert text.index("user: ") <= 2 + width // 2 + 5, text
         assert text.rstrip().endswith("…") or len(text.rstrip()) < width
 
 

@@ -97,3 +97,30 @@ async def test_enter_on_the_map_says_what_it_does_and_the_footer_offers_no_open(
 
         titles = [t for t, _cb, _h in LoomCommands(screen).commands()]
         assert "move the leaf to the selected entry" not in titles  # the palette offered it too
+
+
+async def test_the_header_names_no_leaf_and_the_filter_bar_has_no_pi_filters(tmp_path: Path) -> None:
+    """The map's header read "loom configurations: DIR · DIR · 24 entries · leaf seed:3f2…" with
+    active-path dots in the tree, while the app says the map has no leaf; its filter bar offered
+    pi's no-tools / user / labeled / all, and Ctrl+O cycled into them."""
+    import shutil
+
+    from app_helpers import screen_text
+
+    opened = tmp_path / "maitento"
+    shutil.copytree(FIXTURES, opened)
+    app = make_app(opened)
+    async with app.run_test(size=(120, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        top = screen_text(app).splitlines()
+        assert top[0].strip() == f"loom configurations  ·  {opened}  ·  24 entries", top[0]
+        assert top[1].split("Search:")[0].split() == ["Filter:", "default"], top[1]
+        tree = screen.tree
+        shown = [tree._line(y).text for y in range(tree.scrollable_content_region.height)]
+        assert shown[0].startswith("› [loom]: ")  # the first row selected
+        assert not any("•" in line for line in shown), shown  # no active path is marked
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert screen.model is not None and screen.model.mode == "default"
+        assert screen_text(app).splitlines()[1].split("Search:")[0].split() == ["Filter:", "default"]

@@ -62,7 +62,7 @@ async def test_the_first_rows_are_the_whole_runs_and_keys_wait_for_the_whole(slo
         assert screen.controller is None and screen.has_class("-first-rows")
         await pilot.pause()
         early = tree_lines(screen)
-        assert early[0].startswith("› • [run]: bench-") and all(early)  # the screen is full
+        assert early[0].startswith("› [run]: bench-") and all(early)  # the screen is full (no leaf, no •)
         top = screen_text(pilot.app).splitlines()
         assert "1,921 rows…" in top[0] and "default" in top[1] and "failed" not in top[1]
         await pilot.press("down", "down")  # nothing to move yet

@@ -60,10 +60,10 @@ def _help_marks(help_text: str) -> list[str]:
 
 
 async def test_help_lists_every_mark_the_tree_draws(fixture_copy: Any) -> None:
-    """The help's Marks left out the compare mark (Alt+M), the compact depth and the cut
-    indentation: every glyph the tree draws, taken from the names the tree draws them by, is
-    listed there."""
-    from loomtui.app.widgets.tree_view import _PREFIX_CHARS, CLAMPED
+    """The help's Marks left out the compare mark (Alt+M) and the compact depth: every glyph the
+    tree draws, taken from the names the tree draws them by, is listed there (a deep row's
+    indentation is panned as pi pans it, with no mark of its own)."""
+    from loomtui.app.widgets.tree_view import _PREFIX_CHARS
     from loomtui.view.compact import depth_tag
     from loomtui.view.loom_state import ARCHIVED_TAG, MARK
     from loomtui.view.text import HIDDEN_MARKS
@@ -81,13 +81,13 @@ async def test_help_lists_every_mark_the_tree_draws(fixture_copy: Any) -> None:
         await pilot.pause()
         listed = _help_marks(app.screen.text)
         shown = " ".join(listed)
-    glyphs = {MARK.strip(), ARCHIVED_TAG.strip(), CLAMPED, depth_tag(0).rstrip("0"), "›", "•"}
+    glyphs = {MARK.strip(), ARCHIVED_TAG.strip(), depth_tag(0).rstrip("0"), "›", "•"}
     glyphs |= {mark.strip() for mark in HIDDEN_MARKS.values()}
     glyphs |= set(_PREFIX_CHARS) - {" "}
     for glyph in sorted(glyphs):
         assert glyph in shown, (glyph, listed)
     # each mark on its own row, not only inside another's
-    for glyph in (MARK.strip(), ARCHIVED_TAG.strip(), CLAMPED):
+    for glyph in (MARK.strip(), ARCHIVED_TAG.strip()):
         assert any(mark.startswith(glyph) for mark in listed), (glyph, listed)
     assert any(mark.startswith(depth_tag(0).rstrip("0")) for mark in listed), listed
 

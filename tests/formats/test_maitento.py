@@ -11,6 +11,7 @@ import pytest
 
 from loomtui.formats.maitento.read import Config, Problem, read_bytes, read_paths
 from loomtui.formats.maitento.rules import explain
+from loomtui.session.source import PI_FILTERS
 
 HERE = Path(__file__).parent / "maitento"
 LOOM = "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"
@@ -606,7 +607,7 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
         (f"loom:{A}", None, f"[loom]: {A} · seed of 0 · read by 1"),
         (read, f"loom:{A}", f"[reads it]: support-desk ({managed}:5) · ok"),
     ]
-    assert sm.get_leaf_id() == seed  # the first loom's branch comes first, as in the file
+    assert sm.get_leaf_id() == f"loom:{S}"  # no conversation leaf: the first row, the map's order kept
     assert sm.source.kind == "maitento-loom-config" and not sm.source.leaf_moves
     assert sm.source.describe is not None
     detail = sm.source.describe(seed)
@@ -631,6 +632,36 @@ def test_open_any_reads_configurations_as_the_loom_map(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(SessionFormatError, match="directory without loom configurations"):
         open_any(str(tmp_path / "empty"))
+
+
+def test_the_map_names_no_leaf_marks_no_path_and_has_the_default_filter_alone(tmp_path: Path) -> None:
+    """The map's header said "leaf seed:3f2…" and its tree drew active-path dots while Enter and
+    Ctrl+S say it has no leaf; its filter bar offered pi's filters (user-only always empty);
+    its header named the directory twice (in the name and as the location)."""
+    import shutil
+
+    from loomtui.formats.detect import open_any
+    from loomtui.view.controller import SessionController
+
+    opened = tmp_path / "configs"
+    shutil.copytree(HERE, opened)
+    sm = open_any(str(opened))
+    src = sm.source
+    assert not src.has_leaf and not src.offers(PI_FILTERS)
+    controller = SessionController(sm)
+    model = controller.model
+    assert model.modes == ("default",) and not model.has_mode("user-only")
+    lines = list(model.plain_rows(200))
+    assert lines and not any("•" in line for line in lines)
+    assert lines[0].startswith("› [loom]: ")  # the first row is selected, the map's order kept
+    parts = controller.title_parts(str(opened))
+    assert not any(p.startswith("leaf") for p in parts), parts
+    assert sum(str(opened) in p for p in parts) == 1, parts
+    # a filter key of pi's says the map has none, and Ctrl+O stays on the default view
+    said = controller.set_filter("user-only").notices[0].text
+    assert said == "A loom configuration map has no user-only filter, only the default view.", said
+    controller.cycle_filter(1)
+    assert model.mode == "default"
 
 
 def test_a_fifo_or_a_huge_file_is_a_finding_and_never_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

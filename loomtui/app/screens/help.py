@@ -14,7 +14,6 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, keymap_path
-from loomtui.app.widgets.tree_view import CLAMPED
 from loomtui.view.compact import depth_tag
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK
 from loomtui.view.text import HIDDEN_MARKS
@@ -46,7 +45,6 @@ MARKS = (
         depth_tag(12),
         "compact indentation ({compact}): a row 12 levels deep, drawn with only its innermost levels",
     ),
-    (CLAMPED, "a deep row's indentation cut at the left, its innermost levels kept, so its text keeps its room"),
     (HIDDEN_MARKS["stray"].strip(), "an entry whose parent is missing (shown by the all filter)"),
     (
         HIDDEN_MARKS["from-parent"].strip(),

@@ -10,7 +10,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from loomtui.session.source import Lookup, SourceCommand
-from loomtui.view.filter_modes import FILTER_MODES
 from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:
@@ -18,11 +17,12 @@ if TYPE_CHECKING:
 
 
 def bar_modes(model: TreeModel) -> tuple[str, ...]:
-    """The modes the filter bar shows: pi's five, or the source's own (the modes named by a model
-    or a harness only while chosen: Ctrl+O cycles through them all)."""
+    """The modes the filter bar shows: pi's five (default alone for a source without pi's
+    filters, the loom map), or the source's own (the modes named by a model or a harness only
+    while chosen: Ctrl+O cycles through them all)."""
     filters = model.extra_filters
     if not filters:
-        return FILTER_MODES
+        return model.modes
     # the source's listed modes, without making the named ones (an OCP run: a pass over every attempt)
     listed = model.manager.source.bar_filters
     fixed = listed if listed is not None else tuple(m for m in filters if ":" not in m)

@@ -8,9 +8,10 @@ A cursor move repaints two lines; after the model changed (a live append, a labe
 only the lines whose content differs from what was drawn are repainted, so an append below the
 screen repaints nothing but the scrollbar.
 
-Rows are pi's /tree rows (``TreeModel.row_segments``): the widget only clamps very deep
-indentation (the leftmost cells become ``…``), cuts long rows with ``…`` and highlights the
-selected row (pi: content bold on ``selectedBg``).
+Rows are pi's /tree rows (``TreeModel.row_segments``): the widget only pans very deep
+indentation (with compact indentation off, the rows in view are shifted left together by whole
+levels, as pi pans them, so the guides stay in their columns: ``_pan``), cuts long rows
+with ``…`` and highlights the selected row (pi: content bold on ``selectedBg``).
 """
 
 from __future__ import annotations
@@ -33,16 +34,18 @@ from loomtui.app import keymap, ui_state
 from loomtui.app.messages import TreeMoved
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.app.widgets.search_keys import TypesIntoSearch
-from loomtui.view.compact import too_deep
+from loomtui.view.compact import prefix_room, too_deep
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
+from loomtui.view.width import columns
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
 
+#: the glyphs of a row's indentation (the help's Marks list them)
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
-#: drawn in place of the outer levels of an indentation cut to leave room for the row's text
-CLAMPED = "…"
+#: what ``columns`` keeps of a panned row: all of it after the shift (the row is cut at the width here)
+_UNCUT = 1 << 30
 
 
 class LineScrollView(ScrollView):
@@ -105,8 +108,11 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
     Moved = TreeMoved
 
     def __init__(self, model: TreeModel | None = None, *, id: str | None = None) -> None:
-        #: (row segments, selected, width) -> strip: rows that did not change keep their strip
-        self._cache: LRUCache[tuple[Any, bool, int], Strip] = LRUCache(1024)
+        #: (row segments, selected, width, pan) -> strip: rows that did not change keep their strip
+        self._cache: LRUCache[tuple[Any, bool, int, int], Strip] = LRUCache(1024)
+        #: the levels the rows in view are shifted left by (``_pan``), and the window it was made for
+        self._pan_levels = 0
+        self._pan_key: tuple[int, int, int, int, int] | None = None
         self._generation = 0
         #: viewport line -> the strip last handed to Textual for it
         self._drawn: dict[int, Strip] = {}
@@ -246,6 +252,9 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         self.scroll_to_selected()
         top = int(self.scroll_offset.y)
         width = self.size.width
+        pan = self._pan_levels
+        if self._pan(model, top, self.scrollable_content_region.width) != pan:
+            self.refresh()  # the rows in view span more levels than fit: panned for the new row
         for row in (old, new):
             if row >= 0:
                 self.refresh(Region(0, row - top, width, 1))
@@ -378,33 +387,59 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
             return Strip.blank(max(0, width))
         selected = row == model.selected
         try:
+            pan = self._pan(model, row - y, width)
             segs = tuple(model.row_segments(row, cursor=True, max_cols=width if model.compact else None))
-            key = (segs, selected, width)
+            key = (segs, selected, width, pan)
             strip = self._cache.get(key)
             if strip is None:
-                strip = self._render_segments(segs, width, selected)
+                strip = self._render_segments(segs, width, selected, 3 * pan)
                 self._cache[key] = strip
         except Exception as exc:  # a broken entry must not take the app down
             strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self.role_style("error"))])
             strip = strip.adjust_cell_length(width)
         return strip
 
+    def _pan(self, model: TreeModel, top: int, width: int) -> int:
+        """How many levels (3 columns each) the rows in view are shifted left, compact indentation
+        off: one shift for all of them, so a guide keeps its column from row to row (pi pans its
+        rows together too, ``view/pan.py``). Enough that the deepest row in view keeps its prefix
+        within ``prefix_room``, never so much that the shallowest loses its connector; the shift
+        drawn last while it is still in that range, so scrolling nearby does not move the rows
+        sideways. Rows in view that span more levels than that: enough for the selected row
+        (shallower rows then lose the start of their text, as in pi). Made once per window and
+        selection, not per line."""
+        height = self.scrollable_content_region.height
+        selected = model.selected
+        key = (self._generation, top, height, width, selected)
+        if key == self._pan_key:
+            return self._pan_levels
+        stop = min(len(model), top + height)
+        if self.first_rows is not None:
+            stop = min(stop, self.first_rows)
+        levels = 0
+        if not model.compact and top < stop:
+            depth = model.rows.display_indent
+            depths = [depth(i) for i in range(top, stop)]
+            room = prefix_room(width) // 3
+            least = max(0, max(depths) - room)
+            most = max(0, min(depths) - 1)
+            if least > most:  # too many levels in view for the room: the selected row's text
+                least = max(0, depth(selected) - room) if top <= selected < stop else most
+                most = max(most, least)
+            levels = min(max(self._pan_levels, least), most)
+        self._pan_key, self._pan_levels = key, levels
+        return levels
+
     def _render_row(self, row: int, width: int, selected: bool) -> Strip:
         assert self.model is not None
         return self._render_segments(self.model.row_segments(row, cursor=True), width, selected)
 
-    def _render_segments(self, segs: Sequence[tuple[str, str]], width: int, selected: bool) -> Strip:
-        # clamp very deep indentation: keep the rightmost cells, the leftmost becomes CLAMPED
-        if len(segs) > 1 and segs[1][0] == "dim" and segs[1][1] and set(segs[1][1]) <= _PREFIX_CHARS:
-            prefix = segs[1][1]
-            # at most half the row, and never fewer than 40 columns left for the text
-            limit = max(12, min(width // 2, width - 40))
-            if selected:
-                # the cursor row scrolls its gutter away far enough to show its text (60 columns,
-                # or half a narrow pane)
-                limit = max(4, min(limit, width - 6 - min(60, width // 2)))
-            if len(prefix) > limit:
-                segs = [segs[0], ("dim", CLAMPED + prefix[len(prefix) - limit + 1 :]), *segs[2:]]
+    def _render_segments(self, segs: Sequence[tuple[str, str]], width: int, selected: bool, shift: int = 0) -> Strip:
+        # very deep indentation panned (``_pan``): the row after the cursor without its first
+        # ``shift`` columns, as pi pans (no "…": a mark in the first column would stand where a
+        # guide or the shallowest row's connector is)
+        if shift:
+            segs = [segs[0], *columns(list(segs[1:]), shift, _UNCUT)]
         role_style = self.role_style  # unknown roles are drawn as text
         bg = self._selected_style() if selected else None
         out: list[Segment] = []

@@ -21,7 +21,7 @@ from loomtui.formats.maitento.rules import Finding
 from loomtui.formats.maitento.words import MAP_WORDS
 from loomtui.session.errors import WriteConflict
 from loomtui.session.manager import SessionManager
-from loomtui.session.source import LABEL, PI_FILTERS, Source
+from loomtui.session.source import LABEL, Source
 from loomtui.view.words import counted
 
 FORMAT = "maitento-loom-config"
@@ -190,7 +190,8 @@ class _Rows:
 
 
 def map_session(items: list[Item], path: str) -> LoomConfigMap:
-    """``items`` (from ``maitento/read.py``) as the map's session, named after ``path``."""
+    """``items`` (from ``maitento/read.py``) as the map's session of ``path``: its name says what
+    it is ("loom configurations"), the header says where (the path, once)."""
     m = build_map(items)
     rows = _Rows()
     for n in m.looms:
@@ -202,9 +203,10 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
     entries, details = rows.entries, rows.details
     if not entries:
         rows.add("empty", None, "loom-config", "no loom configurations found", f"No loom configuration in `{path}`.")
-    # the leaf: the first root's first child, so that the first root's branch (shown first) keeps
-    # the map's order
-    leaf = next((e["id"] for e in entries if e["parentId"] == entries[0]["id"]), entries[0]["id"])
+    # the map has no conversation leaf (``leaf_moves`` False: the header names none, the tree marks
+    # no path); the session's leaf is the first root, as an OCP run's is its run row, so that no
+    # branch is moved first and the rows keep the map's order, the first one selected
+    leaf = entries[0]["id"]
     header = {"type": "session", "version": 3, "id": "loom-config-map", "timestamp": None, "cwd": path}
     # the rows (and search) are the entries' one-line texts; the detail pane shows ``describe``
     source = Source(
@@ -217,11 +219,11 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
         name="loom configuration map",
         keeps_times=False,
         keeps_usage=False,
-        actions=frozenset((LABEL, PI_FILTERS)),
+        # labels only: pi's no-tools / user-only / labeled-only filters mean nothing on the map's
+        # rows (all of them custom messages), so its filter bar has the default mode alone
+        actions=frozenset((LABEL,)),
         entry_words=MAP_WORDS,
     )
-    sm = LoomConfigMap.from_entries(
-        header, entries, session_name=f"loom configurations: {path}", source=source, leaf=leaf
-    )
+    sm = LoomConfigMap.from_entries(header, entries, session_name="loom configurations", source=source, leaf=leaf)
     assert isinstance(sm, LoomConfigMap)
     return sm
