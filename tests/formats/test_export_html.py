@@ -183,7 +183,7 @@ def test_sidebar_rows_are_the_tree_models_rows() -> None:
         got = []
         for p, k in zip(rows["pos"], rows["pre"]):
             label = side["labels"].get(str(p))
-            mark = "• " if p in set(_path(side, side["leaf"])) else ""
+            mark = "• " if side["marks_path"] and p in set(_path(side, side["leaf"])) else ""
             text = "".join(side["segs"][p][1::2])
             got.append(side["prefixes"][k] + mark + (f"[{label}] " if label is not None else "") + text)
         assert got == want, mode

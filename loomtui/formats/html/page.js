@@ -303,7 +303,7 @@
 
   function setActive(leaf) {
     activeMark = new Uint8Array(N);
-    if (leaf >= 0) for (const p of pathTo(leaf)) activeMark[p] = 1;
+    if (leaf >= 0 && D.marks_path) for (const p of pathTo(leaf)) activeMark[p] = 1;
   }
 
   function span(cls, text) {

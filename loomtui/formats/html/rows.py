@@ -127,6 +127,7 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
         "search": texts,
         "labels": labels,
         "leaf": leaf,
+        "marks_path": model.manager.source.has_leaf,  # an OCP run, the loom map: no "•", as in the tree
         "prefixes": list(prefixes),
         "filters": filters,
         "modes": modes,
