@@ -116,9 +116,10 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
 
     @property
     def shown_leaf(self) -> str | None:
-        """The leaf as the header, the palette and Ctrl+S name it: the entry the tree marks
-        (``TreeModel.shown_leaf_id``). A label or settings entry written last is not marked
-        (pi's /tree hides it): its nearest shown ancestor is, where pi resumes in the tree."""
+        """The leaf as the header, the palette and Ctrl+S name it, the same in every filter:
+        where pi resumes (``TreeModel.shown_leaf_id``). A label or settings entry written last
+        is not named (pi's default /tree hides it): its nearest ancestor the default filter
+        shows is, with the same context."""
         return self.model.shown_leaf_id()
 
     @property
@@ -298,8 +299,8 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
             )
         e = self.entry(leaf)
         shown = self.shown_leaf or leaf  # the header's and the palette's leaf
-        # the leaf the tree does not show (a label or settings entry written last) is said beside it
-        unshown = f"{leaf}, which the tree does not show" if shown != leaf else ""
+        # the leaf the default filter does not show (a label or settings entry written last) is said beside it
+        unshown = f"{leaf}, which the default filter does not show" if shown != leaf else ""
         if resumes_at(manager, leaf):
             ends = f" (with {unshown})" if unshown else ""
             return Outcome().note(
@@ -309,7 +310,7 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
             return Outcome()
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
-        on = f"{leaf} (the tree marks the leaf at {shown}: it does not show {leaf})" if unshown else leaf
+        on = f"{leaf} (after the leaf {shown}; the default filter does not show {leaf})" if unshown else leaf
         body = (
             f"Append one label entry parented on {on}\n  {self.preview(e)}\n{what}, so that {self.agent} "
             f"resumes the session there. {self.agent} leaves label entries out of the model's context and /tree "

@@ -313,11 +313,12 @@ class TreeModel(LoomState):
 
     # leaf ---------------------------------------------------------------------------------
     def shown_leaf_id(self) -> str | None:
-        """The leaf as the tree marks it: the leaf, or, when the filter hides it (a label or
-        settings entry written last), its nearest ancestor the filter shows (a search or the
-        labeled-only filter do not move it: the default filter's rows decide)."""
-        mode = self.mode if self.mode in F.MODE_CLASSES and self.mode != "labeled-only" else "default"
-        allowed = F.MODE_CLASSES[mode]
+        """The leaf as pi resumes at it, in the default filter's rows whatever the filter: the
+        leaf, or, when the default filter hides it (a label or settings entry written last),
+        its nearest ancestor the default filter shows. The filter does not move it: in the
+        user-only filter the tree marks the leaf's nearest user message, where pi does not
+        resume (the header, the palette and Ctrl+S name this one)."""
+        allowed = F.MODE_CLASSES["default"]
         by_id = self.index.by_id
         cur = by_id.get(self.leaf_id) if self.leaf_id is not None else None
         while cur is not None:

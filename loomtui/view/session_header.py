@@ -78,9 +78,9 @@ def _tail(text: str, width: int) -> str:
 
 
 def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> Header:
-    """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf (as the tree
-    marks it: ``SessionController.shown_leaf``, which the palette and Ctrl+S name too; none
-    where the source has no conversation leaf, ``Source.has_leaf``)."""
+    """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf (where pi
+    resumes, in every filter: ``SessionController.shown_leaf``, which the palette and Ctrl+S name
+    too; none where the source has no conversation leaf, ``Source.has_leaf``)."""
     name = manager.get_session_name()
     title = manager.title.get("title") if isinstance(manager.title, dict) else None
     base = os.path.basename(shown_path)
