@@ -68,3 +68,23 @@ def test_an_ocp_run_offers_no_branch_download(tmp_path: Path, path: Path) -> Non
     text = header(path, tmp_path)
     assert "OCP run" in text and " ocp " not in f" {text} " and "not in the file" not in text
     assert "download branch" not in text and "download session file" in text
+
+
+@pytest.mark.parametrize(
+    ("path", "writes"),
+    shared_params([(CLAUDE, True), (CODEX, False)], arity=2),
+)
+def test_an_entrys_usage_has_no_cache_write_the_format_does_not_keep(path: Path, writes: bool) -> None:
+    """Each assistant entry's usage line, as the detail pane says it: Codex keeps no cache-write
+    figure, so no entry of its page shows ``W0`` (the page had, on every assistant entry)."""
+    from loomtui.formats.html.render import EntryRenderer
+    from loomtui.formats.html.stats import Stats
+    from loomtui.view.model import TreeModel
+
+    sm = open_any(str(path))
+    renderer = EntryRenderer(sm, TreeModel(sm).flat.tool_calls)
+    usages = [renderer.render(e, Stats())[2][3] for e in sm.index.entries]
+    usages = [u for u in usages if u and "tokens" in u]
+    assert usages, "no assistant entry with usage"
+    assert any(re.search(r"\bR[\d,]+", u) for u in usages), usages
+    assert any(re.search(r"\bW[\d,]+", u) for u in usages) == writes, usages

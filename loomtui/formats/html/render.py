@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC
 from html import escape
 from typing import Any
@@ -261,13 +262,13 @@ class EntryRenderer:
         try:
             key = _json_key([msg.get("provider"), msg.get("model"), msg.get("usage")])
         except TypeError:  # a value orjson cannot write (an integer over 64 bits)
-            model, usage = _model_usage(full)
+            model, usage = _model_usage(full, self.manager.source.keeps_cache_write)
             return None, model, usage, usage.text if usage is not None else ""
         got = self._usage_memo.get(key)
         if got is None:
             if len(self._usage_memo) >= USAGE_MEMO:
                 self._usage_memo.clear()
-            model, usage = _model_usage(full)
+            model, usage = _model_usage(full, self.manager.source.keeps_cache_write)
             got = self._usage_memo[key] = (key, model, usage, usage.text if usage is not None else "")
         return got
 
@@ -433,14 +434,19 @@ def _nothing(_b: Any) -> str:
     return ""
 
 
-def _model_usage(full: Any) -> tuple[str | None, B.Usage | None]:
-    """An assistant turn's model (``provider/model``) and usage, as the blocks' header names them."""
+def _model_usage(full: Any, keeps_cache_write: bool = True) -> tuple[str | None, B.Usage | None]:
+    """An assistant turn's model (``provider/model``) and usage, as the blocks' header names them
+    (``view/blocks.header_of``): without a cache-write figure where the source keeps none
+    (``Source.keeps_cache_write``), never a 0."""
     msg = full.get("message") if isinstance(full, dict) else None
     if not isinstance(msg, dict) or msg.get("role") != "assistant":
         return None, None
     name, provider = msg.get("model"), msg.get("provider")
     model = (f"{provider}/{name}" if provider else str(name)) if name else None
-    return model, B.usage_of(msg.get("usage"))
+    usage = B.usage_of(msg.get("usage"))
+    if usage is not None and not keeps_cache_write:
+        usage = replace(usage, cache_write=None)
+    return model, usage
 
 
 def _images_and_thinking(full: Any, eid: str | None) -> tuple[list[tuple[str | None, int, Any]], list[Any]]:
