@@ -5,7 +5,7 @@ slate share their task and base commit) apply. Each file prints ``PASS`` or ``FA
 counts, then one line per finding: level, code, JSON path, message. Exit 1 when any error is
 found (warnings do not fail), 0 otherwise; a FILE that does not exist is refused first (one
 line, exit 2), as by every command, and so is a file loomtui reads as something else (a pi
-session, an OpenLoom document…), named in its own words. Without the reference checker
+session, an OpenLoom document…), named in its own words, and a directory. Without the reference checker
 (``pip install 'loomtui[ocp]'``) one line on stderr says so and the JSON Schema findings are
 still reported.
 """
@@ -62,9 +62,14 @@ def not_a_run(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
 
 
 def refuse_other_kinds(paths: list[str], read: list[tuple[Any, ocp_check.Finding | None]]) -> None:
-    """The wrong file given (a pi session, an OpenLoom document…): a usage error, not a finding
-    about a run."""
+    """The wrong file given (a pi session, an OpenLoom document…, a directory): a usage error,
+    not a finding about a run."""
     for path, (doc, err) in zip(paths, read):
+        if os.path.isdir(path):  # `loomtui DIR` opens one (its loom configurations); check takes files
+            raise LoomError(
+                f"{path} is a directory, not an OCP run document; `check` checks OCP run files "
+                "(`loom-config` checks a directory's loom configurations)"
+            )
         what = not_a_run(path, doc, err)
         if what is not None:
             raise LoomError(f"{path} is {what}, not an OCP run document; `check` checks OCP runs")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,8 +64,8 @@ def test_examples_conform(capsys: pytest.CaptureFixture[str]) -> None:
 def test_broken_and_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{nope")
-    unreadable = tmp_path / "a-directory.json"
-    unreadable.mkdir()
+    unreadable = tmp_path / "a-fifo.json"  # not a regular file: a finding (a directory is a usage error)
+    os.mkfifo(unreadable)
     code, out = check_json(capsys, OCP_DIR / "golden" / "broken-tier.ocp.json", bad, unreadable)
     assert code == 1
     codes = [sorted({f["code"] for f in r["findings"]}) for r in out["files"]]
@@ -162,3 +163,18 @@ def test_a_file_that_is_not_an_ocp_run_is_named_not_checked(
     other.write_text('{"hello": 1}')
     code, out = check_json(capsys, other)
     assert code == 1 and [f["code"] for f in out["files"][0]["findings"]] == ["E003"]
+
+
+def test_a_directory_is_a_usage_error_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`check DIR` printed an E001 finding, "loomtui reads files only" (false: `loomtui DIR`
+    opens a directory), exit 1: it is the wrong argument, refused in one line, exit 2."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    assert main(["check", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"loomtui: {folder} is a directory, not an OCP run document; `check` checks OCP run files "
+        "(`loom-config` checks a directory's loom configurations)"
+    ], captured.err
+    assert "files only" not in captured.err
