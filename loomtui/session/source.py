@@ -266,6 +266,13 @@ class Source:
         return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
 
     @property
+    def is_conversation(self) -> bool:
+        """The entries are a conversation, whose turns, messages and tool calls are counted
+        (False where there is no conversation leaf: an OCP run, a loom configuration map;
+        ``diff`` and the compare screen say those figures are not counted, never a 0)."""
+        return self.leaf_moves
+
+    @property
     def counts_cost(self) -> bool:
         """The entries may carry a cost (``keeps_cost``, and token usage to carry it)."""
         return self.keeps_usage and self.keeps_cost

@@ -19,6 +19,7 @@ import os
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from textwrap import wrap
 from typing import Any, NamedTuple
 
 from loomtui.session.entries import Entry, content_text
@@ -90,15 +91,20 @@ class Totals:
     usage_kept: bool = True
     cost_kept: bool = True
     timed: bool = True
+    #: the entries are a conversation (``Source.is_conversation``): else only the entries are counted
+    conversation: bool = True
+    #: whose figures are not counted, the source's name with its article ("an OCP run")
+    a_name: str = "this file"
 
     def as_dict(self) -> dict[str, Any]:
+        talk = self.conversation  # not counted without a conversation: None, never a 0
         return {
             "entries": self.entries,
-            "turns": self.turns,
-            "user_messages": self.user_messages,
-            "tool_calls": self.tool_calls,
-            "errors": self.errors,
-            "files": list(self.files),
+            "turns": self.turns if talk else None,
+            "user_messages": self.user_messages if talk else None,
+            "tool_calls": self.tool_calls if talk else None,
+            "errors": self.errors if talk else None,
+            "files": list(self.files) if talk else None,
             "tokens": self.tokens if self.usage_kept else None,
             "cost": round(self.cost, 6) if self.cost_kept else None,
             "wall_ms": int(self.wall_ms) if self.timed else None,
@@ -111,19 +117,38 @@ class Totals:
         return out + ([format_duration(self.wall_ms)] if self.timed else [])
 
     def not_kept(self) -> list[str]:
-        """The figures the format does not keep (``spent`` leaves them out)."""
+        """The figures the format does not keep (``spent`` leaves them out), and without a
+        conversation the conversation's (``conversation``)."""
+        talk = [] if self.conversation else list(CONVERSATION_FIGURES)
         kept = (("tokens", self.usage_kept), ("cost", self.cost_kept), ("wall time", self.timed))
-        return [what for what, k in kept if not k]
+        return talk + [what for what, k in kept if not k]
+
+    def not_counted(self) -> str:
+        """``not_kept`` as the CLI says it: "tokens, cost and wall time: not counted for an
+        OCP run" ("" when everything is counted)."""
+        missing = self.not_kept()
+        if not missing:
+            return ""
+        listed = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        return f"{listed}: not counted for {self.a_name}"
 
     def lines(self) -> list[str]:
         """The totals as short lines (under a column, after a text diff)."""
+        if not self.conversation:  # an OCP run: its entries, and what is not counted (two lines)
+            listed = ", ".join(f.replace(" ", "\u00a0") for f in self.not_kept())  # a figure's name kept whole
+            head = f"{counted(self.entries, 'entry', 'entries')} · not counted for {self.a_name}:"
+            return [head] + [line.replace("\u00a0", " ") for line in wrap(listed, 48)]
         files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
         return [
             f"{counted(self.turns, 'turn')} · {self.user_messages} user · {counted(self.tool_calls, 'tool call')} · "
             f"{counted(self.errors, 'error')}",
-            " · ".join(self.spent()) or "no tokens, cost or times kept",
+            " · ".join(self.spent()) or self.not_counted(),
             f"{counted(len(self.files), 'file')} touched" + (f": {files}" if files else ""),
         ]
+
+
+#: what only a conversation has (``Totals.conversation``), as ``diff``'s totals name them
+CONVERSATION_FIGURES = ("turns", "user messages", "tool calls", "errors", "files touched")
 
 
 @dataclass
@@ -201,6 +226,7 @@ def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = No
     b_items, tb = _items(eb, iter_loaded(manager, eb), home, start, timed, manager)
     for t in (ta, tb):
         t.usage_kept, t.cost_kept, t.timed = manager.source.keeps_usage, manager.source.counts_cost, timed
+        t.conversation, t.a_name = manager.source.is_conversation, manager.source.a_name
     return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
 
 

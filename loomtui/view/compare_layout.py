@@ -222,6 +222,8 @@ def _short(t: object) -> list[str]:
     def n(k: int, word: str) -> str:
         return f"{k} {word}{'' if k == 1 else 's'}"
 
+    if not t.conversation:  # an OCP run: its entries, and what is not counted
+        return [counted(t.entries, "entry", "entries"), f"nothing else counted for {t.a_name}"]
     return [
         n(t.turns, "turn"),
         n(t.tool_calls, "call"),

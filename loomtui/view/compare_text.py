@@ -9,6 +9,7 @@ when colour is on), an entry on one side only is all ``-`` or all ``+``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Totals
@@ -138,14 +139,15 @@ def ancestor_line(cmp: Comparison, manager: Any) -> str:
 def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]:
     """Both sides' totals as a table; ``a_name`` (the source's name with its article) says
     whose figures are not counted."""
-    rows: list[tuple[str, object, object]] = [
-        ("entries", ta.entries, tb.entries),
-        ("turns", ta.turns, tb.turns),
-        ("user messages", ta.user_messages, tb.user_messages),
-        ("tool calls", ta.tool_calls, tb.tool_calls),
-        ("errors", ta.errors, tb.errors),
-        ("files touched", len(ta.files), len(tb.files)),
-    ]
+    rows: list[tuple[str, object, object]] = [("entries", ta.entries, tb.entries)]
+    if ta.conversation:
+        rows += [
+            ("turns", ta.turns, tb.turns),
+            ("user messages", ta.user_messages, tb.user_messages),
+            ("tool calls", ta.tool_calls, tb.tool_calls),
+            ("errors", ta.errors, tb.errors),
+            ("files touched", len(ta.files), len(tb.files)),
+        ]
     if ta.usage_kept:
         rows.append(("tokens", ta.tokens, tb.tokens))
     if ta.cost_kept:
@@ -154,10 +156,9 @@ def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]
         rows.append(("wall time", _dur(ta.wall_ms), _dur(tb.wall_ms)))
     out = [f"{'totals':<16}{'A':>14}{'B':>14}"]
     out += [f"  {name:<14}{str(x):>14}{str(y):>14}" for name, x, y in rows]
-    missing = ta.not_kept()
-    if missing:
-        listed = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
-        out.append(f"  ({listed}: not counted for {a_name})")
+    said = replace(ta, a_name=a_name).not_counted()
+    if said:
+        out.append(f"  ({said})")
     for side, t in (("A", ta), ("B", tb)):
         if t.files:
             out.append(f"  files {side}: " + ", ".join(safe(f) for f in t.files))

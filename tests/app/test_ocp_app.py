@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from app_helpers import browser, make_app, notices, rows, screen_text, select
 
 from loomtui.app.screens.browser import BrowserScreen
@@ -160,3 +161,36 @@ async def test_swarm_lineage_from_the_app() -> None:
         lineage = await next_browser(pilot, screen)
         assert lineage.manager is not None
         assert lineage.manager.index.by_id["n:S-rev"].parent_id == "a:S-lead.a1"
+
+
+@needs_shared()
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)], ids=["columns", "stacked"])
+async def test_compare_two_attempts_says_what_is_not_counted_as_diff_does(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Alt+M, Alt+C on two attempts summed "0 turns · 0 user · 0 tool calls · 0 errors" and
+    "no tokens, cost or times kept" under attempts of 113k and 75k tokens: an OCP run is not a
+    conversation, and `diff` says those figures are not counted for an OCP run; so does compare."""
+    from loomtui.app.screens.compare import CompareScreen
+
+    path = tmp_path / "run.ocp.json"
+    shutil.copyfile(OCP_DIR / "review-loop-v03.ocp.json", path)
+    app = make_app(path)
+    async with app.run_test(size=size) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a:B1.a1")
+        await pilot.press("alt+m")
+        await select(pilot, screen, "a:B1.a3")
+        await pilot.press("alt+c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
+        await until(pilot, lambda: "counted for an OCP run" in screen_text(app), what="the totals")
+        text = screen_text(app)
+        assert "0 turns" not in text and "0 errors" not in text and "0 files" not in text and "0 calls" not in text
+        assert "not kept" not in text
+        if size[0] >= 100:  # a column per side: what is not counted, as `diff` lists it
+            totals = [line for line in text.splitlines() if "not counted" in line]
+            assert totals and all(line.count("1 entry · not counted for an OCP run:") == 2 for line in totals), totals
+            assert text.count("turns, user messages, tool calls, errors,") == 2
+        else:  # one line per side
+            assert "A 1 entry · nothing else counted for an OCP run" in text
+            assert "B 1 entry · nothing else counted for an OCP run" in text

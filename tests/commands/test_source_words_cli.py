@@ -119,7 +119,13 @@ def test_info_on_an_openloom_document_keeps_no_cost(capsys: pytest.CaptureFixtur
 @pytest.mark.parametrize(
     "name, a, b, missing",
     [
-        ("ocp/minimal.ocp.json", "a:T1.a1", "a:R1.a1", "(tokens, cost and wall time: not counted for an OCP run)"),
+        (
+            "ocp/minimal.ocp.json",
+            "a:T1.a1",
+            "a:R1.a1",
+            "(turns, user messages, tool calls, errors, files touched, tokens, cost and wall time: "
+            "not counted for an OCP run)",
+        ),
         (
             "loom/socketteer-loom_demo.json",
             "af4931cc",
@@ -143,6 +149,7 @@ def test_diff_prints_no_zero_for_a_figure_the_format_lacks(
     named = {line.split()[0] for line in totals[1:-1]}
     assert "wall" not in named and "cost" not in named
     assert ("tokens" in named) == ("tokens" not in missing)
+    assert ("turns" in named) == ("turns" not in missing)  # an OCP run has no conversation to count
 
 
 def test_info_explains_the_entries_of_inline_subagent_runs(
