@@ -273,3 +273,46 @@ async def test_no_color_markdown_headings_are_readable(fixture_copy, monkeypatch
                         plain = f.apply(plain, Color(0, 0, 0))
                     assert fg == Color.from_rich_color(plain[0].style.color), seg
         assert headings >= 2, detail.text
+
+
+def _contrast(a: Color, b: Color) -> float:
+    """WCAG contrast ratio of two colours."""
+
+    def lum(c: Color) -> float:
+        def ch(v: int) -> float:
+            x = v / 255
+            return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * ch(c.r) + 0.7152 * ch(c.g) + 0.0722 * ch(c.b)
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+async def test_inline_code_in_the_detail_pane_is_readable(fixture_copy, theme) -> None:
+    """The light theme drew inline code as rich's bold cyan on pure black, a black bar in the
+    light pane: it is drawn on a light grey, readable against it and the pane."""
+    from app_helpers import select
+
+    app = make_app(fixture_copy("kinds.jsonl"), theme=theme)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1000002")  # "It should be `parts[1:]`."
+        await settled(pilot)
+        detail = screen.detail
+        pane_bg = Color.from_rich_color(detail.rich_style.bgcolor)
+        found = []
+        for y in range(detail.scrollable_content_region.height):
+            for seg in detail.render_line(y):
+                if seg.text.strip() == "parts[1:]":
+                    found.append(seg)
+        assert found, detail.text
+        for seg in found:
+            # an ANSI colour (rich's cyan on black, drawn in a dark theme) as the app paints it
+            fg = Color(*seg.style.color.get_truecolor(app.ansi_theme))
+            bg = Color(*seg.style.bgcolor.get_truecolor(app.ansi_theme, foreground=False))
+            assert _contrast(fg, bg) > 3, (seg, fg, bg)
+            if theme == "light":
+                assert bg.brightness > 0.7 and (bg.r, bg.g, bg.b) != (0, 0, 0), (seg, bg)
+                assert _contrast(bg, pane_bg) < 1.5, (bg, pane_bg)  # a light bar in the light pane

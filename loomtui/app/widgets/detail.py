@@ -23,6 +23,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
 from textual.geometry import Size
 from textual.strip import Strip
 
@@ -184,8 +185,19 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
         """The Pygments palette of code blocks: the theme's light or dark one."""
         return "monokai" if self.app.current_theme.dark else "friendly"
 
+    def inline_code_style(self) -> Style | None:
+        """Markdown's inline code in a light theme: bold, in the theme's accent role, on its
+        panel grey (rich's own ``markdown.code`` is bold cyan on black, a black bar in a light
+        pane). None: rich's style, which a dark theme draws readably."""
+        theme = self.app.current_theme
+        if theme.dark:
+            return None
+        colour = self.role_style("accent").color
+        panel = theme.panel or theme.surface
+        return Style(bold=True, color=colour, bgcolor=Color.parse(panel).rich_color if panel else None)
+
     def _palette(self) -> tuple[object, ...]:
-        return (*(self.role_style(role) for role in ROLE_CLASS), self.code_theme())
+        return (*(self.role_style(role) for role in ROLE_CLASS), self.code_theme(), self.inline_code_style())
 
     def notify_style_update(self) -> None:
         """Textual restyled the pane (a theme change, focus): once the new styles are in place,

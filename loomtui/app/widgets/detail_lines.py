@@ -157,10 +157,14 @@ class MarkdownPiece(Piece):
 
     def render(self, pane: DetailPane, width: int) -> Lines:
         self.markdown.code_theme = self.markdown.inline_code_theme = pane.code_theme()
-        if not pane.app.monochrome:
-            return pane.render_renderable(self.markdown, width)
         from rich.theme import Theme
 
+        if not pane.app.monochrome:
+            code = pane.inline_code_style()  # a light theme's own, not rich's black bar
+            if code is None:
+                return pane.render_renderable(self.markdown, width)
+            with pane.app.console.use_theme(Theme({"markdown.code": code}, inherit=True)):
+                return pane.render_renderable(self.markdown, width)
         with pane.app.console.use_theme(Theme(plain_markdown_styles(), inherit=True)):
             return pane.render_renderable(self.markdown, width)
 
