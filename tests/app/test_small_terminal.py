@@ -139,3 +139,23 @@ async def test_the_diagnostics_list_keeps_its_close_line_at_80x24(tmp_path) -> N
         await settled(pilot)
         assert isinstance(app.screen, DiagnosticsScreen)
         assert "Esc: close" in screen_text(app)
+
+
+async def test_the_footer_fits_the_hints_that_fit_beside_the_position(fixture_copy) -> None:
+    """At 80 columns the footer left out ^S persist and ^P commands with some 25 cells empty: the
+    hints kept 30 columns for a position of 7. The position is as wide as its text; the hints
+    take the rest, in their priority order (a longer position leaves them less)."""
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        await settled(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        for hint in ("Enter leaf", "^E export", "^S persist", "^P commands", "F1 help"):
+            assert hint in footer, footer
+        position = screen._position_text
+        assert footer.rstrip().endswith(position) and len(footer.rstrip()) <= 80, footer
+        await pilot.press("ctrl+u")  # "(i/n) [user]": the hints that still fit, none cut
+        await settled(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.rstrip().endswith(screen._position_text) and "[user]" in footer, footer
+        assert "F1 help" in footer and "…" not in footer, footer

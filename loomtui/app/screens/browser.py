@@ -40,10 +40,12 @@ from loomtui.view.outcomes import Outcome
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
-from loomtui.view.width import fit_items
+from loomtui.view.width import fit_items, text_width
 
 #: the detail pane follows keyboard moves after this pause (holding ↓ stays smooth)
 DETAIL_DEBOUNCE = 0.06
+#: the most columns the position (``(i/n) [mode]``) takes from the key hints beside it
+POSITION_WIDTH = 30
 
 
 class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Screen[None]):
@@ -307,9 +309,18 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         title = controller.header(self.path)
         self.query_one(FilterBar).show(title, model.mode, model.query, model.show_label_times, modes=bar_modes(model))
         text = model.footer().strip() or "(0/0)"
-        if text != self._position_text:  # no layout: the widget's width is fixed
+        if text != self._position_text:  # no layout unless the text's width changes
             self._position_text = text
-            self.query_one("#position", Static).update(Text(text, no_wrap=True, overflow="ellipsis"), layout=False)
+            position = self.query_one("#position", Static)
+            position.update(Text(text, no_wrap=True, overflow="ellipsis"), layout=False)
+            width = self._position_width()
+            if position.styles.width is None or position.styles.width.value != width:
+                position.styles.width = width  # as wide as its text: the hints take the rest
+                self._update_hints()
+
+    def _position_width(self) -> int:
+        """The position's columns: its text and the padding after it, at most ``POSITION_WIDTH``."""
+        return min(POSITION_WIDTH, text_width(self._position_text or "(0/0)") + 1)
 
     def _update_hints(self) -> None:
         """The key hints that fit beside the position (the least needed are left out first)."""
@@ -332,7 +343,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
                     continue  # no leaf to move, nothing to open (the loom map)
                 what = "open"  # an OCP run: the session an attempt names
             parts.append((priority, f"{self._keys(binding_id)} {what}"))
-        room = max(10, self.app.size.width - 30 - 2)
+        room = max(10, self.app.size.width - self._position_width() - 2)  # the hints' padding: 2
         self.query_one("#hints", Static).update(Text(fit_items(parts, room), no_wrap=True, overflow="ellipsis"))
 
     def on_resize(self) -> None:
