@@ -279,12 +279,14 @@ class Source:
 
     @property
     def export_refusal(self) -> str | None:
-        """Why a branch export is refused (None: the source offers one), for the app and the CLI."""
+        """Why a branch export is refused (None: the source offers one), worded for a command
+        line after the file's name ("run.ocp.json: an OCP run is not…"); the app makes it a
+        sentence (``view/words.sentence``)."""
         if self.offers(EXPORT):
             return None
         if self.is_pi_file and self.read_only_reason:
             return self.read_only_reason
-        return f"{self.a_name[0].upper()}{self.a_name[1:]} is not a conversation: it has no branch to export."
+        return f"{self.a_name} is not a conversation: it has no branch to export"
 
     def offers(self, action: str) -> bool:
         """Whether this source has ``action`` (``PERSIST``, ``EXPORT``, ``LABEL``, ``PI_FILTERS``)."""

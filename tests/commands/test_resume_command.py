@@ -247,7 +247,8 @@ def test_an_ocp_run_is_refused_in_its_own_words(capsys: Any, tmp_path: Path) -> 
     assert "is an OCP run: no agent resumes it; resume the agent session an attempt names" in err
     assert "export" not in err
     err = refused(capsys, run_file, "export-branch", str(run_file), "--leaf", "a:T1.a1", "--dir", str(tmp_path))
-    assert "An OCP run is not a conversation: it has no branch to export." in err
+    # the reason after the file's name, as a command line words it: no capital after the colon
+    assert err.strip() == f"loomtui: {run_file}: an OCP run is not a conversation: it has no branch to export", err
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".jsonl") == []
 
 
