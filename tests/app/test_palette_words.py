@@ -157,3 +157,19 @@ async def test_alt_c_with_nothing_marked_names_the_palette_entry_as_it_is(fixtur
         titles = [title for title, _cb, _help in LoomCommands(screen).commands()]
         assert quoted[0] in titles, (quoted, titles)
         assert dict((t, cb) for t, cb, _h in LoomCommands(screen).commands())[quoted[0]] == screen.action_compare_prompt
+
+
+async def test_compare_and_carry_with_the_marked_entry_itself_say_an_entry_other_than_it(fixture_copy) -> None:
+    """Alt+M then Alt+C (or Alt+S) on the same entry: "an entry other than the marked one", not
+    "another entry than the marked one"."""
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await browser(pilot)
+        for key in ("alt+c", "alt+s"):
+            await pilot.press("alt+m")
+            app.clear_notifications()
+            await pilot.press(key)
+            await until(pilot, lambda: notices(app), what=f"{key}'s notice")
+            said = notices(app)[-1]
+            assert "an entry other than the marked one" in said and "another entry than" not in said, (key, said)
+            await pilot.press("alt+m")  # unmark

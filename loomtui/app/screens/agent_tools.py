@@ -208,7 +208,7 @@ class AgentTools(_Base):
         a_id, b_id = model.marked_id, self._selected_id()
         if a_id is not None and a_id == b_id:
             self.notify(
-                f"Select the branch to carry the marked one ({a_id}) onto: another entry than the marked one.",
+                f"Select the branch to carry the marked one ({a_id}) onto: an entry other than the marked one.",
                 title="Carry",
                 timeout=6,
             )

@@ -93,7 +93,7 @@ class LoomTools:
             )
             return
         if sel == model.marked_id:
-            self.notify("Select another entry than the marked one to compare with.", severity="warning", timeout=5)
+            self.notify("Select an entry other than the marked one to compare with.", severity="warning", timeout=5)
             return
         self.open_compare(model.marked_id, sel)
 
