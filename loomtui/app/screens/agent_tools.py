@@ -132,7 +132,7 @@ class AgentTools(_Base):
             return
         # the program is looked for as the dialog opens (as `resume --dry-run` does): a missing
         # one is said up front, with no Resume to press
-        missing = plan.missing_program()
+        missing = plan.missing_program("nothing will be written")  # nothing was tried yet
         body = "\n".join(plan.describe())
         if missing is None:
             body += (

@@ -73,8 +73,10 @@ class ResumePlan:
         out.extend(self.notes)
         return out
 
-    def missing_program(self) -> str | None:
-        """Why the agent cannot be started (its program is not found), or None."""
+    def missing_program(self, written: str = "nothing was written") -> str | None:
+        """Why the agent cannot be started (its program is not found), or None; ``written``
+        ends it: what happened to the file ("nothing will be written" where nothing was tried
+        yet, as the resume dialog opens)."""
         program = self.argv[0]
         found = shutil.which(program) if os.sep not in program else (program if os.access(program, os.X_OK) else None)
         if found is not None:
@@ -84,7 +86,7 @@ class ResumePlan:
             if self.command.origin != "default"
             else (f"install it, or name its command in [agents] of {config_file()} or ${ENV_NAMES[self.agent]}")
         )
-        return f"cannot run {self.agent}: {program!r} is not found ({self.command_line()}); {how}; nothing was written"
+        return f"cannot run {self.agent}: {program!r} is not found ({self.command_line()}); {how}; {written}"
 
 
 def resumable(manager: SessionManager) -> bool:
