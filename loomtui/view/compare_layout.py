@@ -215,7 +215,7 @@ def totals_rows(cmp: Comparison, width: int) -> list[tuple[str, str]]:
 
 
 def _short(t: object) -> list[str]:
-    from loomtui.view.compare import Totals
+    from loomtui.view.compare_totals import Totals
 
     assert isinstance(t, Totals)
 

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item, Totals
+from loomtui.view.compare import CHANGED, ONLY_A, ONLY_B, Comparison, Item
+from loomtui.view.compare_totals import Totals
 from loomtui.view.compare_words import Span, span_lines, word_diff
 from loomtui.view.printable import printable
 from loomtui.view.text import normalize
@@ -166,7 +167,7 @@ def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]
 
 
 def _dur(ms: float) -> str:
-    from loomtui.view.compare import format_duration
+    from loomtui.view.compare_totals import format_duration
 
     return format_duration(ms)
 

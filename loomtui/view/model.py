@@ -313,11 +313,10 @@ class TreeModel(LoomState):
 
     # leaf ---------------------------------------------------------------------------------
     def shown_leaf_id(self) -> str | None:
-        """The leaf as pi resumes at it, in the default filter's rows whatever the filter: the
-        leaf, or, when the default filter hides it (a label or settings entry written last),
-        its nearest ancestor the default filter shows. The filter does not move it: in the
-        user-only filter the tree marks the leaf's nearest user message, where pi does not
-        resume (the header, the palette and Ctrl+S name this one)."""
+        """Where pi resumes, in the default filter's rows whatever the filter: the leaf, or, when
+        that filter hides it (a label or settings entry written last), its nearest ancestor the
+        filter shows. The header, the palette and Ctrl+S name it (in the user-only filter the
+        tree marks the leaf's nearest user message, where pi does not resume)."""
         allowed = F.MODE_CLASSES["default"]
         by_id = self.index.by_id
         cur = by_id.get(self.leaf_id) if self.leaf_id is not None else None

@@ -26,7 +26,7 @@ from loomtui.app.screens.browser_actions import BrowserActions
 from loomtui.app.screens.browser_loading import BrowserLoading
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.loom_tools import LoomTools
-from loomtui.app.screens.source_actions import bar_modes, look_up
+from loomtui.app.screens.source_actions import bar_modes, footer_hints, look_up
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
@@ -324,25 +324,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
 
     def _update_hints(self) -> None:
         """The key hints that fit beside the position (the least needed are left out first)."""
-        parts = [(1, "↑↓ move"), (0, "←→ page")]
-        source = self.controller.source if self.controller is not None else None
-        for priority, binding_id, what in (
-            (4, "browser.select", "leaf"),
-            (5, "browser.label", "label"),
-            (3, "browser.export", "export"),
-            (3, "browser.persist-leaf", "persist"),
-            (2, "app.palette", "commands"),
-            (6, "app.help", "help"),
-        ):
-            if source is not None and not self.offered(keymap.SPEC_BY_ID[binding_id].action):
-                continue  # not something this source does (Source.offers)
-            if binding_id == "browser.persist-leaf" and source is not None and not source.can_append:
-                what = "save"  # a loom's labels into its file as bookmarks
-            elif binding_id == "browser.select" and source is not None and not source.leaf_moves:
-                if source.opens is None:
-                    continue  # no leaf to move, nothing to open (the loom map)
-                what = "open"  # an OCP run: the session an attempt names
-            parts.append((priority, f"{self._keys(binding_id)} {what}"))
+        parts = footer_hints(self)
         room = max(10, self.app.size.width - self._position_width() - 2)  # the hints' padding: 2
         self.query_one("#hints", Static).update(Text(fit_items(parts, room), no_wrap=True, overflow="ellipsis"))
 

@@ -9,6 +9,7 @@ import os
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from loomtui.app import keymap
 from loomtui.session.source import Lookup, SourceCommand
 from loomtui.view.model import TreeModel
 
@@ -105,3 +106,29 @@ def palette_commands(screen: BrowserScreen) -> list[tuple[str, Any, str]]:
         return []
     selected = model.selected_entry
     return [(c.title, partial(run_command, screen, c), c.help) for c in commands(selected.id if selected else None)]
+
+
+def footer_hints(screen: BrowserScreen) -> list[tuple[int, str]]:
+    """The footer's key hints with their priorities (the lowest left out first where the
+    terminal is narrow): only what the open source offers, in its words ("open" on an OCP run's
+    attempt, "save" for a loom's bookmarks)."""
+    parts = [(1, "↑↓ move"), (0, "←→ page")]
+    source = screen.controller.source if screen.controller is not None else None
+    for priority, binding_id, what in (
+        (4, "browser.select", "leaf"),
+        (5, "browser.label", "label"),
+        (3, "browser.export", "export"),
+        (3, "browser.persist-leaf", "persist"),
+        (2, "app.palette", "commands"),
+        (6, "app.help", "help"),
+    ):
+        if source is not None and not screen.offered(keymap.SPEC_BY_ID[binding_id].action):
+            continue  # not something this source does (Source.offers)
+        if binding_id == "browser.persist-leaf" and source is not None and not source.can_append:
+            what = "save"  # a loom's labels into its file as bookmarks
+        elif binding_id == "browser.select" and source is not None and not source.leaf_moves:
+            if source.opens is None:
+                continue  # no leaf to move, nothing to open (the loom map)
+            what = "open"  # an OCP run: the session an attempt names
+        parts.append((priority, f"{screen._keys(binding_id)} {what}"))
+    return parts
