@@ -3,6 +3,7 @@ clickable) and the search query as typed (pi: ``Type to search: <query>``)."""
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -40,6 +41,8 @@ class FilterBar(Vertical):
     FilterBar > #modes {
         height: 1;
         width: 1fr;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 
@@ -52,11 +55,15 @@ class FilterBar(Vertical):
             return
         title = self._state[0]
         if isinstance(title, Header):  # laid out in the bar's width: the useful parts stay whole
-            title = title.fit(max(1, self.content_region.width or self.app.size.width - 2))
+            title = title.fit(self._width())
         self.query_one("#title", Static).update(Text(title, no_wrap=True, overflow="ellipsis"), layout=False)
+
+    def _width(self) -> int:
+        return max(1, self.content_region.width or self.app.size.width - 2)
 
     def on_resize(self) -> None:
         self._draw_title()
+        self._draw_modes()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="title", markup=False)
@@ -82,6 +89,14 @@ class FilterBar(Vertical):
             self._draw_title()
         if before is not None and before[1:] == state[1:]:
             return  # only the title changed (a live append): the modes line stays as drawn
+        self._draw_modes()
+
+    def _draw_modes(self) -> None:
+        """The modes line, in one line of the bar's width: a query too long for the room left
+        shows its end and the cursor, cut on the left behind ``…`` (as a text input scrolls)."""
+        if self._state is None:
+            return
+        _title, mode, query, label_times, extra, modes = self._state
         # every part is plain text with a style: a mode named by the file (a model's) and the
         # query typed ("\\[restored]") show exactly as they are, never read as markup
         line = [Content.styled("Filter:", "dim"), Content(" ")]
@@ -92,10 +107,32 @@ class FilterBar(Vertical):
         if label_times:
             line += [Content.styled("[+label time]", "dim"), Content(" ")]
         line += [Content(" "), Content.styled("Search:", "dim"), Content(" ")]
+        tail = [Content("  "), Content.styled(extra, "dim")] if extra else []
         if query:
-            line += [Content.styled(printable(query), "bold"), Content("▏")]
+            shown = printable(query)
+            used = sum(part.cell_length for part in line)
+            room = self._width() - used - 1  # the cursor's cell
+            if tail and cell_len(shown) > room - sum(part.cell_length for part in tail):
+                tail = []  # the query comes before the note beside it
+            room -= sum(part.cell_length for part in tail)
+            if cell_len(shown) > room:
+                shown = "…" + _last_cells(shown, max(0, room - 1))
+            line += [Content.styled(shown, "bold"), Content("▏")]
         else:
             line.append(Content.styled("type to search", "dim italic"))
-        if extra:
-            line += [Content("  "), Content.styled(extra, "dim")]
+        line += tail
         self.query_one("#modes", Static).update(Content.assemble(*line), layout=False)
+
+
+def _last_cells(text: str, cells: int) -> str:
+    """The end of ``text`` that fits in ``cells`` terminal cells (a wide character that would
+    not fit whole is left out)."""
+    out: list[str] = []
+    width = 0
+    for ch in reversed(text):
+        w = cell_len(ch)
+        if width + w > cells:
+            break
+        out.append(ch)
+        width += w
+    return "".join(reversed(out))
