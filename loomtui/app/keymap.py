@@ -301,7 +301,7 @@ SPECS: tuple[KeySpec, ...] = (
         "browser.compact",
         "ctrl+w",
         "compact",
-        "compact indentation: deep rows show their depth as a number",
+        "compact indentation: deep rows show how many levels they are indented as a number",
         "browser",
         key_display="^W",
     ),

@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--compact",
         action="store_true",
-        help="compact indentation: rows too deep for the width show their depth as a number "
+        help="compact indentation: rows too deep for the width show how many levels they are indented "
         "(⋯12) and keep their text (pi's rows otherwise)",
     )
     p.add_argument("--color", default="auto", choices=("auto", "always", "never"), help="colour output")

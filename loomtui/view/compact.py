@@ -2,7 +2,7 @@
 
 pi indents one level (3 columns) per branch point above a row, so in a heavily branched tree most
 rows are nothing but gutter at any terminal width. In compact mode a row whose prefix would
-leave less than ``MIN_TEXT`` columns of a ``width``-column line shows its depth as a number and
+leave less than ``MIN_TEXT`` columns of a ``width``-column line shows its indentation (levels) as a number and
 only its innermost levels (connector included): ``⋯12│  ├─ user: …``. Rows that fit are drawn
 exactly as pi draws them, so shallow trees look the same in both modes. Until the user picks a
 mode (Ctrl+W, remembered), the tree is compact exactly when its rows are ``too_deep`` for the pane.

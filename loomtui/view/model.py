@@ -61,7 +61,7 @@ class TreeModel(LoomState):
         self.folded: set[str] = set()
         self.page_size = max(1, page_size)
         self.show_label_times = False
-        #: compact indentation (view/compact.py): deep rows show their depth as a number
+        #: compact indentation (view/compact.py): deep rows show their indentation as a number
         self.compact = False
         self.home = home_dir() if home is None else home
         self.selected = 0

@@ -373,7 +373,7 @@ async def test_detail_pane_folds_and_expands_with_keys_and_clicks(fixture_copy) 
         detail = screen.detail
         text = detail.text
         assert "id a1000001  parent u1000001" in text
-        assert "depth 3  sibling 1/1  children 1" in text
+        assert "depth 3 from the root  sibling 1/1  children 1" in text
         assert "▶ thinking (95 characters)" in text and "The test fails on an index error" not in text
         # each tool call with its arguments and its result (found by toolCallId)
         assert "$ pytest -x tests/test_parser.py" in text and "IndexError: list index out of range" in text

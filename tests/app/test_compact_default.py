@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app_helpers import browser, make_app, screen_text
 from test_loom_tools import deep_session
 
 from loomtui.app import ui_state
+from loomtui.app.screens.help import HelpScreen
+from tests.waits import until
 
 
 def _tree_rows(app: Any) -> list[str]:
@@ -55,3 +58,21 @@ async def test_the_users_choice_is_remembered(tmp_path: Any) -> None:
         await pilot.pause()
         assert screen.model.compact
     assert ui_state.load()["compact"] is True
+
+
+async def test_the_compact_mark_and_the_detail_pane_name_what_they_count(tmp_path: Any) -> None:
+    """``⋯N`` counts indentation levels (branch points above the row), the detail pane's depth
+    counts every entry above it: each says which, so the two numbers do not read as one."""
+    app = make_app(deep_session(tmp_path, levels=60))
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await browser(pilot)
+        await pilot.press("end")
+        await pilot.pause()
+        screen._update_detail(immediate=True)
+        await until(pilot, lambda: "sibling" in screen.detail.text, what="the detail pane")
+        assert re.search(r"\bdepth \d+ from the root\b", screen.detail.text), screen.detail.text
+        await pilot.press("f1")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        help_text = " ".join(app.screen.text.replace("│", " ").split())
+        assert "a row indented 12 levels" in help_text
+        assert "depth from the root" in help_text

@@ -43,7 +43,8 @@ MARKS = (
     ("⊟ ⊞", "a branch point, unfolded / folded (Ctrl+←/→)"),
     (
         depth_tag(12),
-        "compact indentation ({compact}): a row 12 levels deep, drawn with only its innermost levels",
+        "compact indentation ({compact}): a row indented 12 levels, drawn with only its innermost levels "
+        "(a level per branch point above it, so often fewer than its depth from the root in the detail pane)",
     ),
     (HIDDEN_MARKS["stray"].strip(), "an entry whose parent is missing (shown by the all filter)"),
     (

@@ -340,7 +340,7 @@ class LoomTools:
         self.tree.remember_compact(model.compact)
         self.tree.model_changed()
         self.notify(
-            "Compact indentation on: deep rows show their depth as ⋯N."
+            "Compact indentation on: deep rows show how many levels they are indented as ⋯N."
             if model.compact
             else "Compact indentation off: pi's rows.",
             timeout=3,

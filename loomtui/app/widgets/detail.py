@@ -350,7 +350,9 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
             facts.append(ending(h.stop_reason))
         if facts:
             t.append(clean("\n" + "  ".join(facts)))
-        t.append(f"\ndepth {h.depth}  sibling {h.sibling}/{h.siblings}  children {h.children}  line {h.line}")
+        t.append(
+            f"\ndepth {h.depth} from the root  sibling {h.sibling}/{h.siblings}  children {h.children}  line {h.line}"
+        )
         if h.label is not None:
             t.append("\n")
             t.append(clean(f"[{h.label}]"), style=self._styled("warning", bold=True))
