@@ -81,7 +81,10 @@ def resolve_id(manager: SessionManager, given: str, file: str) -> str:
 
 def check(args: argparse.Namespace, manager: SessionManager) -> None:
     """Resolve every entry id argument in place; refuse a ``--filter`` or ``--view`` the opened
-    file does not have."""
+    file does not have, and a ``--leaf`` on a file that has no conversation leaf (an OCP run, the
+    loom map: ``Source.has_leaf``), whose rows keep the source's order."""
+    if getattr(args, "leaf", None) is not None and not manager.source.has_leaf:
+        raise LoomError(f"--leaf: {args.file} is {manager.source.a_name}, which has no conversation leaf")
     for name in ID_ARGUMENTS:
         given = getattr(args, name, None)
         if isinstance(given, str):

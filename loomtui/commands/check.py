@@ -4,8 +4,10 @@ The files are checked together, so the reference checker's cross-file rules (mem
 slate share their task and base commit) apply. Each file prints ``PASS`` or ``FAIL`` with its
 counts, then one line per finding: level, code, JSON path, message. Exit 1 when any error is
 found (warnings do not fail), 0 otherwise; a FILE that does not exist is refused first (one
-line, exit 2), as by every command, and so is a file loomtui reads as something else (a pi
-session, an OpenLoom document…), named in its own words, and a directory. Without the reference checker
+line, exit 2), as by every command. A file loomtui reads as something else (a pi session, an
+OpenLoom document…, named in its own words) or a directory is not checked: given alone it is
+refused in one line (exit 2); among several it gets a ``SKIP`` line (``"checked": false`` in
+``--json``), the others are checked, and the exit is 1 if a checked file has an error, else 2. Without the reference checker
 (``pip install 'loomtui[ocp]'``) one line on stderr says so and the JSON Schema findings are
 still reported.
 """
@@ -30,6 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="OCP run documents (v0.1, v0.2, v0.3)")
     p.add_argument("--json", action="store_true", help="print the findings as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="print only files with findings")
+    p.epilog = (
+        "exit 1 if a checked file has an error; else 2 if a FILE is not an OCP run (a pi session, a "
+        "directory…: alone it is refused, among several it gets a SKIP line and is not checked); else 0"
+    )
 
 
 def _read(path: str) -> tuple[Any, ocp_check.Finding | None]:
@@ -61,18 +67,23 @@ def not_a_run(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
     return None if ocp_run(manager) is not None else manager.source.a_name
 
 
-def refuse_other_kinds(paths: list[str], read: list[tuple[Any, ocp_check.Finding | None]]) -> None:
-    """The wrong file given (a pi session, an OpenLoom document…, a directory): a usage error,
-    not a finding about a run."""
-    for path, (doc, err) in zip(paths, read):
-        if os.path.isdir(path):  # `loomtui DIR` opens one (its loom configurations); check takes files
-            raise LoomError(
-                f"{path} is a directory, not an OCP run document; `check` checks OCP run files "
-                "(`loom-config` checks a directory's loom configurations)"
-            )
-        what = not_a_run(path, doc, err)
-        if what is not None:
-            raise LoomError(f"{path} is {what}, not an OCP run document; `check` checks OCP runs")
+#: what ``check DIR`` says of a directory (``loomtui DIR`` opens one, its loom configurations)
+DIRECTORY = "a directory"
+DIRECTORY_HINT = "`check` checks OCP run files (`loom-config` checks a directory's loom configurations)"
+
+
+def other_kind(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
+    """What ``path`` is when it is not an OCP run document, in its source's words ("a pi
+    session", "a directory"); None for a file the check speaks about (an OCP run, a broken one)."""
+    if os.path.isdir(path):
+        return DIRECTORY
+    return not_a_run(path, doc, err)
+
+
+def refusal(path: str, what: str) -> str:
+    """The one line ``check`` of a single file that is not an OCP run says (exit 2)."""
+    hint = DIRECTORY_HINT if what == DIRECTORY else "`check` checks OCP runs"
+    return f"{path} is {what}, not an OCP run document; {hint}"
 
 
 def check_files(
@@ -88,40 +99,64 @@ def check_files(
     return out
 
 
-def run(args: argparse.Namespace) -> int:
-    require_existing(args.files)
-    read = [_read(p) for p in args.files]
-    refuse_other_kinds(args.files, read)
-    name = ocp_check.checker_name()
-    if name != "loopmath":
-        print(f"loomtui: {ocp_check.INSTALL_HINT}", file=sys.stderr)
-        if name == "none":
-            print(f"loomtui: {ocp_check.NO_SCHEMA_HINT}", file=sys.stderr)
-    results = check_files(list(args.files), read)
-    failed = any(f.level == "error" for fs in results for f in fs)
-    if args.json:
-        doc = {
-            "checker": name,
-            "files": [
-                {
-                    "file": p,
-                    "errors": sum(f.level == "error" for f in fs),
-                    "warnings": sum(f.level != "error" for f in fs),
-                    "findings": [f._asdict() for f in fs],
-                }
-                for p, fs in zip(args.files, results)
-            ],
-        }
-        sys.stdout.write(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
-        return 1 if failed else 0
+Results = list[list[ocp_check.Finding] | None]  # per file; None: not checked (``others`` says why)
+
+
+def _json(name: str, paths: list[str], results: Results, others: dict[int, str]) -> str:
+    files: list[dict[str, Any]] = []
+    for i, (p, fs) in enumerate(zip(paths, results)):
+        if fs is None:
+            files.append({"file": p, "checked": False, "is": others[i], "errors": 0, "warnings": 0, "findings": []})
+            continue
+        files.append(
+            {
+                "file": p,
+                "checked": True,
+                "errors": sum(f.level == "error" for f in fs),
+                "warnings": sum(f.level != "error" for f in fs),
+                "findings": [f._asdict() for f in fs],
+            }
+        )
+    return json.dumps({"checker": name, "files": files}, indent=1, ensure_ascii=False) + "\n"
+
+
+def _lines(paths: list[str], results: Results, others: dict[int, str], quiet: bool) -> list[str]:
     lines: list[str] = []
-    for path, fs in zip(args.files, results):
-        if args.quiet and not fs:
+    for i, (path, fs) in enumerate(zip(paths, results)):
+        if fs is None:  # named even with -q: it was not checked
+            lines.append(f"SKIP  {path}  ({others[i]}, not an OCP run document: not checked)")
+            continue
+        if quiet and not fs:
             continue
         errors = sum(f.level == "error" for f in fs)
         counts = f"{counted(errors, 'error')}, {counted(len(fs) - errors, 'warning')}"
         lines.append(f"{'FAIL' if errors else 'PASS'}  {path}  ({counts})")
         lines.extend(f"  {f.level} {f.code} {f.path}: {f.message}" for f in fs)
-    if lines:
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Exit 1 when a checked file has an error; else 2 when a file was not an OCP run (alone it
+    is refused in one line; among several it is named in its line, not checked); else 0."""
+    require_existing(args.files)
+    paths = list(args.files)
+    read = [_read(p) for p in paths]
+    others = {i: what for i, (p, (doc, err)) in enumerate(zip(paths, read)) if (what := other_kind(p, doc, err))}
+    if len(paths) == 1 and others:
+        raise LoomError(refusal(paths[0], others[0]))
+    name = ocp_check.checker_name()
+    if name != "loopmath":
+        print(f"loomtui: {ocp_check.INSTALL_HINT}", file=sys.stderr)
+        if name == "none":
+            print(f"loomtui: {ocp_check.NO_SCHEMA_HINT}", file=sys.stderr)
+    runs = [i for i in range(len(paths)) if i not in others]  # checked together (cross-file rules)
+    checked = check_files([paths[i] for i in runs], [read[i] for i in runs])
+    results: Results = [None] * len(paths)
+    for i, findings in zip(runs, checked):
+        results[i] = findings
+    failed = any(f.level == "error" for fs in checked for f in fs)
+    if args.json:
+        sys.stdout.write(_json(name, paths, results, others))
+    elif lines := _lines(paths, results, others, args.quiet):
         sys.stdout.write("\n".join(lines) + "\n")
-    return 1 if failed else 0
+    return 1 if failed else 2 if others else 0

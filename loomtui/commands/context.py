@@ -69,13 +69,14 @@ def _system_text(m: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     sm = open_showing_progress(args.file)
-    check(args, sm)
     if not sm.source.leaf_moves:
         # an OCP run, the loom configuration map: rows of their own, no conversation for a model
+        # (said before ``check`` refuses their ``--leaf``)
         raise LoomError(
             f"{args.file} is {sm.source.a_name}, not a conversation: there is no context a model is sent "
             "(`context` shows what pi sends at a leaf of a session or loom)"
         )
+    check(args, sm)
     # one message decoded at a time: the path of a session of screenshots may be gigabytes
     plan = sm.session_context_plan(args.leaf)
     messages = (m for m in (item.message() for item in plan.items) if m is not None)

@@ -67,12 +67,13 @@ def run(args: argparse.Namespace) -> int:
     check_session_output(args.out)
     try:
         sm = open_showing_progress(args.file)
-        check(args, sm)
         # what the app's Ctrl+E says of a source with no branch to export (an OCP run, the loom
-        # map); an old pi file is refused by the export itself (migrate first)
+        # map), before ``check`` refuses their ``--leaf``; an old pi file is refused by the export
+        # itself (migrate first)
         refused = sm.source.export_refusal
         if refused is not None and not sm.source.is_pi_file:
             raise LoomError(f"{args.file}: {refused}")
+        check(args, sm)
         leaf = branch_end(sm, args)
         if leaf is None and isinstance(sm, AgentSession):
             raise LoomError(f"entry {args.fork} is the first message: there is nothing before it to export")

@@ -204,6 +204,8 @@ class Source:
     diagnostics_are: tuple[str, str] = ("line repaired or skipped", "lines repaired or skipped")
     entry_words: EntryWords | None = None
     parent: ParentSession | None = None
+    #: what the header's ``cwd`` is, in the source's words (the loom map's: the directory it reads)
+    cwd_word: str = "cwd"
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:

@@ -252,3 +252,49 @@ def test_export_openloom_refuses_a_tree_the_file_cannot_have(
     line = one_error_line(capsys)
     assert "--tree is for OpenLoom v2 documents" in line and f"{session} is a pi session" in line
     assert snapshot(tmp_path) == before
+
+
+MAP_DIR = Path(__file__).parents[1] / "formats" / "maitento" / "definitions"
+
+
+@needs_shared(SHARED / "ocp" / "minimal.ocp.json")
+@pytest.mark.parametrize(
+    ("command", "out"),
+    [
+        ("tree", None),
+        ("export-html", "p.html"),
+        ("context", None),
+        ("export-branch", "b.jsonl"),
+        ("export-openloom", "o.openloom.json"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("which", "leaf", "what"),
+    [
+        ("run", "a:G1.a1", "is an OCP run, which has no conversation leaf"),
+        ("map", "loom:11111111-2222-4333-8444-555555555555", "which has no conversation leaf"),
+    ],
+)
+def test_leaf_is_refused_where_the_file_has_no_conversation_leaf(
+    command: str,
+    out: str | None,
+    which: str,
+    leaf: str,
+    what: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An OCP run and the loom map keep their rows in the source's order: a `--leaf` reordered
+    the run's tree (or was ignored on the map); it is refused in the file's own words."""
+    path = SHARED / "ocp" / "minimal.ocp.json" if which == "run" else MAP_DIR
+    argv = [command, str(path), "--leaf", leaf] + (["-o", str(tmp_path / out)] if out else [])
+    before = snapshot(tmp_path)
+    assert main(argv) == 2
+    line = one_error_line(capsys)
+    if command == "context":  # it has nothing to show for such a file, with or without --leaf
+        assert "not a conversation: there is no context a model is sent" in line, line
+    elif command == "export-branch":  # nor a branch to export (the app's Ctrl+E says the same)
+        assert "not a conversation: it has no branch to export" in line, line
+    else:
+        assert line.startswith(f"loomtui: --leaf: {path} is ") and what in line, line
+    assert snapshot(tmp_path) == before

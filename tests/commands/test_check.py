@@ -178,3 +178,49 @@ def test_a_directory_is_a_usage_error_in_one_line(tmp_path: Path, capsys: pytest
         "(`loom-config` checks a directory's loom configurations)"
     ], captured.err
     assert "files only" not in captured.err
+
+
+@needs_shared()
+def test_among_several_files_one_that_is_not_a_run_is_named_and_the_others_are_checked(
+    write_session, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pi session or a directory among the files stopped the whole command (one line, exit 2):
+    every other result and a FAIL were lost, and `--json` printed nothing. Each such file is
+    named in its line (a record with `"checked": false`), the runs are checked, and the exit is
+    1 when a checked file fails, else 2 (a file was not a run)."""
+    user = {
+        "type": "message",
+        "id": "u1",
+        "parentId": None,
+        "timestamp": "2026-01-01T00:00:01.000Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    session = write_session([user], name="s.jsonl")
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    fail, ok = GOLDEN / "E191-fail.ocp.json", GOLDEN / "E191-pass.ocp.json"
+
+    assert main(["check", str(ok), str(session), str(fail), str(folder)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    heads = [line for line in out if not line.startswith("  ")]
+    assert heads == [
+        f"PASS  {ok}  (0 errors, 0 warnings)",
+        f"SKIP  {session}  (a pi session, not an OCP run document: not checked)",
+        f"FAIL  {fail}  (1 error, 0 warnings)",
+        f"SKIP  {folder}  (a directory, not an OCP run document: not checked)",
+    ]
+    assert main(["check", "-q", str(ok), str(session)]) == 2  # nothing failed; a file was not a run
+    assert capsys.readouterr().out.splitlines() == [
+        f"SKIP  {session}  (a pi session, not an OCP run document: not checked)"
+    ]
+
+    code, doc = check_json(capsys, folder, ok, session, fail)
+    assert code == 1
+    assert [(f["file"], f["checked"], f.get("is"), f["errors"]) for f in doc["files"]] == [
+        (str(folder), False, "a directory", 0),
+        (str(ok), True, None, 0),
+        (str(session), False, "a pi session", 0),
+        (str(fail), True, None, 1),
+    ]
+    code, doc = check_json(capsys, folder, ok)
+    assert code == 2 and [f["checked"] for f in doc["files"]] == [False, True]

@@ -67,7 +67,26 @@ def test_a_loom_without_token_counts_prints_no_zeros(tmp_path: Path, path: Path,
 def test_an_ocp_run_offers_no_branch_download(tmp_path: Path, path: Path) -> None:
     text = header(path, tmp_path)
     assert "OCP run" in text and " ocp " not in f" {text} " and "not in the file" not in text
-    assert "download branch" not in text and "download session file" in text
+    # the run's own file, named as the app names it (it said "download session file")
+    assert "download branch" not in text and "download the OCP run (.json)" in text
+    assert "session" not in text
+
+
+MAP_DIR = Path(__file__).parent / "maitento" / "definitions"
+
+
+def test_the_loom_map_offers_no_download_and_names_its_directory(tmp_path: Path) -> None:
+    """The map's page had a "download session (.jsonl)" button that downloaded an empty file (the
+    map has no file of its own and no record kept in one), and labelled its directory `cwd`."""
+    text = header(MAP_DIR, tmp_path)
+    assert "loom configuration map" in text
+    assert "download" not in text, text
+    assert f"directory {MAP_DIR}" in text and "cwd" not in text, text
+
+
+def test_a_pi_session_downloads_its_file_in_its_words(tmp_path: Path) -> None:
+    text = header(WEATHER, tmp_path)
+    assert "download the pi session (.jsonl)" in text and "cwd " in text
 
 
 @pytest.mark.parametrize(

@@ -437,7 +437,7 @@ def _page_parts(
         stats,
         len(manager.index.entries),
         no_system_context,
-        original is not None or manager.source_format == "pi",
+        download_words(manager, name, original),
     )
     try:
         head = header_html(*head_args)
@@ -518,10 +518,22 @@ def _page_facts(
         "chunks": n_chunks,
         "target": flat_pos.get(target_id, -1) if target_id is not None else -1,
         "headerLine": js_json(header),
-        "fileName": name if original is not None or manager.source_format == "pi" else _stem(name) + ".jsonl",
+        # the file the page holds the bytes of (a pi file's lines, a loom's original); else none,
+        # and the header offers no download of it
+        "fileName": name if original is not None or manager.source_format == "pi" else None,
         "branchName": _stem(name) + "-branch-LEAF.jsonl",
         "original": name if original is not None else None,
     }
+
+
+def download_words(manager: SessionManager, name: str, original: bytes | None) -> str | None:
+    """The file download's words, naming what was opened as the app does ("download the OCP run
+    (.json)"); None where the page holds no file's bytes (a pi file's lines, a loom's original):
+    the loom map has no file of its own, and its page no download of one."""
+    if original is None and manager.source_format != "pi":
+        return None
+    ext = os.path.splitext(name)[1]
+    return f"download the {manager.source.display_name}" + (f" ({ext})" if ext else "")
 
 
 def _stem(name: str) -> str:

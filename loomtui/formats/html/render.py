@@ -525,8 +525,8 @@ def _facts(
     """The header's line of facts: cwd, start, counts, the format, the figures it lacks."""
     h = manager.header if isinstance(manager.header, dict) else {}
     facts = []
-    if h.get("cwd"):
-        facts.append(f"cwd {h.get('cwd')}")
+    if h.get("cwd"):  # the map's is the directory it reads (``Source.cwd_word``)
+        facts.append(f"{manager.source.cwd_word} {h.get('cwd')}")
     if h.get("timestamp"):
         facts.append(f"started {_time(h.get('timestamp'))}")
     facts.append(counted(entries, "entry", "entries", thousands=True))
@@ -556,9 +556,9 @@ def _hidden_are(source: Source) -> str:
 
 
 def header_html(
-    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, has_file: bool
+    manager: SessionManager, title: Any, stats: Stats, entries: int, no_system_context: bool, download: str | None
 ) -> str:
-    """The page header: name, cwd, when, counts, tokens and cost per model, downloads."""
+    """The page header: name, cwd, when, counts, tokens and cost per model, downloads (``download_words``)."""
     source = manager.source
     models = stats.models
     # a figure the format does not keep is not a 0 (as `info` says it): no token columns where
@@ -594,7 +594,7 @@ def header_html(
         )
     if source.offers(EXPORT):  # the branch as JSON lines: not for a run, whose branch export is refused
         actions.insert(0, '<button class="btn" data-download="branch">download branch (.jsonl)</button>')
-    what = "download session file" if has_file else "download session (.jsonl)"
-    actions.insert(0, f'<button class="btn" data-download="file">{what}</button>')
+    if download is not None:
+        actions.insert(0, f'<button class="btn" data-download="file">{escape(download)}</button>')
     out.append(f'<div class="actions">{"".join(actions)}</div>')
     return "".join(out)
