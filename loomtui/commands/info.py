@@ -162,6 +162,7 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "formatName": sm.source.display_name,
         "version": sm.version,
         "header": sm.get_header(),
+        "cwdWord": sm.source.cwd_word,  # what the header's cwd is (the loom map: the directory read)
         "title": (sm.title or {}).get("title") if sm.title else None,
         "sessionName": sm.get_session_name(),
         "entryCount": len(entries),
@@ -351,7 +352,7 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("format", _format_text(s))
     out.row("session", h.get("id"))
     out.row("created", h.get("timestamp") or "no time (the file keeps none)")
-    out.row("cwd", h.get("cwd") or "(none)")
+    out.row(s.get("cwdWord", "cwd"), h.get("cwd") or "(none)")
     if h.get("parentSession") is not None:
         out.row("parent", h.get("parentSession"))
     if h.get("branchedFrom") is not None:

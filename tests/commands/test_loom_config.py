@@ -218,3 +218,6 @@ def test_a_huge_directory_is_refused_at_once_not_walked(
 def test_a_directory_of_loom_configurations_is_still_mapped_by_info(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run(capsys, "info", str(FIXTURES / "interactions"))
     assert code == 0 and "loom configuration map" in out
+    # the header's directory is named as what it is, as on the HTML page (not a session's cwd)
+    rows = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert "directory" in rows and "cwd" not in rows, out
