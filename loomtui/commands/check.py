@@ -34,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="print only files with findings")
     p.epilog = (
         "exit 1 if a checked file has an error; else 2 if a FILE is not an OCP run (a pi session, a "
-        "directory…: alone it is refused, among several it gets a SKIP line and is not checked); else 0"
+        "directory…) or does not exist: alone it is refused, among several it gets a SKIP line and is "
+        "not checked; else 0"
     )
 
 
@@ -69,12 +70,16 @@ def not_a_run(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
 
 #: what ``check DIR`` says of a directory (``loomtui DIR`` opens one, its loom configurations)
 DIRECTORY = "a directory"
+#: a FILE among several that is not there (alone it is refused, as by every command)
+MISSING = "a path that does not exist"
 DIRECTORY_HINT = "`check` checks OCP run files (`loom-config` checks a directory's loom configurations)"
 
 
 def other_kind(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
     """What ``path`` is when it is not an OCP run document, in its source's words ("a pi
     session", "a directory"); None for a file the check speaks about (an OCP run, a broken one)."""
+    if not os.path.lexists(path):
+        return MISSING
     if os.path.isdir(path):
         return DIRECTORY
     return not_a_run(path, doc, err)
@@ -124,7 +129,8 @@ def _lines(paths: list[str], results: Results, others: dict[int, str], quiet: bo
     lines: list[str] = []
     for i, (path, fs) in enumerate(zip(paths, results)):
         if fs is None:  # named even with -q: it was not checked
-            lines.append(f"SKIP  {path}  ({others[i]}, not an OCP run document: not checked)")
+            why = others[i] if others[i] == MISSING else f"{others[i]}, not an OCP run document"
+            lines.append(f"SKIP  {path}  ({why}: not checked)")
             continue
         if quiet and not fs:
             continue
@@ -138,8 +144,9 @@ def _lines(paths: list[str], results: Results, others: dict[int, str], quiet: bo
 def run(args: argparse.Namespace) -> int:
     """Exit 1 when a checked file has an error; else 2 when a file was not an OCP run (alone it
     is refused in one line; among several it is named in its line, not checked); else 0."""
-    require_existing(args.files)
     paths = list(args.files)
+    if len(paths) == 1:
+        require_existing(paths)  # among several, a missing one is named in its line instead
     read = [_read(p) for p in paths]
     others = {i: what for i, (p, (doc, err)) in enumerate(zip(paths, read)) if (what := other_kind(p, doc, err))}
     if len(paths) == 1 and others:

@@ -72,14 +72,13 @@ def test_broken_and_unreadable_files(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert codes == [["E010", "E160", "W180"], ["E001"], ["E001"]]
 
 
-def test_a_missing_file_is_refused_in_one_line_as_by_every_command(
+def test_a_missing_file_alone_is_refused_in_one_line_as_by_every_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A file that is not there is a mistake in the command line, not a finding about a
-    document: one line on stderr, exit 2, nothing checked (files that exist get their report)."""
-    good = tmp_path / "good.json"
-    good.write_text("{}")
-    assert main(["check", str(good), str(tmp_path / "absent.json")]) == 2
+    """A single FILE that is not there is a mistake in the command line, not a finding about a
+    document: one line on stderr, exit 2, nothing checked (among several it gets a SKIP line,
+    below)."""
+    assert main(["check", str(tmp_path / "absent.json")]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.splitlines() == [f"loomtui: cannot open {tmp_path / 'absent.json'}: No such file or directory"]
@@ -224,3 +223,23 @@ def test_among_several_files_one_that_is_not_a_run_is_named_and_the_others_are_c
     ]
     code, doc = check_json(capsys, folder, ok)
     assert code == 2 and [f["checked"] for f in doc["files"]] == [False, True]
+
+
+def test_among_several_files_one_that_does_not_exist_is_named_and_the_others_are_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A missing FILE among several stopped the whole command (``cannot open``, exit 2, nothing
+    on stdout even with ``--json``); it is named in its own line now, as a file that is not a run
+    is, and the others are checked. Alone it is still refused in one line."""
+    ok, missing = GOLDEN / "E191-pass.ocp.json", tmp_path / "nonexist.json"
+    assert main(["check", str(ok), str(missing)]) == 2
+    assert capsys.readouterr().out.splitlines() == [
+        f"PASS  {ok}  (0 errors, 0 warnings)",
+        f"SKIP  {missing}  (a path that does not exist: not checked)",
+    ]
+    code, doc = check_json(capsys, ok, missing)
+    assert code == 2
+    assert [(f["file"], f["checked"], f.get("is")) for f in doc["files"]] == [
+        (str(ok), True, None),
+        (str(missing), False, "a path that does not exist"),
+    ]

@@ -221,3 +221,7 @@ def test_a_directory_of_loom_configurations_is_still_mapped_by_info(capsys: pyte
     # the header's directory is named as what it is, as on the HTML page (not a session's cwd)
     rows = {line.split()[0]: line for line in out.splitlines() if line.strip()}
     assert "directory" in rows and "cwd" not in rows, out
+    # opened on one file, the map names that file as what it is, not as a directory
+    code, out, _err = run(capsys, "info", str(FIXTURES / "reference-request.json"))
+    rows = {line.split(None, 1)[0]: line for line in out.splitlines() if line.strip()}
+    assert code == 0 and "directory" not in rows and "config" in rows, out

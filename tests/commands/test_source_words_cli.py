@@ -32,7 +32,8 @@ def test_info_names_the_format_as_the_app_does(
         for line in _run(capsys, "info", str(shared_dir / "fixtures" / name)).splitlines()[:5]
     )
     assert rows["format"].strip() == words  # it read "ocp loom", "openloom-v2 loom"
-    assert rows["cwd"].strip()  # a loom keeps no cwd: "(none)", not a blank
+    where = "workspace" if name.startswith("ocp/") else "cwd"  # the run's own word for it
+    assert rows[where].strip()  # a loom keeps no cwd: "(none)", not a blank
 
 
 def test_context_counts_one_message_in_the_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -97,6 +98,8 @@ def test_info_on_an_ocp_run_prints_the_run_totals_not_pi_zeros(
     for pi_row in ("tokens", "cost", "models", "leaf"):
         assert pi_row not in rows, (pi_row, out)
     assert "$0.0000" not in out and "last entry in the file" not in out
+    # the run's ``workspace`` (not necessarily a path) is named as the run names it, not "cwd"
+    assert rows["workspace"] == "example-project" and "cwd" not in rows, out
 
 
 def test_info_on_a_socketteer_loom_says_its_figures_are_not_in_the_file(

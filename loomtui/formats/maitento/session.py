@@ -223,7 +223,7 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
         # rows (all of them custom messages), so its filter bar has the default mode alone
         actions=frozenset((LABEL,)),
         entry_words=MAP_WORDS,
-        cwd_word="directory",
+        cwd_word="directory" if os.path.isdir(path) else "config file",  # what the map was opened on
     )
     sm = LoomConfigMap.from_entries(header, entries, session_name="loom configurations", source=source, leaf=leaf)
     assert isinstance(sm, LoomConfigMap)

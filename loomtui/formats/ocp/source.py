@@ -37,6 +37,7 @@ RUN_SOURCE: dict[str, Any] = {
     "entry_words": OCP_WORDS,  # `info` counts nodes and attempts, not custom_message rows
     "enter_note": "Enter opens the agent session an attempt names; this row names none.",
     "resume_note": "resume the agent session an attempt names (Enter on the attempt opens it in the browser)",
+    "cwd_word": "workspace",  # the run's ``workspace`` (the header's cwd): not necessarily a path
 }
 
 
