@@ -95,6 +95,15 @@ def _unsupported(doc: Any) -> str:
 def open_any(path: str, tree_id: str | None = None) -> SessionManager:
     """Open ``path`` as a session, whatever loom format it holds (see the module doc)."""
     if os.path.isdir(path):
+        from loomtui.session.locations import discover
+
+        sessions = discover([path])
+        if sessions:  # as the browser takes it (its picker on them), never a map of something below
+            n = len(sessions)
+            raise SessionFormatError(
+                f"{path} is a directory of sessions ({n} session file{'s' if n != 1 else ''}): give one of them "
+                f"(`loomtui {path}` lists them to pick from)"
+            )
         found = maitento_session.open_map(path)
         if found is None:
             raise SessionFormatError(f"{path} is a directory without loom configurations, not a session or loom file")

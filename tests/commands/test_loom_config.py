@@ -225,3 +225,21 @@ def test_a_directory_of_loom_configurations_is_still_mapped_by_info(capsys: pyte
     code, out, _err = run(capsys, "info", str(FIXTURES / "reference-request.json"))
     rows = {line.split(None, 1)[0]: line for line in out.splitlines() if line.strip()}
     assert code == 0 and "directory" not in rows and "config" in rows, out
+
+
+def test_a_directory_of_sessions_is_not_mapped_for_a_loom_configuration_below_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``loomtui DIR`` lists the sessions in a directory that holds some; ``info``, ``tree`` and
+    ``export-html`` on the same directory showed the map of a Maitento file further below it
+    instead. They say what the directory is, as the browser takes it."""
+    import shutil
+
+    shutil.copy(FIXTURES / "reference-request.json", tmp_path / "reference-request.json")
+    (tmp_path / "s.jsonl").write_text(
+        '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}\n'
+    )
+    for command in ("info", "tree", "export-html"):
+        assert main([command, str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path} is a directory of sessions (1 session file)" in err, (command, err)
