@@ -24,7 +24,9 @@ class Tmux:
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "smoke")
 
-    def wait_for(self, text: str, timeout: float = 20.0) -> str:
+    def wait_for(self, text: str, timeout: float = 60.0) -> str:
+        """The screen once ``text`` is on it (a real app's start on a loaded CI machine has taken
+        over 20 s: the wait ends as soon as the text shows)."""
         shown = [""]
 
         def on_screen() -> bool:
