@@ -242,9 +242,10 @@ class Source:
 
     @property
     def has_leaf(self) -> bool:
-        """The session has a conversation leaf: the header names it and the tree marks its path
-        with pi's ``•``. False where the leaf does not move (``leaf_moves``: an OCP run, the loom
-        map), whose leaf only keeps the rows in the source's order."""
+        """The session is a conversation with a leaf: the header names it, the tree marks its path
+        with pi's ``•``, and ``diff`` and compare count its turns, messages and tool calls. False
+        where the leaf does not move (``leaf_moves``: an OCP run, the loom map), whose leaf only
+        keeps the rows in the source's order (those figures are said to be not counted, never 0)."""
         return self.leaf_moves
 
     @property
@@ -266,13 +267,6 @@ class Source:
         """``display_name`` with its article ("an OCP run", "a pi session")."""
         name = self.display_name
         return f"{'an' if name[:1].lower() in 'aeio' else 'a'} {name}"
-
-    @property
-    def is_conversation(self) -> bool:
-        """The entries are a conversation, whose turns, messages and tool calls are counted
-        (False where there is no conversation leaf: an OCP run, a loom configuration map;
-        ``diff`` and the compare screen say those figures are not counted, never a 0)."""
-        return self.leaf_moves
 
     @property
     def counts_cost(self) -> bool:

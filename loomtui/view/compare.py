@@ -129,7 +129,7 @@ def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = No
     b_items, tb = _items(eb, iter_loaded(manager, eb), home, start, timed, manager)
     for t in (ta, tb):
         t.usage_kept, t.cost_kept, t.timed = manager.source.keeps_usage, manager.source.counts_cost, timed
-        t.conversation, t.a_name = manager.source.is_conversation, manager.source.a_name
+        t.conversation, t.a_name = manager.source.has_leaf, manager.source.a_name
     return Comparison(ancestor, a_id, b_id, a_items, b_items, align(a_items, b_items), ta, tb)
 
 

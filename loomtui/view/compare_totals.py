@@ -28,7 +28,7 @@ class Totals:
     usage_kept: bool = True
     cost_kept: bool = True
     timed: bool = True
-    #: the entries are a conversation (``Source.is_conversation``): else only the entries are counted
+    #: the entries are a conversation (``Source.has_leaf``): else only the entries are counted
     conversation: bool = True
     #: whose figures are not counted, the source's name with its article ("an OCP run")
     a_name: str = "this file"

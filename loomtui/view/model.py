@@ -27,7 +27,7 @@ from loomtui.view.archive import ArchiveState, drop_archived, is_record
 from loomtui.view.compact import compact_prefix
 from loomtui.view.filter_modes import FILTER_MODES, FILTER_TAGS
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
-from loomtui.view.plain_rows import plain_rows
+from loomtui.view.plain_rows import marked_path, plain_rows
 from loomtui.view.printable import printable
 from loomtui.view.text import Segment, display_segments, format_label_time, search_text
 
@@ -153,7 +153,7 @@ class TreeModel(LoomState):
             segs.append(("accent", "⊞ "))
         if e.id == self.marked_id:
             segs.append(("warning", MARK))
-        if e in self.flat.active and self.manager.source.has_leaf:  # no "•" without a leaf
+        if e in marked_path(self):
             segs.append(("accent", "• "))
         if self.show_archived and e.id in self.archive.ids():
             segs.append(("muted", ARCHIVED_TAG))
