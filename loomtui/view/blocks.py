@@ -24,7 +24,7 @@ from typing import Any
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.session.source import PI
-from loomtui.view import context_blocks
+from loomtui.view import context_blocks, label_history
 from loomtui.view.block_types import (
     Block,
     Compaction,
@@ -532,7 +532,10 @@ def _label(ctx: _Context) -> list[Block]:
         line = ctx.one_line(t)
         if line is not None:
             desc += ": " + line
-    return [Title(f"label: {label}" if label else "label cleared", "warning"), Note(desc)]
+    if label:
+        return [Title(f"label: {label}", "warning"), Note(desc)]
+    title, note = label_history.cleared_words(ctx.manager.index, ctx.entry)
+    return [Title(title, "warning"), *([Note(note)] if note else []), Note(desc)]
 
 
 def _session_info(ctx: _Context) -> list[Block]:
