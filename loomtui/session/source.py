@@ -34,6 +34,9 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
 And how the app speaks of it, in its own words rather than pi's:
 
 * ``name``: what the user calls it ("pi session", "OCP run");
+* ``file_name``: what its file is, where the session is made of the file rather than being it
+  (the loom map of one configuration file: "loom configuration file"); empty: ``name``. The
+  HTML page's download of the file says it (``file_word``);
 * ``actions``: which of ``PERSIST``, ``EXPORT``, ``LABEL`` and ``PI_FILTERS`` it offers (None:
   what ``can_append``, ``saver`` and ``labels`` allow); the footer, the palette and the key
   bindings show only those (``offers``);
@@ -206,6 +209,8 @@ class Source:
     parent: ParentSession | None = None
     #: what the header's ``cwd`` is, in the source's words (the loom map's: the directory it reads)
     cwd_word: str = "cwd"
+    #: what its file is, where the session is made of it (the module doc); empty: ``name``
+    file_name: str = ""
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:
@@ -256,6 +261,11 @@ class Source:
     def display_name(self) -> str:
         """What the user calls it ("pi session", "OCP run")."""
         return self.name or f"{self.kind} file"
+
+    @property
+    def file_word(self) -> str:
+        """What its file is ("pi session", "loom configuration file"): ``file_name`` or the name."""
+        return self.file_name or self.display_name
 
     def diagnostics_said(self, n: int) -> str:
         """``n`` diagnostics in this source's words ("2 lines repaired or skipped")."""

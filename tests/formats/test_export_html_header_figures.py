@@ -6,6 +6,9 @@ session (their files keep no cost), 0 tokens and $0.0000 for socketteer and Open
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
 import re
 from pathlib import Path
 
@@ -82,6 +85,29 @@ def test_the_loom_map_offers_no_download_and_names_its_directory(tmp_path: Path)
     assert "loom configuration map" in text
     assert "download" not in text, text
     assert f"directory {MAP_DIR}" in text and "cwd" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("path", "ext"),
+    [
+        (Path(__file__).parent / "maitento" / "reference-request.json", ".json"),
+        (MAP_DIR / "support.loom", ".loom"),
+    ],
+)
+def test_the_map_of_one_file_downloads_the_file_in_its_words(tmp_path: Path, path: Path, ext: str) -> None:
+    """The map of one configuration file holds that file, and its button had said it downloads
+    "the loom configuration map"; the header still names the map it shows."""
+    text = header(path, tmp_path)
+    assert "loom configuration map" in text and f"config file {path}" in text, text
+    assert f"download the loom configuration file ({ext})" in text, text
+    assert "download the loom configuration map" not in text, text
+    page = (tmp_path / (path.name + ".html")).read_text(encoding="utf-8")
+    blob = re.search(r'id="d-side">([^<]*)<', page)
+    assert blob is not None
+    side = json.loads(gzip.decompress(base64.b64decode(blob.group(1))))
+    assert side["fileName"] == side["original"] == path.name  # the download is the file itself
+    orig = re.search(r'id="d-orig">([^<]*)<', page)
+    assert orig is not None and gzip.decompress(base64.b64decode(orig.group(1))) == path.read_bytes()
 
 
 def test_a_pi_session_downloads_its_file_in_its_words(tmp_path: Path) -> None:

@@ -527,13 +527,14 @@ def _page_facts(
 
 
 def download_words(manager: SessionManager, name: str, original: bytes | None) -> str | None:
-    """The file download's words, naming what was opened as the app does ("download the OCP run
+    """The file download's words, naming what the file is as the app does ("download the OCP run
+    (.json)"; the map of one loom configuration file: "download the loom configuration file
     (.json)"); None where the page holds no file's bytes (a pi file's lines, a loom's original):
-    the loom map has no file of its own, and its page no download of one."""
+    the map of a directory has no file of its own, and its page no download of one."""
     if original is None and manager.source_format != "pi":
         return None
     ext = os.path.splitext(name)[1]
-    return f"download the {manager.source.display_name}" + (f" ({ext})" if ext else "")
+    return f"download the {manager.source.file_word}" + (f" ({ext})" if ext else "")
 
 
 def _stem(name: str) -> str:

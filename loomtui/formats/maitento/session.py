@@ -224,6 +224,8 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
         actions=frozenset((LABEL,)),
         entry_words=MAP_WORDS,
         cwd_word="directory" if os.path.isdir(path) else "config file",  # what the map was opened on
+        # the file a one-file map is made of (its page downloads it); a directory's map has none
+        file_name="" if os.path.isdir(path) else "loom configuration file",
     )
     sm = LoomConfigMap.from_entries(header, entries, session_name="loom configurations", source=source, leaf=leaf)
     assert isinstance(sm, LoomConfigMap)
