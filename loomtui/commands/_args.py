@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from loomtui.session.errors import LoomError, cannot_open
@@ -38,6 +38,20 @@ def require_existing(paths: Iterable[str]) -> None:
     for path in paths:
         if not os.path.exists(path):
             raise LoomError(cannot_open(path))
+
+
+def file_kind(path: str, is_read_here: Callable[[SessionManager], bool]) -> str | None:
+    """What ``path`` is, in its source's words ("a pi session", "a Claude Code session"), when
+    loomtui opens it as something the command does not read (``is_read_here`` False): the one way
+    ``check`` and ``loom-config`` name a file given to the wrong command. None for what the
+    command reads and for a file loomtui opens as nothing (the command's findings speak)."""
+    from loomtui.formats.opening import open_session
+
+    try:
+        manager = open_session(path)
+    except Exception:  # nothing loomtui opens (or not now): the findings speak
+        return None
+    return None if is_read_here(manager) else manager.source.a_name
 
 
 #: the narrowest ``tree --width`` that still shows a row: the marker, a connector and some text

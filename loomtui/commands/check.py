@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from loomtui.commands._args import require_existing
+from loomtui.commands._args import file_kind, require_existing
 from loomtui.formats.base.common import MAX_DOCUMENT_BYTES, load_json
 from loomtui.formats.ocp import check as ocp_check
 from loomtui.session.errors import LoomError, SessionFormatError, cannot_open
@@ -59,13 +59,8 @@ def not_a_run(path: str, doc: Any, err: ocp_check.Finding | None) -> str | None:
     if (err is None and isinstance(doc, dict) and "ocp" in doc) or not os.path.isfile(path):
         return None
     from loomtui.formats.ocp.run import ocp_run
-    from loomtui.formats.opening import open_session
 
-    try:
-        manager = open_session(path)
-    except Exception:  # nothing loomtui opens (or not now): the findings speak
-        return None
-    return None if ocp_run(manager) is not None else manager.source.a_name
+    return file_kind(path, lambda manager: ocp_run(manager) is not None)
 
 
 #: what ``check DIR`` says of a directory (``loomtui DIR`` opens one, its loom configurations)

@@ -5,20 +5,25 @@ definition file with ``loom = { … }``, every such file below a directory): a t
 field | given | effective | why, then the findings, one line each with its JSON path. ``--map``
 prints which looms seed and feed which interactions instead. Exit status 1 when any finding is an
 error (docs/maitento-loom-config.md); a PATH that does not exist is refused first (one line, exit
-2), as by every command.
+2), as by every command, and so is a file named that holds no configuration and that loomtui
+reads as something else (a pi or Claude Code session, an OCP run…), named in its own words as
+``check`` names a file that is not an OCP run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TextIO
 
-from loomtui.commands._args import require_existing
+from loomtui.commands._args import file_kind, require_existing
 from loomtui.formats.maitento.map import build_map, counts, map_lines
 from loomtui.formats.maitento.read import Config, Item, read_paths
 from loomtui.formats.maitento.rules import ERROR
+from loomtui.formats.maitento.session import FORMAT
 from loomtui.formats.maitento.values import HugeInt
+from loomtui.session.errors import LoomError
 from loomtui.session.jsonvalue import dumps_bytes
 from loomtui.view.printable import printable
 from loomtui.view.words import counted
@@ -39,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     require_existing(args.paths)
     items = read_paths(args.paths)
+    refuse_other_kinds(args.paths, items)
     out = sys.stdout
     if args.map:
         m = build_map(items)
@@ -62,6 +68,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         write_tables(items, out)
     return 1 if any(f.level == ERROR for i in items for f in i.findings) else 0
+
+
+def refuse_other_kinds(paths: list[str], items: list[Item]) -> None:
+    """A file named on the command line without a configuration that loomtui reads as another
+    kind (a session, an OCP run) is the wrong argument: refused in one line (exit 2), not
+    reported as broken JSON."""
+    found = {i.source for i in items if isinstance(i, Config)}
+    for path in paths:
+        if path in found or not os.path.isfile(path):
+            continue
+        what = file_kind(path, lambda manager: manager.source.kind == FORMAT)
+        if what is not None:
+            raise LoomError(
+                f"{path} is {what}, not a loom configuration; `loom-config` reads Maitento loom "
+                "configurations (JSON, definition files, directories of them)"
+            )
 
 
 def json_text(value: object) -> str:

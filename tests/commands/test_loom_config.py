@@ -11,6 +11,9 @@ import pytest
 from loomtui.cli import main
 from loomtui.formats.maitento.map import build_map
 from loomtui.formats.maitento.read import read_paths
+from loomtui.session.locations import sample_dir
+from tests.shared_material import FIXTURES as SHARED_FIXTURES
+from tests.shared_material import shared_params
 
 FIXTURES = Path(__file__).parents[1] / "formats" / "maitento"
 LOOM = "3f2b8c1e-5d4a-4e6b-9c7d-2a1b0c9d8e7f"
@@ -243,3 +246,42 @@ def test_a_directory_of_sessions_is_not_mapped_for_a_loom_configuration_below_it
         assert main([command, str(tmp_path)]) == 2
         err = capsys.readouterr().err
         assert f"{tmp_path} is a directory of sessions (1 session file)" in err, (command, err)
+
+
+WEATHER = Path(sample_dir()) / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
+CLAUDE = SHARED_FIXTURES / "claude" / "claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+
+
+def _refused(path: Path, what: str) -> str:
+    return (
+        f"loomtui: {path} is {what}, not a loom configuration; `loom-config` reads Maitento loom "
+        "configurations (JSON, definition files, directories of them)"
+    )
+
+
+@pytest.mark.parametrize("flags", [(), ("--json",), ("--map",)])
+def test_a_pi_session_is_named_not_called_broken_json(
+    capsys: pytest.CaptureFixture[str], flags: tuple[str, ...]
+) -> None:
+    """`loom-config SESSION` said "not valid JSON … [not-json]" (exit 1): the file is named as
+    what it is, as `check` names a file that is not an OCP run, in one line, exit 2."""
+    code, out, err = run(capsys, "loom-config", str(WEATHER), *flags)
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [_refused(WEATHER, "a pi session")]
+    # among configurations it is refused too, as a missing PATH is (the wrong argument)
+    code, out, err = run(capsys, "loom-config", str(FIXTURES / "reference-request.json"), str(WEATHER), *flags)
+    assert (code, out) == (2, "") and err.splitlines() == [_refused(WEATHER, "a pi session")]
+
+
+@pytest.mark.parametrize("path", shared_params([CLAUDE]))
+def test_a_claude_code_session_is_named_not_called_broken_json(capsys: pytest.CaptureFixture[str], path: Path) -> None:
+    code, out, err = run(capsys, "loom-config", str(path))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [_refused(path, "a Claude Code session")]
+    assert "not-json" not in err and "not valid JSON" not in err
+
+
+def test_a_file_loomtui_opens_as_nothing_keeps_its_finding(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "definitions" / "notes.txt"
+    code, out, err = run(capsys, "loom-config", str(path))
+    assert code == 1 and err == "" and "[no-configuration]" in out
