@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     what = (
         f"appended {appended} to {plan.file}"
         if appended
-        else (f"wrote {plan.file}" if plan.export_from else f"{plan.file} already ends at {plan.leaf}")
+        else (f"wrote {plan.file}" if plan.export_from else f"{plan.file} already ends at {plan.leaf}{plan.ends_with}")
     )
     print(f"loomtui: {what}; running {plan.command_line()}", file=sys.stderr)
     sys.stdout.flush()

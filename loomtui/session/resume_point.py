@@ -8,6 +8,7 @@ context and its /tree hides them, so pi resumes there and nothing else changes.
 
 Which entry that is follows pi's /tree (navigateTree): a user message or a ``custom_message``
 resumes at its parent, its text going back into the editor; any other entry at itself.
+Whether pi already resumes there (nothing to append) is ``view/file_end.py``'s rule.
 """
 
 from __future__ import annotations
@@ -44,13 +45,6 @@ def resume_point(manager: SessionManager, entry_id: str) -> ResumePoint:
         content = msg.get("content") if isinstance(msg, dict) else None
         return ResumePoint(e.id, parent.id if parent is not None else None, content_text(content, None) or None)
     return ResumePoint(e.id, e.id, None)
-
-
-def resumes_at(manager: SessionManager, leaf: str) -> bool:
-    """pi already resumes at ``leaf``: the file ends there, or with a label entry on it."""
-    index = manager.index
-    last = index.by_id.get(index.leaf_id) if index.leaf_id is not None else None
-    return last is not None and (last.id == leaf or (last.parent_id == leaf and last.type == "label"))
 
 
 def resume_words(agent: str, path: str) -> list[str]:

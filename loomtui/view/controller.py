@@ -22,13 +22,14 @@ from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
-from loomtui.session.resume_point import persist_resume_point, resumes_at
+from loomtui.session.resume_point import persist_resume_point
 from loomtui.session.source import EXPORT, LABEL, PERSIST, PI, Lookup, Source
 from loomtui.view import flat as F
 from loomtui.view import session_header
 from loomtui.view.archive_intent import ArchiveIntents
 from loomtui.view.blocks import copy_text, message_copy_text
 from loomtui.view.bookmark_saving import BookmarkSaving
+from loomtui.view.file_end import ends_words, file_ends_at
 from loomtui.view.model import TreeModel
 from loomtui.view.omp import is_omp_session
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
@@ -299,15 +300,17 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
             )
         e = self.entry(leaf)
         shown = self.shown_leaf or leaf  # the header's and the palette's leaf
-        # the leaf the default filter does not show (a label or settings entry written last) is said beside it
-        unshown = f"{leaf}, which the default filter does not show" if shown != leaf else ""
-        if resumes_at(manager, leaf):
-            ends = f" (with {unshown})" if unshown else ""
+        ends = file_ends_at(manager, leaf)  # the one rule, resume's too
+        if ends is not None:
+            # what the file ends with after the header's leaf (a label or settings entry), said beside it
+            after = file_ends_at(manager, shown)
             return Outcome().note(
-                f"{self.agent} already resumes at {shown}: the file ends there{ends}. Nothing written."
+                f"{self.agent} already resumes at {shown}: the file ends there"
+                f"{ends_words(ends if after is None else after)}. Nothing written."
             )
         if e is None:
             return Outcome()
+        unshown = shown != leaf  # the leaf the default filter does not show
         label = manager.get_label(leaf)
         what = f"re-stating its label [{label}]" if label is not None else "without a label"
         on = f"{leaf} (after the leaf {shown}; the default filter does not show {leaf})" if unshown else leaf

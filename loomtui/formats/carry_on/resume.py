@@ -3,7 +3,8 @@ command line, the directory it runs in), then the writes. Running the agent is t
 ``commands/resume.py`` and the app (``app/screens/agent_tools.py``); nothing here starts a process.
 
 * pi and oh-my-pi: the resume point (``session/resume_point.py``, pi's /tree rule) is persisted
-  the way Ctrl+S persists the leaf (one label entry, unless the file already ends there), then
+  the way Ctrl+S persists the leaf (one label entry, unless the file already ends there: Ctrl+S's
+  rule, ``view/file_end.py``), then
   ``pi --session FILE`` (omp: ``omp --resume FILE``, which omp 18.3.4 opens as a path when it holds
   a ``/`` or ends in ``.jsonl``) runs in the session's working directory. A user message resumes
   at its parent; its text goes back into the agent's editor (``pi_editor``).
@@ -30,8 +31,9 @@ from loomtui.session.agent_commands import ENV_NAMES, OMP, PI, AgentCommand, age
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
-from loomtui.session.resume_point import persist_entry, persist_resume_point, resume_point, resume_words, resumes_at
+from loomtui.session.resume_point import persist_entry, persist_resume_point, resume_point, resume_words
 from loomtui.session.source import EXPORT, Source
+from loomtui.view.file_end import ends_words, file_ends_at
 from loomtui.view.omp import is_omp_session
 
 
@@ -46,6 +48,8 @@ class ResumePlan:
     command: AgentCommand
     #: pi / omp: the label entry appended to ``file`` (None: the file already ends at ``leaf``)
     append: dict[str, Any] | None = None
+    #: pi / omp, nothing appended: what the file ends with after ``leaf``, in words ("" for nothing)
+    ends_with: str = ""
     #: Claude Code / Codex: the original file; ``file`` is the export written first
     export_from: str | None = None
     new_id: str | None = None
@@ -67,7 +71,7 @@ class ResumePlan:
         elif self.export_from is not None:
             out.append(f"write {self.file} (the branch ending at {self.leaf}; {self.export_from} is not written)")
         else:
-            out.append(f"append nothing: {self.file} already ends at {self.leaf}")
+            out.append(f"append nothing: {self.file} already ends at {self.leaf}{self.ends_with}")
         out.append(f"run: {self.command_line()}")
         out.append(f"in: {self.cwd or os.getcwd()}")
         out.extend(self.notes)
@@ -128,8 +132,11 @@ def plan_resume(manager: SessionManager, entry_id: str, env: Mapping[str, str] |
         command,
         editor_text=point.editor_text,
     )
-    if not resumes_at(manager, point.leaf):
+    ends = file_ends_at(manager, point.leaf)  # Ctrl+S's rule
+    if ends is None:
         plan.append = persist_entry(manager, point.leaf)
+    else:
+        plan.ends_with = ends_words(ends)
     if point.leaf != entry_id:
         plan.notes.append(f"{entry_id} is a user message: {agent} resumes at its parent {point.leaf}")
     if point.editor_text is not None:
