@@ -148,15 +148,17 @@ async def test_a_missing_agent_is_said_as_the_dialog_opens(session: Path, monkey
         await pilot.press("alt+w")
         await pilot.pause()
         dialog = app.screen
-        assert isinstance(dialog, ConfirmDialog) and "Resume pi at a2" in dialog.title_text
+        assert isinstance(dialog, ConfirmDialog) and dialog.title_text == "Cannot resume pi at a2"
         said = str(dialog.query_one("#unavailable", Static).render())
         assert "'loomtui-test-no-such-pi' is not found" in said and "--session" in said, said
-        assert dialog.query_one("#yes", Button).disabled
+        # no Resume button, disabled or not: only Close
+        assert [str(b.label) for b in dialog.query(Button)] == ["Close"]
+        assert dialog.body.startswith("Once pi can run, resuming here would:\nappend to ")
         assert "steps aside" not in dialog.body  # no promise of a run that cannot happen
         await pilot.press("y")  # nothing to confirm
         await pilot.pause()
         assert app.screen is dialog and not any("Back from the agent" in n for n in notices(app))
-        await pilot.press("enter")  # on Cancel, which has the focus
+        await pilot.press("enter")  # on Close, which has the focus
         await pilot.pause()
         assert app.screen is screen
     assert session.read_bytes() == before
@@ -184,12 +186,12 @@ async def test_the_omp_sample_without_omp_says_so_as_the_dialog_opens(
         await pilot.press("alt+w")
         await pilot.pause()
         dialog = app.screen
-        assert isinstance(dialog, ConfirmDialog) and dialog.title_text.startswith("Resume omp at ")
+        assert isinstance(dialog, ConfirmDialog) and dialog.title_text.startswith("Cannot resume omp at ")
         said = str(dialog.query_one("#unavailable", Static).render())
         # nothing was tried yet: what will happen, not what did
         assert said.startswith("Cannot run omp: 'omp' is not found") and said.endswith("nothing will be written."), said
         assert "nothing was written" not in said
-        assert dialog.query_one("#yes", Button).disabled
+        assert [str(b.label) for b in dialog.query(Button)] == ["Close"]
     assert path.read_bytes() == before
 
 

@@ -131,10 +131,12 @@ class AgentTools(_Base):
             self.notify(sentence(str(exc)), title="Resume: not done", severity="warning", timeout=8)
             return
         # the program is looked for as the dialog opens (as `resume --dry-run` does): a missing
-        # one is said up front, with no Resume to press
+        # one is said up front, the plan shown as what a run would do, with only Close to press
         missing = plan.missing_program("nothing will be written")  # nothing was tried yet
         body = "\n".join(plan.describe())
-        if missing is None:
+        if missing is not None:
+            body = f"Once {plan.agent} can run, resuming here would:\n{body}"
+        else:
             body += (
                 f"\n\nloomtui steps aside while {plan.agent} runs in this terminal and "
                 "comes back to this session when it exits."
@@ -145,7 +147,7 @@ class AgentTools(_Base):
                 self.resume_with(plan)
 
         dialog = ConfirmDialog(
-            f"Resume {plan.agent} at {entry_id}?",
+            f"Resume {plan.agent} at {entry_id}?" if missing is None else f"Cannot resume {plan.agent} at {entry_id}",
             body,
             "Resume",
             unavailable=None if missing is None else sentence(missing),

@@ -97,7 +97,7 @@ class LabelDialog(Dialog[str | None]):
 class ConfirmDialog(Dialog[bool]):
     """A yes/no question (Enter/y confirms, Esc/n cancels). With ``unavailable`` (why it cannot
     be done, known as the dialog opens: the agent's program is not installed) the reason is
-    shown and the confirm button is disabled; only Cancel answers."""
+    shown and there is nothing to confirm: no confirm button, only Close."""
 
     BINDINGS = [
         Binding("escape,n", "answer(False)", "cancel", show=False),
@@ -118,8 +118,11 @@ class ConfirmDialog(Dialog[bool]):
             if self.unavailable:
                 yield Static(Text(printable(self.unavailable, keep_lines=True)), classes="error", id="unavailable")
             with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="no")
-                yield Button(self.confirm, id="yes", variant="primary", disabled=bool(self.unavailable))
+                if self.unavailable:
+                    yield Button("Close", id="no", variant="primary")
+                else:
+                    yield Button("Cancel", id="no")
+                    yield Button(self.confirm, id="yes", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#no" if self.unavailable else "#yes", Button).focus()
