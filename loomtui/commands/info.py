@@ -28,6 +28,7 @@ from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
 from loomtui.session.reader import decode_line
 from loomtui.session.source import PI
+from loomtui.view.file_end import marked_leaf
 from loomtui.view.omp import is_omp_session
 from loomtui.view.printable import printable
 from loomtui.view.words import counted
@@ -205,6 +206,8 @@ def _source_facts(sm: SessionManager, summary: dict[str, Any]) -> None:
     summary["cacheWriteInFile"] = summary["usageInFile"] and sm.source.keeps_cache_write
     # the leaf in the source's words; none where Enter moves no leaf (an OCP run, the loom map)
     summary["leafRule"] = sm.source.leaf_rule if sm.source.leaf_moves else None
+    # the entry the app's tree marks and its header names as the leaf (view/file_end.py)
+    summary["markedLeafId"] = marked_leaf(sm, sm.get_leaf_id()) if sm.source.leaf_moves else None
     run = ocp_run(sm)
     if run is not None:
         from loomtui.formats.ocp.detail import run_summary
@@ -396,6 +399,10 @@ def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
     leaf, rule = s["leafId"], s.get("leafRule")
     if rule:
         out.row("leaf", f"{leaf} ({rule})" if leaf else "(none)")
+        marked = s.get("markedLeafId")
+        if leaf and marked and marked != leaf:
+            # the app names the nearest entry the default filter shows: said here, so both agree
+            out.append(f"{'':<14}the app marks {marked}, the last entry before it that the default filter shows")
     out.row("leaves", _ends(s["leaves"], s.get("subagentLeaves") or [], "end"))
     bps = s["branchPoints"]
     if not bps:

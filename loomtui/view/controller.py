@@ -149,7 +149,9 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
 
     def header(self, shown_path: str) -> session_header.Header:
         """The header bar, laid out by width (``Header.fit``)."""
-        return session_header.header(self.manager, self.source, shown_path, self.shown_leaf, self.leaf_moved)
+        return session_header.header(
+            self.manager, self.source, shown_path, self.shown_leaf, self.leaf_moved, self.model.leaf_id
+        )
 
     def opening_notices(self, diagnostics_key: str = "") -> list[Notice]:
         """What is said once when the session opens (``view/session_header.py``)."""

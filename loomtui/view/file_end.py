@@ -11,6 +11,8 @@ setting: the file does not end before one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from loomtui.session.entries import Entry
 from loomtui.session.manager import SessionManager
 from loomtui.view import flat as F
@@ -40,6 +42,29 @@ def file_ends_at(manager: SessionManager, leaf: str | None) -> list[Entry] | Non
         return None
     after.reverse()
     return after
+
+
+def marked_leaf(
+    manager: SessionManager, leaf: str | None, class_of: Callable[[Entry], int] | None = None
+) -> str | None:
+    """The entry the tree marks as the leaf and the header names, in every filter: ``leaf``
+    itself, or, when the default filter does not show it (a label or settings entry written
+    last), its nearest ancestor that filter shows. ``class_of``: each entry's visibility class
+    (the tree's own, ``Flat.classes``; else ``flat.visibility_class`` with ``leaf`` as the leaf)."""
+    by_id = manager.index.by_id
+    cur = by_id.get(leaf) if leaf is not None else None
+    if class_of is None:
+        kinds = _kinds(manager)
+
+        def class_of(e: Entry) -> int:
+            return F.visibility_class(e, leaf, kinds)
+
+    allowed = F.MODE_CLASSES["default"]
+    while cur is not None:
+        if class_of(cur) in allowed:
+            return cur.id
+        cur = manager.index.parent_of(cur)
+    return leaf
 
 
 def _kinds(manager: SessionManager) -> frozenset[str]:

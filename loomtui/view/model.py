@@ -25,6 +25,7 @@ from loomtui.view import layout as L
 from loomtui.view import omp
 from loomtui.view.archive import ArchiveState, drop_archived, is_record
 from loomtui.view.compact import compact_prefix
+from loomtui.view.file_end import marked_leaf
 from loomtui.view.filter_modes import FILTER_MODES, FILTER_TAGS
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK, LoomState
 from loomtui.view.plain_rows import marked_path, plain_rows
@@ -317,15 +318,13 @@ class TreeModel(LoomState):
         that filter hides it (a label or settings entry written last), its nearest ancestor the
         filter shows. The header, the palette and Ctrl+S name it (in the user-only filter the
         tree marks the leaf's nearest user message, where pi does not resume)."""
-        allowed = F.MODE_CLASSES["default"]
-        by_id = self.index.by_id
-        cur = by_id.get(self.leaf_id) if self.leaf_id is not None else None
-        while cur is not None:
-            p = self.flat.position(cur.id)
-            if p is not None and self.flat.classes[p] in allowed:
-                return cur.id
-            cur = self.index.parent_of(cur)
-        return self.leaf_id
+        flat = self.flat
+
+        def class_of(e: Entry) -> int:
+            p = flat.position(e.id)
+            return flat.classes[p] if p is not None else F.NEVER
+
+        return marked_leaf(self.manager, self.leaf_id, class_of)  # `loomtui info` names it too
 
     def set_leaf(self, leaf_id: str | None) -> None:
         """Re-root the view on another leaf (active path and branch order change)."""

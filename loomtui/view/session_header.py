@@ -77,10 +77,20 @@ def _tail(text: str, width: int) -> str:
     return tail[cut:] if 0 <= cut < len(tail) - 8 else tail
 
 
-def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> Header:
+def header(
+    manager: SessionManager,
+    src: Source,
+    shown_path: str,
+    leaf: str | None,
+    leaf_moved: bool,
+    file_leaf: str | None = None,
+) -> Header:
     """The header bar: name, where, size, read-only, diagnostics, tokens, the leaf (where pi
     resumes, in every filter: ``SessionController.shown_leaf``, which the palette and Ctrl+S name
-    too; none where the source has no conversation leaf, ``Source.has_leaf``)."""
+    too; none where the source has no conversation leaf, ``Source.has_leaf``). ``file_leaf``: the
+    leaf itself; where the header names another entry (the leaf is a label or settings entry the
+    default filter does not show) and the leaf is the file's last entry, the bar names that last
+    entry too: where pi resumes, the commands' default leaf (``loomtui info`` says both)."""
     name = manager.get_session_name()
     title = manager.title.get("title") if isinstance(manager.title, dict) else None
     base = os.path.basename(shown_path)
@@ -92,8 +102,10 @@ def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | No
         read_only = f"{src.display_name}, read-only"
     n = len(manager.diagnostics)
     usage = header_usage(manager)
-    if leaf is not None and len(leaf) > 12:
-        leaf = leaf[:8] + "…"  # a uuid (Claude Code, OCP): its prefix, so the file's name keeps its room
+    ends = ""
+    if not leaf_moved and file_leaf is not None and file_leaf != leaf and file_leaf == manager.index.leaf_id:
+        ends = f" (last entry {_short(file_leaf)})"
+    leaf = _short(leaf)
     return Header(
         printable(label),
         printable(shown_path if label != base else os.path.dirname(shown_path)),
@@ -102,8 +114,13 @@ def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | No
         f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts
         # a source without a conversation leaf (an OCP run, the loom map) names none
-        printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ''}") if src.has_leaf else "",
+        printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ends}") if src.has_leaf else "",
     )
+
+
+def _short(entry_id: str | None) -> str | None:
+    """A uuid (Claude Code, OCP) as its prefix, so the file's name keeps its room."""
+    return entry_id[:8] + "…" if entry_id is not None and len(entry_id) > 12 else entry_id
 
 
 def title_parts(manager: SessionManager, src: Source, shown_path: str, leaf: str | None, leaf_moved: bool) -> list[str]:

@@ -26,6 +26,8 @@ SAMPLE = (
 FILTERS = {"default": "ctrl+d", "no-tools": "ctrl+t", "user-only": "ctrl+u", "labeled-only": "ctrl+l", "all": "ctrl+a"}
 #: the sample's last conversation entry (a session_info and a label entry follow it)
 RESUMES_AT = "8e4f5a6c"
+#: the sample's last entry (the label entry), which the header names beside it
+LAST_ENTRY = "a6f7a8ba"
 #: an entry on another branch, an assistant message (hidden by the user-only filter)
 OTHER = "d9e8f7a6"
 
@@ -55,7 +57,7 @@ async def test_the_leaf_named_is_where_pi_resumes_in_every_filter(tmp_path: Path
     async with app.run_test(size=(160, 40)) as pilot:
         screen = await browser(pilot)
         await _filter(pilot, screen, mode)
-        assert screen.controller.header(screen.path).leaf == f"leaf {RESUMES_AT}"
+        assert screen.controller.header(screen.path).leaf == f"leaf {RESUMES_AT} (last entry {LAST_ENTRY})"
         assert _persist_title(screen) == f"persist the leaf ({RESUMES_AT}) so pi resumes there…"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: any("already resumes" in n for n in notices(app)), what="Ctrl+S's notice")

@@ -121,16 +121,16 @@ def _ends_with_a_label(path: Path) -> Path:
 
 
 async def test_the_header_the_palette_and_ctrl_s_name_the_same_leaf(tmp_path: Path) -> None:
-    """The header names the leaf the tree marks (r1, not the label entry l1 after it); the
-    palette's persist entry and Ctrl+S's notice name that same entry, and nothing is written:
-    pi already resumes there."""
+    """The header names the leaf the tree marks (r1, the label entry l1 after it only as the
+    file's last entry); the palette's persist entry and Ctrl+S's notice name that same entry,
+    and nothing is written: pi already resumes there."""
     path = _ends_with_a_label(tmp_path / "label-last.jsonl")
     data = path.read_bytes()
     app = make_app(path)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await browser(pilot)
-        assert screen.controller.header(screen.path).leaf == "leaf r1"
-        await until(pilot, lambda: "leaf r1" in screen_text(app), what="the header's leaf")
+        assert screen.controller.header(screen.path).leaf == "leaf r1 (last entry l1)"
+        await until(pilot, lambda: "leaf r1 (last entry l1)" in screen_text(app), what="the header's leaf")
         titles = [title for title, _cb, _help in LoomCommands(screen).commands()]
         persist = [t for t in titles if t.startswith("persist the leaf")]
         assert persist == ["persist the leaf (r1) so pi resumes there…"], persist
