@@ -4,18 +4,21 @@ Appends to B's branch one pi ``branch_summary`` entry (``fromId`` A) whose summa
 digest of A made from the compare model (``formats/carry_on/carry.py``): pi resumed on B sends it to the
 model. Only pi and omp sessions are written; a Claude Code or Codex session takes ``--export``,
 which writes B's branch as a new pi session first and carries onto that. Prints the file and
-the new entry's id. A refusal is one line, exit 2, nothing written.
+the new entry's id (``FILE<TAB>ID``, for scripts) and, on stderr, what was done. A refusal is one line, exit 2, nothing written.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from loomtui.commands._args import resolve_id
 from loomtui.commands.progress import open_showing_progress
-from loomtui.formats.carry_on.carry import apply_carry, plan_carry
+from loomtui.formats.carry_on.carry import CarryPlan, apply_carry, plan_carry
+from loomtui.formats.carry_on.resume import pi_agent
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
+from loomtui.session.manager import SessionManager
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,4 +57,19 @@ def run(args: argparse.Namespace) -> int:
             f"cannot write {plan.file or plan.export_dir}: {exc.strerror or exc}; nothing was written"
         ) from None
     print(f"{path}\t{new_id}")
+    print(f"loomtui: {_done(sm, plan, path, new_id)}", file=sys.stderr)  # stdout stays FILE<TAB>ID
     return 0
+
+
+def _done(sm: SessionManager, plan: CarryPlan, path: str, new_id: str) -> str:
+    """What the carry did, in words."""
+    carried = f"carried from the branch ending at {plan.a_id}"
+    if plan.export_dir is not None:
+        return (
+            f"wrote {path}, a pi copy of the branch ending at {plan.onto}, ending with the branch summary "
+            f"{new_id} ({carried}); pi resumes it there and sends the summary to the model"
+        )
+    return (
+        f"appended the branch summary {new_id} to {path}, onto {plan.onto} ({carried}); "
+        f"{pi_agent(sm)} now resumes there and sends the summary to the model"
+    )

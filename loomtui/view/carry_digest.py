@@ -51,5 +51,5 @@ def branch_digest(manager: SessionManager, a_id: str, b_id: str) -> str:
         out.append("Files touched: " + ", ".join(t.files[:20]) + more)
     out += _listed("Errors:", [f"{i.head}: {_one_line(i.text)}" for i in items if i.error])
     out += _last_answer(items)
-    out.append("Totals: " + "; ".join(t.lines()))
+    out.append(f"Totals: {t.said()}.")
     return "\n".join(out)

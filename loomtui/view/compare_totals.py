@@ -83,6 +83,32 @@ class Totals:
             f"{counted(len(self.files), 'file')} touched" + (f": {files}" if files else ""),
         ]
 
+    def said(self) -> str:
+        """The totals as one line of prose, for the carried digest (``view/carry_digest.py``):
+        whole words ("1 user message"), figures the format does not keep left out, and no
+        bare zeros where nothing was counted ("no tokens recorded", "no files touched")."""
+        if not self.conversation:
+            return "; ".join(self.lines())
+        talk = ", ".join(
+            [
+                counted(self.turns, "turn"),
+                counted(self.user_messages, "user message"),
+                counted(self.tool_calls, "tool call"),
+                counted(self.errors, "error"),
+            ]
+        )
+        parts = [talk]
+        if self.usage_kept:
+            spent = f"{format_tokens(self.tokens)} tokens" if self.tokens else "no tokens recorded"
+            if self.cost_kept and (self.tokens or self.cost):
+                spent += f", ${self.cost:.4f}"
+            parts.append(spent)
+        if self.timed:
+            parts.append(f"{format_duration(self.wall_ms)} of wall time")
+        files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
+        parts.append(f"{counted(len(self.files), 'file')} touched: {files}" if files else "no files touched")
+        return "; ".join(parts)
+
 
 #: what only a conversation has (``Totals.conversation``), as ``diff``'s totals name them
 CONVERSATION_FIGURES = ("turns", "user messages", "tool calls", "errors", "files touched")
