@@ -93,6 +93,36 @@ async def test_detail_pane_filters_and_search(tmp_path: Path) -> None:
 
 
 @needs_shared()
+async def test_a_run_filter_has_one_spelling_in_the_bar_and_the_position_tag() -> None:
+    """Ctrl+O onto a model filter: the bar said ``model:claude-opus-5-5``, the tag under the
+    tree ``[model claude-opus-5-5]``; every run filter's tag is now its name in the bar."""
+    app = make_app(OCP_DIR / "v0.3" / "swarm.ocp.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        assert model is not None
+        seen: list[str] = []
+        for _ in range(len(model.modes)):
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: model.mode not in seen, what="the next filter")
+            seen.append(model.mode)
+            if model.mode == "default":
+                continue
+            tag = f"[{model.mode}]"
+            assert model.footer().endswith(" " + tag)
+
+            def shown(tag: str = tag) -> bool:
+                # the position line: the whole tag, or its start cut with … on that one line
+                last = screen_text(app).splitlines()[-1]
+                whole = last.endswith(tag)
+                return whole or (last.endswith("…") and tag.startswith(last.rsplit(") ", 1)[-1][:-1]))
+
+            await until(pilot, shown, what=f"the tag of {model.mode}")
+            assert f" {model.mode} " in screen_text(app).splitlines()[1]  # the bar's name
+        assert "model:claude-opus-5-5" in seen and "in-flight" in seen
+
+
+@needs_shared()
 async def test_findings_show_on_their_rows(tmp_path: Path) -> None:
     app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
     async with app.run_test(size=(160, 40)) as pilot:
