@@ -164,6 +164,7 @@ def summarize(sm: SessionManager) -> dict[str, Any]:
         "version": sm.version,
         "header": sm.get_header(),
         "cwdWord": sm.source.cwd_word,  # what the header's cwd is (the loom map: the directory read)
+        "idWord": sm.source.id_word,  # what the header's id is (an OCP run: the run's id)
         "title": (sm.title or {}).get("title") if sm.title else None,
         "sessionName": sm.get_session_name(),
         "entryCount": len(entries),
@@ -353,7 +354,7 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     h = s["header"] or {}
     out.row("file", s["file"] or "(in memory)")
     out.row("format", _format_text(s))
-    out.row("session", h.get("id"))
+    out.row(s.get("idWord", "session"), h.get("id"))
     out.row("created", h.get("timestamp") or "no time (the file keeps none)")
     out.row(s.get("cwdWord", "cwd"), h.get("cwd") or "(none)")
     if h.get("parentSession") is not None:

@@ -60,6 +60,9 @@ class SessionSummary:
     partial: bool = False
     #: what one of these is called where they are counted ("3 sessions"; an OCP run: "run")
     noun: str = "session"
+    #: what the picker shows instead of the message and branch point counts, where those are
+    #: not what the file holds (an OCP run: its attempts' status counts and cost)
+    figures: str | None = None
 
     @property
     def title(self) -> str:

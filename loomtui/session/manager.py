@@ -274,7 +274,8 @@ class SessionManager:
         (its last entry, where pi resumes), whatever the in-memory leaf is. pi takes the last
         entry as its leaf and leaves labels out of the context, so pi resumes the same
         conversation. The in-memory leaf stays where the user moved it (or follows the file when
-        it was not moved)."""
+        it was not moved). A label kept in memory (a loom's bookmark, a run's or a map's label)
+        is no entry of the session: the leaf stays where it was, so no row moves."""
         if target_id not in self.index.by_id:
             raise LoomError(f"entry {target_id} not found")
         entry: dict[str, Any] = {"type": "label", **self._base(), "targetId": target_id}
@@ -282,7 +283,7 @@ class SessionManager:
             entry["label"] = label
         leaf, moved = self._leaf, self._leaf_moved
         new_id = self._append(entry, on_file_leaf=True)
-        if moved:
+        if moved or self.path is None:
             self._leaf, self._leaf_moved = leaf, True
         return new_id
 

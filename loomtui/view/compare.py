@@ -89,7 +89,22 @@ class Comparison:
         return all(p.status == SAME for p in self.pairs)
 
     def changed_count(self) -> int:
+        """The pairs that differ: changed ones and entries on one side only."""
         return sum(1 for p in self.pairs if p.status != SAME)
+
+    def counts_text(self) -> str:
+        """The compare header's counts: "3 changed · 28 only in A · 0 identical". An entry on
+        one side only is not called changed; a kind of difference that is absent is left out
+        ("0 changed" where there is none at all), the identical count is always there."""
+        n = {SAME: 0, CHANGED: 0, ONLY_A: 0, ONLY_B: 0}
+        for p in self.pairs:
+            n[p.status] += 1
+        parts = [
+            f"{n[k]:,} {words}"
+            for k, words in ((CHANGED, "changed"), (ONLY_A, "only in A"), (ONLY_B, "only in B"))
+            if n[k]
+        ]
+        return " · ".join([*(parts or ["0 changed"]), f"{n[SAME]:,} identical"])
 
     def blocks(self, context: int = 2, unfolded: Iterable[int] = ()) -> list[int | Fold]:
         """The pairs to show: indices into ``pairs``, with long identical runs as ``Fold``s.

@@ -447,4 +447,19 @@ async def test_the_compare_header_writes_big_counts_with_thousands(tmp_path: Pat
         await select(pilot, screen, "e0000001")
         await pilot.press("alt+m", "end", "alt+c")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
-        assert "1,198 changed · 0 identical" in screen_text(app)
+        assert "1,198 only in B · 0 identical" in screen_text(app)
+
+
+async def test_the_compare_header_counts_entries_on_one_side_apart_from_changed_ones(tmp_path: Path) -> None:
+    """The sample's [done] branch against its aborted reply: 28 entries are only in A, 2 pairs
+    differ; "30 changed" called every one of them changed."""
+    sample = Path(__file__).resolve().parents[2] / "sample_sessions"
+    path = tmp_path / "w.jsonl"
+    path.write_bytes(next(sample.glob("2026-03-02T09-14-05-120Z_5b0c1e2a-*.jsonl")).read_bytes())
+    app = make_app(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        screen.open_compare("8e4f5a6c", "d9e8f7a6")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the compare screen")
+        await until(pilot, lambda: "from b71e09aa" in screen_text(app), what="the compare header")
+        assert "from b71e09aa · 2 changed · 28 only in A · 0 identical" in screen_text(app)

@@ -93,6 +93,36 @@ async def test_detail_pane_filters_and_search(tmp_path: Path) -> None:
 
 
 @needs_shared()
+async def test_a_run_filter_has_one_spelling_in_the_bar_and_the_position_tag() -> None:
+    """Ctrl+O onto a model filter: the bar said ``model:claude-opus-5-5``, the tag under the
+    tree ``[model claude-opus-5-5]``; every run filter's tag is now its name in the bar."""
+    app = make_app(OCP_DIR / "v0.3" / "swarm.ocp.json")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        model = screen.model
+        assert model is not None
+        seen: list[str] = []
+        for _ in range(len(model.modes)):
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: model.mode not in seen, what="the next filter")
+            seen.append(model.mode)
+            if model.mode == "default":
+                continue
+            tag = f"[{model.mode}]"
+            assert model.footer().endswith(" " + tag)
+
+            def shown(tag: str = tag) -> bool:
+                # the position line: the whole tag, or its start cut with … on that one line
+                last = screen_text(app).splitlines()[-1]
+                whole = last.endswith(tag)
+                return whole or (last.endswith("…") and tag.startswith(last.rsplit(") ", 1)[-1][:-1]))
+
+            await until(pilot, shown, what=f"the tag of {model.mode}")
+            assert f" {model.mode} " in screen_text(app).splitlines()[1]  # the bar's name
+        assert "model:claude-opus-5-5" in seen and "in-flight" in seen
+
+
+@needs_shared()
 async def test_findings_show_on_their_rows(tmp_path: Path) -> None:
     app = make_app(OCP_DIR / "golden" / "broken-tier.ocp.json")
     async with app.run_test(size=(160, 40)) as pilot:
@@ -121,11 +151,17 @@ async def test_picker_lists_runs_under_runs_dir(tmp_path: Path) -> None:
         picker = app.screen
         assert isinstance(picker, PickerScreen)
         titles = {s.title for s in picker.sessions}
-        assert any(t.startswith("run run-review-loop-01") and "5✓ 1✗ 1⊘ 1▶" in t for t in titles)
-        assert any(t.startswith("run run_ex_best_of_n") and "$2.25" in t for t in titles)
+        assert any(t.startswith("run run-review-loop-01") for t in titles)
         assert not any("not" in t for t in titles)
-        text = screen_text(app)
-        assert "run run-review-loop-01" in text
+        # the status counts and cost sit where a session's message and branch counts do: the
+        # attempt count under "msgs" and a "·" under "branches" were a session's words
+        lines = screen_text(app).splitlines()
+        review = next(line for line in lines if "run run-review-loop-01" in line)
+        best = next(line for line in lines if "run run_ex_best_of_n" in line)
+        header = next(line for line in lines if line.rstrip().endswith("branches"))
+        assert review.rstrip().endswith("5✓ 1✗ 1⊘ 1▶") and best.rstrip().endswith("$2.25")
+        assert len(best.rstrip()) == len(header.rstrip())  # ending under the columns' end
+        assert "·" not in best.rstrip()[-10:]
 
 
 @needs_shared()

@@ -34,6 +34,8 @@ def test_info_names_the_format_as_the_app_does(
     assert rows["format"].strip() == words  # it read "ocp loom", "openloom-v2 loom"
     where = "workspace" if name.startswith("ocp/") else "cwd"  # the run's own word for it
     assert rows[where].strip()  # a loom keeps no cwd: "(none)", not a blank
+    ident = "run" if name.startswith("ocp/") else "session"  # it labelled the run id "session"
+    assert rows[ident].strip() and (ident == "session" or "session" not in rows)
 
 
 def test_context_counts_one_message_in_the_singular(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

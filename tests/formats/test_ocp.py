@@ -153,7 +153,7 @@ def test_filters_fit_runs() -> None:
     assert codex == ["run", "n:S-rev", "a:S-rev.a1", "n:S-ext", "a:S-ext.a1"]
     m = TreeModel(sm)
     m.set_filter("failed")
-    assert m.footer().endswith("[failed/rejected]")
+    assert m.footer().endswith("[failed]")
 
 
 def test_per_model_modes_are_made_when_first_listed_or_chosen() -> None:

@@ -254,8 +254,6 @@ class CompareScreen(Screen[str | None]):
     def _update_head(self) -> None:
         cmp = self.cmp
         anc = cmp.ancestor
-        changes = cmp.changed_count()
-        same = len(cmp.pairs) - changes
         width = max(20, self.size.width - 2)
         # each branch's title in its half of the line, cut with … (a long one wrapped the line)
         half = (width - 3) // 2
@@ -277,7 +275,7 @@ class CompareScreen(Screen[str | None]):
         for side, eid in (("A", cmp.a_id), ("B", cmp.b_id)):
             if anc is not None and anc.id == eid:
                 where += f" ({side} is the common ancestor: nothing after it)"
-        head.append(f"{where} · {changes:,} changed · {same:,} identical", style="dim")
+        head.append(f"{where} · {cmp.counts_text()}", style="dim")
         self.query_one("#cmp-head", Static).update(head)
         hints = [
             (5, "↑↓ move"),

@@ -112,6 +112,20 @@ def _right_columns(width: int) -> tuple[tuple[int, str], ...]:
     return ()
 
 
+#: the count columns, which a summary's ``figures`` replace (an OCP run: status counts, cost)
+COUNT_COLUMNS = frozenset(("msgs", "branches"))
+
+
+def _cells(right: tuple[tuple[int, str], ...], values: dict[str, str], figures: str | None) -> str:
+    """The right-hand cells of a row: each column's value, or ``figures`` across the count
+    columns (right-aligned, taking room from the title when it is wider than they are)."""
+    if figures is None or not any(name in COUNT_COLUMNS for _w, name in right):
+        return "".join(f"{values[name]:>{w}}" for w, name in right)
+    dates = "".join(f"{values[name]:>{w}}" for w, name in right if name not in COUNT_COLUMNS)
+    room = sum(w for w, name in right if name in COUNT_COLUMNS)
+    return dates + " " * max(2, room - cell_len(figures)) + figures
+
+
 class SessionList(ScrollView, can_focus=False):
     """Rows of the picker; the screen moves the cursor (the filter input keeps the focus)."""
 
@@ -301,7 +315,7 @@ class SessionList(ScrollView, can_focus=False):
             if s.branch_count
             else "·",
         }
-        cells = "".join(f"{values[name]:>{w}}" for w, name in right)
+        cells = _cells(right, values, s.figures)
         title_w = max(1, width - 2 - len(cells))
         indent = ""
         fork_style = self.get_component_rich_style("session-list--fork")

@@ -586,7 +586,7 @@
 
   // ---------------------------------------------------------------- events
   function setMode(m) {
-    if (!D.filters[m]) return;  // a mode this page does not have (an OCP run has only default)
+    if (!D.filters[m]) return;  // a mode this page does not have (the loom map has only default)
     mode = m;
     folded.clear();
     for (const b of $("modes").children) b.setAttribute("aria-checked", String(b.dataset.mode === m));

@@ -1,6 +1,7 @@
 """The sidebar of the HTML export: loomtui's /tree rows, serialised for the page.
 
-The page never lays rows out for the five filter modes itself: for each mode it gets the rows
+The page never lays rows out for the filter modes itself (pi's five, or a source's own: an OCP
+run's): for each mode it gets the rows
 exactly as ``TreeModel`` (the rules `loomtui tree` prints) makes them — flat positions, the
 prefix (indentation, gutters, connectors) and whether a row can fold. Per entry it gets the
 styled one-line text, the searchable text and the label, once. Only a search has to be laid
@@ -15,7 +16,7 @@ from typing import Any
 
 from loomtui.session.jsstr import js_string
 from loomtui.view import layout as L
-from loomtui.view.filter_modes import FILTER_MODES, FILTER_TAGS
+from loomtui.view.filter_modes import FILTER_TAGS
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_segments, search_text
 
@@ -111,7 +112,9 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
             labels[str(p)] = js_string(label)
     prefixes: dict[str, int] = {}
     keep = (model.mode, model.query, set(model.folded))
-    modes = [mode for mode in FILTER_MODES if model.has_mode(mode)]  # an OCP run: default only
+    # the modes the browser offers: pi's five, or default and the source's own (an OCP run's
+    # failed, gates, in-flight, findings, one per model and per harness)
+    modes = list(model.modes)
     filters = {mode: filter_rows(model, mode, prefixes) for mode in modes}
     model.set_filter(keep[0])
     if keep[1]:
@@ -131,5 +134,5 @@ def sidebar_data(model: TreeModel) -> dict[str, Any]:
         "prefixes": list(prefixes),
         "filters": filters,
         "modes": modes,
-        "tags": [FILTER_TAGS[m] for m in modes],
+        "tags": [FILTER_TAGS[m] if m in FILTER_TAGS else model.extra_filters[m][0] for m in modes],
     }

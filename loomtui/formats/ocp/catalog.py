@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from loomtui.formats.base.common import load_json, parse_iso
 from loomtui.formats.ocp import text as T
@@ -19,6 +20,9 @@ from loomtui.session.catalog import SessionSummary, SummaryCache, cache_path, li
 from loomtui.session.errors import SessionFormatError
 from loomtui.session.fileio import open_regular_file, referenced_path
 from loomtui.session.locations import default_session_dirs
+
+if TYPE_CHECKING:
+    from loomtui.formats.ocp.run import OcpRun
 
 #: a larger file must name its ``ocp`` version near the top to be read as a run
 SNIFF_BYTES = 65536
@@ -81,16 +85,7 @@ def summarize_run(path: str) -> SessionSummary | None:
 
     run = read_run(doc, path)
     t = T.run_totals(run)
-    parts = [f"run {T.run_name(run)}"]
-    task = T.task_of(run)
-    if task:
-        parts.append(f"task {task}")
-    parts.append(f"{len(run.nodes)} node{'' if len(run.nodes) == 1 else 's'}")
-    if t.attempts:
-        parts.append(t.counts_text())
-    cost = t.cost_text()
-    if cost:
-        parts.append(cost)
+    name, figures = _run_words(run, t)
     r = run.run
     started = parse_iso(r.get("started_at"))
     ended = parse_iso(r.get("ended_at"))
@@ -105,7 +100,7 @@ def summarize_run(path: str) -> SessionSummary | None:
         path=os.path.abspath(path),
         id=str(r.get("id") or ""),
         cwd=f"{RUNS_PROJECT}: {workspace}" if isinstance(workspace, str) and workspace else RUNS_PROJECT,
-        name=" · ".join(parts),
+        name=name,
         first_message=T._s(r.get("title"), 200) or "(OCP run)",
         created=created,
         modified=modified,
@@ -117,7 +112,25 @@ def summarize_run(path: str) -> SessionSummary | None:
         size=len(data),
         tool="ocp",
         noun="run",
+        figures=figures,
     )
+
+
+def _run_words(run: OcpRun, t: T.Totals) -> tuple[str, str]:
+    """A run's row: its name (run id and title, task, nodes, tokens), and its figures, the
+    status counts and the cost, which stand in the picker's count columns where a session has
+    its message and branch point counts."""
+    parts = [f"run {T.run_name(run)}"]
+    task = T.task_of(run)
+    if task:
+        parts.append(f"task {task}")
+    parts.append(f"{len(run.nodes)} node{'' if len(run.nodes) == 1 else 's'}")
+    if t.tokens:
+        parts.append(T.tokens_text(t.tokens) + " tok")
+    figures = [t.counts_text() if t.attempts else "no attempts"]
+    if t.priced:
+        figures.append(t.usd_text())
+    return " · ".join(parts), "  ".join(figures)
 
 
 def list_runs(dirs: Iterable[str], cache: SummaryCache | bool = True) -> list[SessionSummary]:

@@ -68,6 +68,12 @@ def _finding_rows(run: OcpRun) -> frozenset[str]:
     return frozenset(ids)
 
 
+def _tag(mode: str) -> str:
+    """A mode's footer tag: its name as the filter bar and ``--filter`` spell it (pi's tags are
+    its bar's names too), so one filter has one spelling."""
+    return f" [{mode}]"
+
+
 def filters(run: OcpRun) -> Mapping[str, tuple[str, Any]]:
     """Filter mode -> (footer tag, function giving the entry ids it shows): failed and
     rejected attempts, gates, work in flight, findings, one mode per model and per harness.
@@ -84,12 +90,12 @@ class RunFilters(Mapping[str, tuple[str, Any]]):
     def __init__(self, run: OcpRun) -> None:
         self._run = run
         self._fixed: dict[str, tuple[str, Any]] = {
-            "failed": (" [failed/rejected]", lambda: _failed_rows(run)),
-            "gates": (" [gates]", lambda: _gate_rows(run)),
-            "in-flight": (" [in flight]", lambda: _in_flight_rows(run)),
+            "failed": (_tag("failed"), lambda: _failed_rows(run)),
+            "gates": (_tag("gates"), lambda: _gate_rows(run)),
+            "in-flight": (_tag("in-flight"), lambda: _in_flight_rows(run)),
         }
         if run.findings:
-            self._fixed["findings"] = (" [findings]", lambda: _finding_rows(run))
+            self._fixed["findings"] = (_tag("findings"), lambda: _finding_rows(run))
         self._all: dict[str, tuple[str, Any]] | None = None
 
     def _every(self) -> dict[str, tuple[str, Any]]:
@@ -129,7 +135,7 @@ def _named_modes(run: OcpRun) -> dict[str, tuple[str, Any]]:
         return lambda: _attempt_rows(run, [aid for aid, f in run.facts.items() if f[field] == value])
 
     for m in sorted(models):
-        out[f"model:{m}"] = (f" [model {m}]", by(3, m))
+        out[f"model:{m}"] = (_tag(f"model:{m}"), by(3, m))
     for h in sorted(harnesses):
-        out[f"harness:{h}"] = (f" [harness {h}]", by(4, h))
+        out[f"harness:{h}"] = (_tag(f"harness:{h}"), by(4, h))
     return out

@@ -38,6 +38,7 @@ RUN_SOURCE: dict[str, Any] = {
     "enter_note": "Enter opens the agent session an attempt names; this row names none.",
     "resume_note": "resume the agent session an attempt names (Enter on the attempt opens it in the browser)",
     "cwd_word": "workspace",  # the run's ``workspace`` (the header's cwd): not necessarily a path
+    "id_word": "run",  # the header's id is the run's id
 }
 
 

@@ -154,10 +154,14 @@ class Totals:
     priced: int = 0
     statuses: Counter[str] = field(default_factory=Counter)
 
+    def usd_text(self) -> str:
+        """The cost in USD, ``+`` where some attempts have none; empty when none has one."""
+        return f"${self.usd:.2f}" + ("+" if self.priced < self.attempts else "") if self.priced else ""
+
     def cost_text(self) -> str:
         parts = []
         if self.priced:
-            parts.append(f"${self.usd:.2f}" + ("+" if self.priced < self.attempts else ""))
+            parts.append(self.usd_text())
         if self.tokens:
             parts.append(tokens_text(self.tokens) + " tok")
         return " · ".join(parts)
