@@ -354,7 +354,8 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     h = s["header"] or {}
     out.row("file", s["file"] or "(in memory)")
     out.row("format", _format_text(s))
-    out.row(s.get("idWord", "session"), h.get("id"))
+    if s.get("idWord", "session"):  # a source whose id is made up (the loom map) prints none
+        out.row(s.get("idWord", "session"), h.get("id"))
     out.row("created", h.get("timestamp") or "no time (the file keeps none)")
     out.row(s.get("cwdWord", "cwd"), h.get("cwd") or "(none)")
     if h.get("parentSession") is not None:

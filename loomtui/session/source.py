@@ -209,7 +209,8 @@ class Source:
     parent: ParentSession | None = None
     #: what the header's ``cwd`` is, in the source's words (the loom map's: the directory it reads)
     cwd_word: str = "cwd"
-    #: what the header's ``id`` is, in the source's words (an OCP run's: the run's id)
+    #: what the header's ``id`` is, in the source's words (an OCP run's: the run's id; empty: a
+    #: made-up id that `info` leaves out)
     id_word: str = "session"
     #: what its file is, where the session is made of it (the module doc); empty: ``name``
     file_name: str = ""

@@ -370,3 +370,11 @@ def test_info_on_claude_keeps_its_cache_write(
     path = tmp_path / name
     shutil.copyfile(shared_dir / "fixtures/claude" / name, path)
     assert "cache write" in _rows(_run(capsys, "info", str(path)))["tokens"]
+
+
+def test_info_on_the_loom_map_names_no_made_up_session_id(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = Path(__file__).parents[1] / "formats" / "maitento"
+    out = _run(capsys, "info", str(folder))
+    firsts = [line.split(None, 1)[0] for line in out.splitlines()[:6] if line.strip()]
+    assert "session" not in firsts and "loom-config-map" not in out  # it printed "session  loom-config-map"
+    assert "directory" in firsts

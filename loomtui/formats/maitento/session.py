@@ -223,6 +223,7 @@ def map_session(items: list[Item], path: str) -> LoomConfigMap:
         # rows (all of them custom messages), so its filter bar has the default mode alone
         actions=frozenset((LABEL,)),
         entry_words=MAP_WORDS,
+        id_word="",  # the map's id is made up here, not read from any file: `info` names none
         cwd_word="directory" if os.path.isdir(path) else "config file",  # what the map was opened on
         # the file a one-file map is made of (its page downloads it); a directory's map has none
         file_name="" if os.path.isdir(path) else "loom configuration file",
