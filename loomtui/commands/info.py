@@ -365,7 +365,7 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
 def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
     inline = s.get("inlineSubagentEntries") or 0
     if inline:
-        # the file's entries, and the rows the tree (and the app's header) shows: each inline
+        # the file's entries (the app's header's count), and the rows the tree shows: each inline
         # subagent run is one row there, opened from it; the kinds below are the rows'
         runs = s["inlineSubagentRuns"]
         out.row(

@@ -92,12 +92,18 @@ def header(manager: SessionManager, src: Source, shown_path: str, leaf: str | No
         read_only = f"{src.display_name}, read-only"
     n = len(manager.diagnostics)
     usage = header_usage(manager)
+    n_entries = manager.entry_count
+    rows = len(manager.index.entries)
+    # more entries than rows: another tool's inline subagent runs, one row each (``info`` says both)
+    entries = counted(n_entries, "entry", "entries", thousands=True)
+    if n_entries > rows:
+        entries += f" ({counted(rows, 'row', thousands=True)})"
     if leaf is not None and len(leaf) > 12:
         leaf = leaf[:8] + "…"  # a uuid (Claude Code, OCP): its prefix, so the file's name keeps its room
     return Header(
         printable(label),
         printable(shown_path if label != base else os.path.dirname(shown_path)),
-        counted(manager.entry_count, "entry", "entries", thousands=True),
+        entries,
         read_only,
         f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts

@@ -222,6 +222,7 @@ class AgentSession(SessionManager):
             entry_words=source.entry_words,
             export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
             parent=source.parent,
+            file_usage=self._file_usage,
         )
 
     # reading ------------------------------------------------------------------------------
@@ -248,6 +249,19 @@ class AgentSession(SessionManager):
         if len(self._cache) > 512:
             self._cache.popitem(last=False)
         return full  # type: ignore[no-any-return]
+
+    def _file_usage(self) -> dict[str, int]:
+        """The tokens of every API response the file holds, inline subagent runs' too (``info``)."""
+        self.agent.ensure()
+        return dict(self.agent.extra.get("usage") or {})
+
+    @property
+    def entry_count(self) -> int:
+        """The file's entries, as ``info`` counts them: an inline subagent run's, which the tree
+        shows as one row, each counted."""
+        shown = self.index.by_id
+        inline = (v for v in self.agent.subagents.values() if v.path == self.agent.path and v.entry_id in shown)
+        return len(self.index.entries) + sum(max(v.entries - 1, 0) for v in inline)
 
     def tool_call_view(self, name: Any, args: Any) -> tuple[Any, Any]:
         tools = tools_of(self.agent.tool)
