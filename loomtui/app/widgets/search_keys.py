@@ -8,18 +8,51 @@ the characters the widget typed at once, and the bound keys, run later, after ch
 came behind them (``summary`` became ``suarymm`` while ``m`` was bound). Here a bound key runs in
 the widget, at once (``run_binding``), and a character always types (``typed_character``), so
 every key of a burst takes effect in the order it came.
+
+A key that never types puts no text in: an Alt key the widget has no binding for is not typed as
+its letter (``SearchInput``), and ESC with a digit or a punctuation mark (what xterm, tmux and the
+Linux console send for Alt+1, Alt+.) is read as that Alt key (``read_alt_sequences_as_alt``), not
+as the character macOS's Option makes of it nor as the bare mark. Those characters typed as such
+(a UK keyboard's "£", Option+1's "¡" where Option is not Meta) still go in.
 """
 
 from __future__ import annotations
 
+import string
+from dataclasses import dataclass
 from typing import cast
 
 from textual import events
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual.keys import _character_to_key
 from textual.widget import Widget
 from textual.widgets import Input
 
 #: keys with these modifiers never type (Textual reports Alt+m as ``alt+m`` with character ``m``)
 MODIFIERS = ("ctrl+", "alt+", "super+", "meta+", "hyper+")
+
+#: ESC and a character that ends as the Alt key of it here: the digits, and the punctuation
+#: that starts no sequence of its own (not CSI ``[``, OSC ``]``, ST ``\\``, PM ``^``, APC ``_``)
+ALT_CHARACTERS = "1234567890§" + "".join(c for c in string.punctuation if c not in "[]\\^_")
+
+
+@dataclass(frozen=True)
+class _Key:
+    """A key as Textual's table of escape sequences names one (its ``Keys`` have a ``value``)."""
+
+    value: str
+
+
+def read_alt_sequences_as_alt() -> None:
+    """ESC and a digit or punctuation mark is that Alt key (``alt+1``, ``alt+full_stop``), with
+    no character: Textual's table reads ESC and a digit, "-", "=" or "§" as the character
+    macOS's Option makes (Alt+1 typed "¡"), and ESC and another mark as the bare mark (Alt+.
+    typed ".")."""
+    for ch in ALT_CHARACTERS:
+        ANSI_SEQUENCES_KEYS[f"\x1b{ch}"] = (_Key(f"alt+{_character_to_key(ch)}"),)  # type: ignore[assignment]
+
+
+read_alt_sequences_as_alt()
 
 
 def typed_character(event: events.Key) -> str | None:
@@ -101,8 +134,9 @@ class SearchInput(Input, inherit_bindings=False):
     BINDINGS = list(Input.BINDINGS)
 
     async def _on_key(self, event: events.Key) -> None:
-        if typed_character(event) is None:
-            await run_binding(self, event)  # else Input types it, at once
+        if typed_character(event) is None:  # else Input types it, at once
+            if not await run_binding(self, event) and event.is_printable:
+                event.prevent_default()  # an unbound Alt+letter: Input would type the letter
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()
