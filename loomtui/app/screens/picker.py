@@ -150,6 +150,7 @@ class PickerScreen(Screen[None]):
         if self._loaded_once:
             self.load()
 
+    @on(SessionList.WidthChanged)  # the list's scrollbar came or went: the columns follow its rows
     def on_resize(self) -> None:
         self._columns()
 
