@@ -26,6 +26,7 @@ from loomtui.formats.sources import listers, picker_tags
 from loomtui.session.catalog import SessionSummary
 from loomtui.session.fulltext import SearchHit
 from loomtui.view.printable import printable
+from loomtui.view.search_words import hit_head
 from loomtui.view.words import counted
 
 PROJECT = "project"
@@ -275,7 +276,7 @@ class SessionList(ScrollView, can_focus=False):
             assert hit is not None
             segs = [
                 Segment("      ", base + cursor),
-                Segment(f"{hit.role or 'entry'}: ", base + muted + cursor),
+                Segment(clean(hit_head(hit.role, hit.name)), base + muted + cursor),
                 Segment(clean(hit.snippet), base + self.get_component_rich_style("session-list--hit") + cursor),
             ]
         elif row.kind in (MORE, NOTE):
