@@ -418,6 +418,18 @@ class AgentSession(SessionManager):
         s, shown = self.agent.stats, self.index.by_id
         return [r for r in s.get("roots", []) if r not in shown], [x for x in s.get("leaves", []) if x not in shown]
 
+    def _subagent_forks(self, file_forks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rows the tree forks at (a fold) because a subagent run's row is one of their
+        children, where the file itself does not fork, in file order, with their child counts."""
+        children, by_id = self.index.child_lists(), self.index.by_id
+        forks = {b.get("id") for b in file_forks}
+        rows = {by_id[k].parent_id for k in self.agent.subagents if k in by_id}
+        return [
+            {"id": e.id, "children": len(children[e.id])}
+            for e in self.index.entries
+            if e.id in rows and e.id not in forks and len(children.get(e.id, ())) > 1
+        ]
+
     def elsewhere(self, given: str) -> str | None:
         """A root or leaf of the file that the tree does not show is in an inline subagent run."""
         roots, leaves = self._ends_not_shown()
@@ -447,6 +459,8 @@ class AgentSession(SessionManager):
             "subagentRoots": hidden_roots,
             "subagentLeaves": hidden_leaves,
             "branchPoints": list(s.get("branchPoints", [])),
+            # where the tree forks only because a subagent run's row hangs beside the conversation
+            "subagentBranchPoints": self._subagent_forks(s.get("branchPoints", [])),
             "entryCount": s.get("entries", len(self.index.entries)),
             # the entries of inline subagent runs, each run one row of the tree (``treeRows``)
             "inlineSubagentRuns": len(inline),
