@@ -31,6 +31,7 @@ async def test_alt_digits_never_type_into_the_tree_s_search(fixture_copy) -> Non
         _terminal(app, "ca")
         for alt in ("\x1b1", "\x1b2", "\x1b0", "\x1b-", "\x1b=", "\x1b.", "\x1b?"):
             _terminal(app, alt)
+        _terminal(app, "\x1bq\x1bv\x1by\x1b \x1bQ")  # unbound Alt keys in one read (a held key repeats so)
         _terminal(app, "che")
         await until(pilot, lambda: len(model.query) >= 5, what="the typed letters to reach the search")
         await settled(pilot)
@@ -50,6 +51,7 @@ async def test_alt_letters_and_digits_never_type_into_the_picker_s_filter(env: P
         _terminal(app, "se")
         for alt in ("\x1bx", "\x1bq", "\x1b1", "\x1bK", "\x1b/"):
             _terminal(app, alt)
+        _terminal(app, "\x1bx\x1bq\x1b1")  # in one read: "^x" and "^q" went in
         _terminal(app, "t")
         await until(pilot, lambda: len(picker.input.value) >= 3, what="the typed letters to reach the filter")
         await settled(pilot)
