@@ -462,27 +462,14 @@ def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str 
 #: Alt keys a terminal sends as ESC and a character that Textual reads as another key, so a
 #: binding on them never fires: ESC b and ESC f are iTerm's natural-editing Ctrl+← / Ctrl+→
 #: (what xterm and tmux send for Alt+B and Alt+F), ESC DEL is Ctrl+W, ESC Tab is Shift+Tab, ESC
-#: ESC is Esc, and ESC with a digit, "-", "=" or "§" is the character macOS's Option makes
-#: (tests/app/test_keys.py checks this against Textual's own table)
+#: ESC is Esc (tests/app/test_keys.py checks this against Textual's own table; ESC and a digit or
+#: punctuation mark is that Alt key: ``widgets/search_keys.read_alt_sequences_as_alt``)
 NEVER_DELIVERED: dict[str, str] = {
     "alt+b": "ctrl+left",
     "alt+f": "ctrl+right",
     "alt+backspace": "ctrl+w",
     "alt+tab": "shift+tab",
     "alt+escape": "escape",
-    "alt+section_sign": "§",
-    "alt+1": "¡",
-    "alt+2": "™",
-    "alt+3": "£",
-    "alt+4": "¢",
-    "alt+5": "∞",
-    "alt+6": "§",
-    "alt+7": "¶",
-    "alt+8": "•",
-    "alt+9": "ª",
-    "alt+0": "º",
-    "alt+minus": "–",
-    "alt+equals_sign": "≠",
 }
 
 #: where every printable key types into the tree's search (the browser and what it contains)

@@ -42,6 +42,14 @@ class SessionActivated(Message):
         self.row = row
 
 
+class SessionListWidth(Message):
+    """The picker's rows are drawn in another width (a resize, the scrollbar coming or going):
+    the column header is laid out again in it."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SessionListWidth)
+
+
 class SessionOpened(Message):
     """A browser has loaded and shown its session (the app starts following the file)."""
 

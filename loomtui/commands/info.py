@@ -370,7 +370,7 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
 def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
     inline = s.get("inlineSubagentEntries") or 0
     if inline:
-        # the file's entries, and the rows the tree (and the app's header) shows: each inline
+        # the file's entries (the app's header's count), and the rows the tree shows: each inline
         # subagent run is one row there, opened from it; the kinds below are the rows'
         runs = s["inlineSubagentRuns"]
         out.row(
@@ -406,13 +406,24 @@ def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
             # the app names the nearest entry the default filter shows: said here, so both agree
             out.append(f"{'':<14}the app marks {marked}, the last entry before it that the default filter shows")
     out.row("leaves", _ends(s["leaves"], s.get("subagentLeaves") or [], "end"))
-    bps = s["branchPoints"]
+    bps, beside = s["branchPoints"], s.get("subagentBranchPoints") or []
+    if beside:  # the tree's folds at subagent rows, which the file's own links do not make
+        out.row(
+            "branch points",
+            f"{len(bps) + len(beside)}: {len(bps)} where the file forks{_forks(bps, ' (', ')')}; {len(beside)} "
+            f"where a subagent run's row hangs beside the conversation ({_forks(beside)})",
+        )
+    else:
+        out.row("branch points", f"{len(bps)}{_forks(bps, ': ')}" if bps else "0")
+
+
+def _forks(bps: list[dict[str, Any]], before: str = "", after: str = "") -> str:
+    """Branch points as ``id (n children), …`` (``before`` and ``after`` around; none: "")."""
     if not bps:
-        out.row("branch points", "0")
-        return
+        return ""
     shown = ", ".join(f"{b['id']} ({b['children']} children)" for b in bps[:LIST_CAP])
     more = f", … ({len(bps) - LIST_CAP} more)" if len(bps) > LIST_CAP else ""
-    out.row("branch points", f"{len(bps)}: {shown}{more}")
+    return f"{before}{shown}{more}{after}"
 
 
 def _ends(ids: list[str], in_subagents: list[str], verb: str) -> str:

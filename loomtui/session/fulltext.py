@@ -44,13 +44,16 @@ class SearchCapped:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """An entry whose text holds every query token; ``line`` is its 1-based physical line."""
+    """An entry whose text holds every query token; ``line`` is its 1-based physical line;
+    ``role`` its kind (a message's role, else its type), ``name`` a tool result's tool or a custom
+    message's type (the tree's word for the row, ``view/search_words.py``)."""
 
     path: str
     entry_id: str | None
     line: int
     snippet: str
     role: str
+    name: str = ""
 
 
 def entry_search_text(obj: dict[str, Any]) -> tuple[str, str]:
@@ -110,6 +113,13 @@ _TEXT_FIELD = {
     "label": "label",
     "title_change": "title",
 }
+
+
+def _name(obj: dict[str, Any], kind: str) -> str:
+    """A tool result's tool, a custom message's type (``SearchHit.name``)."""
+    msg = obj.get("message")
+    name = obj.get("customType") if kind == "custom_message" else msg.get("toolName") if isinstance(msg, dict) else None
+    return name if isinstance(name, str) and kind in ("custom_message", "toolResult") else ""
 
 
 def _snippet(text: str, token: str, width: int = 80) -> str:
@@ -208,7 +218,9 @@ def _search_file(path: str, buf: bytes, tokens: list[str], probe: bytes | None, 
         low_text = text.lower()
         if text and all(t in low_text for t in tokens):
             eid = obj.get("id")
-            yield SearchHit(path, eid if isinstance(eid, str) else None, line, _snippet(text, tokens[0]), kind)
+            yield SearchHit(
+                path, eid if isinstance(eid, str) else None, line, _snippet(text, tokens[0]), kind, _name(obj, kind)
+            )
             n += 1
             if n >= cap:
                 return
@@ -224,7 +236,8 @@ def _resolve_ids(path: str, hits: list[SearchHit]) -> list[SearchHit]:
         return hits
     by_line = {e.line: e.id for e in sm.index.entries}
     return [
-        h if h.entry_id is not None else SearchHit(h.path, by_line.get(h.line), h.line, h.snippet, h.role) for h in hits
+        h if h.entry_id is not None else SearchHit(h.path, by_line.get(h.line), h.line, h.snippet, h.role, h.name)
+        for h in hits
     ]
 
 

@@ -55,7 +55,10 @@ And how the app speaks of it, in its own words rather than pi's:
 * ``leaf_rule``: how the leaf was chosen, in the source's words (``info`` prints it beside the
   leaf; a source whose leaf does not move has no leaf row);
 * ``entry_words``: what its entries are, in its own words (``EntryWords``: ``info``'s entries
-  block, ``context``'s headings); None: pi's entry types and message roles (a pi or omp file).
+  block, ``context``'s headings); None: pi's entry types and message roles (a pi or omp file);
+* ``file_usage``: the file's token totals where its rows do not carry them all (another tool's
+  file whose inline subagent runs are one row each): ``{input, output, cacheRead, cacheWrite,
+  responses}``, the figures ``info`` prints; None: the rows' usage, summed.
 """
 
 from __future__ import annotations
@@ -214,6 +217,7 @@ class Source:
     id_word: str = "session"
     #: what its file is, where the session is made of it (the module doc); empty: ``name``
     file_name: str = ""
+    file_usage: Callable[[], Mapping[str, int]] | None = None
 
     @classmethod
     def pi_file(cls, path: str, version: int, current: int) -> Source:

@@ -106,10 +106,16 @@ def header(
     if not leaf_moved and file_leaf is not None and file_leaf != leaf and file_leaf == manager.index.leaf_id:
         ends = f" (last entry {_short(file_leaf)})"
     leaf = _short(leaf)
+    n_entries = manager.entry_count
+    rows = len(manager.index.entries)
+    # more entries than rows: another tool's inline subagent runs, one row each (``info`` says both)
+    entries = counted(n_entries, "entry", "entries", thousands=True)
+    if n_entries > rows:
+        entries += f" ({counted(rows, 'row', thousands=True)})"
     return Header(
         printable(label),
         printable(shown_path if label != base else os.path.dirname(shown_path)),
-        counted(manager.entry_count, "entry", "entries", thousands=True),
+        entries,
         read_only,
         f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts

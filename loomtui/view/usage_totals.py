@@ -124,6 +124,18 @@ def session_usage(manager: SessionManager) -> UsageTotals:
     start, totals = (0, UsageTotals()) if hit is None or hit[0] > n else (hit[0], hit[1])
     if start == n and hit is not None:
         return totals
+    own = manager.source.file_usage
+    if own is not None:  # the file's own count (``Source.file_usage``), as ``info`` prints it
+        u = own()
+        totals = UsageTotals(
+            u.get("input", 0),
+            u.get("output", 0),
+            u.get("cacheRead", 0),
+            u.get("cacheWrite", 0),
+            replies=u.get("responses", 0),
+        )
+        _CACHE[manager] = (n, totals)
+        return totals
     totals = UsageTotals(**{f: getattr(totals, f) for f in UsageTotals.__dataclass_fields__})
     for e in entries[start:]:
         if _counted(e):

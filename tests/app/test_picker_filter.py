@@ -79,3 +79,32 @@ async def test_one_session_is_one_session_in_the_full_text_search(env: Path, tmp
         await pilot.pause()
         title = str(picker.query_one("#picker-title").render())
         assert "1 session" in title and "1 sessions" not in title
+
+
+async def test_the_column_header_names_the_dates_the_rows_show(env: Path, tmp_path: Path) -> None:
+    """At 80 columns with more sessions than fit (a scrollbar), the rows show one date, the
+    modified one: the header named "created" above it as well."""
+    from tests.app.test_picker import line
+    from tests.waits import until
+
+    d = tmp_path / "s"
+    for i in range(1, 16):
+        write(
+            d / f"2020-01-{i:02d}T10-00-00-000Z_{i:03d}.jsonl",
+            f"{i:03d}0000",
+            "/home/u/app",
+            f"2020-01-{i:02d}",
+            ["Hi"],
+        )
+    for width, dates in ((80, 1), (120, 2)):
+        app = HostApp([str(d)], only=True)
+        async with app.run_test(size=(width, 12)) as pilot:
+            picker = await start(app, pilot)
+            y = next(i for i, r in enumerate(picker.session_list.rows) if r.kind == SESSION)
+            await until(pilot, lambda p=picker, y=y: "2020-" in line(p, y), what="the session rows")
+            await pilot.pause()
+            assert line(picker, y).count("2020-") == dates
+            header = str(picker.query_one("#picker-columns").render())
+            assert ("created" in header, "modified" in header) == (dates == 2, True), header
+            # the header's columns end where the rows' do
+            assert len(header.rstrip()) == len(line(picker, y).rstrip()), (header, line(picker, y))

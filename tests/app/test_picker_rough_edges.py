@@ -111,3 +111,50 @@ async def test_no_sessions_names_every_folder_looked_in(env: Path, tmp_path: Pat
         for folder in ("~/.pi/agent/sessions", "~/.omp/agent/sessions", "~/.claude/projects", "~/.codex/sessions"):
             assert folder in note
         assert "Claude Code" in note and "Codex" in note
+
+
+async def test_at_80_columns_the_search_status_is_whole_and_hits_use_the_tree_s_words(
+    env: Path, tmp_path: Path
+) -> None:
+    """The status line was cut mid-sentence ("… Enter on a “more” row shows"), and hit rows began
+    with pi's type names (``custom_message:``, ``toolResult:``, ``compaction:``)."""
+    import json
+
+    from loomtui.view.width import text_width
+
+    d = tmp_path / "s"
+    write(d / "2020-01-05T10-00-00-000Z_big.jsonl", "big-1", "/home/u/a", "2020-01-05", ["flaky"] * (PER_SESSION + 3))
+    kinds = tmp_path / "s/2020-01-06T10-00-00-000Z_kinds.jsonl"
+    at = "2020-01-06T10:0{}:00.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "knd-1", "timestamp": at.format(0), "cwd": "/home/u/b"},
+        {"type": "message", "id": "k1", "parentId": None, "timestamp": at.format(1),
+         "message": {"role": "user", "content": "run the flaky test"}},
+        {"type": "message", "id": "k2", "parentId": "k1", "timestamp": at.format(2),
+         "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "bash",
+                     "content": [{"type": "text", "text": "1 flaky failure"}]}},
+        {"type": "custom_message", "id": "k3", "parentId": "k2", "timestamp": at.format(3),
+         "customType": "reminder", "content": "the flaky test again", "display": True},
+        {"type": "compaction", "id": "k4", "parentId": "k3", "timestamp": at.format(4),
+         "summary": "fixed the flaky test", "firstKeptEntryId": "k3", "tokensBefore": 1000},
+        {"type": "branch_summary", "id": "k5", "parentId": "k4", "timestamp": at.format(5),
+         "fromId": "k4", "summary": "a flaky branch"},
+    ]  # fmt: skip
+    kinds.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    app = HostApp([str(d)], only=True)
+    async with app.run_test(size=(80, 40)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+f", *"flaky", "enter")
+        await settle(app, pilot)
+        said = status(picker)
+        assert text_width(said) <= 78 and not said.endswith("…"), said
+        assert said.startswith(f"{PER_SESSION + 5}+ hits in 2 sessions (1 holds more: Enter on “more”)"), said
+        heads = [
+            "".join(seg.text for seg in picker.session_list.render_line(i)).lstrip("› ").split(": ")[0]
+            for i, r in enumerate(picker.session_list.rows)
+            if r.kind == HIT and r.session is not None and r.session.path == str(kinds)
+        ]
+        assert heads == ["user", "[bash]", "[reminder]", "[compaction]", "[branch summary]"]
+        await pilot.resize_terminal(160, 40)
+        await pilot.pause()
+        assert "(1 session holds more: Enter on a “more” row shows them)  ·  Enter open at entry" in status(picker)

@@ -378,3 +378,26 @@ def test_info_on_the_loom_map_names_no_made_up_session_id(capsys: pytest.Capture
     firsts = [line.split(None, 1)[0] for line in out.splitlines()[:6] if line.strip()]
     assert "session" not in firsts and "loom-config-map" not in out  # it printed "session  loom-config-map"
     assert "directory" in firsts
+
+
+def _fold_points(capsys: pytest.CaptureFixture[str], path: Path) -> int:
+    """The branch points ``tree`` (the app's rows) draws: each has one last child, ``└``."""
+    return _run(capsys, "tree", str(path), "--filter", "all").count("└")
+
+
+def test_info_counts_the_branch_points_the_tree_draws_at_subagent_runs(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path, tmp_path: Path
+) -> None:
+    """The tree branches (and folds, ⊟) where a subagent run's row hangs beside the conversation;
+    info said "branch points 0" there."""
+    from tests.claude_subagent_files import session_with_inline_sidechain, session_with_subagent_file
+
+    viewer = shared_dir / "fixtures" / "claude/claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    inline = session_with_inline_sidechain(tmp_path / "inline")
+    in_file, _run_file = session_with_subagent_file(tmp_path / "files")
+    for path, n in ((viewer, 5), (inline, 1), (in_file, 1)):
+        said = _rows(_run(capsys, "info", str(path)))["branch points"]
+        assert _fold_points(capsys, path) == n
+        assert said.startswith(f"{n}: 0 where the file forks; {n} where a subagent run's row hangs beside the "), said
+    said = _rows(_run(capsys, "info", str(viewer)))["branch points"]
+    assert "62e0bdc0" not in said and "(2 children)" in said

@@ -46,6 +46,7 @@ from loomtui.session.lineage import ProjectGroup, filtered_groups, group_session
 from loomtui.session.locations import default_session_dirs
 from loomtui.session.picker_texts import message_text
 from loomtui.session.resume_search import parse_query
+from loomtui.view.search_words import fit, found, search_status
 from loomtui.view.words import counted, not_a_fork
 
 if TYPE_CHECKING:
@@ -103,6 +104,7 @@ class PickerScreen(Screen[None]):
         self.search_state = ""
         self._search_timer: Timer | None = None
         self._loaded_once = False
+        self._said: list[str] = [""]  # the status line's wordings (``_status``)
         self._rescanned = False
 
     # layout -------------------------------------------------------------------------------------
@@ -150,8 +152,10 @@ class PickerScreen(Screen[None]):
         if self._loaded_once:
             self.load()
 
+    @on(SessionList.WidthChanged)  # the list's scrollbar came or went: the columns follow its rows
     def on_resize(self) -> None:
         self._columns()
+        self._status(self._said)
 
     def _columns(self) -> None:
         width = self.session_list.scrollable_content_region.width or self.size.width
@@ -273,8 +277,12 @@ class PickerScreen(Screen[None]):
             text = f"Full-text search  ·  {counted(n, 'session', thousands=True)}"
         self.query_one("#picker-title", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
 
-    def _status(self, text: str) -> None:
-        self.query_one("#picker-status", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
+    def _status(self, text: str | list[str]) -> None:
+        """The status line; a list: its longest wording that fits, again after a resize."""
+        self._said = [text] if isinstance(text, str) else text
+        bar = self.query_one("#picker-status", Static)
+        said = fit(self._said, bar.content_region.width or self.app.size.width - 2)
+        bar.update(Text(said, no_wrap=True, overflow="ellipsis"))
 
     def _hints(self) -> str:
         if self.mode == SEARCH:
@@ -493,20 +501,13 @@ class PickerScreen(Screen[None]):
         self._search_status(progress, done)
 
     def _search_status(self, progress: SearchProgress, done: bool) -> None:
-        sessions = len({h.path for h in self.hits})
-        plus = "+" if self.capped or self.capped_all else ""
-        hits = f"{len(self.hits):,}{plus} " + ("hit" if len(self.hits) == 1 else "hits")
-        found = f"{hits} in {counted(sessions, 'session', thousands=True)}"
+        sessions, plus = len({h.path for h in self.hits}), bool(self.capped or self.capped_all)
         if not done:
-            self._status(f"Searching {progress.done:,}/{progress.total:,} sessions…  {found}")
+            self._status(
+                f"Searching {progress.done:,}/{progress.total:,} sessions…  {found(len(self.hits), sessions, plus)}"
+            )
             return
-        if self.capped_all:
-            found = f"The first {found}: the search stopped there (add words, or Enter on “more” at the end)"
-        elif self.capped:
-            n = len(self.capped)
-            hold = "holds" if n == 1 else "hold"
-            found += f" ({counted(n, 'session', thousands=True)} {hold} more: Enter on a “more” row shows them)"
-        self._status((found if self.hits else "No matches") + "  ·  " + self._hints())
+        self._status(search_status(len(self.hits), sessions, len(self.capped), self.capped_all, plus))
 
     def _more(self, row: PickerRow) -> None:
         """Enter on a "more" row: the next hits of its session, or of the whole search."""

@@ -8,18 +8,63 @@ the characters the widget typed at once, and the bound keys, run later, after ch
 came behind them (``summary`` became ``suarymm`` while ``m`` was bound). Here a bound key runs in
 the widget, at once (``run_binding``), and a character always types (``typed_character``), so
 every key of a burst takes effect in the order it came.
+
+A key that never types puts no text in: an Alt key the widget has no binding for is not typed as
+its letter (``SearchInput``), and ESC with a letter, digit or punctuation mark (what xterm, tmux
+and the Linux console send for Alt+Q, Alt+1, Alt+.) is read as that Alt key at once
+(``read_alt_sequences_as_alt``), not as the character macOS's Option makes of it, the bare mark,
+or "^" and the letter. Those characters typed as such (a UK keyboard's "£", Option+1's "¡" where
+Option is not Meta) still go in.
 """
 
 from __future__ import annotations
 
+import string
+from dataclasses import dataclass
 from typing import cast
 
 from textual import events
+from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+from textual.keys import _character_to_key
 from textual.widget import Widget
 from textual.widgets import Input
 
 #: keys with these modifiers never type (Textual reports Alt+m as ``alt+m`` with character ``m``)
 MODIFIERS = ("ctrl+", "alt+", "super+", "meta+", "hyper+")
+
+#: ESC and a character that is the Alt key of it here: the letters, digits, the space and the
+#: punctuation that starts no sequence of its own (not CSI ``[``, OSC ``]``, ST ``\\``, PM ``^``,
+#: APC ``_``, SS2 ``N``, SS3 ``O``, DCS ``P``, SOS ``X``)
+ALT_CHARACTERS = "".join(
+    c for c in string.ascii_letters + string.digits + string.punctuation + " §" if c not in "[]\\^_NOPX"
+)
+
+
+@dataclass(frozen=True)
+class _Key:
+    """A key as Textual's table of escape sequences names one (its ``Keys`` have a ``value``)."""
+
+    value: str
+
+
+def alt_key(ch: str) -> str:
+    """The Alt key of ``ch`` as Textual names it (``alt+x``, ``alt+shift+x``, ``alt+full_stop``)."""
+    name = _character_to_key(ch)
+    return f"alt+shift+{ch.lower()}" if ch.isupper() else f"alt+{name}"
+
+
+def read_alt_sequences_as_alt() -> None:
+    """ESC and one of ``ALT_CHARACTERS`` is that Alt key at once, with no character. Textual's
+    table reads ESC and a digit, "-", "=" or "§" as the character macOS's Option makes (Alt+1
+    typed "¡"); ESC and another character waits for the escape delay, and is then the bare
+    mark (Alt+. typed "."), or, when another ESC came first, "^" and the letter (Alt+Q Alt+V
+    typed "^q"). Textual's own keys there (ESC b, ESC f: Ctrl+←, Ctrl+→) stay."""
+    for ch in ALT_CHARACTERS:
+        if not isinstance(ANSI_SEQUENCES_KEYS.get(f"\x1b{ch}"), tuple):
+            ANSI_SEQUENCES_KEYS[f"\x1b{ch}"] = (_Key(alt_key(ch)),)  # type: ignore[assignment]
+
+
+read_alt_sequences_as_alt()
 
 
 def typed_character(event: events.Key) -> str | None:
@@ -101,8 +146,9 @@ class SearchInput(Input, inherit_bindings=False):
     BINDINGS = list(Input.BINDINGS)
 
     async def _on_key(self, event: events.Key) -> None:
-        if typed_character(event) is None:
-            await run_binding(self, event)  # else Input types it, at once
+        if typed_character(event) is None:  # else Input types it, at once
+            if not await run_binding(self, event) and event.is_printable:
+                event.prevent_default()  # an unbound Alt+letter: Input would type the letter
 
     def _on_paste(self, event: events.Paste) -> None:
         event.stop()

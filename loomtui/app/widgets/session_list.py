@@ -21,11 +21,12 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from loomtui.app.messages import SessionActivated
+from loomtui.app.messages import SessionActivated, SessionListWidth
 from loomtui.formats.sources import listers, picker_tags
 from loomtui.session.catalog import SessionSummary
 from loomtui.session.fulltext import SearchHit
 from loomtui.view.printable import printable
+from loomtui.view.search_words import hit_head
 from loomtui.view.words import counted
 
 PROJECT = "project"
@@ -153,10 +154,13 @@ class SessionList(ScrollView, can_focus=False):
 
     Activated = SessionActivated
 
+    WidthChanged = SessionListWidth
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.rows: list[PickerRow] = []
         self.selected = -1
+        self._drawn_width = 0
 
     # content ---------------------------------------------------------------------------------
     def set_rows(self, rows: list[PickerRow], keep: object = None) -> None:
@@ -263,6 +267,9 @@ class SessionList(ScrollView, can_focus=False):
     # drawing ---------------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if width != self._drawn_width:
+            self._drawn_width = width
+            self.post_message(self.WidthChanged())
         row_i = y + int(self.scroll_offset.y)
         if row_i >= len(self.rows) or width <= 0:
             return Strip.blank(max(0, width), self.rich_style)
@@ -283,7 +290,7 @@ class SessionList(ScrollView, can_focus=False):
             assert hit is not None
             segs = [
                 Segment("      ", base + cursor),
-                Segment(f"{hit.role or 'entry'}: ", base + muted + cursor),
+                Segment(clean(hit_head(hit.role, hit.name)), base + muted + cursor),
                 Segment(clean(hit.snippet), base + self.get_component_rich_style("session-list--hit") + cursor),
             ]
         elif row.kind in (MORE, NOTE):

@@ -222,6 +222,7 @@ class AgentSession(SessionManager):
             entry_words=source.entry_words,
             export_home=source.resumer.session_dir(source.path) if source.resumer is not None else None,
             parent=source.parent,
+            file_usage=self._file_usage,
         )
 
     # reading ------------------------------------------------------------------------------
@@ -248,6 +249,19 @@ class AgentSession(SessionManager):
         if len(self._cache) > 512:
             self._cache.popitem(last=False)
         return full  # type: ignore[no-any-return]
+
+    def _file_usage(self) -> dict[str, int]:
+        """The tokens of every API response the file holds, inline subagent runs' too (``info``)."""
+        self.agent.ensure()
+        return dict(self.agent.extra.get("usage") or {})
+
+    @property
+    def entry_count(self) -> int:
+        """The file's entries, as ``info`` counts them: an inline subagent run's, which the tree
+        shows as one row, each counted."""
+        shown = self.index.by_id
+        inline = (v for v in self.agent.subagents.values() if v.path == self.agent.path and v.entry_id in shown)
+        return len(self.index.entries) + sum(max(v.entries - 1, 0) for v in inline)
 
     def tool_call_view(self, name: Any, args: Any) -> tuple[Any, Any]:
         tools = tools_of(self.agent.tool)
@@ -404,6 +418,18 @@ class AgentSession(SessionManager):
         s, shown = self.agent.stats, self.index.by_id
         return [r for r in s.get("roots", []) if r not in shown], [x for x in s.get("leaves", []) if x not in shown]
 
+    def _subagent_forks(self, file_forks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rows the tree forks at (a fold) because a subagent run's row is one of their
+        children, where the file itself does not fork, in file order, with their child counts."""
+        children, by_id = self.index.child_lists(), self.index.by_id
+        forks = {b.get("id") for b in file_forks}
+        rows = {by_id[k].parent_id for k in self.agent.subagents if k in by_id}
+        return [
+            {"id": e.id, "children": len(children[e.id])}
+            for e in self.index.entries
+            if e.id in rows and e.id not in forks and len(children.get(e.id, ())) > 1
+        ]
+
     def elsewhere(self, given: str) -> str | None:
         """A root or leaf of the file that the tree does not show is in an inline subagent run."""
         roots, leaves = self._ends_not_shown()
@@ -433,6 +459,8 @@ class AgentSession(SessionManager):
             "subagentRoots": hidden_roots,
             "subagentLeaves": hidden_leaves,
             "branchPoints": list(s.get("branchPoints", [])),
+            # where the tree forks only because a subagent run's row hangs beside the conversation
+            "subagentBranchPoints": self._subagent_forks(s.get("branchPoints", [])),
             "entryCount": s.get("entries", len(self.index.entries)),
             # the entries of inline subagent runs, each run one row of the tree (``treeRows``)
             "inlineSubagentRuns": len(inline),
