@@ -164,3 +164,16 @@ def test_a_loom_branch_has_no_placeholder_dates(browser: Any, tmp_path: Path) ->
     assert "1970-" not in "".join(got)
     assert all(json.loads(x).get("timestamp") for x in got)
     assert sum(json.loads(x)["type"] == "label" for x in got) >= 2
+
+
+def test_a_version_1_session_gives_its_migrated_branch(browser: Any, tmp_path: Path) -> None:
+    """A version 1 session's page offered no branch (its export waited for `migrate`); it gives
+    the branch as migrated in memory, as `export-branch` now writes it."""
+    src = FIXTURES / "pi" / "pi-mono-large-session.jsonl"
+    if not src.exists():
+        require_shared(str(src))
+    manager = open_any(str(src))
+    leaf = manager.get_leaf_id()
+    _name, got = download_branch(browser, manager, tmp_path, leaf, src.name)
+    same_but_new(got, export_branch(manager, leaf, tmp_path / "want"))
+    assert json.loads(got[0])["version"] == 3 and all("id" in json.loads(x) for x in got[1:])
