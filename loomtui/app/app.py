@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import time
 import traceback
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -15,6 +16,7 @@ from rich.console import Console
 from textual import events
 from textual.app import App, SystemCommand
 from textual.filter import LineFilter
+from textual.notifications import Notification, Notify
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -29,6 +31,9 @@ from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, load_themes, resolve_theme_name, tree_colors, variable_name
 from loomtui.formats.opening import Opening
 from loomtui.view.printable import printable
+
+#: how long a held notice may stay at most (seconds): it is taken down when its work ends
+HELD = 24 * 3600.0
 
 
 def log_dir() -> Path:
@@ -196,6 +201,18 @@ class LoomApp(App[int], inherit_bindings=False):
         plain text, so it is overridden here."""
         kwargs["markup"] = False
         super().notify(printable(str(message), keep_lines=True), title=printable(str(title)), **kwargs)
+
+    def hold_notice(self, message: str, *, title: str = "") -> Notification:
+        """A notice that stays until ``withdraw_notice`` (work that takes as long as it takes,
+        such as writing the HTML page of a big session), plain text as ``notify``'s."""
+        notice = Notification(printable(message, keep_lines=True), printable(title), "information", HELD, markup=False)
+        self.post_message(Notify(notice))
+        return notice
+
+    def withdraw_notice(self, notice: Notification) -> None:
+        """Let a ``hold_notice`` expire now: the next notice (the work's result, which follows at
+        once) takes it off the screen, as Textual drops expired notices when one is added."""
+        notice.timeout = max(0.0, time.time() - notice.raised_at)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Of Textual's own palette entries only the screenshot, worded as loomtui's are: its

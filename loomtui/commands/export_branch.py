@@ -68,10 +68,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         sm = open_showing_progress(args.file)
         # what the app's Ctrl+E says of a source with no branch to export (an OCP run, the loom
-        # map), before ``check`` refuses their ``--leaf``; an old pi file is refused by the export
-        # itself (migrate first)
+        # map), before ``check`` refuses their ``--leaf`` (an old pi file's branch is copied as
+        # migrated in memory)
         refused = sm.source.export_refusal
-        if refused is not None and not sm.source.is_pi_file:
+        if refused is not None:
             raise LoomError(f"{args.file}: {refused}")
         check(args, sm)
         leaf = branch_end(sm, args)

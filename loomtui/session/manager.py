@@ -353,9 +353,9 @@ class SessionManager:
         label entries left out (``branch_copy``), then the labels. ``leaf_id`` None: the header
         alone (pi's /fork before a first message starts an empty child session). A loom's entries
         are dated by their message's own time, else the export's (``branch_copy``). Written
-        atomically, never over an existing file; this manager stays on its file.
+        atomically, never over an existing file; this manager stays on its file. A version 1 or 2
+        file's branch is copied as migrated in memory (the lines ``loomtui migrate`` would write).
         """
-        self._require_writable_format()
         kept, labels = self.branch_entries(leaf_id) if leaf_id is not None else ([], [])
         relinks = branch_copy.relinks(self.index.path_to(leaf_id)) if leaf_id is not None else []
         sid = new_session_id()

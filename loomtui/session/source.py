@@ -223,9 +223,10 @@ class Source:
     def pi_file(cls, path: str, version: int, current: int) -> Source:
         """A pi / omp JSONL file: appendable once it is at the current version."""
         if version < current:
+            # a branch export only writes a new file, from the entries as migrated in memory
             reason = (
-                f"a version {version} session: browsing works, writes (labels, persisting the leaf, "
-                f"exports) need `loomtui migrate {path}` first (it keeps a .bak copy)"
+                f"a version {version} session: browsing and branch exports work, writes to it (labels, "
+                f"persisting the leaf) need `loomtui migrate {path}` first (it keeps a .bak copy)"
             )
             return cls(
                 PI,
@@ -234,7 +235,7 @@ class Source:
                 labels="none",
                 read_only_reason=reason,
                 name="pi session",
-                actions=frozenset((PI_FILTERS,)),
+                actions=frozenset((PI_FILTERS, EXPORT)),
             )
         return cls(PI, path, can_append=True, labels="file", name="pi session")
 

@@ -152,8 +152,8 @@ def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str =
     if src.is_pi_file and not src.can_append:
         out.append(
             Notice(
-                f"A version {manager.version} session: browsing works, writes (labels, "
-                f"persisting the leaf) need `loomtui migrate {src.path}` first.",
+                f"A version {manager.version} session: browsing and branch exports work, writes to it "
+                f"(labels, persisting the leaf) need `loomtui migrate {src.path}` first.",
                 "Old session format",
                 "information",
                 8,

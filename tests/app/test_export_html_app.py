@@ -63,3 +63,40 @@ async def test_alt_e_on_the_leafs_branch_keeps_the_leaf(
         side = side_data((tmp_path / "kinds.html").read_text())
         assert side["ids"][side["target"]] == "u1000002"
         assert side["ids"][side["leaf"]] == screen.model.leaf_id == "s1000001"  # type: ignore[union-attr]
+
+
+async def test_the_writing_notice_stays_until_the_page_is_written(
+    fixture_copy: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a 100k-entry session "Writing the HTML page…" went after 3 s and the page came seconds
+    later, with no sign of work meanwhile: the notice stays until the page is written, then goes.
+    The export is held until the test lets it go; the notices' clock is moved a minute on."""
+    import threading
+    import time
+
+    import textual.notifications
+
+    from loomtui.formats.html import export
+
+    started, release = threading.Event(), threading.Event()
+    real = export.export_session_to_free_name
+
+    def held(*args: Any, **kwargs: Any) -> str:
+        started.set()
+        release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(export, "export_session_to_free_name", held)
+    monkeypatch.chdir(tmp_path)
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        await pilot.press("alt+e")
+        await until(pilot, started.is_set, what="the export to start")
+        monkeypatch.setattr(textual.notifications, "time", lambda: time.time() + 60)
+        await pilot.pause()
+        assert "Writing the HTML page…" in notices(app)
+        monkeypatch.setattr(textual.notifications, "time", time.time)
+        release.set()
+        await until(pilot, lambda: any("Wrote" in n for n in notices(app)), what="the export's notice")
+        assert "Writing the HTML page…" not in notices(app)

@@ -342,6 +342,29 @@ async def test_old_version_files_refuse_writes(fixture_copy) -> None:
     assert path.read_bytes() == data
 
 
+async def test_ctrl_e_exports_a_branch_of_a_version_1_file(fixture_copy, tmp_path: Path) -> None:
+    """Ctrl+E on a version 1 file said "exports need `loomtui migrate` first"; an export only
+    writes a new file, so it copies the branch as migrated in memory and leaves the file alone."""
+    path = fixture_copy("v1.jsonl")
+    data = path.read_bytes()
+    out = tmp_path / "out"
+    out.mkdir()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        app.screen.query_one("#dest", Input).value = str(out)
+        await pilot.click("#export")
+        await pilot.pause()
+        written = app.screen.written
+        assert written is not None
+        lines = [json.loads(x) for x in Path(written).read_text().splitlines()]
+        assert lines[0]["version"] == 3 and lines[0]["parentSession"] == str(path)
+        assert len(lines) > 1 and all(isinstance(x.get("id"), str) for x in lines[1:])
+    assert path.read_bytes() == data
+
+
 async def test_a_version_1_sample_does_not_offer_alt_l(tmp_path: Path) -> None:
     """On a version 1 file Alt+L stayed in the footer and the palette and opened a label dialog
     whose label could never be saved; Ctrl+S, Ctrl+E and Alt+A were left out and refused in one
@@ -470,7 +493,7 @@ async def test_an_old_version_files_refusals_are_sentences(fixture_copy) -> None
     app = make_app(fixture_copy("v1.jsonl"))
     async with app.run_test(size=(120, 34)) as pilot:
         await browser(pilot)
-        for key in ("ctrl+s", "ctrl+e", "alt+w"):
+        for key in ("ctrl+s", "alt+w"):  # Ctrl+E exports (a new file)
             before = len(notices(app))
             await pilot.press(key)
             await pilot.pause()

@@ -339,14 +339,29 @@ def test_export_branch_errors_write_nothing(capsys, pi_copy, tmp_path):
     assert listing(tmp_path) == sorted([*before, "taken.jsonl"])
 
 
-def test_export_branch_from_old_version_is_refused(capsys, write_session, tmp_path):
-    path = write_session([v1_msg("user", "x")], header=V1_HEADER)
-    before = listing(tmp_path)
+def test_export_branch_from_old_version_copies_the_migrated_branch(capsys, write_session, tmp_path):
+    """An export only writes a new file: from a version 1 session it was refused until `migrate`
+    had rewritten the original; it copies the branch as migrated in memory, the lines the same
+    export writes after `migrate`, and leaves the original as it is."""
+    path = write_session([v1_msg("user", "x"), v1_msg("assistant", "y"), v1_msg("user", "z")], header=V1_HEADER)
+    data = path.read_bytes()
     leaf = SessionManager.open(str(path)).get_leaf_id()
-    code, out, err = run(capsys, "export-branch", str(path), "--leaf", leaf)
-    assert (code, out) == (2, "")
-    assert "run `loomtui migrate" in err and err.count("\n") == 1
-    assert listing(tmp_path) == before
+    (tmp_path / "a").mkdir()
+    code, out, err = run(capsys, "export-branch", str(path), "--leaf", leaf, "--dir", str(tmp_path / "a"))
+    assert (code, err) == (0, "")
+    assert path.read_bytes() == data
+    got = (tmp_path / "a" / os.path.basename(out.strip())).read_text().splitlines()
+    head = json.loads(got[0])
+    assert head["version"] == 3 and head["parentSession"] == str(path)
+
+    migrated = tmp_path / "m" / path.name
+    migrated.parent.mkdir()
+    migrated.write_bytes(data)
+    assert run(capsys, "migrate", str(migrated))[0] == 0
+    code, out, err = run(capsys, "export-branch", str(migrated), "--leaf", leaf, "--dir", str(tmp_path / "m"))
+    assert code == 0
+    want = (tmp_path / "m" / os.path.basename(out.strip())).read_text().splitlines()
+    assert got[1:] == want[1:] and len(got) == 4
 
 
 def test_export_branch_dir_and_output_are_exclusive(capsys, pi_dir):

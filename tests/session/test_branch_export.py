@@ -174,14 +174,22 @@ def test_branch_of_unknown_entry_is_an_error_and_source_is_untouched(labelled):
     assert len(os.listdir(labelled.parent)) == len(listing) + 1
 
 
-def test_branch_from_old_version_file_is_refused_with_migrate_hint(write_session):
+def test_branch_from_old_version_file_is_copied_as_migrated(write_session):
+    """A branch export only writes a new file: a version 1 session's branch is its entries as
+    migrated in memory (ids and all), and the old file stays as it is."""
     v1 = {"type": "session", "id": "v1", "timestamp": "2025-12-01T10:00:00.000Z", "cwd": "/w"}
     path = write_session(
         [{"type": "message", "timestamp": "t", "message": {"role": "user", "content": "x"}}], header=v1
     )
+    before = path.read_bytes()
     sm = SessionManager.open(str(path))
-    with pytest.raises(WriteRefused, match="version 1 session; run `loomtui migrate"):
-        sm.create_branched_session(sm.get_leaf_id())
+    leaf = sm.get_leaf_id()
+    out = sm.create_branched_session(leaf)
+    lines = [json.loads(x) for x in open(out, encoding="utf-8").read().splitlines()]
+    assert lines[0]["version"] == 3 and lines[0]["parentSession"] == str(path)
+    assert [(x["id"], x["parentId"]) for x in lines[1:]] == [(leaf, None)]
+    assert lines[1]["message"] == {"role": "user", "content": "x"}
+    assert path.read_bytes() == before
 
 
 def test_branch_header_cwd_comes_from_source_header(write_session):

@@ -206,6 +206,9 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         if state not in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             return
         self.exporting_html = False
+        if self.writing_notice is not None:
+            self.loom_app.withdraw_notice(self.writing_notice)
+            self.writing_notice = None
         if self._appends_waiting:
             self._appends_waiting = False
             self.call_later(self.apply_appended)

@@ -30,6 +30,8 @@ class BrowserActions(_Base):
     #: an HTML export is reading the open session in a thread: appends wait for it
     exporting_html = False
     _appends_waiting = False
+    #: the "writing the HTML page" notice, while it is written
+    writing_notice: Any = None
 
     def _selected_id(self) -> str | None:
         return self.model.selected_id if self.model is not None else None
@@ -149,7 +151,8 @@ class BrowserActions(_Base):
         if controller.path is None:
             self.notify("This session has no file to export.", title="Export HTML: not done", severity="error")
             return
-        self.notify("Writing the HTML page…", timeout=3)
+        # it stays until the page is written (a big session's takes seconds), then goes
+        self.writing_notice = self.loom_app.hold_notice("Writing the HTML page…")
         # the page is made from the open session, not from the file read again: labels not
         # saved yet and the view it was built as are on the page (appends wait until it is done)
         self.exporting_html = True

@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 import orjson
 
+from loomtui.formats.html.branch_file import BranchFile
 from loomtui.formats.html.deflate import FIND_LEVEL, SIDE_LEVEL, GzipB64, gzip_b64, zlib_gzip_b64
 from loomtui.formats.html.render import EntryRenderer, Stats, header_html
 from loomtui.formats.html.rows import sidebar_data
@@ -49,6 +50,7 @@ from loomtui.session.forked import can_fork, child_output, start_child
 from loomtui.session.jsonvalue import deep_call, dumps_bytes
 from loomtui.session.jsstr import js_json
 from loomtui.session.manager import SessionManager
+from loomtui.session.source import EXPORT
 from loomtui.session.store import write_new_file_with
 from loomtui.view import flat as F
 from loomtui.view.model import TreeModel
@@ -222,10 +224,15 @@ def _strip_lines(manager: SessionManager, recs: _Records) -> None:
 
 
 def _render_chunks(
-    renderer: EntryRenderer, records: _Records, start: int, stop: int, write: Callable[[bytes], None]
+    renderer: EntryRenderer,
+    records: _Records,
+    start: int,
+    stop: int,
+    write: Callable[[bytes], None],
+    branch: BranchFile | None = None,
 ) -> Stats:
     """Writes the chunk blobs ``d-c<start>`` … ``d-c<stop-1>`` (each after a newline); the usage
-    they add up. A chunk's rows are compressed as they are made (``READ_BYTES`` at a time), so
+    they add up; with ``branch``, each entry's line as a branch export writes it. A chunk's rows are compressed as they are made (``READ_BYTES`` at a time), so
     only one entry's text, HTML and row are held at once beyond that."""
     stats = Stats()
     render = renderer.render
@@ -244,7 +251,8 @@ def _render_chunks(
                 meta: bytes = _NO_ENTRY_META[i < in_file]
             else:
                 body, kind, head = render(e, stats, line if i < in_file else None)
-                row = (body, 1 if i < in_file else 0, kind, head)
+                written = branch.line_as_written(e, line) if branch is not None else None  # None: as read
+                row = (body, 1 if i < in_file else 0, kind, head, *(() if written is None else (written,)))
                 try:
                     meta = orjson.dumps(row)
                 except TypeError:  # a lone surrogate in an entry read by an adapter
@@ -278,7 +286,9 @@ def _utf8(line: bytes) -> bytes:
     return line
 
 
-def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T]) -> tuple[list[Spool], Stats, T]:
+def _all_chunks(
+    renderer: EntryRenderer, records: _Records, meanwhile: Callable[[], T], branch: BranchFile | None
+) -> tuple[list[Spool], Stats, T]:
     """Every chunk blob (in spool files, in order), and what ``meanwhile`` returns: with two
     CPUs a forked child renders the later chunks (into its own spool file, written into the
     page as it is) while this process runs ``meanwhile`` (the sidebar) and then the first ones.
@@ -287,7 +297,7 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
     spool = Spool()
     if n < PARALLEL_MIN_CHUNKS or not can_fork():
         side = meanwhile()
-        return [spool], _render_chunks(renderer, records, 0, n, spool.write), side
+        return [spool], _render_chunks(renderer, records, 0, n, spool.write, branch), side
     # this process also builds and compresses the sidebar (``SIDEBAR_PER_CHUNK``: measured in
     # chunks' work)
     sidebar = len(records) / SIDEBAR_PER_CHUNK * (1 + len(records) / SIDEBAR_GROWTH)
@@ -296,19 +306,19 @@ def _all_chunks(renderer: EntryRenderer, records: _Records, meanwhile: Callable[
     spool.file.flush()
 
     def child() -> bytes:
-        stats = _render_chunks(renderer, records, split, n, later.write)
+        stats = _render_chunks(renderer, records, split, n, later.write, branch)
         later.file.flush()
         return orjson.dumps([stats.to_json(), later.size])
 
     pid, fd = start_child(child)
     try:
         side = meanwhile()
-        stats = _render_chunks(renderer, records, 0, split, spool.write)
+        stats = _render_chunks(renderer, records, 0, split, spool.write, branch)
     finally:
         got = child_output(pid, fd)
     if got is None:
         later = Spool()
-        more = _render_chunks(renderer, records, split, n, later.write)
+        more = _render_chunks(renderer, records, split, n, later.write, branch)
     else:
         figures, later.size = orjson.loads(got)
         more = Stats.from_json(figures)
@@ -398,6 +408,7 @@ def _page_parts(
     renderer = EntryRenderer(manager, tool_calls, no_system_context=no_system_context, line_of=records.line_of)
 
     name = source_name or os.path.basename(manager.source_path or manager.path or "session")
+    branch = BranchFile(manager) if manager.source.offers(EXPORT) else None
     n_chunks = (len(records) + CHUNK - 1) // CHUNK
 
     def sidebar() -> list[bytes]:
@@ -405,7 +416,7 @@ def _page_parts(
         first paint)."""
         m = model or TreeModel(manager, leaf_id=leaf_id, use_manager_leaf=leaf_id is None)
         side = sidebar_data(m)
-        side.update(_page_facts(manager, m, records, original, name, target_id, no_system_context, n_chunks))
+        side.update(_page_facts(manager, m, records, original, name, target_id, n_chunks, branch))
         side["leaf"] = _leaf_through(side, side["target"])
         if no_system_context:
             for p, e in enumerate(m.flat.entries):
@@ -424,7 +435,7 @@ def _page_parts(
             _blob("d-find", gzip_b64(dumps_bytes(search), FIND_LEVEL)),
         ]
 
-    chunks, stats, side = _all_chunks(renderer, records, sidebar)
+    chunks, stats, side = _all_chunks(renderer, records, sidebar, branch)
     data: list[Part] = [side[0], b"\n" + side[1], *chunks]
     if original is not None:
         data.append(b"\n" + _blob("d-orig", zlib_gzip_b64(original, 6)))
@@ -500,8 +511,8 @@ def _page_facts(
     original: bytes | None,
     name: str,
     target_id: str | None,
-    no_system_context: bool,
     n_chunks: int,
+    branch: BranchFile | None,
 ) -> dict[str, Any]:
     """Where each entry's record is, the target, the download names."""
     flat_pos = {e.id: p for p, e in enumerate(model.flat.entries)}
@@ -511,17 +522,16 @@ def _page_facts(
             p = flat_pos.get(e.id)
             if p is not None:
                 loc[p] = i
-    header = without_system(manager.header) if no_system_context else manager.header
     return {
         "loc": loc,
         "chunkSize": CHUNK,
         "chunks": n_chunks,
         "target": flat_pos.get(target_id, -1) if target_id is not None else -1,
-        "headerLine": js_json(header),
+        # what the branch download writes besides the entries' lines (``branch_file``)
+        "branchFile": branch.facts(flat_pos) if branch is not None else None,
         # the file the page holds the bytes of (a pi file's lines, a loom's original); else none,
         # and the header offers no download of it
         "fileName": name if original is not None or manager.source_format == "pi" else None,
-        "branchName": _stem(name) + "-branch-LEAF.jsonl",
         "original": name if original is not None else None,
     }
 

@@ -557,9 +557,61 @@
     catch (e) { window.prompt("Copy this link:", text); }
   }
 
+  function hex(bytes) { return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""); }
+
+  // a UUIDv7, as loomtui and pi 0.73 name a session
+  function newSessionId() {
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    let ms = Date.now();
+    for (let i = 5; i >= 0; i--) { b[i] = ms % 256; ms = Math.floor(ms / 256); }
+    b[6] = 0x70 | (b[6] & 0x0f);
+    b[8] = 0x80 | (b[8] & 0x3f);
+    const h = hex(b);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  }
+
+  // the shown branch as the pi session `loomtui export-branch` writes (branch_file.py): a new
+  // header, each entry's line as the export writes it (its record's, or the one beside it),
+  // then the labels on the branch and the session's name, under new ids
+  async function branchFile() {
+    const F = D.branchFile;
+    const now = new Date().toISOString();
+    const sid = newSessionId();
+    const head = { type: "session", version: 3, id: sid, timestamp: now, cwd: F.cwd };
+    if (F.parent !== null) head.parentSession = F.parent;
+    const lines = [JSON.stringify(head)];
+    const onPath = new Map();
+    const ids = new Set();
+    let last = null, named = 0;
+    for (const p of branch) {
+      const rec = await entryRecord(p);
+      const w = rec[5];
+      if (w === 0) continue;  // a label entry: re-created after the branch
+      lines.push(w === undefined ? rec[0] : Array.isArray(w) ? w[0] + now + w[1] : w);
+      onPath.set(p, true);
+      ids.add(D.ids[p]);
+      last = D.ids[p];
+      if (F.infos[p] !== undefined) named = F.infos[p];
+    }
+    for (const [target, members] of F.tail) {
+      if (target >= 0 ? !onPath.has(target) : named === 1) continue;
+      let id;
+      do id = hex(crypto.getRandomValues(new Uint8Array(4))); while (ids.has(id));
+      ids.add(id);
+      const parts = members.map(([k, v]) => {
+        const value = k === "id" ? id : k === "parentId" ? last : k === "timestamp" && v === null ? now : v;
+        return JSON.stringify(k) + ":" + JSON.stringify(value);
+      });
+      lines.push("{" + parts.join(",") + "}");
+      last = id;
+    }
+    return { text: lines.join("\n") + "\n", name: now.replace(/[:.]/g, "-") + "_" + sid + ".jsonl" };
+  }
+
   async function download(which) {
     const n = D.chunks;
     const parts = [];
+    let name = D.fileName;
     if (which === "file") {
       if (D.original !== null) {
         const bytes = b64bytes($("d-orig").textContent.trim());
@@ -571,14 +623,14 @@
         parts.push(lines.join("\n"));
       }
     } else {
-      const lines = [D.headerLine];
-      for (const p of branch) lines.push((await entryRecord(p))[0]);
-      parts.push(lines.join("\n") + "\n");
+      const made = await branchFile();
+      parts.push(made.text);
+      name = made.name;
     }
     const blob = new Blob(parts, { type: "application/octet-stream" });
     const a = document.createElement("a");
     a.href = URL.createObjectURL(blob);
-    a.download = which === "file" ? D.fileName : D.branchName.replace("LEAF", D.ids[curLeaf]);
+    a.download = name;
     document.body.appendChild(a);
     a.click();
     setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);

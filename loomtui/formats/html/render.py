@@ -18,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from loomtui.formats.html.branch_file import WORDS as BRANCH_WORDS
 from loomtui.formats.html.fast import MARKDOWN_LIMIT, message_html, plain_markdown, plain_texts, three_state
 from loomtui.formats.html.markdown import HIGHLIGHT_LIMIT, _markdown_renderer, highlight, safe_url  # noqa: F401
 from loomtui.formats.html.stats import UNKNOWN_MODEL, ModelStats, Stats
@@ -547,8 +548,7 @@ def _facts(
 
 
 def _hidden_are(source: Source) -> str:
-    """The hidden-messages toggle's tooltip: what the page hides, in the source's words (its
-    ``EntryWords.hidden``); pi's custom messages with ``display: false``; else hidden entries."""
+    """The hidden-messages toggle's tooltip: what the page hides, in the source's words."""
     words = source.entry_words
     if words is None:  # pi and omp: their own custom messages
         return "Show custom messages marked as hidden in the terminal (H)"
@@ -592,8 +592,8 @@ def header_html(
             f'<button class="btn" data-toggle="hidden" aria-pressed="false" title="{escape(_hidden_are(source))}">'
             "show hidden messages (H)</button>"
         )
-    if source.offers(EXPORT):  # the branch as JSON lines: not for a run, whose branch export is refused
-        actions.insert(0, '<button class="btn" data-download="branch">download branch (.jsonl)</button>')
+    if source.offers(EXPORT):  # what `export-branch` (--as pi) writes: not for a run, which has no branch
+        actions.insert(0, f'<button class="btn" data-download="branch">{escape(BRANCH_WORDS)}</button>')
     if download is not None:
         actions.insert(0, f'<button class="btn" data-download="file">{escape(download)}</button>')
     out.append(f'<div class="actions">{"".join(actions)}</div>')
