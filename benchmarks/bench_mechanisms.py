@@ -14,7 +14,10 @@ and the CPU seconds. The works:
 * ``flat-cache``: ``tree`` reopened with the index (no memo), with and without the kept tree;
 * ``tree-memo``: the same ``tree`` command again, with and without the memo;
 * ``early-proof``: the app's first paint of the tree reopened (the index kept), with and without
-  the index's proof hashed while Textual starts;
+  the index's proof hashed while Textual starts (no kept first screen either way: it needs the
+  early proof);
+* ``kept-screen``: the app's first paint of the tree reopened, with and without the first screen
+  kept by the app's earlier open (painted before the session is read);
 * ``split (app)``: the app's first paint of the tree, cold;
 * ``early-claude``: the app's first paint of a 50k-line Claude Code session;
 * ``early-ocp``: the app's first paint of a 10k-node / 50k-attempt OCP run.
@@ -31,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -57,6 +61,13 @@ def app_run(path: str) -> Run:
         return paint, cpu
 
     return run
+
+
+def wait_for_kept_screen(cache: str) -> None:
+    """The first screen the app's open keeps (written by a thread once it is drawn)."""
+    deadline = time.time() + 60
+    while time.time() < deadline and not any(f.endswith(".lts") for f in os.listdir(cache)):
+        time.sleep(0.05)
 
 
 def claude_file() -> Path:
@@ -121,7 +132,7 @@ def main() -> None:
         return not only or row in only
 
     tree = tree_run(path)
-    if only & {"index", "flat-cache", "tree-memo", "early-proof"} or not only:
+    if only & {"index", "flat-cache", "tree-memo", "early-proof", "kept-screen"} or not only:
         subprocess.run([sys.executable, "-m", "loomtui", "tree", path], stdout=subprocess.DEVNULL, env=base, check=True)
         wait_for_index(cache)
         shutil.rmtree(cache, ignore_errors=True)  # the index, the kept tree and texts, written anew below
@@ -135,7 +146,14 @@ def main() -> None:
         if wanted("tree-memo"):
             compare("tree-memo", tree, base, {**base, "LOOMTUI_WITHOUT": "tree-memo"}, a.runs)
         if wanted("early-proof"):
-            compare("early-proof", app_run(path), base, {**base, "LOOMTUI_WITHOUT": "early-proof"}, a.runs)
+            no_kept = {**base, "LOOMTUI_WITHOUT": "kept-screen"}
+            compare(
+                "early-proof", app_run(path), no_kept, {**base, "LOOMTUI_WITHOUT": "kept-screen,early-proof"}, a.runs
+            )
+        if wanted("kept-screen"):
+            app_run(path)(base, [])  # the app's open keeps its first screen (the size app_run draws at)
+            wait_for_kept_screen(cache)
+            compare("kept-screen", app_run(path), base, {**base, "LOOMTUI_WITHOUT": "kept-screen"}, a.runs)
     if wanted("split-app"):
         compare("split (app)", app_run(path), cold, {**cold, "LOOMTUI_WITHOUT": "split"}, a.runs)
     if wanted("early-claude"):

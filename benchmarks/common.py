@@ -167,9 +167,16 @@ def _cpu():
 _tree_line, _detail_line = TreeView.render_line, DetailPane.render_line
 def _hooked_tree_line(self, y):
     line = _tree_line(self, y)
-    if self.model is not None and "tree" not in marks:  # the first row made and drawn
+    if "tree" not in marks and line.text.strip():
+        # the first row drawn: of the session, of its first rows, or of the screen kept from an
+        # earlier open (``TreeView.kept``), never a blank line
         marks["tree"] = time.time()
         marks["cpu"] = _cpu()
+    first = getattr(self, "showing_first_screen", False)
+    if "whole" not in marks and self.model is not None and not first and line.text.strip():
+        # the whole session's rows drawn: installed, keys act on it
+        marks["whole"] = time.time()
+        marks["whole_cpu"] = _cpu()
     return line
 def _hooked_detail_line(self, y):
     line = _detail_line(self, y)

@@ -27,6 +27,7 @@ SPEED_MECHANISMS = {
     "loomtui.session.cache_io",
     "loomtui.formats.opening.flat_cache",
     "loomtui.formats.opening.tree_memo",
+    "loomtui.formats.opening.kept_screen",
     "loomtui.formats.ocp.split",
     "loomtui.formats.claude.split",
 }

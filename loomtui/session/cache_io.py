@@ -131,6 +131,11 @@ class ProofAlongside:
         known = self._result[0]
         return known if upto == self._size else prefix_digests(self._fd, upto, known, self._size)
 
+    @property
+    def size(self) -> int:
+        """How many bytes of the file it hashes (the size when it started)."""
+        return self._size
+
     def stop(self) -> None:
         self._stopped = True
         self._thread.join()
@@ -168,6 +173,23 @@ def prove_early(path: str) -> None:
         os.close(fd)
         return
     _early[(st.st_dev, st.st_ino)] = (fd, ProofAlongside(fd, st.st_size))
+
+
+def early_digests(path: str) -> tuple[int, tuple[bytes, ...]] | None:
+    """(size, digests) of ``path`` as the proof ``prove_early`` started for it hashed them
+    (waiting for it), left for the load that asks next (``proved_digests``); None without one."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    early = _early.get((st.st_dev, st.st_ino))
+    if early is None:
+        return None
+    proof = early[1]
+    try:
+        return proof.size, proof.digests(proof.size)
+    except (OSError, IndexError):
+        return None
 
 
 def proved_digests(fd: int, size: int) -> tuple[bytes, ...]:

@@ -238,6 +238,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
                 self.notify("No entry of the fork is in this session; showing the leaf.", severity="warning", timeout=6)
             self.select_id = None
         tree.set_model(model)
+        self._start_row = model.selected
         tree.focus()
         self._refresh_bars()
         self._update_hints()  # what this source offers
@@ -265,6 +266,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         """The detail pane of a session just opened; then, once that is painted too, search
         warmed in a thread (it shares the interpreter with the paint and would slow it)."""
         self._update_detail(immediate=True, force=True)
+        self._keep_first_screen()
         self.call_after_refresh(self._warm_search)
         self.call_after_refresh(self._count_usage)
 

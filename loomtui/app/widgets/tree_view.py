@@ -33,7 +33,7 @@ from textual.strip import Strip
 from loomtui.app import keymap, ui_state
 from loomtui.app.messages import TreeMoved
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
-from loomtui.app.widgets.search_keys import TypesIntoSearch
+from loomtui.app.widgets.search_keys import TypesIntoSearch, pasted_text, run_binding, typed_character
 from loomtui.view.compact import prefix_room, too_deep
 from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
@@ -41,6 +41,7 @@ from loomtui.view.width import columns
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
+    from loomtui.formats.opening import KeptScreen
 
 #: the glyphs of a row's indentation (the help's Marks list them)
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")
@@ -122,6 +123,11 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         #: a session's first rows shown before the whole (``show_first_rows``): rows from this
         #: one on are not drawn, and clicks do nothing; None once the whole is shown
         self.first_rows: int | None = None
+        #: a first screen kept from an earlier open, drawn until ``set_model`` gives the whole
+        self.kept: KeptScreen | None = None
+        #: while a first screen is shown: the keys held from the first one that types on, in
+        #: order, for the whole session (``_replay_held``); None otherwise
+        self.held: list[events.Key | events.Paste] | None = None
         #: compact indentation as the user last chose it (None: picked by the rows' depth)
         choice = ui_state.load().get("compact")
         self.compact_choice: bool | None = choice if isinstance(choice, bool) else None
@@ -169,14 +175,87 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
 
     def set_model(self, model: TreeModel) -> None:
         self.first_rows = None
+        self.kept = None
         self.model = model
         self.model_changed(center=True)
+        if self.held is not None:  # the whole after a first screen: what was typed meanwhile
+            self.call_later(self._replay_held)
 
     def show_first_rows(self, model: TreeModel, shown: int) -> None:
         """Draw the first ``shown`` rows of ``model`` (a session's first screen, made before the
         whole of it: ``formats.opening.first_rows``) until ``set_model`` gives the whole."""
         self.set_model(model)
         self.first_rows = shown
+        self.held = []
+
+    def show_kept(self, kept: KeptScreen) -> None:
+        """Draw a first screen kept from an earlier open until ``set_model`` gives the whole
+        (drawn only at the size it was kept at: the lines are laid out for it)."""
+        self.kept = kept
+        self.held = []
+        self._drawn.clear()
+        self._generation += 1
+        self.refresh()
+
+    @property
+    def showing_first_screen(self) -> bool:
+        """Rows of a first screen are drawn (not yet the whole session's)."""
+        return self.first_rows is not None or (self.kept is not None and self.model is None)
+
+    def shows_row(self, row: int) -> bool:
+        """Row ``row`` is in the viewport as laid out now."""
+        top, height = int(self.scroll_offset.y), self.scrollable_content_region.height
+        return height > 0 and top <= row < top + height
+
+    def screen_lines(self) -> tuple[tuple[int, int], list[tuple[tuple[tuple[str, str], ...], bool]]] | None:
+        """(width, height) and every viewport line as drawn now: its (role, text) segments
+        after the pan, and whether it is the cursor's; what ``show_kept`` draws again."""
+        model = self.model
+        width, height = self.scrollable_content_region.width, self.scrollable_content_region.height
+        if model is None or not len(model) or width <= 0 or height <= 0 or self.showing_first_screen:
+            return None
+        lines: list[tuple[tuple[tuple[str, str], ...], bool]] = []
+        for y in range(height):
+            row = y + int(self.scroll_offset.y)
+            if row >= len(model):
+                lines.append(((), False))
+                continue
+            segs = list(model.row_segments(row, cursor=True, max_cols=width if model.compact else None))
+            shift = 3 * self._pan(model, row - y, width)
+            if shift:
+                segs = [segs[0], *columns(segs[1:], shift, _UNCUT)]
+            lines.append((tuple((str(role), str(text)) for role, text in segs), row == model.selected))
+        return (width, height), lines
+
+    async def _replay_held(self) -> None:
+        """The keys held while a first screen was shown, in the order they came, now that the
+        whole session is here (keys that came after wait behind this in the queue)."""
+        held, self.held = self.held or [], None
+        for event in held:
+            if isinstance(event, events.Paste):
+                text = pasted_text(event.text)
+                if text:
+                    self.take_typed(text)
+            elif (ch := typed_character(event)) is not None:
+                self.take_typed(ch)
+            else:
+                await run_binding(self, event)
+
+    async def on_key(self, event: events.Key) -> None:
+        """While a first screen is shown: a key that types, and every key after it, is held for
+        the whole session (a key before any typing acts as it does while the session loads)."""
+        if self.held is None or (not self.held and typed_character(event) is None):
+            return  # ``TypesIntoSearch.on_key`` takes it
+        event.stop()
+        event.prevent_default()
+        self.held.append(event)
+
+    def on_paste(self, event: events.Paste) -> None:
+        if self.held is None:
+            return
+        event.stop()
+        event.prevent_default()
+        self.held.append(event)
 
     def on_resize(self, event: events.Resize) -> None:
         if self.model is not None:
@@ -377,6 +456,8 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         """Viewport line ``y``; rows are cached by what they show."""
         model = self.model
         width = self.scrollable_content_region.width
+        if model is None and self.kept is not None:
+            return self._kept_line(y, width)
         row = y + int(self.scroll_offset.y)
         if model is not None and not len(model) and row == 0 and width > 0:
             empty = (
@@ -398,6 +479,14 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
             strip = Strip([Segment(printable(f"  (cannot draw this row: {exc})"), self.role_style("error"))])
             strip = strip.adjust_cell_length(width)
         return strip
+
+    def _kept_line(self, y: int, width: int) -> Strip:
+        """Line ``y`` of the kept first screen (blank at another size than it was kept at)."""
+        kept = self.kept
+        if kept is None or (width, self.scrollable_content_region.height) != kept.size or y >= len(kept.lines):
+            return Strip.blank(max(0, width))
+        segs, selected = kept.lines[y]
+        return self._render_segments(segs, width, selected) if segs else Strip.blank(width)
 
     def _pan(self, model: TreeModel, top: int, width: int) -> int:
         """How many levels (3 columns each) the rows in view are shifted left, compact indentation

@@ -12,8 +12,9 @@ importing the loom adapters; anything else goes through ``formats.detect.open_an
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from loomtui.formats.opening.kept_screen import KeptScreen
 from loomtui.session import cache_io
 
 if TYPE_CHECKING:  # imported where used: the memo's hit path imports this package alone
@@ -92,11 +93,21 @@ class Opening:
         """A child reads part of the file already (the whole is then read with it)."""
         return self._split is not None
 
-    def first_rows(self) -> FirstRows | None:
+    def first_rows(self, start: tuple[Any, ...] | None = None) -> FirstRows | KeptScreen | None:
         """The first rows, when a helper started before the app makes them ahead of the whole
-        (a big OCP run), waiting for them; None otherwise (``session`` reads the whole)."""
+        (a big OCP run), waiting for them, or the first screen kept at an earlier open of the
+        same bytes from the same ``start`` (the app's terminal size and compact choice); None
+        otherwise (``session`` reads the whole)."""
         if self._split is not None:
             return None
+        from loomtui.formats.opening.switches import enabled
+
+        if start is not None and enabled("kept-screen") and cache_io.present(self.path):
+            from loomtui.formats.opening import kept_screen
+
+            kept = kept_screen.load(self.path, self.screen_start(start))
+            if kept is not None:
+                return kept
         from loomtui.formats.ocp import split as ocp_split
 
         first = ocp_split.first_screen(self.path)
@@ -135,6 +146,13 @@ class Opening:
 
         return flat_cache.flatten if enabled("flat-cache") else loading_flatten
 
+    @staticmethod
+    def screen_start(start: tuple[Any, ...]) -> tuple[Any, ...]:
+        """What a kept first screen is made for: the app's ``start`` and HOME (row texts)."""
+        from loomtui.session.locations import home_dir
+
+        return (*start, home_dir())
+
     def after_paint(self, model: TreeModel) -> None:
         """Once the tree is on screen (off the UI thread): the index of a cold open, put off
         until now, and a tree flattened while loading are kept for the next open."""
@@ -145,6 +163,16 @@ class Opening:
         flat, model.unsaved_flat = model.unsaved_flat, None
         if flat is not None and enabled("flat-cache"):
             flat_cache.save(model.manager, flat, model.base_classes)
+
+    def keep_screen(self, manager: SessionManager, start: tuple[Any, ...], screen: KeptScreen) -> None:
+        """The app's first ``screen`` of ``manager``'s session, drawn from ``start`` (its
+        starting state), kept for the next open of the same bytes (off the UI thread)."""
+        from loomtui.formats.opening.switches import enabled
+
+        if enabled("kept-screen"):
+            from loomtui.formats.opening import kept_screen
+
+            kept_screen.save(manager, self.screen_start(start), screen)
 
 
 def reap_helpers() -> None:

@@ -18,6 +18,7 @@ MECHANISMS = (
     "early-ocp",  # a big OCP run placed by a child started before Textual (formats/ocp/split.py)
     "early-claude",  # a big Claude Code file's tail parsed likewise (formats/claude/split.py)
     "early-proof",  # an indexed session's proof hashed while Textual starts (session/cache_io.py)
+    "kept-screen",  # the app's first screen kept beside the index, painted on a reopen (kept_screen.py)
 )
 
 
