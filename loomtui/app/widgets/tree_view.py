@@ -125,6 +125,10 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         self.first_rows: int | None = None
         #: a first screen kept from an earlier open, drawn until ``set_model`` gives the whole
         self.kept: KeptScreen | None = None
+        #: a model given while the tree had no size (it was hidden behind the progress bar): no
+        #: row is drawn until the first resize has picked the indentation and scrolled to the
+        #: selected row, so the first frame is never the top rows that the next one replaces
+        self._unplaced = False
         #: while a first screen is shown: the keys held from the first one that types on, in
         #: order, for the whole session (``_replay_held``); None otherwise
         self.held: list[events.Key | events.Paste] | None = None
@@ -177,6 +181,8 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         self.first_rows = None
         self.kept = None
         self.model = model
+        region = self.scrollable_content_region
+        self._unplaced = region.width <= 0 or region.height <= 0
         self.model_changed(center=True)
         if self.held is not None:  # the whole after a first screen: what was typed meanwhile
             self.call_later(self._replay_held)
@@ -265,7 +271,10 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         self._generation += 1
         self._pick_compact()
         set_virtual_size(self, Size(self.scrollable_content_region.width, len(self.model) if self.model else 0))
-        self.scroll_to_selected()
+        unplaced, self._unplaced = self._unplaced, False
+        self.scroll_to_selected(center=unplaced)
+        if unplaced:
+            self.refresh()
 
     # what the screen calls after changing the model ------------------------------------------
     def model_changed(self, *, center: bool = False, keep_screen_row: int | None = None) -> None:
@@ -458,6 +467,8 @@ class TreeView(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True, inhe
         width = self.scrollable_content_region.width
         if model is None and self.kept is not None:
             return self._kept_line(y, width)
+        if self._unplaced:
+            return Strip.blank(max(0, width))
         row = y + int(self.scroll_offset.y)
         if model is not None and not len(model) and row == 0 and width > 0:
             empty = (
