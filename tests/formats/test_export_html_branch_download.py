@@ -84,7 +84,7 @@ def download_branch(browser: Any, manager: Any, tmp_path: Path, leaf: str, name:
     try:
         page.goto(page_file.as_uri() + f"?leafId={leaf}")
         page.wait_for_selector("html[data-ready='1']", state="attached", timeout=30000)
-        with page.expect_download() as got:
+        with page.expect_download(timeout=90000) as got:  # a loaded CI machine: the wait ends at the download
             page.click("[data-download='branch']")
         file_name = got.value.suggested_filename
         lines = Path(got.value.path()).read_text(encoding="utf-8").splitlines()
