@@ -106,12 +106,7 @@ def header(
     if not leaf_moved and file_leaf is not None and file_leaf != leaf and file_leaf == manager.index.leaf_id:
         ends = f" (last entry {_short(file_leaf)})"
     leaf = _short(leaf)
-    n_entries = manager.entry_count
-    rows = len(manager.index.entries)
-    # more entries than rows: another tool's inline subagent runs, one row each (``info`` says both)
-    entries = counted(n_entries, "entry", "entries", thousands=True)
-    if n_entries > rows:
-        entries += f" ({counted(rows, 'row', thousands=True)})"
+    entries = _entries(manager)
     return Header(
         printable(label),
         printable(shown_path if label != base else os.path.dirname(shown_path)),
@@ -122,6 +117,14 @@ def header(
         # a source without a conversation leaf (an OCP run, the loom map) names none
         printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ends}") if src.has_leaf else "",
     )
+
+
+def _entries(manager: SessionManager) -> str:
+    """The entry count; where there are more entries than rows (another tool's inline subagent
+    runs, one row each), the rows beside it, as ``info`` says both."""
+    n_entries, rows = manager.entry_count, len(manager.index.entries)
+    entries = counted(n_entries, "entry", "entries", thousands=True)
+    return entries + f" ({counted(rows, 'row', thousands=True)})" if n_entries > rows else entries
 
 
 def _short(entry_id: str | None) -> str | None:
