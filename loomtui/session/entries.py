@@ -14,6 +14,7 @@ from collections.abc import Callable
 from sys import intern
 from typing import Any
 
+import msgspec
 import orjson
 
 from loomtui.session.jsstr import JS_WHITESPACE, js_trim, utf16_len, utf16_slice
@@ -73,7 +74,7 @@ def span(line: int, offset: int, size: int) -> int:
     return (offset + 1) | size << SIZE_AT | line << LINE_AT
 
 
-class Entry:
+class Entry(msgspec.Struct, gc=False, eq=False):
     """Skeleton of one session entry (docs/formats.md §4–§5).
 
     ``text`` holds the entry's main one-line material, by kind: message content text (cut at
@@ -83,49 +84,36 @@ class Entry:
     field where a kind has one (assistant error message, custom_message customType, label
     targetId, toolResult toolCallId, compaction tokensBefore, a context edit's ``omit`` or
     ``replace``).
+
+    A ``msgspec.Struct``: made in C with every field given or defaulted at once (a Python
+    ``__init__`` setting sixteen slots cost four times as much, for every line of a file), not
+    tracked by the cyclic collector (no GC header: 16 bytes less an entry; an entry refers to
+    strings, ints, tuples and a decoded line, never back to itself), equal only to itself
+    (docs/performance.md, "Memory per skeleton entry"). The fields in this order are the
+    positional arguments: ``Entry(id, parent_id, type)`` for the usual start.
     """
 
-    __slots__ = (
-        "id",
-        "parent_id",
-        "type",
-        "role",
-        "stamp",
-        "index",
-        "span",
-        "text",
-        "aux",
-        "has_text",
-        "stop_reason",
-        "tool_name",
-        "tool_calls",
-        "content_is_str",
-        "hidden",
-        "data",
-    )
-
-    def __init__(self, entry_id: str, parent_id: str | None, etype: str) -> None:
-        self.id = entry_id
-        self.parent_id = parent_id
-        self.type = etype
-        self.role: str | None = None
-        #: the timestamp (``timestamp``): as the file has it, or a string packed in an int
-        self.stamp: Any = None
-        self.index = -1
-        #: ``line``, ``offset`` and ``size`` in one int (``span``)
-        self.span = 0
-        self.text: str | None = None
-        self.aux: Any = None
-        self.has_text = False
-        self.stop_reason: Any = None
-        self.tool_name: Any = None
-        self.tool_calls: tuple[tuple[Any, Any, Any], ...] | None = None
-        #: custom_message content was a plain string (pi searches all of it, not 200 units)
-        self.content_is_str = False
-        #: adapters mark entries shown only in the "all" filter (e.g. OpenLoom pruned nodes)
-        self.hidden: str | None = None
-        #: the full entry, for entries that live only in memory (adapters, migrated files)
-        self.data: dict[str, Any] | None = None
+    id: str
+    parent_id: str | None
+    type: str
+    role: str | None = None
+    #: the timestamp (``timestamp``): as the file has it, or a string packed in an int
+    stamp: Any = None
+    index: int = -1
+    #: ``line``, ``offset`` and ``size`` in one int (``span``)
+    span: int = 0
+    text: str | None = None
+    aux: Any = None
+    has_text: bool = False
+    stop_reason: Any = None
+    tool_name: Any = None
+    tool_calls: tuple[tuple[Any, Any, Any], ...] | None = None
+    #: custom_message content was a plain string (pi searches all of it, not 200 units)
+    content_is_str: bool = False
+    #: adapters mark entries shown only in the "all" filter (e.g. OpenLoom pruned nodes)
+    hidden: str | None = None
+    #: the full entry, for entries that live only in memory (adapters, migrated files)
+    data: dict[str, Any] | None = None
 
     def __repr__(self) -> str:
         return f"Entry({self.id!r}, parent={self.parent_id!r}, type={self.type!r}, role={self.role!r})"

@@ -35,7 +35,7 @@ from loomtui.session.reader import LineInfo, LineParser, ParseState, line_value,
 MIN_BYTES = 16 << 20
 #: Entry fields that cross the pipe, in the order ``entries_from_columns`` unpacks them
 #: (``index`` is set by the index, ``data`` is None for v3 files; a test keeps this in step
-#: with ``Entry.__slots__``)
+#: with ``Entry.__struct_fields__``)
 FIELDS = (
     "id",
     "parent_id",
@@ -224,42 +224,39 @@ def _parse_tail(fd: int, at: int, header: dict[str, Any], counts: mmap.mmap | No
 def entries_from_columns(columns: list[list[Any]], line_base: int = 0) -> list[Entry]:
     """Entries from their ``FIELDS`` columns (a child's payload, a cached index), line numbers
     moved by ``line_base``; ``index`` is set when they are indexed."""
-    new = Entry.__new__
     shift = line_base << LINE_AT  # the line number's place in ``Entry.span``
-    out: list[Entry] = []
-    append = out.append
-    for (
-        eid,
-        parent,
-        etype,
-        role,
-        stamp,
-        span,
-        text,
-        aux,
-        has_text,
-        stop_reason,
-        tool_name,
-        tool_calls,
-        content_is_str,
-        hidden,
-    ) in zip(*columns):
-        e = new(Entry)
-        e.id = eid
-        e.parent_id = parent
-        e.type = etype
-        e.role = role
-        e.stamp = stamp
-        e.index = -1
-        e.span = span + shift
-        e.text = text
-        e.aux = aux
-        e.has_text = has_text
-        e.stop_reason = stop_reason
-        e.tool_name = tool_name
-        e.tool_calls = tool_calls
-        e.content_is_str = content_is_str
-        e.hidden = hidden
-        e.data = None
-        append(e)
-    return out
+    return [
+        Entry(
+            eid,
+            parent,
+            etype,
+            role,
+            stamp,
+            -1,
+            span + shift,
+            text,
+            aux,
+            has_text,
+            stop_reason,
+            tool_name,
+            tool_calls,
+            content_is_str,
+            hidden,
+        )
+        for (
+            eid,
+            parent,
+            etype,
+            role,
+            stamp,
+            span,
+            text,
+            aux,
+            has_text,
+            stop_reason,
+            tool_name,
+            tool_calls,
+            content_is_str,
+            hidden,
+        ) in zip(*columns)
+    ]

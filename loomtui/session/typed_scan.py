@@ -29,7 +29,6 @@ from loomtui.session.entries import (
     _js_concat,
     compact_args,
 )
-from loomtui.session.entries import packed_stamp as packed
 from loomtui.session.jsstr import JS_WHITESPACE, utf16_len, utf16_slice
 
 #: a ``Raw`` field that was not in the line
@@ -118,6 +117,11 @@ _CALL_IDS: dict[str | None, str | None] = {}
 #: ``_CALL_IDS`` is emptied past this many calls without their result
 _CALL_IDS_MAX = 1024
 
+#: the roles of most lines, one string each (``sys.intern`` of them)
+_ASSISTANT = intern("assistant")
+_TOOL_RESULT = intern("toolResult")
+_USER = intern("user")
+
 _INT64_MIN = -(1 << 63)
 _UINT64_END = 1 << 64
 
@@ -190,53 +194,84 @@ def _content_text(content: str | list[_Block] | None) -> str:
     return _blocks(content, False)[0]  # type: ignore[arg-type]
 
 
-def _message(e: Entry, m: _Message | None) -> None:
-    """``entries._fill_message`` of a typed message."""
+def _message(eid: str, parent: str | None, stamp: Any, m: _Message | None) -> Entry:
+    """``entries._fill_message`` of a typed message: the entry made in one call, every field it
+    has computed first."""
     if m is None:
-        return
+        return Entry(eid, parent, MESSAGE, None, stamp)
     role = m.role
-    if role is None:
-        e.text = _content_text(m.content) if m.content else None
-        return
-    e.role = role = intern(role)
     content = m.content
     if role == "assistant":
+        has = False
+        calls = None
         if type(content) is list:
-            e.text, e.has_text, calls = _blocks(content, True)
-            if calls:
-                e.tool_calls = tuple(calls)
+            text, has, calls = _blocks(content, True)
         elif content is None:
-            e.text = ""
+            text = ""
         else:
-            e.text = utf16_slice(content, TEXT_CAP)  # type: ignore[arg-type]
-            e.has_text = bool(content.strip(JS_WHITESPACE))  # type: ignore[union-attr]
+            text = utf16_slice(content, TEXT_CAP)  # type: ignore[arg-type]
+            has = bool(content.strip(JS_WHITESPACE))  # type: ignore[union-attr]
         stop = m.stop_reason
-        e.stop_reason = intern(stop) if stop is not None else None
         err = m.error_message
-        if err:
-            e.aux = utf16_slice(err, 400)
-    elif role == "toolResult":
+        return Entry(
+            eid,
+            parent,
+            MESSAGE,
+            _ASSISTANT,
+            stamp,
+            -1,
+            0,
+            text,
+            utf16_slice(err, 400) if err else None,
+            has,
+            intern(stop) if stop is not None else None,
+            None,
+            tuple(calls) if calls else None,
+        )
+    if role == "toolResult":
         cid = m.tool_call_id
-        e.aux = _CALL_IDS.pop(cid, cid)  # None is never a key: None stays None
         name = m.tool_name
-        e.tool_name = intern(name) if name is not None else None
-        e.text = _content_text(content)
-    elif role == "user":
+        return Entry(
+            eid,
+            parent,
+            MESSAGE,
+            _TOOL_RESULT,
+            stamp,
+            -1,
+            0,
+            _content_text(content),
+            _CALL_IDS.pop(cid, cid),  # None is never a key: None stays None
+            False,
+            None,
+            intern(name) if name is not None else None,
+        )
+    if role == "user":
         if type(content) is str:
             head = content[:TEXT_CAP]
-            e.text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
-            e.has_text = bool(content.strip(JS_WHITESPACE))
+            text = head if head.isascii() else utf16_slice(content, TEXT_CAP)
+            has = bool(content.strip(JS_WHITESPACE))
         elif content is None:
-            e.text = ""
+            text = ""
+            has = False
         else:
-            e.text, e.has_text, _calls = _blocks(content, False)  # type: ignore[arg-type]
-    elif role == "bashExecution":
-        e.text = m.command
-        e.aux = _content_text(content)
-    else:
-        e.text = _content_text(content) if content else None
-        if role == "custom" or role == "hookMessage":
-            e.aux = m.custom_type
+            text, has, _calls = _blocks(content, False)  # type: ignore[arg-type]
+        return Entry(eid, parent, MESSAGE, _USER, stamp, -1, 0, text, None, has)
+    if role is None:
+        return Entry(eid, parent, MESSAGE, None, stamp, -1, 0, _content_text(content) if content else None)
+    role = intern(role)
+    if role == "bashExecution":
+        return Entry(eid, parent, MESSAGE, role, stamp, -1, 0, m.command, _content_text(content))
+    return Entry(
+        eid,
+        parent,
+        MESSAGE,
+        role,
+        stamp,
+        -1,
+        0,
+        _content_text(content) if content else None,
+        m.custom_type if role == "custom" or role == "hookMessage" else None,
+    )
 
 
 def entry(s: Any) -> Entry:
@@ -245,41 +280,26 @@ def entry(s: Any) -> Entry:
     ``size`` are the caller's to set."""
     if len(s.hidden):
         raise Unusual
+    t = s.timestamp
+    # ``entries.packed_stamp``, inline: a string starting with NUL stays a string
+    stamp = t if t is None or t[:1] == "\x00" else int.from_bytes(t.encode(), "big")
     cls = type(s)
     if cls is _MessageLine:
-        e = Entry(s.id, s.parent_id, MESSAGE)
-        t = s.timestamp
-        if t is not None:
-            e.stamp = packed(t)
-        _message(e, s.message)
-        return e
+        return _message(s.id, s.parent_id, stamp, s.message)
     if cls is _LabelLine:
-        e = Entry(s.id, s.parent_id, "label")
-        e.text = s.label
-        e.aux = s.target_id
-    elif cls is _ModelLine:
-        e = Entry(s.id, s.parent_id, "model_change")
-        e.text = s.model if s.model_id is msgspec.UNSET else s.model_id
-    elif cls is _ThinkingLine:
-        e = Entry(s.id, s.parent_id, "thinking_level_change")
-        e.text = s.thinking_level
-    elif cls is _SummaryLine:
-        e = Entry(s.id, s.parent_id, "branch_summary")
-        e.text = s.summary
-    elif cls is _CompactionLine:
+        return Entry(s.id, s.parent_id, "label", None, stamp, -1, 0, s.label, s.target_id)
+    if cls is _ModelLine:
+        text = s.model if s.model_id is msgspec.UNSET else s.model_id
+        return Entry(s.id, s.parent_id, "model_change", None, stamp, -1, 0, text)
+    if cls is _ThinkingLine:
+        return Entry(s.id, s.parent_id, "thinking_level_change", None, stamp, -1, 0, s.thinking_level)
+    if cls is _SummaryLine:
+        return Entry(s.id, s.parent_id, "branch_summary", None, stamp, -1, 0, s.summary)
+    if cls is _CompactionLine:
         tokens = s.tokens_before
         if tokens is not None and not _INT64_MIN <= tokens < _UINT64_END:
             raise Unusual  # orjson (and so the general route) makes a float of it
-        e = Entry(s.id, s.parent_id, "compaction")
-        e.aux = tokens
-        e.text = s.summary
-    elif cls is _CustomLine:
-        e = Entry(s.id, s.parent_id, "custom")
-        e.text = s.custom_type
-    else:
-        e = Entry(s.id, s.parent_id, "session_info")
-        e.text = s.name
-    t = s.timestamp
-    if t is not None:
-        e.stamp = packed(t)
-    return e
+        return Entry(s.id, s.parent_id, "compaction", None, stamp, -1, 0, s.summary, tokens)
+    if cls is _CustomLine:
+        return Entry(s.id, s.parent_id, "custom", None, stamp, -1, 0, s.custom_type)
+    return Entry(s.id, s.parent_id, "session_info", None, stamp, -1, 0, s.name)

@@ -18,7 +18,7 @@ from loomtui.session.entries import Entry
 from loomtui.session.split import FIELDS
 from loomtui.view.model import TreeModel
 
-SLOTS = [s for s in Entry.__slots__ if s != "data"]
+SLOTS = [s for s in Entry.__struct_fields__ if s != "data"]
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_an_adversarial_file_reads_the_same_cut_at_every_line(tmp_path: Path, me
 def test_scan_columns_cross_the_pipe_whole(tmp_path: Path) -> None:
     """Every skeleton field crosses the pipe (``split.FIELDS`` is every slot but ``index`` and
     ``data``), and the results a tail scan could not pair are listed for the merge."""
-    assert set(FIELDS) == set(Entry.__slots__) - {"index", "data"}
+    assert set(FIELDS) == set(Entry.__struct_fields__) - {"index", "data"}
     path = _adversarial(tmp_path)
     fd = claude_read.open_claude_fd(str(path))
     try:

@@ -18,7 +18,7 @@ from loomtui.formats.claude import scan as claude_scan
 from loomtui.formats.claude import typed
 from loomtui.session.entries import Entry
 
-SLOTS = [s for s in Entry.__slots__ if s != "data"]
+SLOTS = [s for s in Entry.__struct_fields__ if s != "data"]
 ROOT = Path(__file__).resolve().parents[2]
 SID = "5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19"
 

@@ -83,7 +83,7 @@ def test_every_row_sets_every_slot_of_a_skeleton() -> None:
     sm = open_document(made_run(10), None)
     for e in sm.index.entries:
         assert isinstance(e, RowEntry)
-        for slot in Entry.__slots__:
+        for slot in Entry.__struct_fields__:
             getattr(e, slot)  # a slot never set would raise here
 
 

@@ -27,7 +27,7 @@ from loomtui.view.model import TreeModel
 from loomtui.view.plain_rows import plain_rows
 
 #: every field (the timestamp as read: a loom node's is made when asked, its slot stays empty)
-SLOTS = ["timestamp" if s == "stamp" else s for s in Entry.__slots__ if s != "data"]
+SLOTS = ["timestamp" if s == "stamp" else s for s in Entry.__struct_fields__ if s != "data"]
 
 
 def whole_tree(doc: Any, name: str = "loom") -> Any:

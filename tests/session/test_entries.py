@@ -80,3 +80,45 @@ def test_user_entry_keeps_text_and_role():
     e = Entry("u", None, "message")
     fill(e, {"type": "message", "message": {"role": "user", "content": "  "}, "timestamp": "t"})
     assert (e.role, e.text, e.has_text, e.timestamp) == ("user", "  ", False, "t")
+
+
+def test_an_entry_is_small_untracked_and_equal_only_to_itself():
+    import gc
+    import sys
+
+    e = Entry("a", "p", "message")
+    assert (e.role, e.stamp, e.index, e.span, e.text, e.aux, e.has_text, e.data) == (
+        None,
+        None,
+        -1,
+        0,
+        None,
+        None,
+        False,
+        None,
+    )
+    # no GC header: an entry refers to strings, ints and tuples, never back to itself
+    assert not gc.is_tracked(e)
+    assert sys.getsizeof(e) <= 16 * 8 + 16  # sixteen fields and the object header
+    same = Entry("a", "p", "message")
+    assert e != same and e == e and len({e, same}) == 2
+    # every field in one call, in the order of the fields
+    full = Entry("b", None, "message", "user", 5, 3, 7, "hi", "x", True, "stop", "bash", (), True, "h", {})
+    assert [getattr(full, f) for f in Entry.__struct_fields__] == [
+        "b",
+        None,
+        "message",
+        "user",
+        5,
+        3,
+        7,
+        "hi",
+        "x",
+        True,
+        "stop",
+        "bash",
+        (),
+        True,
+        "h",
+        {},
+    ]

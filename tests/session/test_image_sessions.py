@@ -128,7 +128,7 @@ def image_session(tmp_path: Path) -> tuple[Path, list[str]]:
 
 
 def _slot_values(e: Entry) -> list[Any]:
-    return [getattr(e, s) for s in Entry.__slots__]
+    return [getattr(e, s) for s in Entry.__struct_fields__]
 
 
 def _strings(value: Any) -> list[str]:

@@ -32,7 +32,7 @@ def _parse(path: Path, how: Any, start: int = 0, end: int | None = None) -> tupl
     return (
         consumed,
         eof,
-        [[getattr(e, s) for s in Entry.__slots__] for e in entries],
+        [[getattr(e, s) for s in Entry.__struct_fields__] for e in entries],
         state.lines,
         [(d.line, d.reason) for d in state.diagnostics],
         state.line_no,

@@ -186,8 +186,8 @@ def test_no_split_where_it_does_not_apply(tmp_path: Path) -> None:
 
 
 def test_fields_cover_the_entry_skeleton() -> None:
-    assert set(FIELDS) | {"index", "data"} == set(Entry.__slots__)
-    assert len(FIELDS) + 2 == len(Entry.__slots__)
+    assert set(FIELDS) | {"index", "data"} == set(Entry.__struct_fields__)
+    assert len(FIELDS) + 2 == len(Entry.__struct_fields__)
 
 
 @needs_shared()

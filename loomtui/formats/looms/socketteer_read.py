@@ -53,56 +53,21 @@ from loomtui.session.source import Source
 #: full entries kept after they were made (the detail pane and search ask for a few, often)
 KEPT_ENTRIES = 256
 
-_DATA: Any = Entry.__dict__["data"]  # the slots LoomNodeEntry's properties stand in front of
+_DATA: Any = Entry.__dict__["data"]  # the fields LoomNodeEntry's properties stand in front of
 _TIMESTAMP: Any = Entry.__dict__["timestamp"]
-_SET_DATA = _DATA.__set__
-_SET_TIMESTAMP = _TIMESTAMP.__set__
 #: the keys of a node that has only text and children (``_Reading.read`` takes a short way)
 _PLAIN_KEYS = frozenset(("text", "children"))
 
 
-class LoomNodeEntry(Entry):
+class LoomNodeEntry(Entry, gc=True):
     """The skeleton of one socketteer node: the node itself (in the parsed document), its
     pre-order position and the loom it belongs to; ``data`` is made from them when read, and
-    ``timestamp`` (the ordering key ``order_time(position)``) when asked."""
+    ``timestamp`` (the ordering key ``order_time(position)``) when asked. Made by ``node_entry``;
+    tracked by the collector, unlike ``Entry`` (the loom refers to its entries)."""
 
-    __slots__ = ("loom", "node", "pos")
-    loom: LoomNodes
-    node: dict[str, Any]
-    pos: int
-
-    def __init__(
-        self,
-        entry_id: str,
-        parent_id: str | None,
-        etype: str,
-        aux: Any,
-        text: str | None,
-        hidden: str | None,
-        node: dict[str, Any],
-        pos: int,
-        loom: LoomNodes,
-    ) -> None:
-        # every slot ``Entry.__init__`` sets, set once (a loom can make a million of these)
-        self.id = entry_id
-        self.parent_id = parent_id
-        self.type = etype
-        self.role = None
-        _SET_TIMESTAMP(self, None)
-        self.index = -1
-        self.span = 0  # line 0, offset -1, size 0 (``entries.span``)
-        self.text = text
-        self.aux = aux
-        self.has_text = False
-        self.stop_reason = None
-        self.tool_name = None
-        self.tool_calls = None
-        self.content_is_str = False
-        self.hidden = hidden
-        _SET_DATA(self, None)
-        self.node = node
-        self.pos = pos
-        self.loom = loom
+    node: Any = None
+    pos: int = 0
+    loom: Any = None
 
     @property  # type: ignore[override]
     def data(self) -> dict[str, Any] | None:
@@ -121,6 +86,42 @@ class LoomNodeEntry(Entry):
     @timestamp.setter
     def timestamp(self, value: Any) -> None:
         _TIMESTAMP.__set__(self, value)
+
+
+def node_entry(
+    entry_id: str,
+    parent_id: str | None,
+    etype: str,
+    aux: Any,
+    text: str | None,
+    hidden: str | None,
+    node: dict[str, Any],
+    pos: int,
+    loom: LoomNodes,
+) -> LoomNodeEntry:
+    """A node's skeleton, every field given at once (a loom can make a million of these): no
+    role, timestamp or span (line 0, offset -1, size 0: ``entries.span``)."""
+    return LoomNodeEntry(
+        entry_id,
+        parent_id,
+        etype,
+        None,
+        None,
+        -1,
+        0,
+        text,
+        aux,
+        False,
+        None,
+        None,
+        None,
+        False,
+        hidden,
+        None,
+        node,
+        pos,
+        loom,
+    )
 
 
 class LoomNodes:
@@ -203,8 +204,8 @@ def _skeleton(
     pi_role = ROLE_TO_PI.get(role) if role is not None else None
     if pi_role is None:
         # a custom message keeps all its text (pi searches all of it)
-        return LoomNodeEntry(nid, parent, "custom_message", role or "node", text, hidden or None, n, pos, loom)
-    e = LoomNodeEntry(nid, parent, "message", None, None, hidden or None, n, pos, loom)
+        return node_entry(nid, parent, "custom_message", role or "node", text, hidden or None, n, pos, loom)
+    e = node_entry(nid, parent, "message", None, None, hidden or None, n, pos, loom)
     e.role = pi_role
     content = [{"type": "text", "text": text}]
     if pi_role == "assistant":
@@ -279,7 +280,7 @@ class _Reading:
                     quiet_missing = missing.count >= SAME_DIAGNOSTICS
                 hidden = "pruned-branch" if parent_hidden is not None else None
                 text = n.get("text")
-                e = LoomNodeEntry(
+                e = node_entry(
                     nid, parent, "custom_message", "node", text if isinstance(text, str) else "", hidden, n, pos, loom
                 )
             else:

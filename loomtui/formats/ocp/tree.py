@@ -38,23 +38,24 @@ LINEAGE_KINDS = frozenset(("spawn", "launch"))
 #: details); id, parentId and timestamp are added by the row
 Maker = Callable[["OcpRun", str], dict[str, Any]]
 
-_TEXT = Entry.text  # the slots RowEntry's properties fill in
+_TEXT = Entry.text  # the fields RowEntry's properties fill in
 _DATA = Entry.data
-_NEW = Entry.__new__
 
 
-class RowEntry(Entry):
+class RowEntry(Entry, gc=True):
     """A custom_message skeleton whose ``text`` and ``data`` are written on first read.
 
     Safe to read from two threads (the app draws rows while a worker warms search): the values
     are stored before the pending marker is cleared, so a reader never sees a half-made row; at
     worst both threads make the same text.
 
-    The fields every row has alike are class attributes (they shadow the skeleton's slots, so
-    making 60k rows sets seven slots each, not eighteen; writing one of them raises).
+    The fields every row has alike are class attributes (they shadow the skeleton's fields;
+    writing one of them raises). Tracked by the collector, unlike ``Entry``: ``_pending`` holds
+    the run.
     """
 
-    __slots__ = ("_pending",)
+    #: (run, maker, record id) until the text is made
+    _pending: Any = None
     type = "custom_message"
     role = None
     offset = -1
@@ -471,7 +472,7 @@ def preorder_ends(rows: list[Entry]) -> list[int]:
 
 def make_rows(run: OcpRun, order: Iterable[Row]) -> list[Entry]:
     """The skeletons of ``row_order``'s rows; one shared timestamp keeps each parent's children
-    in that order (pi sorts siblings by time, ties in file order). Every slot of each row is
+    in that order (pi sorts siblings by time, ties in file order). Every field of each row is
     set here (the rest are ``RowEntry``'s class attributes; ``text`` and ``data`` are written
     with the row), in one loop: a 60k-row run makes 60k of them while it opens."""
     return _skeletons(run, order, rows_timestamp(run))
@@ -479,19 +480,12 @@ def make_rows(run: OcpRun, order: Iterable[Row]) -> list[Entry]:
 
 def _skeletons(run: OcpRun | None, order: Iterable[Row], ts: str | None) -> list[Entry]:
     """``make_rows``'s loop: each row's text is made by its maker when first read."""
-    out: list[Entry] = []
-    append, new = out.append, _NEW
-    for n, (eid, parent, kind, make, rid) in enumerate(order, start=1):
-        e = new(RowEntry)
-        e.id = eid
-        e.parent_id = parent
-        e.timestamp = ts
-        e.index = -1
-        e.span = n << LINE_AT  # the line number; offset -1, size 0 (``entries.span``)
-        e.aux = kind
-        e._pending = (run, make, rid)
-        append(e)
-    return out
+    # ``span``: the line number; offset -1, size 0 (``entries.span``); a string timestamp is
+    # its own ``stamp``
+    return [
+        RowEntry(eid, parent, "custom_message", None, ts, -1, n << LINE_AT, None, kind, _pending=(run, make, rid))
+        for n, (eid, parent, kind, make, rid) in enumerate(order, start=1)
+    ]
 
 
 def rows_timestamp(run: OcpRun) -> str | None:
