@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +19,10 @@ import pytest
 from loomtui.formats.agent.session import AgentSession
 from loomtui.formats.detect import open_any
 from loomtui.formats.html.export import export_html
+from tests.formats.test_export_html_browser import CHROMIUM, browser  # noqa: F401 (fixture)
 from tests.shared_material import FIXTURES, require_shared
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium installed (apt-get install chromium)"),
@@ -60,18 +58,6 @@ def labelled_session(path: Path) -> Path:
     ]  # fmt: skip
     path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def download_branch(browser: Any, manager: Any, tmp_path: Path, leaf: str, name: str) -> tuple[str, list[str]]:
@@ -119,6 +105,19 @@ def export_branch(manager: Any, leaf: str, where: Path) -> list[str]:
     return Path(out).read_text(encoding="utf-8").splitlines()
 
 
+def shared_branch(browser: Any, tmp_path: Path, rel: str, leaf: str | None = None) -> tuple[Any, list[str]]:
+    """A shared fixture's page download of the branch ending at ``leaf`` (the file's leaf when
+    None), checked equal to what `export-branch` writes but for what each export makes afresh."""
+    src = FIXTURES / rel
+    if not src.exists():
+        require_shared(str(src))
+    manager = open_any(str(src))
+    leaf = leaf or manager.get_leaf_id()
+    _name, got = download_branch(browser, manager, tmp_path, leaf, src.name)
+    same_but_new(got, export_branch(manager, leaf, tmp_path / "want"))
+    return manager, got
+
+
 def test_a_pi_branch_is_what_export_branch_writes(browser: Any, tmp_path: Path) -> None:
     src = labelled_session(tmp_path / "s.jsonl")
     manager = open_any(str(src))
@@ -141,26 +140,15 @@ def test_a_pi_branch_is_what_export_branch_writes(browser: Any, tmp_path: Path) 
     ],
 )
 def test_an_adapted_session_gives_its_pi_copy(browser: Any, tmp_path: Path, rel: str) -> None:
-    src = FIXTURES / rel
-    if not src.exists():
-        require_shared(str(src))
-    manager = open_any(str(src))
-    leaf = manager.get_leaf_id()
-    _name, got = download_branch(browser, manager, tmp_path, leaf, src.name)
-    same_but_new(got, export_branch(manager, leaf, tmp_path / "want"))
+    manager, got = shared_branch(browser, tmp_path, rel)
     head = json.loads(got[0])
     assert head["version"] == 3 and head["id"] != manager.header["id"] and "tool" not in head
     assert not any("agentSource" in json.loads(x) for x in got)
 
 
 def test_a_loom_branch_has_no_placeholder_dates(browser: Any, tmp_path: Path) -> None:
-    src = FIXTURES / "loom" / "socketteer-loom_demo.json"
-    if not src.exists():
-        require_shared(str(src))
-    manager = open_any(str(src))
     leaf = "530a51de-177c-11ec-9e36-acde48001122"  # bookmarked, under bookmarked nodes
-    _name, got = download_branch(browser, manager, tmp_path, leaf, src.name)
-    same_but_new(got, export_branch(manager, leaf, tmp_path / "want"))
+    _manager, got = shared_branch(browser, tmp_path, "loom/socketteer-loom_demo.json", leaf)
     assert "1970-" not in "".join(got)
     assert all(json.loads(x).get("timestamp") for x in got)
     assert sum(json.loads(x)["type"] == "label" for x in got) >= 2
@@ -169,11 +157,5 @@ def test_a_loom_branch_has_no_placeholder_dates(browser: Any, tmp_path: Path) ->
 def test_a_version_1_session_gives_its_migrated_branch(browser: Any, tmp_path: Path) -> None:
     """A version 1 session's page offered no branch (its export waited for `migrate`); it gives
     the branch as migrated in memory, as `export-branch` now writes it."""
-    src = FIXTURES / "pi" / "pi-mono-large-session.jsonl"
-    if not src.exists():
-        require_shared(str(src))
-    manager = open_any(str(src))
-    leaf = manager.get_leaf_id()
-    _name, got = download_branch(browser, manager, tmp_path, leaf, src.name)
-    same_but_new(got, export_branch(manager, leaf, tmp_path / "want"))
+    _manager, got = shared_branch(browser, tmp_path, "pi/pi-mono-large-session.jsonl")
     assert json.loads(got[0])["version"] == 3 and all("id" in json.loads(x) for x in got[1:])
