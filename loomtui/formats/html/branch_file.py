@@ -42,6 +42,7 @@ class BranchFile:
         #: stands for the export's time while a line is made (random: no entry holds it)
         self.marker = "@" + secrets.token_hex(12) + "@"
         self._by_id = manager.index.by_id
+        self._parent_of = manager.index.parent_of  # the linked parent, as the tree draws it
 
     # an entry's line -----------------------------------------------------------------------
     def line_as_written(self, e: Entry, line: bytes) -> Any:
@@ -68,7 +69,7 @@ class BranchFile:
         if not isinstance(obj, dict):
             return line
         obj = {k: v for k, v in obj.items() if k not in _AGENT_ONLY}
-        parent = self._by_id.get(e.parent_id) if e.parent_id is not None else None
+        parent = self._parent_of(e)
         obj["parentId"] = parent.id if parent is not None else None
         return js_json(obj).encode()
 
@@ -86,24 +87,24 @@ class BranchFile:
         label = self._by_id.get(first) if isinstance(first, str) else None
         stands: dict[str, tuple[str, int]] = {}
         if label is not None and label.type == "label":
-            after, cur = e, self._by_id.get(e.parent_id) if e.parent_id is not None else None
+            after, cur = e, self._parent_of(e)
             seen: set[str] = set()
             while cur is not None and cur.id not in seen and cur.id != label.id:
                 seen.add(cur.id)
                 if cur.type != "label":
                     after = cur
-                cur = self._by_id.get(cur.parent_id) if cur.parent_id is not None else None
+                cur = self._parent_of(cur)
             if cur is not None and cur.id == label.id:
                 stands[label.id] = (after.id, 0)
         return branch_copy.Relink(relink.parent, relink.first, 0, stands)
 
     def _kept_above(self, e: Entry) -> Entry | None:
         """``e``'s nearest ancestor that is not a label entry."""
-        parent = self._by_id.get(e.parent_id) if e.parent_id is not None else None
+        parent = self._parent_of(e)
         seen: set[str] = set()
         while parent is not None and parent.type == "label" and parent.id not in seen:
             seen.add(parent.id)
-            parent = self._by_id.get(parent.parent_id) if parent.parent_id is not None else None
+            parent = self._parent_of(parent)
         return parent
 
     # what the page makes when asked ----------------------------------------------------------
