@@ -27,6 +27,11 @@ ANY_FILE = (
     "a socketteer loom, an OCP run"
 )
 
+#: what ``--filter`` takes beside pi's modes, in every command's help (``check_filter_name``'s too)
+RUN_FILTERS = (
+    "an OCP run also has failed, gates, in-flight, model:NAME, harness:NAME, and findings (only a run with findings)"
+)
+
 #: the argument names that hold an entry id, in every command
 ID_ARGUMENTS = ("leaf", "target", "entry_id", "a", "b", "fork")
 
@@ -121,9 +126,16 @@ def filter_modes(manager: SessionManager) -> tuple[str, ...]:
 
 
 def check_filter(manager: SessionManager, mode: str, file: str) -> None:
+    """Refuse a ``--filter`` the opened file does not have: why, where its source says (an OCP
+    run without findings has no ``findings`` mode: ``Source.missing_filter``), naming its modes."""
     modes = filter_modes(manager)
-    if mode not in modes:
-        raise LoomError(f"unknown filter mode {mode!r} for {file}; use one of {', '.join(modes)}")
+    if mode in modes:
+        return
+    missing = manager.source.missing_filter
+    why = missing(mode) if missing is not None else None
+    if why is not None:
+        raise LoomError(f"{file}: {why}; use one of {', '.join(modes)}")
+    raise LoomError(f"unknown filter mode {mode!r} for {file}; use one of {', '.join(modes)}")
 
 
 def check_filter_name(mode: str) -> None:
@@ -134,7 +146,4 @@ def check_filter_name(mode: str) -> None:
 
     if mode in FIXED_MODES or (mode.startswith(NAMED_MODE_PREFIXES) and mode.split(":", 1)[1]):
         return
-    raise LoomError(
-        f"unknown filter mode {mode!r}; use one of {', '.join(FILTER_MODES)} (an OCP run: "
-        f"{', '.join(FIXED_MODES)}, model:NAME, harness:NAME)"
-    )
+    raise LoomError(f"unknown filter mode {mode!r}; use one of {', '.join(FILTER_MODES)}; {RUN_FILTERS}")

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from loomtui.commands._args import RUN_FILTERS
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import open_regular_file
 from loomtui.view.filter_modes import FILTER_MODES
@@ -38,8 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="filter_mode",
         default="default",
         metavar="MODE",
-        help=f"initial filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also "
-        "has failed, gates, in-flight, findings, model:NAME, harness:NAME",
+        help=f"initial filter mode: {', '.join(FILTER_MODES)} (default: default); {RUN_FILTERS}",
     )
     p.add_argument(
         "--sessions-dir",

@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 
-from loomtui.commands._args import ANY_FILE, MIN_WIDTH, check_width
+from loomtui.commands._args import ANY_FILE, MIN_WIDTH, RUN_FILTERS, check_width
 from loomtui.formats.opening.tree_run import TreeOpening
 from loomtui.session.locations import home_dir
 from loomtui.view.filter_modes import FILTER_MODES
@@ -29,8 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--filter",
         default="default",
         metavar="MODE",
-        help=f"filter mode: {', '.join(FILTER_MODES)} (default: default); an OCP run also has "
-        "failed, gates, in-flight, findings, model:NAME, harness:NAME",
+        help=f"filter mode: {', '.join(FILTER_MODES)} (default: default); {RUN_FILTERS}",
     )
     p.add_argument(
         "--view",

@@ -18,6 +18,9 @@ docs/architecture.md) instead of guessing from ``path is None`` or format names:
   marks no active path, ``has_leaf``);
 * ``filters``: filter modes the source adds beside pi's five: mode -> (footer tag, a function
   giving the entry ids the mode shows);
+* ``missing_filter``: why this file lacks a mode that other files of its kind have, by mode (an
+  OCP run without findings has no ``findings`` mode), or None: what ``--filter`` and the app's
+  notice say instead of "unknown filter mode";
 * ``describe``: a source that writes an entry's detail itself (Markdown by entry id, or None);
 * ``label_store``: with ``labels == "store"``, the file of loomtui's own label store that keeps
   this read-only source's labels (another agent's session);
@@ -186,6 +189,7 @@ class Source:
     document: Any = None
     leaf_moves: bool = True
     filters: Mapping[str, tuple[str, Callable[[], Iterable[str]]]] | None = None
+    missing_filter: Callable[[str], str | None] | None = None
     describe: Callable[[str], str | None] | None = None
     label_store: str | None = None
     opens: Callable[[str], SessionManager | Lookup | None] | None = None

@@ -155,6 +155,21 @@ async def test_a_filter_the_file_does_not_have_is_said(fixture_copy) -> None:
         assert any("'failed' is not a filter of a pi session" in n for n in notices(app))
 
 
+async def test_findings_on_a_run_without_findings_says_the_run_has_none() -> None:
+    """`loomtui --filter findings RUN` on a run whose checks found nothing: the notice says the
+    run has no findings (it said "'findings' is not a filter of an OCP run")."""
+    run = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "run-with-session" / "run.ocp.json"
+    app = make_app(run, filter_mode="findings")
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await browser(pilot)
+        await pilot.pause()
+        assert screen.model.mode == "default"
+        said = [n for n in notices(app) if "findings" in n]
+        told = [n for n in said if "This OCP run has no findings" in n and "only to runs with findings" in n]
+        assert told, said
+        assert not any("is not a filter of" in n for n in said), said
+
+
 @needs_shared()
 async def test_ctrl_g_speaks_of_no_header_where_the_file_has_none(tmp_path: Path) -> None:
     """Ctrl+G on a Claude Code session, an OCP run or an OpenLoom document said "This session is

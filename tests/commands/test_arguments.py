@@ -116,6 +116,44 @@ def test_tree_refuses_a_view_or_filter_the_file_does_not_have(
     assert main(["tree", str(run), "--filter", "failed", "--view", "lineage"]) == 0
 
 
+#: an OCP run in the repository whose checks find nothing: it has no ``findings`` mode
+RUN_WITHOUT_FINDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "run-with-session" / "run.ocp.json"
+
+
+def test_findings_on_a_run_without_findings_says_the_run_has_none(
+    session: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--filter findings` on an OCP run without findings was "unknown filter mode 'findings'",
+    though every help lists the mode: it says the run has no findings, naming its modes."""
+    assert main(["tree", str(RUN_WITHOUT_FINDINGS), "--filter", "findings"]) == 2
+    line = one_error_line(capsys)
+    assert "this OCP run has no findings" in line and "applies only to runs with findings" in line, line
+    assert "unknown filter mode" not in line and "use one of default, failed, gates, in-flight" in line, line
+    assert main(["tree", str(session), "--filter", "findings"]) == 2  # not a run: an unknown mode
+    line = one_error_line(capsys)
+    assert "unknown filter mode 'findings'" in line and "use one of default, no-tools" in line, line
+
+
+@needs_shared()
+def test_findings_on_a_run_with_findings_is_taken(capsys: pytest.CaptureFixture[str]) -> None:
+    run = SHARED / "ocp" / "review-loop-v03.ocp.json"
+    assert main(["tree", str(run), "--filter", "findings", "--width", "100"]) == 0
+    assert "[findings]" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["tree", "app"])
+def test_every_filter_help_says_findings_is_for_runs_with_findings(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "findings (only a run with findings)" in said, said
+    readme = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8").split())
+    assert "`findings` (only on a run with findings" in readme
+
+
 def test_the_browser_refuses_an_unknown_filter_before_it_starts(
     session: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

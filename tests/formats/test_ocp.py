@@ -156,6 +156,24 @@ def test_filters_fit_runs() -> None:
     assert m.footer().endswith("[failed]")
 
 
+def test_a_run_says_why_it_has_no_findings_mode() -> None:
+    """A run without findings has no `findings` mode, and says so (``Source.missing_filter``):
+    none found, or not checked when it opened (too big); a run's other modes and pi's are not its
+    to explain."""
+    from loomtui.formats.ocp.source import build_session
+
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "run-with-session" / "run.ocp.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    missing = open_any(str(path)).source.missing_filter
+    assert missing is not None and missing("findings") == ocp_filters.NO_FINDINGS
+    assert missing("user-only") is None and missing("bogus") is None
+    unchecked = build_session(doc, str(path), check=False).source.missing_filter
+    assert unchecked is not None and "not checked when it was opened" in (unchecked("findings") or "")
+    doc["nodes"][0]["state"] = "bogus"  # a finding: the mode is there, nothing to explain
+    flagged = build_session(doc, str(path)).source
+    assert "findings" in flagged.filters and flagged.missing_filter("findings") is None  # type: ignore[misc, operator]
+
+
 def test_per_model_modes_are_made_when_first_listed_or_chosen() -> None:
     from loomtui.app.screens.source_actions import bar_modes
 

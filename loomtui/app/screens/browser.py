@@ -26,7 +26,7 @@ from loomtui.app.screens.browser_actions import BrowserActions
 from loomtui.app.screens.browser_loading import BrowserLoading
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.loom_tools import LoomTools
-from loomtui.app.screens.source_actions import bar_modes, footer_hints, look_up
+from loomtui.app.screens.source_actions import bar_modes, footer_hints, lacking_filter, look_up
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
@@ -252,8 +252,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         if model.mode != self.initial_filter and not self.has_screen_below and self.manager is not None:
             # `loomtui --filter MODE FILE` named a mode FILE does not have (a run's on a pi session)
             self.notify(
-                f"{self.initial_filter!r} is not a filter of {self.manager.source.a_name}; showing "
-                f"default ({', '.join(model.modes)}).",
+                lacking_filter(model, self.initial_filter),
                 title="--filter",
                 severity="warning",
                 timeout=8,

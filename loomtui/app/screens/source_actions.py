@@ -31,6 +31,16 @@ def bar_modes(model: TreeModel) -> tuple[str, ...]:
     return out if model.mode in out else out + (model.mode,)
 
 
+def lacking_filter(model: TreeModel, mode: str) -> str:
+    """The notice for ``loomtui --filter MODE FILE`` where FILE lacks MODE (a run's mode on a pi
+    session; ``findings`` on a run without findings: why, as the source says,
+    ``Source.missing_filter``), the model showing the default."""
+    source = model.manager.source
+    why = source.missing_filter(mode) if source.missing_filter is not None else None
+    said = why[:1].upper() + why[1:] if why else f"{mode!r} is not a filter of {source.a_name}"
+    return f"{said}; showing default ({', '.join(model.modes)})."
+
+
 def look_up(screen: BrowserScreen, lookup: Lookup) -> None:
     """Enter on a row naming a file: find it in a thread (unless known), then open it on top at
     its leaf (Esc returns), or say why not."""

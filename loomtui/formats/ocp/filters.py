@@ -1,5 +1,6 @@
-"""A run's filter modes: failed and rejected attempts, gates, work in flight, findings, one mode
-per model and per harness (docs/ocp.md); the rows each shows, made when the mode is chosen."""
+"""A run's filter modes: failed and rejected attempts, gates, work in flight, findings (a run with
+findings only), one mode per model and per harness (docs/ocp.md); the rows each shows, made when
+the mode is chosen."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp.run import OcpRun
+
+
+#: why ``--filter findings`` (or the app's) is refused on a run without findings
+NO_FINDINGS = "this OCP run has no findings: the 'findings' filter applies only to runs with findings"
 
 
 def is_gate(node: dict[str, Any]) -> bool:
@@ -118,8 +123,21 @@ class RunFilters(Mapping[str, tuple[str, Any]]):
         return True  # the fixed modes are always there
 
     def fixed(self) -> tuple[str, ...]:
-        """The modes every run has (what the filter bar lists), without making the others."""
+        """The modes this run has without a colon (what the filter bar lists: ``findings`` only
+        on a run with findings), without making the others."""
         return tuple(self._fixed)
+
+    def missing(self, mode: str) -> str | None:
+        """Why this run has no ``mode`` that other runs have (``findings``: it has none), or None
+        (``Source.missing_filter``)."""
+        if mode != "findings" or mode in self._fixed:
+            return None
+        if not self._run.checked:  # too big to check on open (``ocp/check.attach_findings``)
+            return (
+                "this OCP run was not checked when it was opened, so it has no findings: the 'findings' "
+                "filter applies only to runs with findings (`loomtui check FILE` checks it)"
+            )
+        return NO_FINDINGS
 
 
 def _named_modes(run: OcpRun) -> dict[str, tuple[str, Any]]:

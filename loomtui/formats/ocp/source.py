@@ -125,6 +125,7 @@ def session_of(
         document=run,
         leaf_moves=False,
         filters=run.filters,
+        missing_filter=run.filters.missing,
         describe=lambda eid: describe_row(run, eid),
         opens=lambda eid: attempt_lookup(run, eid),
         bar_filters=run.filters.fixed(),
