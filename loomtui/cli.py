@@ -35,13 +35,18 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: the browser's line in ``loomtui --help``: not a subcommand's parser (``loomtui [FILE]`` needs no
+#: command word), listed first among the commands as ``app``, which ``main`` takes as the browser
+APP_HELP = "the browser (the default: `loomtui [FILE]`); `loomtui app --help` shows its options"
+
 APP_USAGE = """\
-browser:
-  loomtui [FILE] [--theme NAME] [--filter MODE] [--sessions-dir DIR]
+browser (`loomtui app …` is the same):
+  loomtui [FILE] [--theme NAME] [--filter MODE] [--sessions-dir DIR] [--runs-dir DIR] [--no-follow]
       open FILE (a pi/omp, Claude Code or Codex session, a loom, an OCP run) in the browser;
       without FILE, the session picker over ~/.pi/agent/sessions, ~/.omp/agent/sessions,
-      ~/.claude/projects, ~/.codex/sessions and --sessions-dir (the bundled samples when
-      there are none). `loomtui app --help` shows every option.
+      ~/.claude/projects, ~/.codex/sessions and --sessions-dir / --runs-dir (the bundled
+      samples when there are none). The open file is followed: what another program appends
+      shows as it is written (--no-follow: read once). `loomtui app --help` shows every option.
 """
 
 
@@ -56,6 +61,8 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if selected is None:
+        sub.add_parser("app", help=APP_HELP, description=APP_HELP)
     for name, (module, help_text) in SUBCOMMANDS.items():
         if selected is not None and name != selected:
             continue
