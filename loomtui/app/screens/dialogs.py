@@ -24,14 +24,18 @@ T = TypeVar("T")
 
 class Dialog(ModalScreen[T]):
     """The base of the small dialogs: one centred box; the styles reach every subclass (a CSS
-    type selector matches subclasses too)."""
+    type selector matches subclasses too).
+
+    A dialog whose text can be taller than a small terminal makes its box a ``VerticalScroll``:
+    its buttons (``Horizontal.buttons``) are docked to the box's bottom, so they stay on the
+    screen under the text, which scrolls."""
 
     DEFAULT_CSS = """
     Dialog {
         align: center middle;
         background: $background 60%;
     }
-    Dialog > Vertical {
+    Dialog > Vertical, Dialog > VerticalScroll {
         width: 80%;
         max-width: 100;
         height: auto;
@@ -45,6 +49,7 @@ class Dialog(ModalScreen[T]):
     Dialog .error { color: $error; }
     Dialog Horizontal.buttons { height: auto; margin-top: 1; align-horizontal: right; }
     Dialog Horizontal.buttons Button { margin-left: 2; }
+    Dialog > VerticalScroll > Horizontal.buttons { dock: bottom; }
     """
 
 
@@ -112,7 +117,7 @@ class ConfirmDialog(Dialog[bool]):
         self.unavailable = unavailable
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():  # a resume plan can be taller than the screen
             yield Label(self.title_text, classes="title")
             yield Static(Text(printable(self.body, keep_lines=True)))
             if self.unavailable:
