@@ -143,6 +143,15 @@ class ConfirmDialog(Dialog[bool]):
         self.dismiss(yes)
 
 
+class _Result(Static):
+    """What the export did, the last line of the dialog's text: on a small screen it can fall
+    below the fold, so it is brought into view whenever it is laid out anew (a longer message,
+    the scrollbar appearing)."""
+
+    def on_resize(self) -> None:
+        self.scroll_visible(animate=False)
+
+
 class ExportDialog(Dialog[str | None]):
     """Ctrl+E: where the branch goes and how many entries it holds; then the result.
 
@@ -178,14 +187,14 @@ class ExportDialog(Dialog[str | None]):
         self.written: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():  # a refusal naming a long path can be taller than the screen
             what = "to a new session file" if self.export_as == "a pi session" else f"as {self.export_as} (a new file)"
             yield Label(f"Export the branch ending here {what}", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
             yield Static(Text(f"{branch_copy(self.count, self.labels, self.named)}; {self.note}."), id="count")
             yield Label("Destination (a directory, or a file path ending in .jsonl):")
             yield Input(value=self.default_dir, id="dest")
-            yield Static("", id="result")
+            yield _Result("", id="result")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Export", id="export", variant="primary")
@@ -219,9 +228,11 @@ class ExportDialog(Dialog[str | None]):
         if path is None:
             why = "; ".join(n.text for n in outcome.notices) or "nothing was written"
             result.update(Text(f"Not written: {why}", style="bold red"))
+            result.scroll_visible(animate=False)
             return
         self.written = path
         result.update(Text(f"Written: {path}", style="bold"))
+        result.scroll_visible(animate=False)
         self.query_one("#export", Button).display = False
         self.query_one("#dest", Input).disabled = True
         self.query_one("#cancel", Button).label = "Close"
