@@ -24,14 +24,18 @@ T = TypeVar("T")
 
 class Dialog(ModalScreen[T]):
     """The base of the small dialogs: one centred box; the styles reach every subclass (a CSS
-    type selector matches subclasses too)."""
+    type selector matches subclasses too).
+
+    A dialog whose text can be taller than a small terminal makes its box a ``VerticalScroll``:
+    its buttons (``Horizontal.buttons``) are docked to the box's bottom, so they stay on the
+    screen under the text, which scrolls."""
 
     DEFAULT_CSS = """
     Dialog {
         align: center middle;
         background: $background 60%;
     }
-    Dialog > Vertical {
+    Dialog > Vertical, Dialog > VerticalScroll {
         width: 80%;
         max-width: 100;
         height: auto;
@@ -45,6 +49,7 @@ class Dialog(ModalScreen[T]):
     Dialog .error { color: $error; }
     Dialog Horizontal.buttons { height: auto; margin-top: 1; align-horizontal: right; }
     Dialog Horizontal.buttons Button { margin-left: 2; }
+    Dialog > VerticalScroll > Horizontal.buttons { dock: bottom; }
     """
 
 
@@ -112,7 +117,7 @@ class ConfirmDialog(Dialog[bool]):
         self.unavailable = unavailable
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():  # a resume plan can be taller than the screen
             yield Label(self.title_text, classes="title")
             yield Static(Text(printable(self.body, keep_lines=True)))
             if self.unavailable:
@@ -136,6 +141,15 @@ class ConfirmDialog(Dialog[bool]):
         if yes and self.unavailable:
             return  # the reason is on screen; there is nothing to confirm
         self.dismiss(yes)
+
+
+class _Result(Static):
+    """What the export did, the last line of the dialog's text: on a small screen it can fall
+    below the fold, so it is brought into view whenever it is laid out anew (a longer message,
+    the scrollbar appearing)."""
+
+    def on_resize(self) -> None:
+        self.scroll_visible(animate=False)
 
 
 class ExportDialog(Dialog[str | None]):
@@ -173,14 +187,14 @@ class ExportDialog(Dialog[str | None]):
         self.written: str | None = None
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with VerticalScroll():  # a refusal naming a long path can be taller than the screen
             what = "to a new session file" if self.export_as == "a pi session" else f"as {self.export_as} (a new file)"
             yield Label(f"Export the branch ending here {what}", classes="title")
             yield Static(Text(self.entry_text, no_wrap=True, overflow="ellipsis"), classes="muted")
             yield Static(Text(f"{branch_copy(self.count, self.labels, self.named)}; {self.note}."), id="count")
             yield Label("Destination (a directory, or a file path ending in .jsonl):")
             yield Input(value=self.default_dir, id="dest")
-            yield Static("", id="result")
+            yield _Result("", id="result")
             with Horizontal(classes="buttons"):
                 yield Button("Cancel", id="cancel")
                 yield Button("Export", id="export", variant="primary")
@@ -214,9 +228,11 @@ class ExportDialog(Dialog[str | None]):
         if path is None:
             why = "; ".join(n.text for n in outcome.notices) or "nothing was written"
             result.update(Text(f"Not written: {why}", style="bold red"))
+            result.scroll_visible(animate=False)
             return
         self.written = path
         result.update(Text(f"Written: {path}", style="bold"))
+        result.scroll_visible(animate=False)
         self.query_one("#export", Button).display = False
         self.query_one("#dest", Input).disabled = True
         self.query_one("#cancel", Button).label = "Close"
