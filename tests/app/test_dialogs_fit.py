@@ -55,14 +55,18 @@ async def test_the_resume_dialog_without_pi_keeps_close_on_an_80_column_screen(
         assert str(close.label) == "Close"
         assert _wholly_shown(pilot, close), (close.region, screen_text(app))
         assert " Close " in screen_text(app)
-        # the text is taller than the box: it scrolls (the keys reach the box from the focused
-        # Close), and its end (why pi cannot run) can be read
+        # why pi cannot run is read first, as the dialog opens
         body = dialog.children[0]
+        reason = dialog.query_one("#unavailable", Static)
+        assert "Cannot run pi" in str(reason.render())
+        assert body.region.contains_region(reason.region), (reason.region, body.region)
+        # the plan is taller than the box: it scrolls (the keys reach the box from the focused
+        # Close) to its end, Close still shown
         assert isinstance(body, VerticalScroll) and body.max_scroll_y > 0 and close.has_focus
         await pilot.press("end")
         await until(pilot, lambda: body.scroll_y == body.max_scroll_y, what="the text scrolled to its end")
-        reason = dialog.query_one("#unavailable", Static)
-        assert body.region.contains_region(reason.region), (reason.region, body.region)
+        plan = dialog.query_one("#body", Static)
+        assert body.region.contains_region(plan.region.intersection(body.region))
         assert _wholly_shown(pilot, close)
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, what="the dialog closed")

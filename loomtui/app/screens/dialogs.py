@@ -47,6 +47,7 @@ class Dialog(ModalScreen[T]):
     Dialog .title { text-style: bold; margin-bottom: 1; }
     Dialog .muted { color: $text-muted; }
     Dialog .error { color: $error; }
+    Dialog #unavailable { margin-bottom: 1; }
     Dialog Horizontal.buttons { height: auto; margin-top: 1; align-horizontal: right; }
     Dialog Horizontal.buttons Button { margin-left: 2; }
     Dialog > VerticalScroll > Horizontal.buttons { dock: bottom; }
@@ -119,9 +120,9 @@ class ConfirmDialog(Dialog[bool]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():  # a resume plan can be taller than the screen
             yield Label(self.title_text, classes="title")
-            yield Static(Text(printable(self.body, keep_lines=True)))
-            if self.unavailable:
+            if self.unavailable:  # why first: it is read as the dialog opens, however long the plan
                 yield Static(Text(printable(self.unavailable, keep_lines=True)), classes="error", id="unavailable")
+            yield Static(Text(printable(self.body, keep_lines=True)), id="body")
             with Horizontal(classes="buttons"):
                 if self.unavailable:
                     yield Button("Close", id="no", variant="primary")
