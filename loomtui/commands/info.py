@@ -306,7 +306,7 @@ def _text(v: Any) -> str:
 
 def _ids(ids: list[str]) -> str:
     shown = ", ".join(ids[:LIST_CAP])
-    return shown + (f", … ({len(ids) - LIST_CAP} more)" if len(ids) > LIST_CAP else "")
+    return shown + (f", … ({len(ids) - LIST_CAP:,} more)" if len(ids) > LIST_CAP else "")
 
 
 def _fmt_int(v: float | int) -> str:
@@ -375,24 +375,24 @@ def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
         runs = s["inlineSubagentRuns"]
         out.row(
             "entries",
-            f"{s['entryCount']}: {s['entryCount'] - inline} in the conversation, {inline} in "
+            f"{s['entryCount']:,}: {s['entryCount'] - inline:,} in the conversation, {inline:,} in "
             f"{counted(runs, 'subagent run')}; the tree shows {counted(s['treeRows'], 'row')} "
             f"(one per run)",
         )
     else:
-        out.row("entries", s["entryCount"])
+        out.row("entries", f"{s['entryCount']:,}")
     if kinds is not None:
         wide = max((len(noun) for noun, _n, _parts in kinds), default=0) + 2
         for noun, n, parts in kinds:
-            line = f"  {noun:<{max(22, wide)}}{n:>8}"
+            line = f"  {noun:<{max(22, wide)}}{n:>8,}"
             if parts:
-                line += "  (" + ", ".join(f"{p} {c}" for p, c in parts) + ")"
+                line += "  (" + ", ".join(f"{p} {c:,}" for p, c in parts) + ")"
             out.append(line)
         return
     for t, n in s["entriesByType"].items():
-        line = f"  {t or '(no type)':<22}{n:>8}"
+        line = f"  {t or '(no type)':<22}{n:>8,}"
         if t == "message" and s["messagesByRole"]:
-            line += "  (" + ", ".join(f"{r} {c}" for r, c in s["messagesByRole"].items()) + ")"
+            line += "  (" + ", ".join(f"{r} {c:,}" for r, c in s["messagesByRole"].items()) + ")"
         out.append(line)
 
 
@@ -410,11 +410,11 @@ def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
     if beside:  # the tree's folds at subagent rows, which the file's own links do not make
         out.row(
             "branch points",
-            f"{len(bps) + len(beside)}: {len(bps)} where the file forks{_forks(bps, ' (', ')')}; {len(beside)} "
+            f"{len(bps) + len(beside):,}: {len(bps):,} where the file forks{_forks(bps, ' (', ')')}; {len(beside):,} "
             f"where a subagent run's row hangs beside the conversation ({_forks(beside)})",
         )
     else:
-        out.row("branch points", f"{len(bps)}{_forks(bps, ': ')}" if bps else "0")
+        out.row("branch points", f"{len(bps):,}{_forks(bps, ': ')}" if bps else "0")
 
 
 def _forks(bps: list[dict[str, Any]], before: str = "", after: str = "") -> str:
@@ -422,7 +422,7 @@ def _forks(bps: list[dict[str, Any]], before: str = "", after: str = "") -> str:
     if not bps:
         return ""
     shown = ", ".join(f"{b['id']} ({b['children']} children)" for b in bps[:LIST_CAP])
-    more = f", … ({len(bps) - LIST_CAP} more)" if len(bps) > LIST_CAP else ""
+    more = f", … ({len(bps) - LIST_CAP:,} more)" if len(bps) > LIST_CAP else ""
     return f"{before}{shown}{more}{after}"
 
 
@@ -432,17 +432,17 @@ def _ends(ids: list[str], in_subagents: list[str], verb: str) -> str:
     if not ids:
         return "0"
     if not in_subagents:
-        return f"{len(ids)}: {_ids(ids)}"
+        return f"{len(ids):,}: {_ids(ids)}"
     hidden = set(in_subagents)
     own = [x for x in ids if x not in hidden]
     return (
-        f"{len(ids)}: {len(own)} in the conversation ({_ids(own) if own else 'none'}); "
-        f"{len(in_subagents)} {verb} subagent runs, opened from their rows ({_ids(in_subagents)})"
+        f"{len(ids):,}: {len(own):,} in the conversation ({_ids(own) if own else 'none'}); "
+        f"{len(in_subagents):,} {verb} subagent runs, opened from their rows ({_ids(in_subagents)})"
     )
 
 
 def _label_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("labels", len(s["labels"]))
+    out.row("labels", f"{len(s['labels']):,}")
     for lab in s["labels"]:
         out.append(
             f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else "")
@@ -518,6 +518,6 @@ def _ocp_rows(s: dict[str, Any], out: _Lines) -> None:
 
 
 def _diagnostic_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("diagnostics", len(s["diagnostics"]))
+    out.row("diagnostics", f"{len(s['diagnostics']):,}")
     for d in s["diagnostics"]:
         out.append(f"  line {d['line']}: {d['reason']}" if d["line"] else f"  {d['reason']}")

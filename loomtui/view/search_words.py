@@ -45,7 +45,7 @@ HINTS = ("Enter open at entry  ·  Esc back to the list  ·  ^Q quit", "Enter op
 
 def found(hits: int, sessions: int, plus: bool) -> str:
     """``62+ hits in 4 sessions`` (``plus``: there are more than were shown)."""
-    return f"{hits:,}{'+' if plus else ''} {'hit' if hits == 1 else 'hits'} in {counted(sessions, 'session', thousands=True)}"
+    return f"{hits:,}{'+' if plus else ''} {'hit' if hits == 1 else 'hits'} in {counted(sessions, 'session')}"
 
 
 def search_status(hits: int, sessions: int, capped: int, capped_all: bool, plus: bool) -> list[str]:
@@ -64,7 +64,7 @@ def search_status(hits: int, sessions: int, capped: int, capped_all: bool, plus:
     elif capped:
         hold = "holds" if capped == 1 else "hold"
         said = [
-            f"{got} ({counted(capped, 'session', thousands=True)} {hold} more: Enter on a “more” row shows them)",
+            f"{got} ({counted(capped, 'session')} {hold} more: Enter on a “more” row shows them)",
             f"{got} ({capped:,} {hold} more: Enter on “more”)",
             got,
         ]

@@ -401,3 +401,12 @@ def test_info_counts_the_branch_points_the_tree_draws_at_subagent_runs(
         assert said.startswith(f"{n}: 0 where the file forks; {n} where a subagent run's row hangs beside the "), said
     said = _rows(_run(capsys, "info", str(viewer)))["branch points"]
     assert "62e0bdc0" not in said and "(2 children)" in said
+
+
+CODEX_LONG = "codex/localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+
+
+def test_info_writes_a_big_entry_count_as_the_header_does(capsys: pytest.CaptureFixture[str], shared_dir: Path) -> None:
+    """The browser's header says ``1,303 entries``; ``info`` said ``entries 1303``."""
+    out = _run(capsys, "info", str(shared_dir / "fixtures" / CODEX_LONG))
+    assert _rows(out)["entries"] == "1,303"
