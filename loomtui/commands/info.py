@@ -75,7 +75,10 @@ def entry_kinds(sm: SessionManager) -> Kinds | None:
         return None
     kinds: Counter[tuple[str, str]] = Counter()
     parts: dict[tuple[str, str], Counter[str]] = {}
+    runs = sm.agent.subagents if isinstance(sm, AgentSession) else {}
     for e in sm.index.entries:
+        if e.id in runs:
+            continue  # a subagent run's row: its entries are said apart (``_entry_rows``)
         one, several, part = words.kind(e)
         kinds[one, several] += 1
         if part is not None:
@@ -367,27 +370,42 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("name", s["sessionName"] if s["sessionName"] is not None else "(none)")
 
 
-def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
-    inline = s.get("inlineSubagentEntries") or 0
+def _entries_said(s: dict[str, Any]) -> str:
+    """The file's entries (the app's header's count) and, where subagent runs are one row each
+    in the tree, what is in the conversation, in the runs, and the rows the tree shows."""
+    total, inline, in_files = s["entryCount"], s.get("inlineSubagentEntries") or 0, s.get("fileSubagentRuns") or 0
+    if not inline and not in_files:
+        return f"{total:,}"
+    said = f"{total:,} in this file"
+    rows = f"the tree shows {counted(s['treeRows'], 'row')}"
     if inline:
-        # the file's entries (the app's header's count), and the rows the tree shows: each inline
-        # subagent run is one row there, opened from it; the kinds below are the rows'
         runs = s["inlineSubagentRuns"]
-        out.row(
-            "entries",
-            f"{s['entryCount']:,}: {s['entryCount'] - inline:,} in the conversation, {inline:,} in "
-            f"{counted(runs, 'subagent run')}; the tree shows {counted(s['treeRows'], 'row')} "
-            f"(one per run)",
-        )
+        said += f": {total - inline:,} in the conversation, {inline:,} in {counted(runs, 'subagent run')}"
+        rows += f": the conversation's {total - inline:,} and one per run"
     else:
-        out.row("entries", f"{s['entryCount']:,}")
+        rows += ": these and one"
+    if in_files:
+        there = counted(s["fileSubagentEntries"], "entry", "entries")
+        runs_in_files = "the subagent run" if in_files == 1 else f"each of {in_files:,} subagent runs"
+        rows += f"{' and one' if inline else ''} for {runs_in_files} kept in its own file ({there} there)"
+    return f"{said}; {rows}"
+
+
+def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
+    out.row("entries", _entries_said(s))
     if kinds is not None:
-        wide = max((len(noun) for noun, _n, _parts in kinds), default=0) + 2
-        for noun, n, parts in kinds:
+        inline = s.get("inlineSubagentEntries") or 0
+        # the conversation's entries by kind, then those of inline subagent runs: they add up to
+        # the file's (a run kept in its own file is a row of the tree, not an entry of this file)
+        lines = [*kinds, ("entries of subagent runs", inline, [])] if inline else kinds
+        wide = max((len(noun) for noun, _n, _parts in lines), default=0) + 2
+        for noun, n, parts in lines:
             line = f"  {noun:<{max(22, wide)}}{n:>8,}"
             if parts:
                 line += "  (" + ", ".join(f"{p} {c:,}" for p, c in parts) + ")"
             out.append(line)
+        if inline:
+            out[-1] += f"  ({counted(s['inlineSubagentRuns'], 'run')}, each one row of the tree)"
         return
     for t, n in s["entriesByType"].items():
         line = f"  {t or '(no type)':<22}{n:>8,}"
