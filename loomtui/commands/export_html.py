@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             result = export_html(manager, args.output, source_name=os.path.basename(args.file), **options)
         else:  # where Alt+E writes: the current directory, under the session's name
             result = export_to_free_name(manager, args.file, page_directory(), **options)
-    print(f"wrote {result.path}: {counted(result.entries, 'entry', 'entries', thousands=True)}, {result.bytes:,} bytes")
+    print(f"wrote {result.path}: {counted(result.entries, 'entry', 'entries')}, {result.bytes:,} bytes")
     if manager.diagnostics:
         print(
             f"note: {manager.source.diagnostics_said(len(manager.diagnostics))} in {args.file}; `loomtui info` lists them",

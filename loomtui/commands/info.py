@@ -75,7 +75,10 @@ def entry_kinds(sm: SessionManager) -> Kinds | None:
         return None
     kinds: Counter[tuple[str, str]] = Counter()
     parts: dict[tuple[str, str], Counter[str]] = {}
+    runs = sm.agent.subagents if isinstance(sm, AgentSession) else {}
     for e in sm.index.entries:
+        if e.id in runs:
+            continue  # a subagent run's row: its entries are said apart (``_entry_rows``)
         one, several, part = words.kind(e)
         kinds[one, several] += 1
         if part is not None:
@@ -306,7 +309,7 @@ def _text(v: Any) -> str:
 
 def _ids(ids: list[str]) -> str:
     shown = ", ".join(ids[:LIST_CAP])
-    return shown + (f", … ({len(ids) - LIST_CAP} more)" if len(ids) > LIST_CAP else "")
+    return shown + (f", … ({len(ids) - LIST_CAP:,} more)" if len(ids) > LIST_CAP else "")
 
 
 def _fmt_int(v: float | int) -> str:
@@ -367,32 +370,47 @@ def _header_rows(s: dict[str, Any], out: _Lines) -> None:
     out.row("name", s["sessionName"] if s["sessionName"] is not None else "(none)")
 
 
-def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
-    inline = s.get("inlineSubagentEntries") or 0
+def _entries_said(s: dict[str, Any]) -> str:
+    """The file's entries (the app's header's count) and, where subagent runs are one row each
+    in the tree, what is in the conversation, in the runs, and the rows the tree shows."""
+    total, inline, in_files = s["entryCount"], s.get("inlineSubagentEntries") or 0, s.get("fileSubagentRuns") or 0
+    if not inline and not in_files:
+        return f"{total:,}"
+    said = f"{total:,} in this file"
+    rows = f"the tree shows {counted(s['treeRows'], 'row')}"
     if inline:
-        # the file's entries (the app's header's count), and the rows the tree shows: each inline
-        # subagent run is one row there, opened from it; the kinds below are the rows'
         runs = s["inlineSubagentRuns"]
-        out.row(
-            "entries",
-            f"{s['entryCount']}: {s['entryCount'] - inline} in the conversation, {inline} in "
-            f"{counted(runs, 'subagent run')}; the tree shows {counted(s['treeRows'], 'row')} "
-            f"(one per run)",
-        )
+        said += f": {total - inline:,} in the conversation, {inline:,} in {counted(runs, 'subagent run')}"
+        rows += f": the conversation's {total - inline:,} and one per run"
     else:
-        out.row("entries", s["entryCount"])
+        rows += ": these and one"
+    if in_files:
+        there = counted(s["fileSubagentEntries"], "entry", "entries")
+        runs_in_files = "the subagent run" if in_files == 1 else f"each of {in_files:,} subagent runs"
+        rows += f"{' and one' if inline else ''} for {runs_in_files} kept in its own file ({there} there)"
+    return f"{said}; {rows}"
+
+
+def _entry_rows(s: dict[str, Any], out: _Lines, kinds: Kinds | None) -> None:
+    out.row("entries", _entries_said(s))
     if kinds is not None:
-        wide = max((len(noun) for noun, _n, _parts in kinds), default=0) + 2
-        for noun, n, parts in kinds:
-            line = f"  {noun:<{max(22, wide)}}{n:>8}"
+        inline = s.get("inlineSubagentEntries") or 0
+        # the conversation's entries by kind, then those of inline subagent runs: they add up to
+        # the file's (a run kept in its own file is a row of the tree, not an entry of this file)
+        lines = [*kinds, ("entries of subagent runs", inline, [])] if inline else kinds
+        wide = max((len(noun) for noun, _n, _parts in lines), default=0) + 2
+        for noun, n, parts in lines:
+            line = f"  {noun:<{max(22, wide)}}{n:>8,}"
             if parts:
-                line += "  (" + ", ".join(f"{p} {c}" for p, c in parts) + ")"
+                line += "  (" + ", ".join(f"{p} {c:,}" for p, c in parts) + ")"
             out.append(line)
+        if inline:
+            out[-1] += f"  ({counted(s['inlineSubagentRuns'], 'run')}, each one row of the tree)"
         return
     for t, n in s["entriesByType"].items():
-        line = f"  {t or '(no type)':<22}{n:>8}"
+        line = f"  {t or '(no type)':<22}{n:>8,}"
         if t == "message" and s["messagesByRole"]:
-            line += "  (" + ", ".join(f"{r} {c}" for r, c in s["messagesByRole"].items()) + ")"
+            line += "  (" + ", ".join(f"{r} {c:,}" for r, c in s["messagesByRole"].items()) + ")"
         out.append(line)
 
 
@@ -410,11 +428,11 @@ def _shape_rows(s: dict[str, Any], out: _Lines) -> None:
     if beside:  # the tree's folds at subagent rows, which the file's own links do not make
         out.row(
             "branch points",
-            f"{len(bps) + len(beside)}: {len(bps)} where the file forks{_forks(bps, ' (', ')')}; {len(beside)} "
+            f"{len(bps) + len(beside):,}: {len(bps):,} where the file forks{_forks(bps, ' (', ')')}; {len(beside):,} "
             f"where a subagent run's row hangs beside the conversation ({_forks(beside)})",
         )
     else:
-        out.row("branch points", f"{len(bps)}{_forks(bps, ': ')}" if bps else "0")
+        out.row("branch points", f"{len(bps):,}{_forks(bps, ': ')}" if bps else "0")
 
 
 def _forks(bps: list[dict[str, Any]], before: str = "", after: str = "") -> str:
@@ -422,7 +440,7 @@ def _forks(bps: list[dict[str, Any]], before: str = "", after: str = "") -> str:
     if not bps:
         return ""
     shown = ", ".join(f"{b['id']} ({b['children']} children)" for b in bps[:LIST_CAP])
-    more = f", … ({len(bps) - LIST_CAP} more)" if len(bps) > LIST_CAP else ""
+    more = f", … ({len(bps) - LIST_CAP:,} more)" if len(bps) > LIST_CAP else ""
     return f"{before}{shown}{more}{after}"
 
 
@@ -432,17 +450,17 @@ def _ends(ids: list[str], in_subagents: list[str], verb: str) -> str:
     if not ids:
         return "0"
     if not in_subagents:
-        return f"{len(ids)}: {_ids(ids)}"
+        return f"{len(ids):,}: {_ids(ids)}"
     hidden = set(in_subagents)
     own = [x for x in ids if x not in hidden]
     return (
-        f"{len(ids)}: {len(own)} in the conversation ({_ids(own) if own else 'none'}); "
-        f"{len(in_subagents)} {verb} subagent runs, opened from their rows ({_ids(in_subagents)})"
+        f"{len(ids):,}: {len(own):,} in the conversation ({_ids(own) if own else 'none'}); "
+        f"{len(in_subagents):,} {verb} subagent runs, opened from their rows ({_ids(in_subagents)})"
     )
 
 
 def _label_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("labels", len(s["labels"]))
+    out.row("labels", f"{len(s['labels']):,}")
     for lab in s["labels"]:
         out.append(
             f"  {lab['id']:<8}  {_text(lab['label'])}" + (f"  ({_text(lab['timestamp'])})" if lab["timestamp"] else "")
@@ -518,6 +536,6 @@ def _ocp_rows(s: dict[str, Any], out: _Lines) -> None:
 
 
 def _diagnostic_rows(s: dict[str, Any], out: _Lines) -> None:
-    out.row("diagnostics", len(s["diagnostics"]))
+    out.row("diagnostics", f"{len(s['diagnostics']):,}")
     for d in s["diagnostics"]:
         out.append(f"  line {d['line']}: {d['reason']}" if d["line"] else f"  {d['reason']}")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from loomtui.session.entries import Entry
 from loomtui.session.index import SessionIndex
+from loomtui.view.words import counted
 
 if TYPE_CHECKING:
     from loomtui.view.model import TreeModel
@@ -22,7 +23,7 @@ class AmbiguousPrefix(LookupError):
 
     def __init__(self, prefix: str, matches: list[str]) -> None:
         shown = ", ".join(matches[:5]) + (" …" if len(matches) > 5 else "")
-        super().__init__(f"{len(matches)} entries start with {prefix!r}: {shown}")
+        super().__init__(f"{counted(len(matches), 'entry', 'entries')} start with {prefix!r}: {shown}")
         self.matches = matches
 
 

@@ -4,26 +4,32 @@ in the width it has. Pure (no Textual): ``app/screens/picker.py`` draws them.
 
 from __future__ import annotations
 
+from loomtui.view.text import FIELD_WORDS, field_brackets
 from loomtui.view.width import text_width
 from loomtui.view.words import counted
 
-#: the tree's word for an entry kind whose row shows its text (``view/text.py``)
+#: the tree's word for an entry kind whose row shows its text after the brackets (``view/text.py``)
 _KIND_WORDS = {
     "compaction": "compaction",
     "branch_summary": "branch summary",
-    "session_info": "title",
-    "title_change": "title",
-    "label": "label",
     "bashExecution": "bash",
     "thinking": "thinking",
     "tool": "tool call",
 }
 
 
-def hit_head(kind: str, name: str = "") -> str:
-    """A hit row's head, as the tree starts the entry's row: ``user: `` and ``assistant: ``, else
-    the bracketed word (``[compaction]: ``, ``[branch summary]: ``, a tool result's ``[read]: ``,
-    a custom message's ``[its type]: ``); ``name``: the tool's or the custom message's type."""
+def hit_words(kind: str, name: str = "") -> tuple[str, str]:
+    """What a hit row says before and after its snippet, as the tree words the entry's row:
+    ``user: `` and ``assistant: ``; a label's and a session name's field in the brackets
+    (``[label: `` … ``]``, ``[title: `` … ``]``, the tree's own ``field_brackets``); else the
+    bracketed word (``[compaction]: ``, ``[branch summary]: ``, a tool result's ``[read]: ``, a
+    custom message's ``[its type]: ``). ``name``: the tool's or the custom message's type."""
+    if kind in FIELD_WORDS:
+        return field_brackets(kind)
+    return _hit_head(kind, name), ""
+
+
+def _hit_head(kind: str, name: str) -> str:
     if kind in ("user", "assistant"):
         return f"{kind}: "
     if kind in ("toolResult", "custom_message"):
@@ -39,7 +45,7 @@ HINTS = ("Enter open at entry  ·  Esc back to the list  ·  ^Q quit", "Enter op
 
 def found(hits: int, sessions: int, plus: bool) -> str:
     """``62+ hits in 4 sessions`` (``plus``: there are more than were shown)."""
-    return f"{hits:,}{'+' if plus else ''} {'hit' if hits == 1 else 'hits'} in {counted(sessions, 'session', thousands=True)}"
+    return f"{hits:,}{'+' if plus else ''} {'hit' if hits == 1 else 'hits'} in {counted(sessions, 'session')}"
 
 
 def search_status(hits: int, sessions: int, capped: int, capped_all: bool, plus: bool) -> list[str]:
@@ -58,7 +64,7 @@ def search_status(hits: int, sessions: int, capped: int, capped_all: bool, plus:
     elif capped:
         hold = "holds" if capped == 1 else "hold"
         said = [
-            f"{got} ({counted(capped, 'session', thousands=True)} {hold} more: Enter on a “more” row shows them)",
+            f"{got} ({counted(capped, 'session')} {hold} more: Enter on a “more” row shows them)",
             f"{got} ({capped:,} {hold} more: Enter on “more”)",
             got,
         ]

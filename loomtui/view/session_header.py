@@ -112,7 +112,7 @@ def header(
         printable(shown_path if label != base else os.path.dirname(shown_path)),
         entries,
         read_only,
-        f"{n} diagnostic{'' if n == 1 else 's'}" if n else "",
+        counted(n, "diagnostic") if n else "",
         usage.figure if usage is not None and (usage.tokens or usage.cost) else "",  # as pi's footer counts
         # a source without a conversation leaf (an OCP run, the loom map) names none
         printable(f"leaf {leaf or '(none)'}{' (moved)' if leaf_moved else ends}") if src.has_leaf else "",
@@ -123,8 +123,8 @@ def _entries(manager: SessionManager) -> str:
     """The entry count; where there are more entries than rows (another tool's inline subagent
     runs, one row each), the rows beside it, as ``info`` says both."""
     n_entries, rows = manager.entry_count, len(manager.index.entries)
-    entries = counted(n_entries, "entry", "entries", thousands=True)
-    return entries + f" ({counted(rows, 'row', thousands=True)})" if n_entries > rows else entries
+    entries = counted(n_entries, "entry", "entries")
+    return entries + f" ({counted(rows, 'row')})" if n_entries > rows else entries
 
 
 def _short(entry_id: str | None) -> str | None:

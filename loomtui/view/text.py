@@ -262,11 +262,11 @@ def _entry_segments(e: Entry) -> list[Segment]:
     if t == "custom":
         return [("dim", f"[custom: {_tmpl(e.text)}]")]
     if t == "label":
-        return [("dim", f"[label: {'(cleared)' if e.text is None else js_string(e.text)}]")]
+        return [("dim", field_row(t, "(cleared)" if e.text is None else js_string(e.text)))]
     if t == "session_info":
         name = e.text
         # pi 1.6.0 prints the name as it is (a line break too, which the row shows as its picture)
-        return [("dim", f"[title: {js_string(name) if js_truthy(name) else 'empty'}]")]
+        return [("dim", field_row(t, js_string(name) if js_truthy(name) else "empty"))]
     if t == "context_edit":
         return [("dim", f"[context {e.aux}: {_tmpl(e.text)}]")]
     omp_row = _OMP_ROWS.get(t) if isinstance(e.aux, tuple) else None
@@ -274,6 +274,23 @@ def _entry_segments(e: Entry) -> list[Segment]:
         return [("dim", omp_row(*e.aux))]
     # pi prints nothing for types it does not know; omp's generic form reads better
     return [("dim", f"[{t.replace('_', ' ') if t else 'entry'}]")]
+
+
+#: the kinds whose row says their one field inside the brackets, by the row's word
+FIELD_WORDS = {"label": "label", "session_info": "title", "title_change": "title"}
+
+
+def field_brackets(kind: str) -> tuple[str, str]:
+    """What comes before and after the field in the row of one of ``FIELD_WORDS``' kinds
+    (``[label: `` and ``]``); the picker's search hits say theirs so too
+    (``view/search_words.py``)."""
+    return f"[{FIELD_WORDS[kind]}: ", "]"
+
+
+def field_row(kind: str, field: str) -> str:
+    """``[label: start]``, ``[title: Parser fix]``: ``kind``'s row, its field in the brackets."""
+    head, tail = field_brackets(kind)
+    return f"{head}{field}{tail}"
 
 
 def _omp_field(v: Any) -> str:
@@ -302,7 +319,7 @@ def _model_usage_row(purpose: Any, role: Any, provider: Any, model: Any) -> str:
 _OMP_ROWS: dict[str, Callable[..., str]] = {
     "model_usage": lambda purpose, role, provider, model: _model_usage_row(purpose, role, provider, model),
     "service_tier_change": lambda tiers: f"[service tier: {_omp_tiers(tiers)}]",
-    "title_change": lambda title: f"[title: {_omp_field(title)}]",
+    "title_change": lambda title: field_row("title_change", _omp_field(title)),
     "mode_change": lambda mode: f"[mode: {_tmpl(mode)}]",
     "credential_pin": lambda provider: f"[credential pin: {_tmpl(provider)}]",
 }

@@ -9,11 +9,10 @@ from collections.abc import Iterable
 from loomtui.view.width import text_width, truncate_to_width
 
 
-def counted(n: int, noun: str, nouns: str | None = None, *, thousands: bool = False) -> str:
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
     """``n`` and the noun, plural unless ``n`` is 1 (``nouns`` when the plural is not noun + s);
-    ``thousands`` writes 12,345."""
-    number = f"{n:,}" if thousands else str(n)
-    return f"{number} {noun}" if n == 1 else f"{number} {nouns or noun + 's'}"
+    the number as every count is shown, with thousands separators (``1,303 entries``)."""
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {nouns or noun + 's'}"
 
 
 def theme_choices(files: Iterable[str], textual: Iterable[str] = ()) -> str:

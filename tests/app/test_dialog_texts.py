@@ -119,3 +119,42 @@ async def test_the_diagnostics_dialog_shows_a_long_path_whole(tmp_path: Path) ->
         shown = app.screen.query_one("#diagnostics-path", Static)
         assert str(shown.render()) == str(path)
         assert shown.size.height * shown.size.width >= len(str(path)) and shown.size.width < len(str(path))
+
+
+async def test_the_export_dialog_and_notice_count_a_long_branch_as_the_header_does(tmp_path: Path) -> None:
+    """1,303 entries on the branch: the header wrote ``1,303 entries``, the dialog and the notice
+    ``1303 entries``."""
+    import json
+
+    at = "2026-01-01T{:02}:{:02}:{:02}.000Z"
+    lines: list[dict[str, object]] = [
+        {"type": "session", "version": 3, "id": "long", "timestamp": at.format(0, 0, 0), "cwd": str(tmp_path)}
+    ]
+    for i in range(1303):
+        role = "user" if i % 2 == 0 else "assistant"
+        content: object = f"turn {i}" if role == "user" else [{"type": "text", "text": f"reply {i}"}]
+        lines.append(
+            {
+                "type": "message",
+                "id": f"e{i:07}",
+                "parentId": f"e{i - 1:07}" if i else None,
+                "timestamp": at.format(i // 3600, i // 60 % 60, i % 60),
+                "message": {"role": role, "content": content},
+            }
+        )
+    path = tmp_path / "2026-01-01T00-00-00-000Z_long.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    app = make_app(path)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        assert screen.controller is not None and "1,303 entries" in screen.controller.title_parts(str(path))
+        await select(pilot, screen, "e0001302")
+        await pilot.press("ctrl+e")
+        await until(pilot, lambda: isinstance(app.screen, ExportDialog), what="the export dialog")
+        dialog = app.screen
+        count = str(dialog.query_one("#count", Static).render())
+        assert count.startswith("1,303 entries; "), count
+        await pilot.click("#export")
+        await until(pilot, lambda: dialog.written is not None, what="the export")
+        said = next(n for n in notices(app) if n.startswith("Exported "))
+        assert said.startswith("Exported 1,303 entries to "), said

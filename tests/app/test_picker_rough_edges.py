@@ -158,3 +158,33 @@ async def test_at_80_columns_the_search_status_is_whole_and_hits_use_the_tree_s_
         await pilot.resize_terminal(160, 40)
         await pilot.pause()
         assert "(1 session holds more: Enter on a “more” row shows them)  ·  Enter open at entry" in status(picker)
+
+
+async def test_a_label_hit_and_a_session_name_hit_read_as_the_tree_s_rows(env: Path, tmp_path: Path) -> None:
+    """The tree writes ``[label: flaky start]`` and ``[title: flaky parser]``; the hits said
+    ``[label]: flaky start`` and ``[title]: flaky parser``."""
+    import json
+
+    at = "2020-01-06T10:0{}:00.000Z"
+    lines = [
+        {"type": "session", "version": 3, "id": "lbl-1", "timestamp": at.format(0), "cwd": "/home/u/b"},
+        {"type": "message", "id": "m1", "parentId": None, "timestamp": at.format(1),
+         "message": {"role": "user", "content": "hello"}},
+        {"type": "label", "id": "m2", "parentId": "m1", "timestamp": at.format(2), "targetId": "m1",
+         "label": "flaky start"},
+        {"type": "session_info", "id": "m3", "parentId": "m2", "timestamp": at.format(3), "name": "flaky parser"},
+    ]  # fmt: skip
+    path = tmp_path / "s/2020-01-06T10-00-00-000Z_labels.jsonl"
+    path.parent.mkdir(parents=True)
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    app = HostApp([str(path.parent)], only=True)
+    async with app.run_test(size=(100, 20)) as pilot:
+        picker = await start(app, pilot)
+        await pilot.press("ctrl+f", *"flaky", "enter")
+        await settle(app, pilot)
+        said = [
+            "".join(seg.text for seg in picker.session_list.render_line(i)).strip(" ›")
+            for i, r in enumerate(picker.session_list.rows)
+            if r.kind == HIT
+        ]
+        assert said == ["[label: flaky start]", "[title: flaky parser]"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -157,19 +158,68 @@ def test_diff_prints_no_zero_for_a_figure_the_format_lacks(
     assert ("turns" in named) == ("turns" not in missing)  # an OCP run has no conversation to count
 
 
-def test_info_explains_the_entries_of_inline_subagent_runs(
+def _breakdown(out: str) -> list[tuple[str, int]]:
+    """The lines under ``entries``: each noun and its count."""
+    body = out[out.index("\nentries") + 1 :].split("\nroots")[0]
+    found = [re.fullmatch(r"  (\S.*?)\s+([\d,]+)(  \(.*\))?", line) for line in body.splitlines()[1:]]
+    assert all(found), body
+    return [(m.group(1), int(m.group(2).replace(",", ""))) for m in found if m]
+
+
+def _total(out: str) -> int:
+    said = _rows(out)["entries"]
+    return int(re.match(r"[\d,]+", said).group().replace(",", ""))  # type: ignore[union-attr]
+
+
+def test_info_s_entry_lines_add_up_to_the_entries_of_inline_subagent_runs(
     capsys: pytest.CaptureFixture[str], shared_dir: Path
 ) -> None:
     """The file holds 437 entries, the tree (and the app's header) 37 rows: 405 entries are in
-    five subagent runs the tree shows as one row each."""
+    five subagent runs the tree shows as one row each. The lines under it counted the 37 rows."""
     name = "claude/claude-code-viewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
     out = _run(capsys, "info", str(shared_dir / "fixtures" / name))
     assert _rows(out)["entries"] == (
-        "437: 32 in the conversation, 405 in 5 subagent runs; the tree shows 37 rows (one per run)"
+        "437 in this file: 32 in the conversation, 405 in 5 subagent runs; "
+        "the tree shows 37 rows: the conversation's 32 and one per run"
     )
-    body = out[out.index("\nentries") + 1 :].split("\nroots")[0]
-    kinds = [line[:32].split() for line in body.splitlines()[1:]]  # the noun, then the count
-    assert sum(int(words[-1]) for words in kinds) == 37  # the rows by kind: what the tree shows
+    kinds = _breakdown(out)
+    assert sum(n for _noun, n in kinds) == _total(out) == 437
+    assert kinds[-1] == ("entries of subagent runs", 405)
+    assert "(5 runs, each one row of the tree)" in out
+    assert sum(n for noun, n in kinds if "subagent" not in noun) == 32  # the conversation's, by kind
+
+
+def test_info_s_entry_lines_add_up_to_the_total_beside_a_subagent_file(
+    capsys: pytest.CaptureFixture[str], shared_dir: Path
+) -> None:
+    """162 entries in the file; a run kept in its own file is one more row of the tree (163), and
+    the lines under the total counted that row as a "subagent run" entry."""
+    name = "claude/claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+    out = _run(capsys, "info", str(shared_dir / "fixtures" / name))
+    assert _rows(out)["entries"] == (
+        "162 in this file; the tree shows 163 rows: these and one for the subagent run kept in its own file "
+        "(56 entries there)"
+    )
+    kinds = _breakdown(out)
+    assert sum(n for _noun, n in kinds) == _total(out) == 162
+    assert not [noun for noun, _n in kinds if "subagent" in noun]
+
+
+def test_info_s_entry_lines_add_up_to_the_total_without_shared_material(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A Claude Code session with an inline run, one with a run in its own file, and a pi session:
+    the lines under ``entries`` add up to it."""
+    from tests.claude_subagent_files import session_with_inline_sidechain, session_with_subagent_file
+
+    samples = Path(__file__).resolve().parents[2] / "sample_sessions"
+    inline = session_with_inline_sidechain(tmp_path / "inline")
+    in_file, _run_file = session_with_subagent_file(tmp_path / "files")
+    weather = samples / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
+    for path in (inline, in_file, weather):
+        out = _run(capsys, "info", str(path))
+        assert sum(n for _noun, n in _breakdown(out)) == _total(out), out
+    assert _rows(_run(capsys, "info", str(weather)))["entries"] == "49"  # a pi session: its entries, no more said
 
 
 def test_info_names_an_oh_my_pi_session(capsys: pytest.CaptureFixture[str]) -> None:
@@ -401,3 +451,12 @@ def test_info_counts_the_branch_points_the_tree_draws_at_subagent_runs(
         assert said.startswith(f"{n}: 0 where the file forks; {n} where a subagent run's row hangs beside the "), said
     said = _rows(_run(capsys, "info", str(viewer)))["branch points"]
     assert "62e0bdc0" not in said and "(2 children)" in said
+
+
+CODEX_LONG = "codex/localpush__rollout-2026-02-23T12-54-34-019c8a59-e9dd-71f0-9ae3-4079fe9726a9.jsonl"
+
+
+def test_info_writes_a_big_entry_count_as_the_header_does(capsys: pytest.CaptureFixture[str], shared_dir: Path) -> None:
+    """The browser's header says ``1,303 entries``; ``info`` said ``entries 1303``."""
+    out = _run(capsys, "info", str(shared_dir / "fixtures" / CODEX_LONG))
+    assert _rows(out)["entries"] == "1,303"

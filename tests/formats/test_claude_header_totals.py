@@ -109,3 +109,23 @@ def test_the_viewer_fixture_header_agrees_with_info() -> None:
     totals, entries = _agrees_with_info(VIEWER)
     assert totals.figure == "↑818 ↓52k R3.6M W138k"
     assert entries == "437 entries (37 rows)"
+
+
+def test_the_header_does_not_count_the_row_of_a_run_kept_in_its_own_file(tmp_path: Path) -> None:
+    """Four lines in the session; the run in its own file is a fifth row of the tree, which the
+    header counted as an entry (``5 entries``) where ``info`` says 4."""
+    from tests.claude_subagent_files import session_with_subagent_file
+
+    main, _run = session_with_subagent_file(tmp_path)
+    _totals, entries = _agrees_with_info(main)
+    assert entries == "4 entries"
+    assert summarize(open_session(str(main)))["treeRows"] == 5
+
+
+EF95 = FIXTURES / "claude/claude-code-log__ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl"
+
+
+@needs_shared(EF95)
+def test_the_header_of_a_session_beside_its_run_s_file_agrees_with_info() -> None:
+    _totals, entries = _agrees_with_info(EF95)
+    assert entries == "162 entries"

@@ -3,22 +3,44 @@ status line says what was found in the width it has, never cut mid-sentence."""
 
 from __future__ import annotations
 
-from loomtui.view.search_words import fit, hit_head, search_status
+from loomtui.session.manager import SessionManager
+from loomtui.view.search_words import fit, hit_words, search_status
+from loomtui.view.text import display_text
 from loomtui.view.width import text_width
+
+HEADER = {"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00.000Z", "cwd": "/p"}
 
 
 def test_hit_heads_are_the_tree_s_row_words() -> None:
-    assert [hit_head(k) for k in ("user", "assistant", "compaction", "branch_summary", "session_info")] == [
-        "user: ",
-        "assistant: ",
-        "[compaction]: ",
-        "[branch summary]: ",
-        "[title]: ",
+    assert [hit_words(k) for k in ("user", "assistant", "compaction", "branch_summary")] == [
+        ("user: ", ""),
+        ("assistant: ", ""),
+        ("[compaction]: ", ""),
+        ("[branch summary]: ", ""),
     ]
-    assert hit_head("toolResult", "read") == "[read]: " and hit_head("toolResult") == "[tool]: "
-    assert hit_head("custom_message", "reminder") == "[reminder]: "
-    assert hit_head("bashExecution") == "[bash]: " and hit_head("title_change") == "[title]: "
-    assert hit_head("model_usage") == "[model usage]: " and hit_head("") == "[entry]: "
+    assert hit_words("toolResult", "read") == ("[read]: ", "") and hit_words("toolResult") == ("[tool]: ", "")
+    assert hit_words("custom_message", "reminder") == ("[reminder]: ", "")
+    assert hit_words("bashExecution") == ("[bash]: ", "")
+    assert hit_words("model_usage") == ("[model usage]: ", "") and hit_words("") == ("[entry]: ", "")
+
+
+def test_a_label_and_a_session_name_hit_read_as_their_tree_rows() -> None:
+    """``[label: checkpoint]`` and ``[title: Parser fix]``, as the tree writes the rows, not
+    ``[label]: checkpoint``."""
+    at = "2026-01-01T00:00:0{}.000Z"
+    entries = [
+        {"type": "message", "id": "u1", "parentId": None, "timestamp": at.format(1),
+         "message": {"role": "user", "content": "hi"}},
+        {"type": "label", "id": "l1", "parentId": "u1", "timestamp": at.format(2), "targetId": "u1",
+         "label": "checkpoint"},
+        {"type": "session_info", "id": "n1", "parentId": "l1", "timestamp": at.format(3), "name": "Parser fix"},
+    ]  # fmt: skip
+    m = SessionManager.from_entries(HEADER, entries)  # type: ignore[arg-type]
+    for entry_id, kind, text in (("l1", "label", "checkpoint"), ("n1", "session_info", "Parser fix")):
+        head, tail = hit_words(kind)
+        assert head + text + tail == display_text(m.index.by_id[entry_id], {})
+    assert hit_words("label") == ("[label: ", "]")
+    assert hit_words("session_info") == hit_words("title_change") == ("[title: ", "]")
 
 
 def test_the_status_says_most_in_the_width_it_has() -> None:

@@ -30,7 +30,7 @@ from loomtui.formats.carry_on.resume import ResumePlan, apply_plan, plan_resume,
 from loomtui.session.errors import LoomError, WriteConflict
 from loomtui.session.source import EXPORT
 from loomtui.view.printable import printable
-from loomtui.view.words import sentence
+from loomtui.view.words import counted, sentence
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
@@ -180,7 +180,7 @@ class AgentTools(_Base):
         self._apply(controller.reload())
         fresh = [e for e in controller.manager.index.entries if e.id not in known]
         self.notify(
-            f"{plan.agent} {result}; {len(fresh)} new entr{'y' if len(fresh) == 1 else 'ies'}.",
+            f"{plan.agent} {result}; {counted(len(fresh), 'new entry', 'new entries')}.",
             title="Back from the agent",
             timeout=10,
         )

@@ -17,7 +17,7 @@ from textual.widgets import Button, Input, Label, Static
 from loomtui.session.errors import Diagnostic
 from loomtui.view.outcomes import Outcome
 from loomtui.view.printable import printable
-from loomtui.view.words import branch_copy
+from loomtui.view.words import branch_copy, counted
 
 T = TypeVar("T")
 
@@ -261,7 +261,7 @@ class DiagnosticsScreen(Dialog[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             n = len(self.diagnostics)
-            yield Label(f"{n} diagnostic{'s' if n != 1 else ''}", classes="title")
+            yield Label(counted(n, "diagnostic"), classes="title")
             yield Static(Text(printable(self.path), overflow="fold"), classes="muted", id="diagnostics-path")
             with VerticalScroll():
                 if not self.diagnostics:

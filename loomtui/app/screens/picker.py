@@ -272,9 +272,9 @@ class PickerScreen(Screen[None]):
         what = "Sample sessions" if self.samples else "Sessions"
         if self.only:
             what += " in " + ", ".join(short_path(d) for d in self.dirs)
-        text = f"{what}  ·  {n:,} in {counted(projects, 'project', thousands=True)}"
+        text = f"{what}  ·  {n:,} in {counted(projects, 'project')}"
         if self.mode == SEARCH:
-            text = f"Full-text search  ·  {counted(n, 'session', thousands=True)}"
+            text = f"Full-text search  ·  {counted(n, 'session')}"
         self.query_one("#picker-title", Static).update(Text(text, no_wrap=True, overflow="ellipsis"))
 
     def _status(self, text: str | list[str]) -> None:
@@ -458,7 +458,7 @@ class PickerScreen(Screen[None]):
             self.workers.cancel_group(self, "picker-search")
             self._status("Type words to search for  ·  " + self._hints())
             return
-        self._status(f"Searching {counted(len(self.sessions), 'session', thousands=True)}…")
+        self._status(f"Searching {counted(len(self.sessions), 'session')}…")
         self._search([s.path for s in self.sessions], query, limit)
 
     @work(thread=True, exclusive=True, group="picker-search", exit_on_error=False, description="Search the sessions")

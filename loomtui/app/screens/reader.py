@@ -233,7 +233,7 @@ class ReaderScreen(Screen[None]):
     def _head(self, measured: int | None = None) -> Text:
         n = len(self.transcript)
         progress = f" · laying out {measured:,} of {n:,} entries…" if measured is not None and measured < n else ""
-        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {counted(n, 'entry', 'entries', thousands=True)}"
+        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {counted(n, 'entry', 'entries')}"
         return Text(head, no_wrap=True, overflow="ellipsis")
 
     def _progress(self, measured: int, total: int) -> None:

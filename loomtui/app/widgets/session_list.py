@@ -26,7 +26,7 @@ from loomtui.formats.sources import listers, picker_tags
 from loomtui.session.catalog import SessionSummary
 from loomtui.session.fulltext import SearchHit
 from loomtui.view.printable import printable
-from loomtui.view.search_words import hit_head
+from loomtui.view.search_words import hit_words
 from loomtui.view.words import counted
 
 PROJECT = "project"
@@ -288,10 +288,12 @@ class SessionList(ScrollView, can_focus=False):
         elif row.kind == HIT:
             hit = row.hit
             assert hit is not None
+            head, tail = hit_words(hit.role, hit.name)
             segs = [
                 Segment("      ", base + cursor),
-                Segment(clean(hit_head(hit.role, hit.name)), base + muted + cursor),
+                Segment(clean(head), base + muted + cursor),
                 Segment(clean(hit.snippet), base + self.get_component_rich_style("session-list--hit") + cursor),
+                Segment(tail, base + muted + cursor),
             ]
         elif row.kind in (MORE, NOTE):
             segs = [

@@ -258,10 +258,11 @@ class AgentSession(SessionManager):
     @property
     def entry_count(self) -> int:
         """The file's entries, as ``info`` counts them: an inline subagent run's, which the tree
-        shows as one row, each counted."""
+        shows as one row, each counted; the row of a run kept in its own file is none of them."""
         shown = self.index.by_id
-        inline = (v for v in self.agent.subagents.values() if v.path == self.agent.path and v.entry_id in shown)
-        return len(self.index.entries) + sum(max(v.entries - 1, 0) for v in inline)
+        runs = [v for v in self.agent.subagents.values() if v.entry_id in shown]
+        inline = sum(max(v.entries - 1, 0) for v in runs if v.path == self.agent.path)
+        return len(self.index.entries) + inline - sum(1 for v in runs if v.path != self.agent.path)
 
     def tool_call_view(self, name: Any, args: Any) -> tuple[Any, Any]:
         tools = tools_of(self.agent.tool)
@@ -451,6 +452,7 @@ class AgentSession(SessionManager):
         roots, leaves = list(s.get("roots", [])), list(s.get("leaves", []))
         hidden_roots, hidden_leaves = self._ends_not_shown()
         inline = [v for v in self.agent.subagents.values() if v.path == self.agent.path]
+        in_files = [v for v in self.agent.subagents.values() if v.path != self.agent.path]
         return {
             "roots": roots,
             "leaves": leaves,
@@ -465,6 +467,9 @@ class AgentSession(SessionManager):
             # the entries of inline subagent runs, each run one row of the tree (``treeRows``)
             "inlineSubagentRuns": len(inline),
             "inlineSubagentEntries": sum(v.entries for v in inline),
+            # runs kept in their own files: one row each, their entries not in ``entryCount``
+            "fileSubagentRuns": len(in_files),
+            "fileSubagentEntries": sum(v.entries for v in in_files),
             "treeRows": len(self.index.entries),
             "usage": usage,
             "source": {

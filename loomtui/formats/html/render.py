@@ -530,7 +530,7 @@ def _facts(
         facts.append(f"{manager.source.cwd_word} {h.get('cwd')}")
     if h.get("timestamp"):
         facts.append(f"started {_time(h.get('timestamp'))}")
-    facts.append(counted(entries, "entry", "entries", thousands=True))
+    facts.append(counted(entries, "entry", "entries"))
     facts.append(manager.source.display_name)
     if not replies:
         pass  # no replies to count (an OCP run: its totals are the run's own row)

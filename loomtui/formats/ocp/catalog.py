@@ -20,6 +20,7 @@ from loomtui.session.catalog import SessionSummary, SummaryCache, cache_path, li
 from loomtui.session.errors import SessionFormatError
 from loomtui.session.fileio import open_regular_file, referenced_path
 from loomtui.session.locations import default_session_dirs
+from loomtui.view.words import counted
 
 if TYPE_CHECKING:
     from loomtui.formats.ocp.run import OcpRun
@@ -124,7 +125,7 @@ def _run_words(run: OcpRun, t: T.Totals) -> tuple[str, str]:
     task = T.task_of(run)
     if task:
         parts.append(f"task {task}")
-    parts.append(f"{len(run.nodes)} node{'' if len(run.nodes) == 1 else 's'}")
+    parts.append(counted(len(run.nodes), "node"))
     if t.tokens:
         parts.append(T.tokens_text(t.tokens) + " tok")
     figures = [t.counts_text() if t.attempts else "no attempts"]
