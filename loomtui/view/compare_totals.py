@@ -4,6 +4,7 @@ screen, in ``diff``'s totals). Which of them a source keeps is its ``Source`` de
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from textwrap import wrap
 from typing import Any
@@ -83,10 +84,11 @@ class Totals:
             f"{counted(len(self.files), 'file')} touched" + (f": {files}" if files else ""),
         ]
 
-    def said(self) -> str:
+    def said(self, file_name: Callable[[str], str] = str) -> str:
         """The totals as one line of prose, for the carried digest (``view/carry_digest.py``):
         whole words ("1 user message"), figures the format does not keep left out, and no
-        bare zeros where nothing was counted ("no tokens recorded", "no files touched")."""
+        bare zeros where nothing was counted ("no tokens recorded", "no files touched");
+        ``file_name`` writes each file (the digest: as Markdown code)."""
         if not self.conversation:
             return "; ".join(self.lines())
         talk = ", ".join(
@@ -105,7 +107,8 @@ class Totals:
             parts.append(spent)
         if self.timed:
             parts.append(f"{format_duration(self.wall_ms)} of wall time")
-        files = ", ".join(self.files[:6]) + (f" (+{len(self.files) - 6})" if len(self.files) > 6 else "")
+        more = f" (+{len(self.files) - 6})" if len(self.files) > 6 else ""
+        files = ", ".join(map(file_name, self.files[:6])) + more
         parts.append(f"{counted(len(self.files), 'file')} touched: {files}" if files else "no files touched")
         return "; ".join(parts)
 

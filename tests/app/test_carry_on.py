@@ -28,6 +28,7 @@ from textual.widgets import TextArea
 from loomtui.app.screens.agent_tools import SummaryDialog
 from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.session.manager import SessionManager
+from tests.waits import until
 
 AGENT = """\
 import json, os, sys
@@ -222,6 +223,29 @@ async def test_alt_b_carries_the_marked_branch_as_a_branch_summary(session: Path
         )
         assert screen.model.selected_id == last.id
         assert any("Branch summary" in n for n in notices(app))
+
+
+async def test_the_carried_digest_reads_as_its_parts_in_the_detail_pane(session: Path) -> None:
+    """The digest kept as it is prefilled: shown as Markdown, "Last answer:" and the totals are
+    paragraphs of their own, not run into the prompt's bullet."""
+    app = make_app(session)
+    async with app.run_test(size=(100, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a3")
+        await pilot.press("alt+m")
+        await select(pilot, screen, "a2")
+        await pilot.press("alt+s")
+        await until(pilot, lambda: isinstance(app.screen, SummaryDialog), what="the summary dialog")
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any("Branch summary" in n for n in notices(app)), what="the carry")
+        new_id = SessionManager.open(str(session)).index.entries[-1].id
+        assert screen.model.selected_id == new_id
+        screen._update_detail(immediate=True)
+        await until(pilot, lambda: "Last answer:" in screen.detail.text, what="the summary's detail")
+        lines = [line.strip() for line in screen.detail.text.splitlines() if line.strip()]
+        start = lines.index("Prompts:")
+        assert lines[start : start + 4] == ["Prompts:", "• BETA question", "Last answer:", "BETA answer"], lines
+        assert lines[start + 4].startswith("Totals: 1 turn, 1 user message"), lines
 
 
 CLAUDE_FILE = (

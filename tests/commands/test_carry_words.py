@@ -45,7 +45,7 @@ def test_the_digests_totals_are_whole_words(capsys: Any, tmp_path: Path) -> None
     ), totals
     totals = _summary(capsys, path, "8e4f5a6c", "d9e8f7a6").splitlines()[-1]
     assert totals.startswith("Totals: 14 turns, 3 user messages, 11 tool calls, 0 errors; 191k tokens, $0.1395; ")
-    assert "; 4 files touched: /home/dev/weather-cli/src/weather_cli/forecast.py, " in totals
+    assert "; 4 files touched: `/home/dev/weather-cli/src/weather_cli/forecast.py`, " in totals
 
 
 def test_a_carry_says_what_it_did(capsys: Any, tmp_path: Path) -> None:

@@ -344,7 +344,7 @@ def test_carry_without_a_message_writes_the_digest_of_a(capsys: Any, session: Pa
     code, out, _ = run(capsys, "carry", str(session), "--from", "a3", "--onto", "a2", "--dry-run")
     assert code == 0
     summary = json.loads(out.splitlines()[1])["summary"]
-    assert "- BETA question" in summary and "Last answer:\nBETA answer" in summary and "Totals:" in summary
+    assert "- BETA question" in summary and "Last answer:\n\nBETA answer" in summary and "Totals:" in summary
     assert "ALPHA" not in summary
 
 
