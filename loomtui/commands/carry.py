@@ -14,7 +14,7 @@ import sys
 
 from loomtui.commands._args import resolve_id
 from loomtui.commands.progress import open_showing_progress
-from loomtui.formats.carry_on.carry import CarryPlan, apply_carry, plan_carry
+from loomtui.formats.carry_on.carry import CarryNames, CarryPlan, apply_carry, plan_carry
 from loomtui.formats.carry_on.resume import pi_agent
 from loomtui.session.errors import LoomError
 from loomtui.session.jsstr import js_json
@@ -45,7 +45,8 @@ def run(args: argparse.Namespace) -> int:
     sm = open_showing_progress(args.file)
     a = resolve_id(sm, args.from_id, args.file)
     b = resolve_id(sm, args.onto_id, args.file)
-    plan = plan_carry(sm, a, b, args.message, export=args.export, dest=args.dir)
+    names = CarryNames(f"A ({a})", f"B ({b})")  # as --from A and --onto B
+    plan = plan_carry(sm, a, b, args.message, export=args.export, dest=args.dir, names=names)
     if args.dry_run:
         where = plan.file or f"a new pi copy of the branch ending at {plan.onto} in {plan.export_dir}"
         print(f"append to {where}:\n  {js_json(plan.entry())}")

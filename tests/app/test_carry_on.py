@@ -248,6 +248,23 @@ async def test_the_carried_digest_reads_as_its_parts_in_the_detail_pane(session:
         assert lines[start + 4].startswith("Totals: 1 turn, 1 user message"), lines
 
 
+async def test_a_marked_branch_already_on_the_selected_one_is_said_as_marked_and_selected(session: Path) -> None:
+    before = session.read_bytes()
+    app = make_app(session)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "a1")
+        await pilot.press("alt+m")
+        await select(pilot, screen, "a3")
+        await pilot.press("alt+s")
+        await until(pilot, lambda: notices(app), what="the carry's notice")
+        assert notices(app)[-1] == (
+            "The marked branch (ending at a1) is already part of the selected one (ending at a3): nothing to carry"
+        )
+        assert app.screen is screen
+    assert session.read_bytes() == before
+
+
 CLAUDE_FILE = (
     Path(__file__).resolve().parents[3]
     / "shared"

@@ -350,7 +350,8 @@ def test_carry_without_a_message_writes_the_digest_of_a(capsys: Any, session: Pa
 
 def test_carry_refusals(capsys: Any, session: Path, tmp_path: Path) -> None:
     assert "same entry" in refused(capsys, session, "carry", str(session), "--from", "a2", "--onto", "a2")
-    assert "already has everything" in refused(capsys, session, "carry", str(session), "--from", "a1", "--onto", "a2")
+    contained = refused(capsys, session, "carry", str(session), "--from", "a1", "--onto", "a2")
+    assert "A (a1) is already part of B (a2): nothing to carry" in contained  # as the arguments are named
     assert "no entry" in refused(capsys, session, "carry", str(session), "--from", "zz", "--onto", "a2")
     assert "empty" in refused(capsys, session, "carry", str(session), "--from", "a3", "--onto", "a2", "-m", "  ")
     claude = _copy(CLAUDE_FILE, tmp_path)

@@ -25,7 +25,14 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Label, Static, TextArea
 
 from loomtui.app.screens.dialogs import ConfirmDialog, Dialog
-from loomtui.formats.carry_on.carry import CarryPlan, apply_carry, carries_onto_a_copy, carry_refusal, plan_carry
+from loomtui.formats.carry_on.carry import (
+    CarryNames,
+    CarryPlan,
+    apply_carry,
+    carries_onto_a_copy,
+    carry_refusal,
+    plan_carry,
+)
 from loomtui.formats.carry_on.resume import ResumePlan, apply_plan, plan_resume, resumable
 from loomtui.session.errors import LoomError, WriteConflict
 from loomtui.session.source import EXPORT
@@ -247,7 +254,8 @@ class AgentTools(_Base):
         if controller is None:
             return
         try:
-            plan = plan_carry(controller.manager, a_id, b_id, export=export)
+            names = CarryNames(f"The marked branch (ending at {a_id})", f"the selected one (ending at {b_id})")
+            plan = plan_carry(controller.manager, a_id, b_id, export=export, names=names)
         except LoomError as exc:
             self.notify(str(exc), title="Carry: not done", severity="warning", timeout=8)
             return

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from loomtui.formats.agent.session import AgentSession
 from loomtui.session.errors import LoomError
@@ -48,6 +48,23 @@ class CarryPlan:
             "fromId": self.a_id,
             "summary": self.summary,
         }
+
+
+class CarryNames(NamedTuple):
+    """How the words of a carry name the branch tried (A) and the one it goes onto (B): the CLI
+    by its arguments, the app by what was marked and selected."""
+
+    tried: str
+    onto: str
+
+    @classmethod
+    def of_ids(cls, a_id: str, b_id: str) -> CarryNames:
+        return cls(f"the branch ending at {a_id}", f"the branch of {b_id}")
+
+
+def nothing_to_carry(names: CarryNames) -> str:
+    """The refusal when everything of the branch tried is on the other one already."""
+    return f"{names.tried} is already part of {names.onto}: nothing to carry"
 
 
 def carry_refusal(manager: SessionManager, export: bool = False) -> str | None:
@@ -84,8 +101,10 @@ def plan_carry(
     *,
     export: bool = False,
     dest: str | None = None,
+    names: CarryNames | None = None,
 ) -> CarryPlan:
-    """``a_id`` and ``b_id`` are full ids; ``summary`` None: the digest of A."""
+    """``a_id`` and ``b_id`` are full ids; ``summary`` None: the digest of A; ``names``: how a
+    refusal names A and B (default: by their ids)."""
     refusal = carry_refusal(manager, export)
     if refusal is not None:
         raise LoomError(refusal)
@@ -93,7 +112,7 @@ def plan_carry(
         raise LoomError("--from and --onto name the same entry: carry one branch onto another")
     _ancestor, only_a, _only_b = split_paths(manager, a_id, b_id)
     if not [e for e in only_a if e.type != "label"]:
-        raise LoomError(f"{a_id} is on the branch of {b_id}: B already has everything of A")
+        raise LoomError(nothing_to_carry(names or CarryNames.of_ids(a_id, b_id)))
     point = resume_point(manager, b_id)
     if point.leaf is None:
         raise LoomError(
