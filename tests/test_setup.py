@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from loomtui.app.keymap import load_user_keymap
+from loomtui.app.keymap_file import load_user_keymap
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -24,6 +24,7 @@ from loomtui.app import keymap, samples
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import SafeFilters, monochrome
+from loomtui.app.keymap_file import load_user_keymap
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog
@@ -129,7 +130,7 @@ class LoomApp(App[int], inherit_bindings=False):
     # startup -------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.collector.start(self)
-        keymap_overrides, problems = keymap.load_user_keymap()
+        keymap_overrides, problems = load_user_keymap()
         self.user_keymap = keymap_overrides
         if keymap_overrides:
             self.set_keymap(keymap_overrides)

@@ -445,13 +445,14 @@ async def test_the_picker_footer_explains_the_fork_mark(tmp_path: Path) -> None:
 
 
 def test_the_keys_a_terminal_never_delivers_are_textual_s_own() -> None:
-    """``keymap.NEVER_DELIVERED`` is every Alt key whose ESC + character Textual reads as
+    """``keymap_file.NEVER_DELIVERED`` is every Alt key whose ESC + character Textual reads as
     another key (its table of escape sequences, with ESC + a digit or punctuation mark read as
     that Alt key: ``search_keys``), and no default binding uses one."""
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
     from textual.keys import _character_to_key
 
-    from loomtui.app.keymap import NEVER_DELIVERED, SPECS
+    from loomtui.app.keymap import SPECS
+    from loomtui.app.keymap_file import NEVER_DELIVERED
     from loomtui.app.widgets.search_keys import ALT_CHARACTERS, alt_key
 
     names = {"\x1b": "escape", "\x7f": "backspace", "\t": "tab"}

@@ -13,7 +13,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, keymap_path
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys
+from loomtui.app.keymap_file import keymap_path
 from loomtui.view.compact import depth_tag
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK
 from loomtui.view.text import HIDDEN_MARKS
