@@ -6,7 +6,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from textual.keys import key_to_character
+from textual.keys import Keys, _character_to_key, key_to_character
 
 from loomtui.app.keymap import SPEC_BY_ID
 from loomtui.app.themes import config_dir
@@ -55,20 +55,81 @@ def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str 
         keys = ",".join(str(k) for k in keys)
     if not isinstance(keys, str) or not keys.strip():
         return [], f'{file}: {binding_id} needs a key string like "ctrl+x"'
-    wanted = [k.strip() for k in keys.split(",") if k.strip()]
+    named = {k.strip(): textual_key(k.strip()) for k in keys.split(",") if k.strip()}
+    refused: set[str] = set()
     problems = []
-    lost = [k for k in wanted if k.lower() in NEVER_DELIVERED]
-    if lost:
-        arrives = "; ".join(f"{k} arrives as {NEVER_DELIVERED[k.lower()]}" for k in lost)
-        problems.append(f"a terminal never sends {', '.join(lost)} as such ({arrives}); use another key")
-    typing = [k for k in wanted if types_text(k)] if SPEC_BY_ID[binding_id].scope in SEARCHING_SCOPES else []
-    if typing:
-        problems.append(
-            f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
-        )
-    if not problems:
-        return wanted, None
-    return [k for k in wanted if k not in lost and k not in typing], f"{file}: {binding_id}: " + "; ".join(problems)
+    for check in (_no_keys, _never_delivered, _typing):
+        keys_refused, problem = check(binding_id, named)
+        refused.update(keys_refused)
+        if problem:
+            problems.append(problem)
+    kept = list(dict.fromkeys(name for k, name in named.items() if name is not None and k not in refused))
+    return kept, (f"{file}: {binding_id}: " + "; ".join(problems)) if problems else None
+
+
+def _no_keys(_binding_id: str, named: dict[str, str | None]) -> tuple[list[str], str | None]:
+    """The names written that are no key at all."""
+    unknown = [k for k, name in named.items() if name is None]
+    if not unknown:
+        return [], None
+    what = "is not a key name" if len(unknown) == 1 else "are not key names"
+    listed = ", ".join(repr(k) for k in unknown)
+    return unknown, f"{listed} {what} (Textual's key names: ctrl+x, alt+h, f5, pagedown, question_mark)"
+
+
+def _never_delivered(_binding_id: str, named: dict[str, str | None]) -> tuple[list[str], str | None]:
+    """The keys a terminal sends as another key."""
+    lost = {k: NEVER_DELIVERED[name] for k, name in named.items() if name in NEVER_DELIVERED}
+    if not lost:
+        return [], None
+    arrives = "; ".join(f"{k} arrives as {other}" for k, other in lost.items())
+    return list(lost), f"a terminal never sends {', '.join(lost)} as such ({arrives}); use another key"
+
+
+def _typing(binding_id: str, named: dict[str, str | None]) -> tuple[list[str], str | None]:
+    """The keys that type into the browser's search, for a binding that lives there."""
+    if SPEC_BY_ID[binding_id].scope not in SEARCHING_SCOPES:
+        return [], None
+    typing = [k for k, name in named.items() if name is not None and types_text(name)]
+    if not typing:
+        return [], None
+    return typing, f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
+
+
+#: every key Textual sends by one name (``ctrl+@`` is Ctrl+Space), and the names of their keys
+KEY_VALUES = frozenset(k.value for k in Keys if not k.value.startswith("<")) - {"return"}
+
+
+#: the modifiers of a Textual key name, in the order Textual writes them (``ctrl+shift+o``)
+MODIFIERS = ("alt", "ctrl", "hyper", "meta", "shift", "super")
+#: Textual's names of the keys that type nothing (``up``, ``pagedown``, ``f5``), and of the
+#: printable ASCII characters that are not letters or digits (``question_mark``, ``full_stop``);
+#: ``return`` is a name Textual never sends (Enter arrives as ``enter``)
+NAMED_KEYS = frozenset({k.rpartition("+")[2] for k in KEY_VALUES} - {"ctrl-at"}) | frozenset(
+    _character_to_key(chr(c)) for c in range(0x20, 0x7F) if not chr(c).isalnum()
+)
+
+
+def textual_key(key: str) -> str | None:
+    """``key`` as Textual names it when it arrives (``F6`` → ``f6``, ``shift+ctrl+o`` →
+    ``ctrl+shift+o``, ``?`` → ``question_mark``, ``shift+j`` → ``J``), None when it is no key."""
+    if key in KEY_VALUES:
+        return key  # ctrl+@ (Ctrl+Space), as Textual names it
+    *given, base = key.split("+")
+    mods = sorted(m.lower() for m in given)
+    if len(set(mods)) < len(mods) or not set(mods) <= set(MODIFIERS):
+        return None
+    if len(base) == 1 and base.isprintable() and not base.isspace():
+        if mods == ["shift"] and base.isalpha():  # Shift+J arrives as the capital J
+            mods, base = [], base.upper()
+        elif mods:  # "Ctrl+N", "Alt+H" as help writes them: ctrl+n, alt+h (Shift is said as shift+)
+            base = base.lower()
+        name = _character_to_key(base)
+    elif base.lower() in NAMED_KEYS:
+        name = base.lower()
+    else:
+        return None
+    return "+".join([*mods, name])
 
 
 #: Alt keys a terminal sends as ESC and a character that Textual reads as another key, so a

@@ -514,3 +514,30 @@ def test_the_readme_names_every_command_key_of_the_browser_and_the_picker() -> N
                 assert f"{mod.capitalize()}+{letter.upper()}" in named, (spec.id, key)
             elif re.fullmatch(r"f\d+", key):
                 assert key.upper() in named, (spec.id, key)
+
+
+async def test_a_key_name_that_is_no_key_is_refused_and_the_binding_keeps_its_default(
+    fixture_copy, config_dir: Path
+) -> None:
+    """``ctrl+shift+banana`` is not a key: the line is reported as a malformed value, and ↑ still
+    moves the cursor (the override used to replace ↑ with a key that never arrives)."""
+    (config_dir / "keymap.toml").write_text('[keys]\n"tree.up" = "ctrl+shift+banana"\n"browser.compact" = "F7"\n')
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        assert any("tree.up: 'ctrl+shift+banana' is not a key name" in n for n in said), said
+        assert "tree.up" not in app.user_keymap
+        await pilot.press("home")
+        await pilot.press("up")  # wraps to the last row
+        assert screen.model.selected == len(screen.model) - 1
+        await pilot.press("f1")
+        text = app.screen.text
+        up = next(line for line in text.splitlines() if "tree.up" in line)
+        assert up.lstrip().startswith("↑") and "banana" not in text, up
+        compact = next(line for line in text.splitlines() if "browser.compact" in line)
+        assert compact.lstrip().startswith("F7"), compact  # "F7" is f7: it fires
+        await pilot.press("escape")
+        compact_before = screen.model.compact
+        await pilot.press("f7")
+        assert screen.model.compact != compact_before
