@@ -49,8 +49,8 @@ def test_a_good_key_beside_a_bad_one_still_applies(tmp_path: Path) -> None:
 )
 def test_key_names_are_read_as_textual_writes_them(tmp_path: Path, written: str, bound: str) -> None:
     keymap, problems = read(tmp_path, f'[keys]\n"browser.export" = "{written}"\n')
-    assert problems == []
-    assert keymap == {"browser.export": bound}
+    assert not any("not a key name" in p for p in problems), problems  # (some of them are other bindings' keys)
+    assert keymap["browser.export"] == bound
 
 
 @pytest.mark.parametrize(
@@ -67,5 +67,79 @@ def test_printable_keys_where_nothing_types(tmp_path: Path, written: str, bound:
 
 def test_a_space_is_written_space(tmp_path: Path) -> None:
     keymap, problems = read(tmp_path, '[keys]\n"reader.next" = "space"\n"reader.prev" = [" x"]\n')
-    assert keymap == {"reader.next": "space", "reader.prev": "x"}
+    assert keymap["reader.next"] == "space" and keymap["reader.prev"] == "x"
+    assert not any("not a key name" in p for p in problems), problems
+
+
+def test_a_key_the_file_takes_from_a_default_binding_is_reported_and_taken_from_it(tmp_path: Path) -> None:
+    """README's old example: Ctrl+X was "copy the message" and F2 the diagnostics; the file's
+    line has the key, the binding that lost it is named and has no key left."""
+    keymap, problems = read(
+        tmp_path, '[keys]\n"browser.export" = "ctrl+x"\n"browser.persist-leaf" = ["ctrl+s", "f2"]\n'
+    )
+    assert keymap == {
+        "browser.export": "ctrl+x",
+        "browser.persist-leaf": "ctrl+s,f2",
+        "browser.copy-message": "",
+        "browser.diagnostics": "",
+    }
+    assert len(problems) == 2, problems
+    assert problems[0].endswith(
+        "ctrl+x is bound to browser.export and browser.copy-message (default); "
+        "browser.export has it, browser.copy-message has no key now"
+    ), problems
+    assert problems[1].endswith(
+        "f2 is bound to browser.persist-leaf and browser.diagnostics (default); "
+        "browser.persist-leaf has it, browser.diagnostics has no key now"
+    ), problems
+
+
+def test_the_binding_that_lost_a_key_keeps_its_others(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"browser.export" = "ctrl+b"\n')
+    assert keymap == {"browser.export": "ctrl+b", "tree.page-up": "left,pageup"}
+    assert len(problems) == 1 and problems[0].endswith(
+        "ctrl+b is bound to browser.export and tree.page-up (default); browser.export has it, "
+        "tree.page-up keeps left, pageup"
+    ), problems
+
+
+def test_of_two_lines_giving_one_key_the_later_one_has_it(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"browser.hoist" = "f6"\n"browser.export" = ["f6", "ctrl+n"]\n')
+    assert keymap == {"browser.hoist": "", "browser.export": "f6,ctrl+n"}
+    assert len(problems) == 1 and problems[0].endswith(
+        "f6 is bound to browser.export and browser.hoist (an earlier line); browser.export has it, "
+        "browser.hoist has no key now"
+    ), problems
+
+
+def test_an_app_wide_key_is_taken_from_every_screen(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"app.quit" = "escape"\n')
+    assert keymap == {
+        "app.quit": "escape",
+        "browser.escape": "",
+        "compare.close": "q",
+        "reader.close": "q,ctrl+r",
+        "picker.escape": "",
+    }
+    assert len(problems) == 1 and problems[0].endswith(
+        "escape is bound to app.quit and browser.escape (default), compare.close (default), reader.close (default), "
+        "picker.escape (default); app.quit has it, browser.escape has no key now, compare.close keeps q, "
+        "reader.close keeps q, ctrl+r, picker.escape has no key now"
+    ), problems
+
+
+def test_keys_on_different_screens_never_clash(tmp_path: Path) -> None:
+    text = (
+        '[keys]\n"reader.next" = "j"\n"compare.next-change" = "j"\n"reader.close" = "ctrl+e"\n'
+        '"browser.export" = "ctrl+x"\n"browser.copy-message" = "ctrl+k"\n"tree.page-down" = "pagedown,ctrl+f"\n'
+        '"browser.mark" = ["f6", "f6"]\n'
+    )
+    keymap, problems = read(tmp_path, text)
     assert problems == []
+    assert keymap["reader.next"] == keymap["compare.next-change"] == "j" and keymap["browser.mark"] == "f6"
+
+
+def test_no_two_default_bindings_share_a_key_on_one_screen(tmp_path: Path) -> None:
+    from loomtui.app.keymap_file import clashes
+
+    assert clashes({}, "keymap.toml") == ({}, [])

@@ -133,7 +133,7 @@ class LoomApp(App[int], inherit_bindings=False):
         keymap_overrides, problems = load_user_keymap()
         self.user_keymap = keymap_overrides
         if keymap_overrides:
-            self.set_keymap(keymap_overrides)
+            self.set_keymap(keymap.textual_keymap(keymap_overrides))
         for problem in problems:
             self._pending_notices.append((problem, "keymap"))
         for message, title in self._pending_notices:
@@ -270,7 +270,7 @@ class LoomApp(App[int], inherit_bindings=False):
             return
         b = moved[-1]
         assert b.model is not None and b.manager is not None
-        keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
+        keys = keymap.said_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
         body = (
             f"The leaf was moved to {b.model.leaf_id or '(before the first entry)'} and not persisted: "
             f"pi will resume {os.path.basename(b.path)} at {b.manager.index.leaf_id}, its last entry.\n\n"

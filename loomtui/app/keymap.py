@@ -386,6 +386,21 @@ SPECS: tuple[KeySpec, ...] = (
 
 SPEC_BY_ID = {s.id: s for s in SPECS}
 
+#: the scopes whose bindings are live at once (the focused widget's, its screen's, the app's):
+#: within each a key runs one binding
+SCREENS = (
+    ("tree", "browser", "app"),
+    ("detail", "browser", "app"),
+    ("compare", "compare-screen", "app"),
+    ("reader", "reader-screen", "app"),
+    ("picker", "app"),
+)
+
+
+def on_one_screen(a: KeySpec, b: KeySpec) -> bool:
+    """Whether a key can mean ``a`` and ``b`` at the same moment (so only one may have it)."""
+    return any(a.scope in scopes and b.scope in scopes for scopes in SCREENS)
+
 
 def bindings(scope: str) -> list[Binding]:
     return [
@@ -427,8 +442,25 @@ def key_name(key: str) -> str:
 
 def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
     """The keys to show for ``spec`` (help, the footer, the palette, notices), honouring the
-    user's keymap: a remapped key is written as the app writes its own."""
+    user's keymap: a remapped key is written as the app writes its own; "" for a binding that
+    lost its keys to another one."""
     override = keymap.get(spec.id)
-    if override:
+    if override is not None:
         return "/".join(key_name(k) for k in override.split(",") if k.strip())
     return spec.key_display or spec.keys
+
+
+def said_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """``display_keys`` for a sentence ("press ^S"): a binding without keys is run from the
+    command palette."""
+    return display_keys(spec, keymap) or "the command palette"
+
+
+#: what a binding without keys is bound to: a name no terminal sends (Textual keeps a binding's
+#: default keys when the keymap gives it none)
+NO_KEY = "<unbound>"
+
+
+def textual_keymap(keymap: dict[str, str]) -> dict[str, str]:
+    """The user's keymap as Textual's ``App.set_keymap`` takes it."""
+    return {binding_id: keys or NO_KEY for binding_id, keys in keymap.items()}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.keys import Keys, _character_to_key, key_to_character
 
-from loomtui.app.keymap import SPEC_BY_ID
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, on_one_screen
 from loomtui.app.themes import config_dir
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import read_regular
@@ -44,7 +44,51 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str
             problems.append(problem)
         if wanted:
             keymap[binding_id] = ",".join(wanted)
-    return keymap, problems
+    keymap, clashed = clashes(keymap, str(path.name))
+    return keymap, problems + clashed
+
+
+def clashes(keymap: dict[str, str], file: str) -> tuple[dict[str, str], list[str]]:
+    """The keys of ``keymap`` that another binding on the same screen has too. The file's line
+    has such a key (of two lines, the later one) and the other binding loses it, keeping its other
+    keys: ``keymap`` with those bindings' keys left ("" for none), and a notice for each key."""
+    lines = list(keymap)
+    held = {s.id: [k for k in keymap.get(s.id, s.keys).split(",") if k] for s in SPECS}
+    left = dict(keymap)
+    notices: list[tuple[int, str]] = []
+    for line in range(len(lines) - 1, -1, -1):  # the last line first: it has its keys whatever came before
+        winner = lines[line]
+        for key in list(held[winner]):
+            losers = [other for other in held if _loses(other, key, winner, line, lines, held)]
+            if not losers:
+                continue
+            for other in losers:
+                held[other].remove(key)
+                left[other] = ",".join(held[other])
+            notices.append((line, _clash_notice(file, key, winner, losers, held, keymap)))
+    return left, [notice for _line, notice in sorted(notices, key=lambda n: n[0])]
+
+
+def _loses(other: str, key: str, winner: str, line: int, lines: list[str], held: dict[str, list[str]]) -> bool:
+    """Whether ``other`` loses ``key`` to the file's line ``line`` (binding ``winner``): it has
+    the key on the same screen, by default or on an earlier line."""
+    if other == winner or key not in held[other]:
+        return False
+    if other in lines and lines.index(other) > line:
+        return False
+    return on_one_screen(SPEC_BY_ID[winner], SPEC_BY_ID[other])
+
+
+def _clash_notice(
+    file: str, key: str, winner: str, losers: list[str], held: dict[str, list[str]], keymap: dict[str, str]
+) -> str:
+    """``ctrl+x is bound to browser.export and browser.copy-message (default); browser.export
+    has it, browser.copy-message has no key now``."""
+    others = ", ".join(f"{other} ({'an earlier line' if other in keymap else 'default'})" for other in losers)
+    fates = ", ".join(
+        f"{other} keeps {', '.join(held[other])}" if held[other] else f"{other} has no key now" for other in losers
+    )
+    return f"{file}: {key} is bound to {winner} and {others}; {winner} has it, {fates}"
 
 
 def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str | None]:

@@ -541,3 +541,44 @@ async def test_a_key_name_that_is_no_key_is_refused_and_the_binding_keeps_its_de
         compact_before = screen.model.compact
         await pilot.press("f7")
         assert screen.model.compact != compact_before
+
+
+async def test_a_key_the_keymap_takes_from_another_binding_is_reported_and_help_never_lists_it(
+    fixture_copy, config_dir: Path
+) -> None:
+    """README's old example took Ctrl+X ("copy the message") and F2 (the diagnostics): a notice
+    names each clash, F1 shows those bindings without a key, and the keys run the file's lines."""
+    (config_dir / "keymap.toml").write_text(
+        '[keys]\n"browser.export" = "ctrl+x"\n"browser.persist-leaf" = ["ctrl+s", "f2"]\n"browser.hoist" = "home"\n'
+    )
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        for clash in (
+            "ctrl+x is bound to browser.export and browser.copy-message (default); "
+            "browser.export has it, browser.copy-message has no key now",
+            "f2 is bound to browser.persist-leaf and browser.diagnostics (default); "
+            "browser.persist-leaf has it, browser.diagnostics has no key now",
+            "home is bound to browser.hoist and tree.home (default); browser.hoist has it, tree.home has no key now",
+        ):
+            assert any(clash in n for n in said), (clash, said)
+        await pilot.press("f1")
+        lines = app.screen.text.splitlines()
+
+        def row(binding_id: str) -> str:
+            return next(line for line in lines if line.rstrip().endswith(binding_id)).strip()
+
+        assert row("browser.copy-message").startswith("(no key)"), row("browser.copy-message")
+        assert row("browser.diagnostics").startswith("(no key)")
+        assert row("tree.home").startswith("(no key)")
+        assert row("browser.export").startswith("^X") and row("browser.persist-leaf").startswith("^S/F2")
+        await pilot.press("escape")
+        await pilot.press("end")
+        # Home is the file's: it hoists, where the tree (focused) used to take it for its first row
+        await pilot.press("home")
+        assert screen.model.hoist_id is not None
+        await pilot.press("ctrl+x")
+        from loomtui.app.screens.dialogs import ExportDialog
+
+        assert isinstance(app.screen, ExportDialog)

@@ -140,5 +140,7 @@ def footer_hints(screen: BrowserScreen) -> list[tuple[int, str]]:
             if source.opens is None:
                 continue  # no leaf to move, nothing to open (the loom map)
             what = "open"  # an OCP run: the session an attempt names
-        parts.append((priority, f"{screen._keys(binding_id)} {what}"))
+        keys = keymap.display_keys(keymap.SPEC_BY_ID[binding_id], screen.loom_app.user_keymap)
+        if keys:  # a binding that lost its keys to another one is not offered by a key
+            parts.append((priority, f"{keys} {what}"))
     return parts
