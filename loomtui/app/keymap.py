@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual.binding import Binding
+from textual.keys import key_to_character
 
 
 @dataclass(frozen=True)
@@ -432,12 +433,44 @@ _KEY_NAMES = {
 
 def key_name(key: str) -> str:
     """One Textual key name as the footer, help and notices write keys ("ctrl+n" → "^N",
-    "alt+h" → "Alt+H", "shift+left" → "⇧←", "f5" → "F5")."""
+    "alt+h" → "Alt+H", "shift+left" → "⇧←", "f5" → "F5"); a key on its own that types is
+    written as it types ("j", "J", "?")."""
     *given, base = key.strip().split("+")
     mods = {m.lower() for m in given}
-    one = len(base) == 1 or (base[:1] in "fF" and base[1:].isdigit())  # a letter, a digit, an F-key
-    name = _KEY_NAMES.get(base.lower(), base.upper() if one else base)
+    char = key_to_character(base) if len(base) > 1 else None  # a character's name: question_mark
+    if base.lower() in _KEY_NAMES:
+        name = _KEY_NAMES[base.lower()]
+    elif len(base) == 1:
+        name = base.upper() if mods else base  # ^N, Alt+H; a bare j is j, as it types
+    elif base[:1] in "fF" and base[1:].isdigit():
+        name = base.upper()
+    elif char is not None and char.isprintable():
+        name = char
+    else:
+        name = base
     return ("Alt+" if "alt" in mods else "") + ("⇧" if "shift" in mods else "") + ("^" if "ctrl" in mods else "") + name
+
+
+def first_key(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """The first key of ``spec`` in effect, as the footers write it ("" when it has none)."""
+    keys = keymap[spec.id] if spec.id in keymap else spec.keys
+    first = next((k for k in keys.split(",") if k.strip()), "")
+    return key_name(first) if first else ""
+
+
+def key_pair(keymap: dict[str, str], first: str, second: str, words: tuple[str, str, str]) -> str:
+    """A footer's hint for two bindings that go together ("↑↓ scroll", "n/p next/previous
+    entry"), by their first keys in effect; ``words`` say what both, the first alone and the
+    second alone do. Only the one that has a key when the other has none; "" when neither has."""
+    a, b = first_key(SPEC_BY_ID[first], keymap), first_key(SPEC_BY_ID[second], keymap)
+    if a and b:
+        keys, word = (a + b if a in _ARROWS and b in _ARROWS else f"{a}/{b}"), words[0]
+    else:
+        keys, word = a or b, words[1] if a else words[2]
+    return f"{keys} {word}".rstrip() if keys else ""
+
+
+_ARROWS = frozenset("↑↓←→")
 
 
 def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:

@@ -582,3 +582,40 @@ async def test_a_key_the_keymap_takes_from_another_binding_is_reported_and_help_
         from loomtui.app.screens.dialogs import ExportDialog
 
         assert isinstance(app.screen, ExportDialog)
+
+
+def test_a_remapped_printable_key_is_shown_as_written() -> None:
+    """``j`` is j (a capital reads as Shift+J); combinations keep the app's own style."""
+    from loomtui.app.keymap import SPEC_BY_ID, display_keys
+
+    spec = SPEC_BY_ID["reader.next"]
+    assert display_keys(spec, {"reader.next": "j"}) == "j"
+    assert display_keys(spec, {"reader.next": "J,q"}) == "J/q"
+    assert display_keys(spec, {"reader.next": "question_mark,alt+full_stop"}) == "?/Alt+."
+    assert display_keys(spec, {"reader.next": "ctrl+j,alt+j,ctrl+shift+j,f6"}) == "^J/Alt+J/⇧^J/F6"
+
+
+async def test_reader_footer_and_help_follow_the_keymap(fixture_copy, config_dir: Path) -> None:
+    (config_dir / "keymap.toml").write_text(
+        '[keys]\n"reader.next" = "j"\n"reader.close" = "q"\n"browser.reader" = "f6"\n'
+        '"tree.page-down" = "pagedown,ctrl+f"\n'
+    )
+    from loomtui.app.screens.reader import ReaderScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert "←/PgDn page" in str(screen.query_one("#hints").render())  # → no longer pages down
+        await pilot.press("f1")
+        lines = app.screen.text.splitlines()
+        nxt = next(line for line in lines if line.rstrip().endswith("reader.next")).split()
+        close = next(line for line in lines if line.rstrip().endswith("reader.close")).split()
+        assert nxt[0] == "j" and close[0] == "q", (nxt, close)
+        await pilot.press("escape", "f6")
+        await settled(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        hints = str(app.screen.query_one("#reader-hints").render())
+        assert "j/p next/previous entry" in hints and "q back to the tree" in hints, hints
+        assert "Esc" not in hints and "n/p" not in hints, hints
+        await pilot.press("q")
+        assert app.screen is screen

@@ -122,7 +122,12 @@ def footer_hints(screen: BrowserScreen) -> list[tuple[int, str]]:
     """The footer's key hints with their priorities (the lowest left out first where the
     terminal is narrow): only what the open source offers, in its words ("open" on an OCP run's
     attempt, "save" for a loom's bookmarks)."""
-    parts = [(1, "↑↓ move"), (0, "←→ page")]
+    user = screen.loom_app.user_keymap
+    moves = (
+        (1, keymap.key_pair(user, "tree.up", "tree.down", ("move", "up", "down"))),
+        (0, keymap.key_pair(user, "tree.page-up", "tree.page-down", ("page", "page up", "page down"))),
+    )
+    parts = [(priority, hint) for priority, hint in moves if hint]
     source = screen.controller.source if screen.controller is not None else None
     for priority, binding_id, what in (
         (4, "browser.select", "leaf"),
