@@ -143,3 +143,48 @@ def test_no_two_default_bindings_share_a_key_on_one_screen(tmp_path: Path) -> No
     from loomtui.app.keymap_file import clashes
 
     assert clashes({}, "keymap.toml") == ({}, [])
+
+
+def test_a_table_that_is_not_keys_is_named_and_the_notices_name_the_whole_path(tmp_path: Path) -> None:
+    """A misspelt ``[keyz]`` is a table loomtui does not read (it used to be reported as an
+    unknown binding id 'keyz'); every notice names the file by its path, not just keymap.toml."""
+    path = tmp_path / "keymap.toml"
+    keymap, problems = read(tmp_path, '"browser.reader" = "f6"\n[keyz]\n"browser.compact" = "f7"\n"no.such" = "f8"\n')
+    assert keymap == {"browser.reader": "f6"}  # a line before any table binds, as in [keys]
+    assert problems == [
+        f"{path}: [keyz] is not a table loomtui reads (the bindings go under [keys]); its 2 lines are not applied"
+    ]
+
+
+def test_the_top_of_the_file_and_keys_both_apply(tmp_path: Path) -> None:
+    keymap, problems = read(
+        tmp_path,
+        '"browser.reader" = "f6"\n"browser.compact" = "f9"\n[keys]\n"browser.export" = "ctrl+n"\n'
+        '"browser.compact" = "f7"\n',
+    )
+    assert keymap == {"browser.reader": "f6", "browser.export": "ctrl+n", "browser.compact": "f7"}
+    assert len(problems) == 1 and problems[0].endswith(
+        "browser.compact is bound both before [keys] and in it; the [keys] line applies"
+    ), problems
+
+
+def test_unquoted_ids_are_binding_ids(tmp_path: Path) -> None:
+    """``browser.export = "ctrl+n"`` without quotes is a dotted TOML key, i.e. a table
+    ``browser`` holding ``export``: it reads as the id it spells."""
+    keymap, problems = read(tmp_path, 'tree.up = "f9"\n[keys]\nbrowser.export = "ctrl+n"\nbrowser.nope = "f8"\n')
+    assert keymap == {"tree.up": "f9", "browser.export": "ctrl+n"}
+    assert len(problems) == 1 and problems[0].endswith("unknown binding id 'browser.nope'"), problems
+
+
+def test_keys_that_is_not_a_table(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, 'keys = "ctrl+n"\n')
+    assert keymap == {}
+    assert len(problems) == 1 and problems[0].endswith("keys is not a table: the bindings go under [keys]"), problems
+
+
+def test_the_notices_write_the_home_as_a_tilde(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _keymap, problems = read(tmp_path, '[keys]\n"no.such" = "f9"\n"tree.up" = "banana"\n')
+    assert [p.split(": ")[0] for p in problems] == ["~/keymap.toml"] * 2, problems
+    _keymap, problems = read(tmp_path, "[keys\n")
+    assert problems[0].startswith("~/keymap.toml: not valid TOML"), problems

@@ -29,23 +29,64 @@ def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str
         return {}, [f"{path}: {exc.strerror or exc}"]
     except LoomError as exc:  # a FIFO, a device: refused, never waited on
         return {}, [str(exc)]
+    file = shown_path(path)
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return {}, [f"{path.name}: not valid TOML ({exc}); using the default keys"]
-    table = data.get("keys", data) if isinstance(data.get("keys"), dict) else data
+        return {}, [f"{file}: not valid TOML ({exc}); using the default keys"]
+    lines, problems = _lines(data, file)
     keymap: dict[str, str] = {}
-    problems: list[str] = []
-    for binding_id, keys in table.items():
-        if binding_id == "keys":
-            continue
-        wanted, problem = _override(binding_id, keys, path.name)
+    for binding_id, keys in lines:
+        wanted, problem = _override(binding_id, keys, file)
         if problem:
             problems.append(problem)
         if wanted:
             keymap[binding_id] = ",".join(wanted)
-    keymap, clashed = clashes(keymap, str(path.name))
+    keymap, clashed = clashes(keymap, file)
     return keymap, problems + clashed
+
+
+def shown_path(path: Path) -> str:
+    """``path`` as the notices write it: the whole path, the home as ``~``."""
+    full, home = str(path.absolute()), str(Path.home())
+    return "~" + full[len(home) :] if home not in ("", "/") and full.startswith(home + "/") else full
+
+
+def _lines(data: dict[str, object], file: str) -> tuple[list[tuple[str, object]], list[str]]:
+    """The file's (binding id, keys) lines, those at the top (before any table) first, then the
+    ``[keys]`` table's, and what in the file is not read. An id written without quotes is a
+    dotted TOML key (a table ``browser`` holding ``export``): it reads as the id it spells."""
+    top: list[tuple[str, object]] = []
+    keys: list[tuple[str, object]] = []
+    problems = []
+    for name, value in data.items():
+        if name == "keys" and isinstance(value, dict):
+            keys = _flat(value)
+        elif name == "keys":
+            problems.append(f"{file}: keys is not a table: the bindings go under [keys]")
+        elif isinstance(value, dict) and not any(binding_id in SPEC_BY_ID for binding_id, _ in _flat(value, name)):
+            n = len(_flat(value))
+            problems.append(
+                f"{file}: [{name}] is not a table loomtui reads (the bindings go under [keys]); "
+                + ("its line is not applied" if n == 1 else f"its {n} lines are not applied")
+            )
+        else:
+            top += _flat(value, name) if isinstance(value, dict) else [(name, value)]
+    twice = {binding_id for binding_id, _ in top} & {binding_id for binding_id, _ in keys}
+    problems += [
+        f"{file}: {binding_id} is bound both before [keys] and in it; the [keys] line applies"
+        for binding_id in sorted(twice)
+    ]
+    return [line for line in top if line[0] not in twice] + keys, problems
+
+
+def _flat(table: dict[str, object], prefix: str = "") -> list[tuple[str, object]]:
+    """A table's lines with the ids of its nested tables joined by dots."""
+    out: list[tuple[str, object]] = []
+    for name, value in table.items():
+        binding_id = f"{prefix}.{name}" if prefix else name
+        out += _flat(value, binding_id) if isinstance(value, dict) else [(binding_id, value)]
+    return out
 
 
 def clashes(keymap: dict[str, str], file: str) -> tuple[dict[str, str], list[str]]:

@@ -619,3 +619,20 @@ async def test_reader_footer_and_help_follow_the_keymap(fixture_copy, config_dir
         assert "Esc" not in hints and "n/p" not in hints, hints
         await pilot.press("q")
         assert app.screen is screen
+
+
+async def test_a_misspelt_table_is_named_with_the_keymap_s_whole_path(fixture_copy, config_dir: Path) -> None:
+    (config_dir / "keymap.toml").write_text('"browser.reader" = "f6"\n[keyz]\n"browser.compact" = "f7"\n')
+    from loomtui.app.screens.reader import ReaderScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        said = notices(app)
+        assert said == [
+            f"{config_dir / 'keymap.toml'}: [keyz] is not a table loomtui reads (the bindings go under [keys]); "
+            "its line is not applied"
+        ], said
+        await pilot.press("f6")  # the line before any table binds, as README says
+        await settled(pilot)
+        assert isinstance(app.screen, ReaderScreen)
