@@ -24,6 +24,7 @@ from loomtui.app import keymap, samples
 from loomtui.app.collector import IdleCollector
 from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import SafeFilters, monochrome
+from loomtui.app.keymap_file import load_user_keymap
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
 from loomtui.app.screens.dialogs import ConfirmDialog
@@ -129,10 +130,10 @@ class LoomApp(App[int], inherit_bindings=False):
     # startup -------------------------------------------------------------------------------
     def on_mount(self) -> None:
         self.collector.start(self)
-        keymap_overrides, problems = keymap.load_user_keymap()
+        keymap_overrides, problems = load_user_keymap()
         self.user_keymap = keymap_overrides
         if keymap_overrides:
-            self.set_keymap(keymap_overrides)
+            self.set_keymap(keymap.textual_keymap(keymap_overrides))
         for problem in problems:
             self._pending_notices.append((problem, "keymap"))
         for message, title in self._pending_notices:
@@ -269,7 +270,7 @@ class LoomApp(App[int], inherit_bindings=False):
             return
         b = moved[-1]
         assert b.model is not None and b.manager is not None
-        keys = keymap.display_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
+        keys = keymap.said_keys(keymap.SPEC_BY_ID["browser.persist-leaf"], self.user_keymap)
         body = (
             f"The leaf was moved to {b.model.leaf_id or '(before the first entry)'} and not persisted: "
             f"pi will resume {os.path.basename(b.path)} at {b.manager.index.leaf_id}, its last entry.\n\n"

@@ -10,22 +10,16 @@ it is free), F-keys and the cursor keys. Users remap a binding by id in
     "browser.export" = "ctrl+n"
     "tree.page-down" = "pagedown,ctrl+f"
 
-(a top-level ``"id" = "keys"`` works too). Unknown ids and malformed values are reported, not
-fatal.
+(a top-level ``"id" = "keys"`` works too); ``keymap_file`` reads it. Unknown ids and malformed
+values are reported, not fatal.
 """
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from pathlib import Path
 
 from textual.binding import Binding
 from textual.keys import key_to_character
-
-from loomtui.app.themes import config_dir
-from loomtui.session.errors import LoomError
-from loomtui.session.fileio import read_regular
 
 
 @dataclass(frozen=True)
@@ -393,6 +387,21 @@ SPECS: tuple[KeySpec, ...] = (
 
 SPEC_BY_ID = {s.id: s for s in SPECS}
 
+#: the scopes whose bindings are live at once (the focused widget's, its screen's, the app's):
+#: within each a key runs one binding
+SCREENS = (
+    ("tree", "browser", "app"),
+    ("detail", "browser", "app"),
+    ("compare", "compare-screen", "app"),
+    ("reader", "reader-screen", "app"),
+    ("picker", "app"),
+)
+
+
+def on_one_screen(a: KeySpec, b: KeySpec) -> bool:
+    """Whether a key can mean ``a`` and ``b`` at the same moment (so only one may have it)."""
+    return any(a.scope in scopes and b.scope in scopes for scopes in SCREENS)
+
 
 def bindings(scope: str) -> list[Binding]:
     return [
@@ -400,90 +409,6 @@ def bindings(scope: str) -> list[Binding]:
         for s in SPECS
         if s.scope == scope
     ]
-
-
-def keymap_path() -> Path:
-    return config_dir() / "keymap.toml"
-
-
-def load_user_keymap(path: Path | None = None) -> tuple[dict[str, str], list[str]]:
-    """The user's overrides (id → keys) and what was wrong with the file, if anything."""
-    path = path or keymap_path()
-    try:
-        text = read_regular(str(path)).decode("utf-8", "replace")
-    except FileNotFoundError:
-        return {}, []
-    except OSError as exc:
-        return {}, [f"{path}: {exc.strerror or exc}"]
-    except LoomError as exc:  # a FIFO, a device: refused, never waited on
-        return {}, [str(exc)]
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        return {}, [f"{path.name}: not valid TOML ({exc}); using the default keys"]
-    table = data.get("keys", data) if isinstance(data.get("keys"), dict) else data
-    keymap: dict[str, str] = {}
-    problems: list[str] = []
-    for binding_id, keys in table.items():
-        if binding_id == "keys":
-            continue
-        wanted, problem = _override(binding_id, keys, path.name)
-        if problem:
-            problems.append(problem)
-        if wanted:
-            keymap[binding_id] = ",".join(wanted)
-    return keymap, problems
-
-
-def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str | None]:
-    """The keys one entry of the file binds (none when it is refused) and what was wrong."""
-    if binding_id not in SPEC_BY_ID:
-        return [], f"{file}: unknown binding id {binding_id!r}"
-    if isinstance(keys, list):
-        keys = ",".join(str(k) for k in keys)
-    if not isinstance(keys, str) or not keys.strip():
-        return [], f'{file}: {binding_id} needs a key string like "ctrl+x"'
-    wanted = [k.strip() for k in keys.split(",") if k.strip()]
-    problems = []
-    lost = [k for k in wanted if k.lower() in NEVER_DELIVERED]
-    if lost:
-        arrives = "; ".join(f"{k} arrives as {NEVER_DELIVERED[k.lower()]}" for k in lost)
-        problems.append(f"a terminal never sends {', '.join(lost)} as such ({arrives}); use another key")
-    typing = [k for k in wanted if types_text(k)] if SPEC_BY_ID[binding_id].scope in SEARCHING_SCOPES else []
-    if typing:
-        problems.append(
-            f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
-        )
-    if not problems:
-        return wanted, None
-    return [k for k in wanted if k not in lost and k not in typing], f"{file}: {binding_id}: " + "; ".join(problems)
-
-
-#: Alt keys a terminal sends as ESC and a character that Textual reads as another key, so a
-#: binding on them never fires: ESC b and ESC f are iTerm's natural-editing Ctrl+← / Ctrl+→
-#: (what xterm and tmux send for Alt+B and Alt+F), ESC DEL is Ctrl+W, ESC Tab is Shift+Tab, ESC
-#: ESC is Esc (tests/app/test_keys.py checks this against Textual's own table; ESC and a digit or
-#: punctuation mark is that Alt key: ``widgets/search_keys.read_alt_sequences_as_alt``)
-NEVER_DELIVERED: dict[str, str] = {
-    "alt+b": "ctrl+left",
-    "alt+f": "ctrl+right",
-    "alt+backspace": "ctrl+w",
-    "alt+tab": "shift+tab",
-    "alt+escape": "escape",
-}
-
-#: where every printable key types into the tree's search (the browser and what it contains)
-SEARCHING_SCOPES = frozenset({"tree", "browser", "detail"})
-
-
-def types_text(key: str) -> bool:
-    """Whether ``key`` (a Textual key name: ``m``, ``shift+a``, ``question_mark``) types a
-    character, i.e. goes into a search instead of acting."""
-    name = key.lower().removeprefix("shift+")
-    if name in ("space", "tab", "enter", "escape", "backspace", "delete"):
-        return name == "space"
-    char = key_to_character(name)
-    return char is not None and char.isprintable()
 
 
 #: how the app writes a key that has no letter of its own (Textual's names as they are shown)
@@ -508,18 +433,67 @@ _KEY_NAMES = {
 
 def key_name(key: str) -> str:
     """One Textual key name as the footer, help and notices write keys ("ctrl+n" → "^N",
-    "alt+h" → "Alt+H", "shift+left" → "⇧←", "f5" → "F5")."""
+    "alt+h" → "Alt+H", "shift+left" → "⇧←", "f5" → "F5"); a key on its own that types is
+    written as it types ("j", "J", "?")."""
     *given, base = key.strip().split("+")
     mods = {m.lower() for m in given}
-    one = len(base) == 1 or (base[:1] in "fF" and base[1:].isdigit())  # a letter, a digit, an F-key
-    name = _KEY_NAMES.get(base.lower(), base.upper() if one else base)
+    char = key_to_character(base) if len(base) > 1 else None  # a character's name: question_mark
+    if base.lower() in _KEY_NAMES:
+        name = _KEY_NAMES[base.lower()]
+    elif len(base) == 1:
+        name = base.upper() if mods else base  # ^N, Alt+H; a bare j is j, as it types
+    elif base[:1] in "fF" and base[1:].isdigit():
+        name = base.upper()
+    elif char is not None and char.isprintable():
+        name = char
+    else:
+        name = base
     return ("Alt+" if "alt" in mods else "") + ("⇧" if "shift" in mods else "") + ("^" if "ctrl" in mods else "") + name
+
+
+def first_key(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """The first key of ``spec`` in effect, as the footers write it ("" when it has none)."""
+    keys = keymap[spec.id] if spec.id in keymap else spec.keys
+    first = next((k for k in keys.split(",") if k.strip()), "")
+    return key_name(first) if first else ""
+
+
+def key_pair(keymap: dict[str, str], first: str, second: str, words: tuple[str, str, str]) -> str:
+    """A footer's hint for two bindings that go together ("↑↓ scroll", "n/p next/previous
+    entry"), by their first keys in effect; ``words`` say what both, the first alone and the
+    second alone do. Only the one that has a key when the other has none; "" when neither has."""
+    a, b = first_key(SPEC_BY_ID[first], keymap), first_key(SPEC_BY_ID[second], keymap)
+    if a and b:
+        keys, word = (a + b if a in _ARROWS and b in _ARROWS else f"{a}/{b}"), words[0]
+    else:
+        keys, word = a or b, words[1] if a else words[2]
+    return f"{keys} {word}".rstrip() if keys else ""
+
+
+_ARROWS = frozenset("↑↓←→")
 
 
 def display_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
     """The keys to show for ``spec`` (help, the footer, the palette, notices), honouring the
-    user's keymap: a remapped key is written as the app writes its own."""
+    user's keymap: a remapped key is written as the app writes its own; "" for a binding that
+    lost its keys to another one."""
     override = keymap.get(spec.id)
-    if override:
+    if override is not None:
         return "/".join(key_name(k) for k in override.split(",") if k.strip())
     return spec.key_display or spec.keys
+
+
+def said_keys(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """``display_keys`` for a sentence ("press ^S"): a binding without keys is run from the
+    command palette."""
+    return display_keys(spec, keymap) or "the command palette"
+
+
+#: what a binding without keys is bound to: a name no terminal sends (Textual keeps a binding's
+#: default keys when the keymap gives it none)
+NO_KEY = "<unbound>"
+
+
+def textual_keymap(keymap: dict[str, str]) -> dict[str, str]:
+    """The user's keymap as Textual's ``App.set_keymap`` takes it."""
+    return {binding_id: keys or NO_KEY for binding_id, keys in keymap.items()}

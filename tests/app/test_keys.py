@@ -445,13 +445,14 @@ async def test_the_picker_footer_explains_the_fork_mark(tmp_path: Path) -> None:
 
 
 def test_the_keys_a_terminal_never_delivers_are_textual_s_own() -> None:
-    """``keymap.NEVER_DELIVERED`` is every Alt key whose ESC + character Textual reads as
+    """``keymap_file.NEVER_DELIVERED`` is every Alt key whose ESC + character Textual reads as
     another key (its table of escape sequences, with ESC + a digit or punctuation mark read as
     that Alt key: ``search_keys``), and no default binding uses one."""
     from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
     from textual.keys import _character_to_key
 
-    from loomtui.app.keymap import NEVER_DELIVERED, SPECS
+    from loomtui.app.keymap import SPECS
+    from loomtui.app.keymap_file import NEVER_DELIVERED
     from loomtui.app.widgets.search_keys import ALT_CHARACTERS, alt_key
 
     names = {"\x1b": "escape", "\x7f": "backspace", "\t": "tab"}
@@ -513,3 +514,125 @@ def test_the_readme_names_every_command_key_of_the_browser_and_the_picker() -> N
                 assert f"{mod.capitalize()}+{letter.upper()}" in named, (spec.id, key)
             elif re.fullmatch(r"f\d+", key):
                 assert key.upper() in named, (spec.id, key)
+
+
+async def test_a_key_name_that_is_no_key_is_refused_and_the_binding_keeps_its_default(
+    fixture_copy, config_dir: Path
+) -> None:
+    """``ctrl+shift+banana`` is not a key: the line is reported as a malformed value, and ↑ still
+    moves the cursor (the override used to replace ↑ with a key that never arrives)."""
+    (config_dir / "keymap.toml").write_text('[keys]\n"tree.up" = "ctrl+shift+banana"\n"browser.compact" = "F7"\n')
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        assert any("tree.up: 'ctrl+shift+banana' is not a key name" in n for n in said), said
+        assert "tree.up" not in app.user_keymap
+        await pilot.press("home")
+        await pilot.press("up")  # wraps to the last row
+        assert screen.model.selected == len(screen.model) - 1
+        await pilot.press("f1")
+        text = app.screen.text
+        up = next(line for line in text.splitlines() if "tree.up" in line)
+        assert up.lstrip().startswith("↑") and "banana" not in text, up
+        compact = next(line for line in text.splitlines() if "browser.compact" in line)
+        assert compact.lstrip().startswith("F7"), compact  # "F7" is f7: it fires
+        await pilot.press("escape")
+        compact_before = screen.model.compact
+        await pilot.press("f7")
+        assert screen.model.compact != compact_before
+
+
+async def test_a_key_the_keymap_takes_from_another_binding_is_reported_and_help_never_lists_it(
+    fixture_copy, config_dir: Path
+) -> None:
+    """README's old example took Ctrl+X ("copy the message") and F2 (the diagnostics): a notice
+    names each clash, F1 shows those bindings without a key, and the keys run the file's lines."""
+    (config_dir / "keymap.toml").write_text(
+        '[keys]\n"browser.export" = "ctrl+x"\n"browser.persist-leaf" = ["ctrl+s", "f2"]\n"browser.hoist" = "home"\n'
+    )
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        for clash in (
+            "ctrl+x is bound to browser.export and browser.copy-message (default); "
+            "browser.export has it, browser.copy-message has no key now",
+            "f2 is bound to browser.persist-leaf and browser.diagnostics (default); "
+            "browser.persist-leaf has it, browser.diagnostics has no key now",
+            "home is bound to browser.hoist and tree.home (default); browser.hoist has it, tree.home has no key now",
+        ):
+            assert any(clash in n for n in said), (clash, said)
+        await pilot.press("f1")
+        lines = app.screen.text.splitlines()
+
+        def row(binding_id: str) -> str:
+            return next(line for line in lines if line.rstrip().endswith(binding_id)).strip()
+
+        assert row("browser.copy-message").startswith("(no key)"), row("browser.copy-message")
+        assert row("browser.diagnostics").startswith("(no key)")
+        assert row("tree.home").startswith("(no key)")
+        assert row("browser.export").startswith("^X") and row("browser.persist-leaf").startswith("^S/F2")
+        await pilot.press("escape")
+        await pilot.press("end")
+        # Home is the file's: it hoists, where the tree (focused) used to take it for its first row
+        await pilot.press("home")
+        assert screen.model.hoist_id is not None
+        await pilot.press("ctrl+x")
+        from loomtui.app.screens.dialogs import ExportDialog
+
+        assert isinstance(app.screen, ExportDialog)
+
+
+def test_a_remapped_printable_key_is_shown_as_written() -> None:
+    """``j`` is j (a capital reads as Shift+J); combinations keep the app's own style."""
+    from loomtui.app.keymap import SPEC_BY_ID, display_keys
+
+    spec = SPEC_BY_ID["reader.next"]
+    assert display_keys(spec, {"reader.next": "j"}) == "j"
+    assert display_keys(spec, {"reader.next": "J,q"}) == "J/q"
+    assert display_keys(spec, {"reader.next": "question_mark,alt+full_stop"}) == "?/Alt+."
+    assert display_keys(spec, {"reader.next": "ctrl+j,alt+j,ctrl+shift+j,f6"}) == "^J/Alt+J/⇧^J/F6"
+
+
+async def test_reader_footer_and_help_follow_the_keymap(fixture_copy, config_dir: Path) -> None:
+    (config_dir / "keymap.toml").write_text(
+        '[keys]\n"reader.next" = "j"\n"reader.close" = "q"\n"browser.reader" = "f6"\n'
+        '"tree.page-down" = "pagedown,ctrl+f"\n'
+    )
+    from loomtui.app.screens.reader import ReaderScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert "←/PgDn page" in str(screen.query_one("#hints").render())  # → no longer pages down
+        await pilot.press("f1")
+        lines = app.screen.text.splitlines()
+        nxt = next(line for line in lines if line.rstrip().endswith("reader.next")).split()
+        close = next(line for line in lines if line.rstrip().endswith("reader.close")).split()
+        assert nxt[0] == "j" and close[0] == "q", (nxt, close)
+        await pilot.press("escape", "f6")
+        await settled(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        hints = str(app.screen.query_one("#reader-hints").render())
+        assert "j/p next/previous entry" in hints and "q back to the tree" in hints, hints
+        assert "Esc" not in hints and "n/p" not in hints, hints
+        await pilot.press("q")
+        assert app.screen is screen
+
+
+async def test_a_misspelt_table_is_named_with_the_keymap_s_whole_path(fixture_copy, config_dir: Path) -> None:
+    (config_dir / "keymap.toml").write_text('"browser.reader" = "f6"\n[keyz]\n"browser.compact" = "f7"\n')
+    from loomtui.app.screens.reader import ReaderScreen
+
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        await browser(pilot)
+        said = notices(app)
+        assert said == [
+            f"{config_dir / 'keymap.toml'}: [keyz] is not a table loomtui reads (the bindings go under [keys]); "
+            "its line is not applied"
+        ], said
+        await pilot.press("f6")  # the line before any table binds, as README says
+        await settled(pilot)
+        assert isinstance(app.screen, ReaderScreen)

@@ -161,7 +161,7 @@ def test_configuration_files_that_are_fifos_are_refused(tmp_path: Path, name: st
     path.parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(path)
     code = {
-        "keymap.toml": "from loomtui.app import keymap; o, p = keymap.load_user_keymap(); "
+        "keymap.toml": "from loomtui.app import keymap_file; o, p = keymap_file.load_user_keymap(); "
         "assert o == {} and 'FIFO' in p[0], p",
         "ui.json": "from loomtui.app import ui_state; assert ui_state.load() == {}",
         "theme": "from loomtui.formats.html import theme as t; t.load_themes()\n"

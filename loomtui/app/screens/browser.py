@@ -124,7 +124,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
         return self in stack and stack.index(self) >= 2
 
     def _keys(self, binding_id: str) -> str:
-        return keymap.display_keys(keymap.SPEC_BY_ID[binding_id], self.loom_app.user_keymap)
+        return keymap.said_keys(keymap.SPEC_BY_ID[binding_id], self.loom_app.user_keymap)
 
     def _controller(self, manager: SessionManager, page_size: int = 20) -> SessionController:
         return SessionController(

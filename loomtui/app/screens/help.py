@@ -13,10 +13,14 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, keymap_path
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, display_keys, said_keys
+from loomtui.app.keymap_file import keymap_path
 from loomtui.view.compact import depth_tag
 from loomtui.view.loom_state import ARCHIVED_TAG, MARK
 from loomtui.view.text import HIDDEN_MARKS
+
+#: the key column of a binding that lost its keys to another binding (keymap.toml)
+NO_KEY_SHOWN = "(no key)"
 
 SCOPES = (
     ("tree", "In the tree"),
@@ -66,7 +70,7 @@ _MARK_KEYS = {
 
 def marks(keymap: dict[str, str]) -> list[tuple[str, str]]:
     """``MARKS`` naming the keys in effect."""
-    keys = {name: display_keys(SPEC_BY_ID[binding_id], keymap) for name, binding_id in _MARK_KEYS.items()}
+    keys = {name: said_keys(SPEC_BY_ID[binding_id], keymap) for name, binding_id in _MARK_KEYS.items()}
     return [(mark, meaning.format(**keys)) for mark, meaning in MARKS]
 
 
@@ -93,7 +97,7 @@ def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
     grouped: list[tuple[str, list[tuple[str, str, str]]]] = []
     for scope, title in SCOPES:
         rows = [
-            (display_keys(spec, keymap), spec.description, spec.id)
+            (display_keys(spec, keymap) or NO_KEY_SHOWN, spec.description, spec.id)
             for spec in SPECS
             if spec.scope == scope and spec.id != "browser.switch-focus-back"
         ]
@@ -118,7 +122,7 @@ def help_table(keymap: dict[str, str], ids: bool = True) -> Group:
     known = {scope for scope, _title in SCOPES}
     other = [spec for spec in SPECS if spec.scope not in known]
     if other:
-        section("Other", [(display_keys(spec, keymap), spec.description, spec.id) for spec in other])
+        section("Other", [(display_keys(spec, keymap) or NO_KEY_SHOWN, spec.description, spec.id) for spec in other])
     section("Marks", [(mark, meaning, "") for mark, meaning in marks(keymap)])
     return Group(*parts)
 
@@ -127,7 +131,7 @@ def notes(keymap: dict[str, str]) -> str:
     """What the keys write and where the Alt keys come from, naming the keys in effect."""
 
     def k(binding_id: str) -> str:
-        return display_keys(SPEC_BY_ID[binding_id], keymap)
+        return said_keys(SPEC_BY_ID[binding_id], keymap)
 
     persist, label, export = k("browser.persist-leaf"), k("browser.label"), k("browser.export")
     return (

@@ -434,7 +434,7 @@ class PickerScreen(Screen[None]):
         elif self.app.screen_stack.index(self) >= 2:
             self.app.pop_screen()
         else:
-            quit_keys = keymap.display_keys(keymap.SPEC_BY_ID["app.quit"], cast("LoomApp", self.app).user_keymap)
+            quit_keys = keymap.said_keys(keymap.SPEC_BY_ID["app.quit"], cast("LoomApp", self.app).user_keymap)
             self.notify(f"Nothing to clear. {quit_keys} quits.", timeout=3)
 
     # full-text search ---------------------------------------------------------------------------

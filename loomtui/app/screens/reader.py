@@ -220,15 +220,22 @@ class ReaderScreen(Screen[None]):
         view = ReaderView(self.transcript, self.start, self.on_entry, id="reader-body")
         view.on_progress = self._progress
         yield view
-        yield Static(
-            Text(
-                "↑↓ scroll  PgUp/PgDn page  n/p next/previous entry  Home/End  Esc back to the tree "
-                "(at the entry read)",
-                no_wrap=True,
-                overflow="ellipsis",
+        yield Static(Text(self._hints(), no_wrap=True, overflow="ellipsis"), id="reader-hints")
+
+    def _hints(self) -> str:
+        """The keys in effect (keymap.toml), as the browser's footer shows its own."""
+        user: dict[str, str] = getattr(self.app, "user_keymap", {})
+        hints = [
+            keymap.key_pair(user, "reader.up", "reader.down", ("scroll", "scroll up", "scroll down")),
+            keymap.key_pair(user, "reader.page-up", "reader.page-down", ("page", "page up", "page down")),
+            keymap.key_pair(
+                user, "reader.next", "reader.prev", ("next/previous entry", "next entry", "previous entry")
             ),
-            id="reader-hints",
-        )
+            keymap.key_pair(user, "reader.home", "reader.end", ("", "", "")),
+        ]
+        close = keymap.first_key(keymap.SPEC_BY_ID["reader.close"], user)
+        hints.append(f"{close} back to the tree (at the entry read)" if close else "")
+        return "  ".join(hint for hint in hints if hint)
 
     def _head(self, measured: int | None = None) -> Text:
         n = len(self.transcript)

@@ -122,7 +122,12 @@ def footer_hints(screen: BrowserScreen) -> list[tuple[int, str]]:
     """The footer's key hints with their priorities (the lowest left out first where the
     terminal is narrow): only what the open source offers, in its words ("open" on an OCP run's
     attempt, "save" for a loom's bookmarks)."""
-    parts = [(1, "↑↓ move"), (0, "←→ page")]
+    user = screen.loom_app.user_keymap
+    moves = (
+        (1, keymap.key_pair(user, "tree.up", "tree.down", ("move", "up", "down"))),
+        (0, keymap.key_pair(user, "tree.page-up", "tree.page-down", ("page", "page up", "page down"))),
+    )
+    parts = [(priority, hint) for priority, hint in moves if hint]
     source = screen.controller.source if screen.controller is not None else None
     for priority, binding_id, what in (
         (4, "browser.select", "leaf"),
@@ -140,5 +145,7 @@ def footer_hints(screen: BrowserScreen) -> list[tuple[int, str]]:
             if source.opens is None:
                 continue  # no leaf to move, nothing to open (the loom map)
             what = "open"  # an OCP run: the session an attempt names
-        parts.append((priority, f"{screen._keys(binding_id)} {what}"))
+        keys = keymap.display_keys(keymap.SPEC_BY_ID[binding_id], screen.loom_app.user_keymap)
+        if keys:  # a binding that lost its keys to another one is not offered by a key
+            parts.append((priority, f"{keys} {what}"))
     return parts
