@@ -10,7 +10,7 @@ import traceback
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from textual import events
@@ -22,19 +22,27 @@ from textual.theme import Theme
 
 from loomtui.app import keymap, samples
 from loomtui.app.collector import IdleCollector
-from loomtui.app.commands import LoomCommands
 from loomtui.app.filters import SafeFilters, monochrome
 from loomtui.app.keymap_file import load_user_keymap
 from loomtui.app.messages import SessionOpened
 from loomtui.app.screens.browser import BrowserScreen
-from loomtui.app.screens.dialogs import ConfirmDialog
-from loomtui.app.screens.help import HelpScreen
 from loomtui.app.themes import DEFAULT_THEME, load_themes, resolve_theme_name, tree_colors, variable_name
-from loomtui.formats.opening import Opening
 from loomtui.view.printable import printable
+
+if TYPE_CHECKING:
+    from textual.command import Provider
+
+    from loomtui.formats.opening import Opening
 
 #: how long a held notice may stay at most (seconds): it is taken down when its work ends
 HELD = 24 * 3600.0
+
+
+def loom_commands() -> type[Provider]:
+    """The palette's provider, imported when the palette first opens (Textual calls this)."""
+    from loomtui.app.commands import LoomCommands
+
+    return LoomCommands
 
 
 def log_dir() -> Path:
@@ -47,7 +55,7 @@ class LoomApp(App[int], inherit_bindings=False):
 
     TITLE = "loomtui"
     ENABLE_COMMAND_PALETTE = True
-    COMMANDS = App.COMMANDS | {LoomCommands}
+    COMMANDS = App.COMMANDS | {loom_commands}
     BINDINGS = keymap.bindings("app")
     #: narrow terminals: notices take less room over the panes
     CSS = """
@@ -249,12 +257,16 @@ class LoomApp(App[int], inherit_bindings=False):
 
     # actions -------------------------------------------------------------------------------
     def action_help(self) -> None:
+        from loomtui.app.screens.help import HelpScreen
+
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(self.user_keymap))
 
     async def action_quit(self) -> None:
         """Ctrl+Q: quit; with a leaf moved (Enter) and not persisted, ask first."""
+        from loomtui.app.screens.dialogs import ConfirmDialog
+
         moved = [
             s
             for s in self.screen_stack

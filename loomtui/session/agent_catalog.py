@@ -15,8 +15,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
 #: how far into a file, and how many lines, the first real JSON line is looked for
 SNIFF_BYTES = 256 * 1024
 SNIFF_LINES = 40
@@ -130,6 +128,8 @@ def session_files(root: str, layout: Layout) -> list[str]:
 
 def json_lines(buf: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line, decoded object) of every line of ``buf`` that is a JSON object."""
+    import orjson  # imported when first used: the app's start reads no other agent's file
+
     for n, raw in enumerate(buf.split(b"\n"), start=1):
         if not raw.strip():
             continue
@@ -143,6 +143,8 @@ def json_lines(buf: bytes) -> Iterator[tuple[int, dict[str, Any]]]:
 
 def lister_of(buf: bytes) -> AgentLister | None:
     """The lister of the tool whose file ``buf`` is: the first that claims its first JSON line."""
+    import orjson
+
     for raw in buf[:SNIFF_BYTES].split(b"\n")[:SNIFF_LINES]:
         if not raw.strip():
             continue

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from loomtui.session.entries import Entry
-from loomtui.session.index import SessionIndex
 from loomtui.view.words import counted
 
 if TYPE_CHECKING:
+    from loomtui.session.entries import Entry
+    from loomtui.session.index import SessionIndex
     from loomtui.view.model import TreeModel
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from bisect import bisect_left
 from itertools import islice, repeat
 from operator import lt, sub
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from loomtui.view.flat import Flat
+if TYPE_CHECKING:
+    from loomtui.view.flat import Flat
 
 #: Gutters as a shared chain ``(outer, position, show)``: children extend their parent's chain
 #: in O(1) instead of copying a tuple as deep as the tree.

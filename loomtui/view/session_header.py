@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from loomtui.session.manager import SessionManager
-from loomtui.session.source import Source
-from loomtui.view.outcomes import Notice
 from loomtui.view.printable import printable
-from loomtui.view.usage_totals import header_usage
 from loomtui.view.width import text_width, truncate_to_width
 from loomtui.view.words import clip, counted
+
+if TYPE_CHECKING:  # the app's first screen draws a kept ``Header`` before any session is read
+    from loomtui.session.manager import SessionManager
+    from loomtui.session.source import Source
+    from loomtui.view.outcomes import Notice
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,8 @@ def header(
     leaf itself; where the header names another entry (the leaf is a label or settings entry the
     default filter does not show) and the leaf is the file's last entry, the bar names that last
     entry too: where pi resumes, the commands' default leaf (``loomtui info`` says both)."""
+    from loomtui.view.usage_totals import header_usage
+
     name = manager.get_session_name()
     title = manager.title.get("title") if isinstance(manager.title, dict) else None
     base = os.path.basename(shown_path)
@@ -139,6 +143,8 @@ def title_parts(manager: SessionManager, src: Source, shown_path: str, leaf: str
 
 def opening_notices(manager: SessionManager, src: Source, diagnostics_key: str = "") -> list[Notice]:
     """The notices shown once when a session opens: its repaired lines, why it is read-only."""
+    from loomtui.view.outcomes import Notice
+
     out = []
     diags = manager.diagnostics
     if diags:

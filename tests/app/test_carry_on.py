@@ -25,8 +25,8 @@ import pytest
 from app_helpers import browser, make_app, notices, select
 from textual.widgets import TextArea
 
-from loomtui.app.screens.agent_tools import SummaryDialog
 from loomtui.app.screens.dialogs import ConfirmDialog
+from loomtui.app.screens.summary_dialog import SummaryDialog
 from loomtui.session.manager import SessionManager
 from tests.waits import until
 

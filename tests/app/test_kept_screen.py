@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -217,3 +219,66 @@ def test_a_kept_screen_is_used_only_for_its_start_and_well_formed_fields(session
     bad = screen._replace(lines=[((("text", 5),), True)])
     assert kept_screen.save(manager, start, bad)
     assert kept_screen.load(path, start) is None
+
+
+#: a reopen in a fresh interpreter: what is imported when the kept screen's first line is drawn
+#: (the read is held until then; this one has imported everything already)
+KEPT_PAINT_IMPORTS = """
+import asyncio, json, os, sys, threading
+from loomtui.formats.opening import Opening
+opening = Opening.before_app(sys.argv[1])
+from loomtui.app.app import LoomApp
+from loomtui.app.screens import browser_loading
+from loomtui.app.widgets.tree_view import TreeView
+browser_loading.ASYNC_OPEN_BYTES = 10
+held, seen = threading.Event(), []
+read = Opening.session
+def session(self, *args, **kwargs):
+    assert held.wait(120), "the kept screen was never drawn"
+    return read(self, *args, **kwargs)
+Opening.session = session
+draw = TreeView.render_line
+def render_line(self, y):
+    line = draw(self, y)
+    if self.kept is not None and line.text.strip() and not seen:
+        seen.append(sorted(m for m in json.loads(sys.argv[2]) if m in sys.modules))
+        held.set()
+    return line
+TreeView.render_line = render_line
+async def main():
+    app = LoomApp(sys.argv[1], watch=False, opening=opening)
+    async with app.run_test(size=(120, 30)):
+        while not seen:
+            await asyncio.sleep(0.01)
+    print(json.dumps(seen[0]), flush=True)
+    os._exit(0)
+asyncio.run(main())
+"""
+
+
+async def test_the_kept_screen_is_drawn_before_the_reader_or_the_model_is_imported(session: Path) -> None:
+    """The reopen's first paint waits for Python's start and the imports up to it: the session's
+    reader, model and controller, the detail pane's blocks and JSON come with the read."""
+    await first_open(session)
+    later = [
+        "loomtui.session.manager",
+        "loomtui.session.reader",
+        "loomtui.session.entries",
+        "loomtui.session.split",
+        "loomtui.view.model",
+        "loomtui.view.controller",
+        "loomtui.view.blocks",
+        "msgspec",
+        "orjson",
+    ]
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", KEPT_PAINT_IMPORTS, str(session), json.dumps(later)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        cwd=str(root),
+        timeout=180,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []

@@ -105,7 +105,7 @@ async def test_80x24_footer_header_and_deep_rows(tmp_path: Path) -> None:
 async def test_every_dialog_shows_its_buttons_at_80x24(fixture_copy) -> None:
     """At 80x24 the carry dialog's 16-line summary pushed its "Ctrl+S: carry" line and its
     buttons below the screen: nothing said how to carry."""
-    from loomtui.app.screens.agent_tools import SummaryDialog
+    from loomtui.app.screens.summary_dialog import SummaryDialog
 
     app = make_app(fixture_copy("kinds.jsonl"))
     async with app.run_test(size=(80, 24)) as pilot:

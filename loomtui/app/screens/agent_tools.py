@@ -6,7 +6,7 @@ the directory), asks, writes, then hands the terminal to the agent inside Textua
 ``App.suspend()`` and comes back to the same session, reloaded, the agent's new entries selected.
 Where the app has no terminal to hand over (a headless run: ``SuspendNotSupported``) the agent
 runs without one. Carrying plans with ``formats/carry_on/carry.py``; the summary is edited first in a
-dialog, prefilled with the digest of the marked branch.
+dialog (``summary_dialog.py``), prefilled with the digest of the marked branch.
 """
 
 from __future__ import annotations
@@ -17,30 +17,15 @@ import signal
 import subprocess
 from typing import TYPE_CHECKING
 
-from rich.text import Text
-from textual import on
-from textual.app import ComposeResult, SuspendNotSupported
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Label, Static, TextArea
+from textual.app import SuspendNotSupported
 
-from loomtui.app.screens.dialogs import ConfirmDialog, Dialog
-from loomtui.formats.carry_on.carry import (
-    CarryNames,
-    CarryPlan,
-    apply_carry,
-    carries_onto_a_copy,
-    carry_refusal,
-    plan_carry,
-)
-from loomtui.formats.carry_on.resume import ResumePlan, apply_plan, plan_resume, resumable
 from loomtui.session.errors import LoomError, WriteConflict
-from loomtui.session.source import EXPORT
-from loomtui.view.printable import printable
 from loomtui.view.words import counted, sentence
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
+    from loomtui.formats.carry_on.carry import CarryPlan
+    from loomtui.formats.carry_on.resume import ResumePlan
 
     _Base = BrowserScreen
 else:
@@ -57,64 +42,14 @@ def _wait_ignoring_ctrl_c(proc: subprocess.Popen[bytes]) -> int:
         signal.signal(signal.SIGINT, previous)
 
 
-class SummaryDialog(Dialog[str | None]):
-    """The branch summary to carry, editable (prefilled with the digest). Ctrl+S or the button
-    carries it; Esc cancels."""
-
-    BINDINGS = [
-        Binding("escape", "cancel", "cancel", show=False),
-        Binding("ctrl+s", "carry", "carry", show=False, priority=True),
-    ]
-    DEFAULT_CSS = "SummaryDialog TextArea { height: 16; }"
-
-    def __init__(self, heading: str, summary: str) -> None:
-        super().__init__()
-        self.heading = heading
-        self.summary = summary
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("Carry a branch summary", classes="title")
-            yield Static(Text(printable(self.heading, keep_lines=True)), classes="muted")
-            yield TextArea(self.summary, id="summary-text")
-            yield Static("Ctrl+S: carry   Esc: cancel", classes="muted")
-            with Horizontal(classes="buttons"):
-                yield Button("Cancel", id="no")
-                yield Button("Carry", id="yes", variant="primary")
-
-    def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
-        self._fit()
-
-    def on_resize(self) -> None:
-        self._fit()
-
-    def _fit(self) -> None:
-        """The summary gets at most 16 lines, fewer on a short screen, so that the line saying
-        how to carry and the buttons stay on it (the box is at most 90% of the screen; the rest
-        of it takes about 19 lines)."""
-        self.query_one(TextArea).styles.height = max(3, min(16, self.app.size.height - 19))
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "yes":
-            self.action_carry()
-        else:
-            self.dismiss(None)
-
-    def action_carry(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
 class AgentTools(_Base):
     """Mixed into ``BrowserScreen``."""
 
     def _not_resumable(self, title: str) -> bool:
         """Alt+W and Alt+S on a session no agent takes up: one notice says why (and what does)."""
+        from loomtui.formats.carry_on.resume import resumable
+        from loomtui.session.source import EXPORT
+
         controller = self.controller
         if controller is None or resumable(controller.manager):
             return False
@@ -129,6 +64,9 @@ class AgentTools(_Base):
 
     # resume here ----------------------------------------------------------------------------------
     def action_resume_here(self) -> None:
+        from loomtui.app.screens.dialogs import ConfirmDialog
+        from loomtui.formats.carry_on.resume import plan_resume
+
         entry_id, controller = self._selected_id(), self.controller
         if controller is None or entry_id is None or self._not_resumable("Resume: not done"):
             return
@@ -163,6 +101,8 @@ class AgentTools(_Base):
 
     def resume_with(self, plan: ResumePlan) -> None:
         """Write what ``plan`` says, run the agent, and show what it appended."""
+        from loomtui.formats.carry_on.resume import apply_plan
+
         controller = self.controller
         if controller is None:
             return
@@ -211,6 +151,9 @@ class AgentTools(_Base):
 
     # carry a branch ----------------------------------------------------------------------------------
     def action_carry_branch(self) -> None:
+        from loomtui.app.screens.dialogs import ConfirmDialog
+        from loomtui.formats.carry_on.carry import carries_onto_a_copy, carry_refusal
+
         controller, model = self.controller, self.model
         if controller is None or model is None or self._not_resumable("Carry: not done"):
             return
@@ -250,6 +193,9 @@ class AgentTools(_Base):
         self._ask_summary(a_id, b_id, export=False)
 
     def _ask_summary(self, a_id: str, b_id: str, *, export: bool) -> None:
+        from loomtui.app.screens.summary_dialog import SummaryDialog
+        from loomtui.formats.carry_on.carry import CarryNames, plan_carry
+
         controller = self.controller
         if controller is None:
             return
@@ -272,6 +218,8 @@ class AgentTools(_Base):
         self.app.push_screen(SummaryDialog(heading, plan.summary), done)
 
     def carry_with(self, plan: CarryPlan) -> None:
+        from loomtui.formats.carry_on.carry import apply_carry
+
         controller = self.controller
         if controller is None:
             return

@@ -24,23 +24,22 @@ from loomtui.app.messages import SessionFileChanged, SessionOpened
 from loomtui.app.screens.agent_tools import AgentTools
 from loomtui.app.screens.browser_actions import BrowserActions
 from loomtui.app.screens.browser_loading import BrowserLoading
-from loomtui.app.screens.dialogs import ConfirmDialog
 from loomtui.app.screens.loom_tools import LoomTools
 from loomtui.app.screens.source_actions import bar_modes, footer_hints, lacking_filter, look_up
 from loomtui.app.widgets.detail import DetailPane
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.app.widgets.tree_view import TreeView
-from loomtui.formats.opening import Opening, open_session
+from loomtui.formats.opening import Opening
 from loomtui.session.errors import LoomError
-from loomtui.session.manager import SessionManager
-from loomtui.view.controller import SessionController
-from loomtui.view.model import TreeModel
-from loomtui.view.outcomes import Outcome
+from loomtui.view.width import fit_items, text_width
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
-from loomtui.view.width import fit_items, text_width
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.controller import SessionController
+    from loomtui.view.model import TreeModel
+    from loomtui.view.outcomes import Outcome
 
 #: the detail pane follows keyboard moves after this pause (holding ↓ stays smooth)
 DETAIL_DEBOUNCE = 0.06
@@ -126,26 +125,6 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
     def _keys(self, binding_id: str) -> str:
         return keymap.said_keys(keymap.SPEC_BY_ID[binding_id], self.loom_app.user_keymap)
 
-    def _controller(self, manager: SessionManager, page_size: int = 20) -> SessionController:
-        return SessionController(
-            manager,
-            opener=open_session,
-            flattener=self.opening.flattener,
-            filter_mode=self.initial_filter,
-            page_size=page_size,
-            key_names={
-                name: self._keys(binding_id)
-                for name, binding_id in (
-                    ("persist", "browser.persist-leaf"),
-                    ("export", "browser.export"),
-                    ("archive", "browser.archive"),
-                    ("show-archived", "browser.show-archived"),
-                    ("filters", "browser.filter-next"),
-                    ("label", "browser.label"),
-                )
-            },
-        )
-
     def on_mount(self) -> None:
         self._update_hints()
         if self._given is not None:
@@ -187,6 +166,9 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
             return
         if event.state != WorkerState.SUCCESS:
             return
+        from loomtui.view.controller import SessionController
+        from loomtui.view.outcomes import Outcome
+
         if worker.group == "open" and isinstance(worker.result, SessionController):
             self._install(worker.result)
         elif worker.group == "export-html" and isinstance(worker.result, str):
@@ -300,6 +282,8 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
                 if then is not None:
                     row = self.tree.screen_row
                     self._apply(then(), keep_row=row)
+
+            from loomtui.app.screens.dialogs import ConfirmDialog
 
             self.app.push_screen(ConfirmDialog(ask.title, ask.body, ask.button), answered)
 

@@ -10,14 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from textual import work
 
-from loomtui.app.screens.dialogs import DiagnosticsScreen, ExportDialog, LabelDialog
-from loomtui.formats.carry_on.resume import resumable
-from loomtui.session.source import EXPORT, LABEL, PERSIST
-from loomtui.view import context_blocks
-from loomtui.view.outcomes import ExportPlan, Outcome
-
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
+    from loomtui.view.outcomes import Outcome
 
     _Base = BrowserScreen
 else:
@@ -56,6 +51,8 @@ class BrowserActions(_Base):
         self._apply(self.controller.move_leaf(entry_id), keep_row=row)
 
     def _context_edit_target(self, entry_id: str) -> str | None:
+        from loomtui.view import context_blocks
+
         manager = self.manager
         entry = manager.index.by_id.get(entry_id) if manager is not None else None
         return context_blocks.edit_target(manager, entry) if manager is not None and entry is not None else None
@@ -65,9 +62,6 @@ class BrowserActions(_Base):
         if self.controller is not None:
             self._apply(self.controller.follow_file_leaf())
 
-    #: actions a source may not offer (``Source.offers``): left out of the footer and the palette
-    SOURCE_ACTIONS = {"persist_leaf": PERSIST, "export_branch": EXPORT, "edit_label": LABEL}
-
     def offered(self, action: str) -> bool:
         """Whether the open source offers ``action``: the footer's hints and the palette list
         only those. Its key still answers where it is not offered, with one notice saying why
@@ -75,12 +69,17 @@ class BrowserActions(_Base):
         controller = self.controller
         if controller is None:
             return True
-        needs = self.SOURCE_ACTIONS.get(action)
+        from loomtui.session.source import EXPORT, LABEL, PERSIST
+
+        # the actions a source may not offer (``Source.offers``)
+        needs = {"persist_leaf": PERSIST, "export_branch": EXPORT, "edit_label": LABEL}.get(action)
         if needs is not None:
             return controller.source.offers(needs)
         if action == "archive":
             return controller.archive_keeps is not None
         if action in ("resume_here", "carry_branch"):
+            from loomtui.formats.carry_on.resume import resumable
+
             return resumable(controller.manager)
         return True
 
@@ -91,6 +90,8 @@ class BrowserActions(_Base):
             self._apply(self.controller.persist_leaf())
 
     def action_edit_label(self) -> None:
+        from loomtui.app.screens.dialogs import LabelDialog
+
         entry_id, controller = self._selected_id(), self.controller
         refusal = controller.label_refusal() if controller is not None else None
         if refusal is not None:
@@ -117,6 +118,9 @@ class BrowserActions(_Base):
             self._apply(self.controller.save_labels_intent())
 
     def action_export_branch(self) -> None:
+        from loomtui.app.screens.dialogs import ExportDialog
+        from loomtui.view.outcomes import ExportPlan
+
         entry_id, controller = self._selected_id(), self.controller
         if controller is None or entry_id is None:
             return
@@ -265,5 +269,7 @@ class BrowserActions(_Base):
         self.detail.action_toggle_folds()
 
     def action_show_diagnostics(self) -> None:
+        from loomtui.app.screens.dialogs import DiagnosticsScreen
+
         if self.manager is not None:
             self.app.push_screen(DiagnosticsScreen(self.path, list(self.manager.diagnostics)))

@@ -16,20 +16,18 @@ from textual import work
 from textual.widgets import Static
 from textual.worker import get_current_worker
 
-from loomtui.app.screens.dialogs import ErrorScreen
 from loomtui.app.screens.source_actions import bar_modes
 from loomtui.app.widgets.filter_bar import FilterBar
 from loomtui.app.widgets.load_progress import LoadCancelled, LoadProgress
 from loomtui.formats.opening import FirstRows, KeptScreen
 from loomtui.session.errors import LoomError, SessionFormatError
-from loomtui.session.manager import SessionManager
-from loomtui.view.controller import SessionController
-from loomtui.view.model import TreeModel
 from loomtui.view.session_header import Header
-from loomtui.view.usage_totals import session_usage
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.controller import SessionController
+    from loomtui.view.model import TreeModel
 
     _Base = BrowserScreen
 else:
@@ -101,6 +99,8 @@ class BrowserLoading(_Base):
                 # drawn before the read, which holds the interpreter for long stretches
                 painted.wait(KEPT_PAINT_WAIT)
             elif isinstance(first, FirstRows) and not (self._abandoned or worker.is_cancelled):
+                from loomtui.view.model import TreeModel
+
                 model = TreeModel(first.manager, page_size=self._page_size())
                 self.app.call_from_thread(self._paint_first_rows, model, first)
         manager = opening.session(progress=report)
@@ -108,6 +108,29 @@ class BrowserLoading(_Base):
             raise LoadCancelled()
         progress.post_message(LoadProgress.Update(0, 0, 0, stage=f"Laying out {len(manager.index.entries):,} entries…"))
         return self._controller(manager)
+
+    def _controller(self, manager: SessionManager, page_size: int = 20) -> SessionController:
+        from loomtui.formats.opening import open_session
+        from loomtui.view.controller import SessionController
+
+        return SessionController(
+            manager,
+            opener=open_session,
+            flattener=self.opening.flattener,
+            filter_mode=self.initial_filter,
+            page_size=page_size,
+            key_names={
+                name: self._keys(binding_id)
+                for name, binding_id in (
+                    ("persist", "browser.persist-leaf"),
+                    ("export", "browser.export"),
+                    ("archive", "browser.archive"),
+                    ("show-archived", "browser.show-archived"),
+                    ("filters", "browser.filter-next"),
+                    ("label", "browser.label"),
+                )
+            },
+        )
 
     @property
     def _from_start(self) -> bool:
@@ -181,12 +204,16 @@ class BrowserLoading(_Base):
     @work(thread=True, exclusive=True, group="usage", exit_on_error=False, description="count tokens")
     def _count_usage(self) -> None:
         """Token totals for the header (every reply and usage entry): read off the UI thread."""
+        from loomtui.view.usage_totals import session_usage
+
         manager = self.manager
         if manager is not None:
             session_usage(manager)
             self.app.call_from_thread(self._refresh_bars)
 
     def _load_failed(self, exc: BaseException) -> None:
+        from loomtui.app.screens.dialogs import ErrorScreen
+
         name = os.path.basename(self.path)
         if self.has_screen_below and isinstance(exc, (LoomError, OSError)):
             # opened from the picker or another browser: one line, and the user stays there

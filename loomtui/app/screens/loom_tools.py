@@ -15,12 +15,9 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
-from loomtui.app.screens.prompt import PromptDialog
 from loomtui.session.errors import LoomError
-from loomtui.view.compare import SKIPPED_TYPES
 from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
 from loomtui.view.printable import printable
-from loomtui.view.text import display_text
 
 #: the palette's entry that compares the selected entry's branch with one named by id (the
 #: Alt+C notice quotes it, so the words typed into the palette find it)
@@ -99,6 +96,8 @@ class LoomTools:
 
     def action_compare_prompt(self) -> None:
         """The palette's ``COMPARE_PROMPT``: the selected entry's branch with one named by id."""
+        from loomtui.app.screens.prompt import PromptDialog
+
         model = self.model
         if model is None or model.selected_id is None:
             return
@@ -120,6 +119,7 @@ class LoomTools:
     def open_compare(self, a_id: str, b_id: str) -> None:
         from loomtui.app.screens.compare import CompareScreen
         from loomtui.view.compare import compare
+        from loomtui.view.text import display_text
 
         manager = self.manager
         assert manager is not None and self.model is not None
@@ -176,6 +176,9 @@ class LoomTools:
 
     def breadcrumb(self, limit: int = 3) -> str:
         """The hoisted entry and the conversation above it (bookkeeping entries left out)."""
+        from loomtui.view.compare import SKIPPED_TYPES
+        from loomtui.view.text import display_text
+
         model = self.model
         if model is None or model.hoist_id is None:
             return ""
@@ -241,6 +244,7 @@ class LoomTools:
         self._select(target)
 
     def action_goto(self) -> None:
+        from loomtui.app.screens.prompt import PromptDialog
 
         def done(value: str | None) -> None:
             if value:

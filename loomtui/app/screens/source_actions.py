@@ -10,11 +10,11 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from loomtui.app import keymap
-from loomtui.session.source import Lookup, SourceCommand
-from loomtui.view.model import TreeModel
 
 if TYPE_CHECKING:
     from loomtui.app.screens.browser import BrowserScreen
+    from loomtui.session.source import Lookup, SourceCommand
+    from loomtui.view.model import TreeModel
 
 
 def bar_modes(model: TreeModel) -> tuple[str, ...]:

@@ -16,7 +16,8 @@ big entry: text beyond a few thousand characters is cut with a "show all" line (
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.segment import Segment
@@ -44,12 +45,14 @@ from loomtui.app.widgets.detail_lines import (
 from loomtui.app.widgets.roles import ROLE_CLASS, ROLE_CLASSES, RoleStyles, role_css
 from loomtui.app.widgets.search_keys import TypesIntoSearch
 from loomtui.app.widgets.tree_view import LineScrollView, set_virtual_size
-from loomtui.session.entries import Entry
-from loomtui.session.manager import SessionManager
-from loomtui.view import blocks as B
-from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
 from loomtui.view.words import ending
+
+if TYPE_CHECKING:  # imported with the first entry shown: the first screen shows none
+    from loomtui.session.entries import Entry
+    from loomtui.session.manager import SessionManager
+    from loomtui.view import blocks as B
+    from loomtui.view.model import TreeModel
 
 #: longest text rendered as Markdown (beyond: plain text with "show all")
 MARKDOWN_LIMIT = 12_000
@@ -132,6 +135,8 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
         if manager is None or entry is None:
             pieces: list[Piece] = [self._note("No entry selected.")]
         else:
+            from loomtui.view import blocks as B
+
             try:
                 tool_calls = model.flat.tool_calls if model is not None else None
                 pieces = self.pieces(B.entry_blocks(manager, entry, tool_calls))
@@ -322,8 +327,9 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
     # blocks -> pieces ------------------------------------------------------------------------
     def pieces(self, blocks: list[B.Block] | tuple[B.Block, ...]) -> list[Piece]:
         out: list[Piece] = []
+        renderers = _renderers()
         for block in blocks:
-            out.extend(_RENDERERS[type(block)](self, block))
+            out.extend(renderers[type(block)](self, block))
         return out
 
     def _styled(self, role: str, *, bold: bool = False, italic: bool = False) -> Style:
@@ -431,6 +437,8 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
         if b.by_extension:
             facts.append("made by an extension")
         facts.extend(f"{k} {v}" for k, v in b.facts)
+        from loomtui.view import blocks as B
+
         return [
             *self._title(B.Title(head, "borderAccent")),
             self._note("  ".join(facts)),
@@ -439,36 +447,48 @@ class DetailPane(TypesIntoSearch, RoleStyles, LineScrollView, can_focus=True):
         ]
 
     def _summary(self, b: B.Summary) -> list[Piece]:
+        from loomtui.view import blocks as B
+
         out = self._title(B.Title(f"branch summary (from {b.from_id if b.from_id is not None else '—'})", "warning"))
         if b.by_extension:
             out.append(self._note("made by an extension"))
         return [*out, *self._summary_text(b.summary), *self.pieces(b.files)]
 
     def _summary_text(self, text: str) -> list[Piece]:
+        from loomtui.view import blocks as B
+
         return self._markdown(B.Markdown(text)) if text.strip() else [self._note("(empty)")]
 
     def _custom(self, b: B.Custom) -> list[Piece]:
+        from loomtui.view import blocks as B
+
         title = B.Title(f"custom entry: {b.custom_type} (extension state, not in context)", "dim")
         return [*self._title(title), LongText(B.pretty_json(b.data) if b.has_data else "(no data)")]
 
 
-_RENDERERS: dict[type, Callable[[DetailPane, Any], list[Piece]]] = {
-    B.Header: DetailPane._header,
-    B.Title: DetailPane._title,
-    B.Note: lambda pane, b: [pane._note(b.text, b.role, bold=b.bold)],
-    B.Markdown: DetailPane._markdown,
-    B.Plain: DetailPane._plain,
-    B.Thinking: DetailPane._thinking,
-    B.Image: lambda pane, b: [pane._note(b.label)],
-    B.Diff: DetailPane._diff,
-    B.Files: DetailPane._files,
-    B.ToolCall: DetailPane._tool_call,
-    B.ToolResult: DetailPane._tool_result,
-    B.Compaction: DetailPane._compaction,
-    B.Summary: DetailPane._summary,
-    B.Custom: DetailPane._custom,
-    B.Usage: lambda pane, b: [pane._note(b.text)],
-}
+@cache
+def _renderers() -> dict[type, Callable[[DetailPane, Any], list[Piece]]]:
+    """Each block type's pieces (built once, with the first entry shown)."""
+    from loomtui.view import blocks as B
+
+    return {
+        B.Header: DetailPane._header,
+        B.Title: DetailPane._title,
+        B.Note: lambda pane, b: [pane._note(b.text, b.role, bold=b.bold)],
+        B.Markdown: DetailPane._markdown,
+        B.Plain: DetailPane._plain,
+        B.Thinking: DetailPane._thinking,
+        B.Image: lambda pane, b: [pane._note(b.label)],
+        B.Diff: DetailPane._diff,
+        B.Files: DetailPane._files,
+        B.ToolCall: DetailPane._tool_call,
+        B.ToolResult: DetailPane._tool_result,
+        B.Compaction: DetailPane._compaction,
+        B.Summary: DetailPane._summary,
+        B.Custom: DetailPane._custom,
+        B.Usage: lambda pane, b: [pane._note(b.text)],
+    }
+
 
 __all__ = ["DetailPane", "Fold", "LongText"]
 

@@ -17,7 +17,6 @@ from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from loomtui.view.blocks import human_size
 from loomtui.view.printable import printable
 
 if TYPE_CHECKING:
@@ -204,6 +203,8 @@ class LongText(Piece):
             strips = pane.render_renderable(Text(clean(self.head), style=style), width)
             if self.cut:
                 hidden = len(self.full) - len(self.head)
+                from loomtui.view.block_types import human_size
+
                 size = human_size(len(self.full.encode("utf-8", "replace")))
                 label = Text(
                     f"▼ show all ({self.lines_count:,} lines, {size}; {hidden:,} more characters)  [x]",

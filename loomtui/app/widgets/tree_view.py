@@ -35,13 +35,13 @@ from loomtui.app.messages import TreeMoved
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.app.widgets.search_keys import TypesIntoSearch, pasted_text, run_binding, typed_character
 from loomtui.view.compact import prefix_room, too_deep
-from loomtui.view.model import TreeModel
 from loomtui.view.printable import printable
 from loomtui.view.width import columns
 
 if TYPE_CHECKING:
     from loomtui.app.app import LoomApp
     from loomtui.formats.opening import KeptScreen
+    from loomtui.view.model import TreeModel
 
 #: the glyphs of a row's indentation (the help's Marks list them)
 _PREFIX_CHARS = frozenset(" │├└─⊞⊟")

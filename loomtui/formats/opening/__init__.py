@@ -77,10 +77,14 @@ class Opening:
     def before_app(cls, path: str) -> Opening:
         """The app's opening of ``path``: its early start made now (call it before Textual)."""
         from loomtui.formats.opening.switches import enabled
-        from loomtui.session.split import SplitParse
 
-        split = SplitParse.start(path, fraction=APP_SPLIT) if enabled("split") else None
-        if split is None and enabled("early-proof") and cache_io.present(path):
+        reopen = cache_io.present(path)  # read from the index: no tail parser, nor the reader imported
+        split = None
+        if enabled("split") and not reopen:
+            from loomtui.session.split import SplitParse
+
+            split = SplitParse.start(path, fraction=APP_SPLIT)
+        if split is None and enabled("early-proof") and reopen:
             cache_io.prove_early(path)  # a reopen: the index's proof runs on the other CPU meanwhile
         elif split is None:  # not a big pi file: another source's own early start
             from loomtui.formats.sources import early_start
