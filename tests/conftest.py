@@ -94,13 +94,17 @@ def ocp_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     check_each_document_once(monkeypatch)
 
 
+#: what the test tools themselves keep at the top (snapshot report, Hypothesis' examples, pytest's cache)
+TEST_TOOLS_OWN = {"snapshot_report.html", ".hypothesis", ".pytest_cache"}
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _nothing_left_in_the_checkout() -> Iterator[None]:
     """No test leaves a file at the top of the checkout (an export written "here" when a test
     did not run in its own directory)."""
     before = {p.name for p in ROOT.iterdir()}
     yield
-    left = sorted({p.name for p in ROOT.iterdir()} - before - {"snapshot_report.html"})
+    left = sorted({p.name for p in ROOT.iterdir()} - before - TEST_TOOLS_OWN)
     assert left == [], f"tests left files in {ROOT}: {left}"
 
 
