@@ -194,23 +194,30 @@ def _num(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else 0.0
 
 
-def _usage(msg: dict[str, Any]) -> tuple[int, float]:
+#: the token counts a reply's ``usage`` may carry (``totalTokens`` is their sum where given)
+_TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def _count_usage(msg: dict[str, Any], t: Totals) -> None:
+    """Add a reply's tokens and cost to ``t``, and whether it carries them at all (a reply
+    without a count is not a reply of 0 tokens)."""
     u = msg.get("usage")
     if not isinstance(u, dict):
-        return 0, 0.0
+        return
     total = u.get("totalTokens")
-    tokens = (
-        _num(total)
-        if isinstance(total, (int, float))
-        else sum(_num(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
-    )
+    if isinstance(total, (int, float)) and not isinstance(total, bool):
+        t.tokens += int(_num(total))
+        t.replies_with_tokens += 1
+    elif any(isinstance(u.get(k), (int, float)) and not isinstance(u.get(k), bool) for k in _TOKEN_KEYS):
+        t.tokens += int(sum(_num(u.get(k)) for k in _TOKEN_KEYS))
+        t.replies_with_tokens += 1
     c = u.get("cost")
-    cost = 0.0
-    if isinstance(c, dict):
-        cost = _num(c.get("total")) if "total" in c else sum(_num(v) for v in c.values())
-    elif isinstance(c, (int, float)):
-        cost = _num(c)
-    return int(tokens), cost
+    if isinstance(c, dict) and c:
+        t.cost += _num(c.get("total")) if "total" in c else sum(_num(v) for v in c.values())
+        t.replies_with_cost += 1
+    elif isinstance(c, (int, float)) and not isinstance(c, bool):
+        t.cost += _num(c)
+        t.replies_with_cost += 1
 
 
 def _cap(text: str) -> str:
@@ -285,9 +292,7 @@ def _assistant_item(
     msg: dict[str, Any], home: str, t: Totals, files: dict[str, None], view: ToolView = as_is
 ) -> _ItemParts:
     t.turns += 1
-    tokens, cost = _usage(msg)
-    t.tokens += tokens
-    t.cost += cost
+    _count_usage(msg, t)
     content = msg.get("content")
     parts = [content_text(content, None)] if content else []
     for block in content if isinstance(content, list) else ():

@@ -137,10 +137,20 @@ def ancestor_line(cmp: Comparison, manager: Any) -> str:
     return f"common ancestor: {printable(a.id)}  {safe(text)[:100]}"
 
 
+def same_entry_line(cmp: Comparison) -> str:
+    """What ``diff`` says when A and B name one entry: one branch, nothing to compare (no
+    table of zeros)."""
+    from loomtui.view.text import display_text
+
+    a = cmp.ancestor  # the entry itself: the branch's own end is the common ancestor
+    text = f" ({safe(normalize(display_text(a, {}, '')))[:100]})" if a is not None else ""
+    return f"A and B are both {printable(cmp.a_id)}{text}: one branch, nothing to compare"
+
+
 def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]:
     """Both sides' totals as a table; ``a_name`` (the source's name with its article) says
     whose figures are not counted."""
-    rows: list[tuple[str, object, object]] = [("entries", ta.entries, tb.entries)]
+    rows: list[tuple[str, object, object]] = [("entries", ta.entries, tb.entries)]  # B None: one text
     if ta.conversation:
         rows += [
             ("turns", ta.turns, tb.turns),
@@ -149,14 +159,15 @@ def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]
             ("errors", ta.errors, tb.errors),
             ("files touched", len(ta.files), len(tb.files)),
         ]
+    replies = counted(ta.turns + tb.turns, "assistant message")
     if ta.usage_kept:
-        rows.append(("tokens", ta.tokens, tb.tokens))
+        rows.append(_usage_row("tokens", ta, tb, f" (none of the {replies} carries a count)"))
     if ta.cost_kept:
-        rows.append(("cost ($)", f"{ta.cost:.4f}", f"{tb.cost:.4f}"))
+        rows.append(_usage_row("cost ($)", ta, tb, ""))
     if ta.timed:
         rows.append(("wall time", _dur(ta.wall_ms), _dur(tb.wall_ms)))
     out = [f"{'totals':<16}{'A':>14}{'B':>14}"]
-    out += [f"  {name:<14}{str(x):>14}{str(y):>14}" for name, x, y in rows]
+    out += [f"  {name:<14}{str(x):>14}{str(y):>14}" if y is not None else f"  {name:<14}{x}" for name, x, y in rows]
     said = replace(ta, a_name=a_name).not_counted()
     if said:
         out.append(f"  ({said})")
@@ -164,6 +175,27 @@ def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]
         if t.files:
             out.append(f"  files {side}: " + ", ".join(safe(f) for f in t.files))
     return out
+
+
+#: a branch's cell for a figure its replies do not carry
+NOT_RECORDED = "not in file"
+
+
+def _usage_row(name: str, ta: Totals, tb: Totals, why: str) -> tuple[str, object, object]:
+    """The tokens or cost row: each branch's figure where its replies carry one, "not in file"
+    where they do not; where no reply of either branch carries one, the row says "not in the
+    file" once (its B column None), never a column of 0s."""
+    tokens = name == "tokens"
+
+    def shown(t: Totals) -> str:
+        if not (t.tokens_recorded if tokens else t.cost_recorded):
+            return NOT_RECORDED
+        return str(t.tokens) if tokens else f"{t.cost:.4f}"
+
+    seen = [t.replies_with_tokens if tokens else t.replies_with_cost for t in (ta, tb)]
+    if not any(seen) and (ta.turns or tb.turns):
+        return name, f"not in the file{why}", None
+    return name, shown(ta), shown(tb)
 
 
 def _dur(ms: float) -> str:
@@ -174,6 +206,8 @@ def _dur(ms: float) -> str:
 
 def unified(cmp: Comparison, manager: Any, *, context: int = 3, color: bool = False) -> list[str]:
     """The whole ``loomtui diff`` output, one string per line."""
+    if cmp.a_id == cmp.b_id:
+        return [same_entry_line(cmp)]
     out = [ancestor_line(cmp, manager)]
     head = [
         f"--- A {printable(cmp.a_id)} ({counted(cmp.totals_a.entries, 'entry', 'entries')} after the ancestor)",
@@ -206,5 +240,6 @@ def as_json(cmp: Comparison) -> dict[str, Any]:
         "a": {"id": cmp.a_id, "totals": cmp.totals_a.as_dict()},
         "b": {"id": cmp.b_id, "totals": cmp.totals_b.as_dict()},
         "identical": cmp.identical,
+        "same_entry": cmp.a_id == cmp.b_id,
         "pairs": [{"status": p.status, "a": side(p.a), "b": side(p.b)} for p in cmp.pairs],
     }

@@ -165,3 +165,55 @@ def test_json_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None
 def test_unknown_entry_is_a_user_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["diff", str(write(tmp_path, two_retries())), "a3", "zzz"]) == 2
     assert "no entry 'zzz'" in capsys.readouterr().err
+
+
+def usage(tokens: int, cost: float) -> dict[str, Any]:
+    return {"input": tokens - 10, "output": 10, "totalTokens": tokens, "cost": {"total": cost}}
+
+
+def test_figures_no_reply_carries_are_not_in_the_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Replies without a usage are not replies of 0 tokens: `info` says "not in the file", so
+    does `diff` (and null in --json), never a column of 0s."""
+    code, lines, _ = run(capsys, write(tmp_path, two_retries()), "a3", "b3")
+    assert code == 0
+    assert "  tokens        not in the file (none of the 4 assistant messages carries a count)" in lines
+    assert "  cost ($)      not in the file" in lines
+    assert not any(x.split()[:1] in (["tokens"], ["cost"]) and x.endswith(" 0") for x in lines)
+    main(["diff", str(write(tmp_path, two_retries())), "a3", "b3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    for side in ("a", "b"):
+        assert data[side]["totals"]["tokens"] is None and data[side]["totals"]["cost"] is None
+    # one branch's replies carry counts, the other's do not: that branch's cell says so
+    entries = two_retries()
+    for e in entries[3:4]:
+        e["message"]["usage"] = usage(1200, 0.25)
+    code, lines, _ = run(capsys, write(tmp_path, entries), "a3", "b3")
+    assert "  tokens                  1200   not in file" in lines
+    assert "  cost ($)              0.2500   not in file" in lines
+    main(["diff", str(write(tmp_path, entries)), "a3", "b3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["a"]["totals"]["tokens"] == 1200 and data["b"]["totals"]["tokens"] is None
+
+
+def test_compare_screen_totals_leave_out_what_is_not_in_the_file(tmp_path: Path) -> None:
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.compare import compare
+
+    cmp = compare(SessionManager.open(str(write(tmp_path, two_retries()))), "a3", "b3", home="/h")
+    assert cmp.totals_a.lines()[1] == "3s · tokens and cost: not in the file"
+    assert cmp.totals_a.spent() == ["3s"]
+
+
+def test_a_and_b_the_same_entry(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A branch compared with itself: said in one line, not a diff header over a table of 0s."""
+    f = write(tmp_path, two_retries())
+    code, lines, _ = run(capsys, f, "a3", "a3")
+    assert code == 0
+    assert lines == ["A and B are both a3 (assistant: Tests pass: 12 passed.): one branch, nothing to compare"]
+    assert main(["diff", str(f), "a", "a3", "--json"]) == 2  # "a" is ambiguous
+    capsys.readouterr()
+    assert main(["diff", str(f), "a3", "a3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["same_entry"] is True and data["pairs"] == []
+    code, lines, _ = run(capsys, f, "a1", "a3")
+    assert code == 0 and "--- A a1 (0 entries after the ancestor)" in lines
