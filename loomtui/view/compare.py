@@ -132,16 +132,26 @@ def split_paths(manager: SessionManager, a_id: str, b_id: str) -> tuple[Entry | 
     return (pa[k - 1] if k else None), pa[k:], pb[k:]
 
 
-def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = None) -> Comparison:
-    """Compare the branch ending at ``a_id`` with the one ending at ``b_id``."""
+def compare(
+    manager: SessionManager,
+    a_id: str,
+    b_id: str,
+    home: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Comparison:
+    """Compare the branch ending at ``a_id`` with the one ending at ``b_id``; ``progress`` is
+    called now and then with (entries read, entries of both branches)."""
     ancestor, ea, eb = split_paths(manager, a_id, b_id)
     home = home_dir() if home is None else home
     start = timestamp_ms(ancestor.timestamp) if ancestor is not None else math.nan
     # entries decoded one at a time: only the items' texts stay (a branch of screenshots may be
     # gigabytes of JSON)
     timed = manager.source.keeps_times  # a loom's timestamps only order it: no wall time
-    a_items, ta = _items(ea, iter_loaded(manager, ea), home, start, timed, manager)
-    b_items, tb = _items(eb, iter_loaded(manager, eb), home, start, timed, manager)
+    total = len(ea) + len(eb)
+    loaded_a = _reporting(iter_loaded(manager, ea), progress, 0, total)
+    loaded_b = _reporting(iter_loaded(manager, eb), progress, len(ea), total)
+    a_items, ta = _items(ea, loaded_a, home, start, timed, manager)
+    b_items, tb = _items(eb, loaded_b, home, start, timed, manager)
     for t in (ta, tb):
         t.usage_kept, t.cost_kept, t.timed = manager.source.keeps_usage, manager.source.counts_cost, timed
         t.conversation, t.a_name = manager.source.has_leaf, manager.source.a_name
@@ -188,6 +198,23 @@ def iter_loaded(manager: SessionManager, entries: Sequence[Entry]) -> Iterator[d
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+#: entries read between two progress reports
+REPORT_EVERY = 1024
+
+
+def _reporting(
+    objs: Iterator[dict[str, Any]], progress: Callable[[int, int], None] | None, done: int, total: int
+) -> Iterator[dict[str, Any]]:
+    """``objs`` with (entries read so far, ``total``) reported every ``REPORT_EVERY``."""
+    if progress is None:
+        yield from objs
+        return
+    for k, obj in enumerate(objs):
+        if not k % REPORT_EVERY:
+            progress(done + k, total)
+        yield obj
 
 
 def _num(v: Any) -> float:
