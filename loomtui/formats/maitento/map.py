@@ -158,5 +158,5 @@ def map_lines(m: LoomMap) -> list[str]:
         out.append(f"not read ({len(m.problems)})")
         for i, p in enumerate(m.problems):
             glyph = "└─" if i == len(m.problems) - 1 else "├─"
-            out.append(f"  {glyph} {p.label}  {p.findings[0].message if p.findings else ''}")
+            out.append(f"  {glyph} {p.label}  {p.message}")
     return out
