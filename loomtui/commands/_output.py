@@ -23,6 +23,12 @@ def write_lines(fmt: FormatRange, n: int, out: TextIO) -> None:
     _write_text(out, fmt(0, n))
 
 
+def write_each(lines: Iterable[str], out: TextIO) -> None:
+    """Write ``lines`` to ``out`` as they come, one line each, in blocks (never one string of
+    the whole output)."""
+    _write_text(out, lines)
+
+
 #: lines joined per write: as fast as one join of all, without a copy of the whole output
 WRITE_BLOCK = 4096
 

@@ -7,13 +7,15 @@ The comparison starts below their common ancestor, as the compare screen does.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 
 import orjson
 
 from loomtui.commands._args import check, check_context
-from loomtui.commands.progress import open_showing_progress
+from loomtui.commands._output import keep_until_exit, write_each
+from loomtui.commands.progress import counting, open_showing_progress, stage
 from loomtui.view.compare import compare
 from loomtui.view.compare_text import as_json, unified
 
@@ -38,10 +40,21 @@ def run(args: argparse.Namespace) -> int:
     check_context(args.context)
     manager = open_showing_progress(args.file)
     check(args, manager)
-    cmp = compare(manager, args.a, args.b)
-    if args.json:
-        sys.stdout.write(orjson.dumps(as_json(cmp), option=orjson.OPT_INDENT_2).decode() + "\n")
-        return 0
-    color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR"))
-    sys.stdout.write("\n".join(unified(cmp, manager, context=args.context, color=color)) + "\n")
+    report, clear = counting(args.file, "comparing")  # the branches' entries, read and aligned
+    try:
+        cmp = compare(manager, args.a, args.b, progress=report)
+    finally:
+        clear()
+    keep_until_exit(cmp)
+    # the diff itself is made as it is written: a line while it goes to a file or a pipe (on
+    # the terminal the diff shows it is coming)
+    writing = contextlib.nullcontext() if sys.stdout.isatty() else stage(args.file, "writing the diff")
+    with writing:
+        if args.json:
+            sys.stdout.write(orjson.dumps(as_json(cmp), option=orjson.OPT_INDENT_2).decode() + "\n")
+            return 0
+        color = args.color == "always" or (
+            args.color == "auto" and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        )
+        write_each(unified(cmp, manager, context=args.context, color=color), sys.stdout)
     return 0

@@ -31,7 +31,7 @@ from loomtui.session.source import PI
 from loomtui.view.file_end import marked_leaf
 from loomtui.view.omp import is_omp_session
 from loomtui.view.printable import printable
-from loomtui.view.words import counted
+from loomtui.view.words import counted, grouped
 
 USAGE_KEYS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
 COST_KEYS = ("input", "output", "cacheRead", "cacheWrite", "total")
@@ -312,10 +312,6 @@ def _ids(ids: list[str]) -> str:
     return shown + (f", … ({len(ids) - LIST_CAP:,} more)" if len(ids) > LIST_CAP else "")
 
 
-def _fmt_int(v: float | int) -> str:
-    return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
-
-
 class _Lines(list[str]):
     """The plain-text report: ``row`` writes a key column and a value."""
 
@@ -498,11 +494,11 @@ def _usage_rows(s: dict[str, Any], out: _Lines) -> None:
         out.row("cost", "not in the file")
         return
     # a cache write the format never records (Codex) is left out, not printed as 0
-    write = f"cache write {_fmt_int(u['cacheWrite'])}, " if s.get("cacheWriteInFile", True) else ""
+    write = f"cache write {grouped(u['cacheWrite'])}, " if s.get("cacheWriteInFile", True) else ""
     out.row(
         "tokens",
-        f"input {_fmt_int(u['input'])}, output {_fmt_int(u['output'])}, cache read {_fmt_int(u['cacheRead'])}, "
-        f"{write}total {_fmt_int(u['totalTokens'])}",
+        f"input {grouped(u['input'])}, output {grouped(u['output'])}, cache read {grouped(u['cacheRead'])}, "
+        f"{write}total {grouped(u['totalTokens'])}",
     )
     c = u["cost"]
     if s.get("source"):

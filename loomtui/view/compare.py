@@ -132,16 +132,26 @@ def split_paths(manager: SessionManager, a_id: str, b_id: str) -> tuple[Entry | 
     return (pa[k - 1] if k else None), pa[k:], pb[k:]
 
 
-def compare(manager: SessionManager, a_id: str, b_id: str, home: str | None = None) -> Comparison:
-    """Compare the branch ending at ``a_id`` with the one ending at ``b_id``."""
+def compare(
+    manager: SessionManager,
+    a_id: str,
+    b_id: str,
+    home: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Comparison:
+    """Compare the branch ending at ``a_id`` with the one ending at ``b_id``; ``progress`` is
+    called now and then with (entries read, entries of both branches)."""
     ancestor, ea, eb = split_paths(manager, a_id, b_id)
     home = home_dir() if home is None else home
     start = timestamp_ms(ancestor.timestamp) if ancestor is not None else math.nan
     # entries decoded one at a time: only the items' texts stay (a branch of screenshots may be
     # gigabytes of JSON)
     timed = manager.source.keeps_times  # a loom's timestamps only order it: no wall time
-    a_items, ta = _items(ea, iter_loaded(manager, ea), home, start, timed, manager)
-    b_items, tb = _items(eb, iter_loaded(manager, eb), home, start, timed, manager)
+    total = len(ea) + len(eb)
+    loaded_a = _reporting(iter_loaded(manager, ea), progress, 0, total)
+    loaded_b = _reporting(iter_loaded(manager, eb), progress, len(ea), total)
+    a_items, ta = _items(ea, loaded_a, home, start, timed, manager)
+    b_items, tb = _items(eb, loaded_b, home, start, timed, manager)
     for t in (ta, tb):
         t.usage_kept, t.cost_kept, t.timed = manager.source.keeps_usage, manager.source.counts_cost, timed
         t.conversation, t.a_name = manager.source.has_leaf, manager.source.a_name
@@ -190,27 +200,51 @@ def iter_loaded(manager: SessionManager, entries: Sequence[Entry]) -> Iterator[d
             os.close(fd)
 
 
+#: entries read between two progress reports
+REPORT_EVERY = 1024
+
+
+def _reporting(
+    objs: Iterator[dict[str, Any]], progress: Callable[[int, int], None] | None, done: int, total: int
+) -> Iterator[dict[str, Any]]:
+    """``objs`` with (entries read so far, ``total``) reported every ``REPORT_EVERY``."""
+    if progress is None:
+        yield from objs
+        return
+    for k, obj in enumerate(objs):
+        if not k % REPORT_EVERY:
+            progress(done + k, total)
+        yield obj
+
+
 def _num(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else 0.0
 
 
-def _usage(msg: dict[str, Any]) -> tuple[int, float]:
+#: the token counts a reply's ``usage`` may carry (``totalTokens`` is their sum where given)
+_TOKEN_KEYS = ("input", "output", "cacheRead", "cacheWrite")
+
+
+def _count_usage(msg: dict[str, Any], t: Totals) -> None:
+    """Add a reply's tokens and cost to ``t``, and whether it carries them at all (a reply
+    without a count is not a reply of 0 tokens)."""
     u = msg.get("usage")
     if not isinstance(u, dict):
-        return 0, 0.0
+        return
     total = u.get("totalTokens")
-    tokens = (
-        _num(total)
-        if isinstance(total, (int, float))
-        else sum(_num(u.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite"))
-    )
+    if isinstance(total, (int, float)) and not isinstance(total, bool):
+        t.tokens += int(_num(total))
+        t.replies_with_tokens += 1
+    elif any(isinstance(u.get(k), (int, float)) and not isinstance(u.get(k), bool) for k in _TOKEN_KEYS):
+        t.tokens += int(sum(_num(u.get(k)) for k in _TOKEN_KEYS))
+        t.replies_with_tokens += 1
     c = u.get("cost")
-    cost = 0.0
-    if isinstance(c, dict):
-        cost = _num(c.get("total")) if "total" in c else sum(_num(v) for v in c.values())
-    elif isinstance(c, (int, float)):
-        cost = _num(c)
-    return int(tokens), cost
+    if isinstance(c, dict) and c:
+        t.cost += _num(c.get("total")) if "total" in c else sum(_num(v) for v in c.values())
+        t.replies_with_cost += 1
+    elif isinstance(c, (int, float)) and not isinstance(c, bool):
+        t.cost += _num(c)
+        t.replies_with_cost += 1
 
 
 def _cap(text: str) -> str:
@@ -285,9 +319,7 @@ def _assistant_item(
     msg: dict[str, Any], home: str, t: Totals, files: dict[str, None], view: ToolView = as_is
 ) -> _ItemParts:
     t.turns += 1
-    tokens, cost = _usage(msg)
-    t.tokens += tokens
-    t.cost += cost
+    _count_usage(msg, t)
     content = msg.get("content")
     parts = [content_text(content, None)] if content else []
     for block in content if isinstance(content, list) else ():

@@ -24,6 +24,10 @@ class Totals:
     files: list[str] = field(default_factory=list)  # touched by edit/write tools, first touch first
     tokens: int = 0
     cost: float = 0.0
+    #: the replies whose usage carries a token count, a cost: none on a branch with replies
+    #: means the file does not record them there (never a 0)
+    replies_with_tokens: int = 0
+    replies_with_cost: int = 0
     wall_ms: float = 0.0
     #: the format keeps tokens, cost, times (``Source.keeps_usage``, ``counts_cost``, ``keeps_times``): else not shown
     usage_kept: bool = True
@@ -34,6 +38,17 @@ class Totals:
     #: whose figures are not counted, the source's name with its article ("an OCP run")
     a_name: str = "this file"
 
+    @property
+    def tokens_recorded(self) -> bool:
+        """The branch's token count is in the file: the format keeps one and a reply of the
+        branch carries it (a branch without replies spent none)."""
+        return self.usage_kept and (self.replies_with_tokens > 0 or self.turns == 0)
+
+    @property
+    def cost_recorded(self) -> bool:
+        """As ``tokens_recorded``, for the cost."""
+        return self.cost_kept and (self.replies_with_cost > 0 or self.turns == 0)
+
     def as_dict(self) -> dict[str, Any]:
         talk = self.conversation  # not counted without a conversation: None, never a 0
         return {
@@ -43,16 +58,29 @@ class Totals:
             "tool_calls": self.tool_calls if talk else None,
             "errors": self.errors if talk else None,
             "files": list(self.files) if talk else None,
-            "tokens": self.tokens if self.usage_kept else None,
-            "cost": round(self.cost, 6) if self.cost_kept else None,
+            "tokens": self.tokens if self.tokens_recorded else None,
+            "cost": round(self.cost, 6) if self.cost_recorded else None,
             "wall_ms": int(self.wall_ms) if self.timed else None,
         }
 
     def spent(self, tokens: str = "tokens", cost: str = "{:.4f}") -> list[str]:
-        """The tokens, cost and wall time the format keeps, as short texts (none it does not)."""
-        out = [f"{format_tokens(self.tokens)} {tokens}"] if self.usage_kept else []
-        out += ["$" + cost.format(self.cost)] if self.cost_kept else []
+        """The tokens, cost and wall time the branch has, as short texts (none it has not:
+        neither a figure the format does not keep nor one its replies do not carry)."""
+        out = [f"{format_tokens(self.tokens)} {tokens}"] if self.tokens_recorded else []
+        out += ["$" + cost.format(self.cost)] if self.cost_recorded else []
         return out + ([format_duration(self.wall_ms)] if self.timed else [])
+
+    def unrecorded(self) -> str:
+        """What the format keeps but none of the branch's replies carries, as the compare
+        screen says it ("" when nothing is missing)."""
+        missing = [what for what, kept, rec in self._usage_figures() if kept and not rec]
+        return f"{' and '.join(missing)}: not in the file" if missing else ""
+
+    def _usage_figures(self) -> tuple[tuple[str, bool, bool], ...]:
+        return (
+            ("tokens", self.usage_kept, self.tokens_recorded),
+            ("cost", self.cost_kept, self.cost_recorded),
+        )
 
     def not_kept(self) -> list[str]:
         """The figures the format does not keep (``spent`` leaves them out), and without a
@@ -80,7 +108,7 @@ class Totals:
         return [
             f"{counted(self.turns, 'turn')} · {self.user_messages} user · {counted(self.tool_calls, 'tool call')} · "
             f"{counted(self.errors, 'error')}",
-            " · ".join(self.spent()) or self.not_counted(),
+            " · ".join([*self.spent(), *filter(None, [self.unrecorded()])]) or self.not_counted(),
             f"{counted(len(self.files), 'file')} touched" + (f": {files}" if files else ""),
         ]
 
@@ -102,7 +130,7 @@ class Totals:
         parts = [talk]
         if self.usage_kept:
             spent = f"{format_tokens(self.tokens)} tokens" if self.tokens else "no tokens recorded"
-            if self.cost_kept and (self.tokens or self.cost):
+            if self.cost_recorded and (self.tokens or self.cost):
                 spent += f", ${self.cost:.4f}"
             parts.append(spent)
         if self.timed:

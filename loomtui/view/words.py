@@ -15,6 +15,12 @@ def counted(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {nouns or noun + 's'}"
 
 
+def grouped(v: float | int) -> str:
+    """A figure with thousands separators, as every command prints a big one: 65,583,000
+    (a whole float as an int; another float as it is, grouped)."""
+    return f"{int(v):,}" if float(v).is_integer() else f"{v:,}"
+
+
 def theme_choices(files: Iterable[str], textual: Iterable[str] = ()) -> str:
     """The names ``--theme`` takes, in the words of its help: light, dark, a theme file's name
     (the names the theme files give) and, in the browser, Textual's own themes."""

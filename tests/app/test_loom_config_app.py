@@ -21,10 +21,7 @@ async def test_directory_opens_as_the_loom_map_with_tables_and_search() -> None:
         model = screen.model
         assert model is not None and screen.manager is not None
         shown = [display_text(model.entry_at(i), {}) for i in range(len(model))]
-        assert shown[0] == (
-            f"[loom]: {S} · seed of 1 · read by 1 ! both read-only and seeded: read by debate "
-            "(roundrobin-update.json:5); seed of support-desk (managed-create.json:5)"
-        )
+        assert shown[0] == f"[loom]: {S} · seed of 1 · read by 1"  # shared, not a conflict
         assert shown[1] == "[seeds from it]: support-desk (managed-create.json:5) · ok"
         assert len(shown) == 11  # 3 looms with 6 links, the unlinked group with 1, no problems
         managed = "managed-create.json"  # relative to the directory opened

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +170,187 @@ def test_json_output(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None
 def test_unknown_entry_is_a_user_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     assert main(["diff", str(write(tmp_path, two_retries())), "a3", "zzz"]) == 2
     assert "no entry 'zzz'" in capsys.readouterr().err
+
+
+def usage(tokens: int, cost: float) -> dict[str, Any]:
+    return {"input": tokens - 10, "output": 10, "totalTokens": tokens, "cost": {"total": cost}}
+
+
+def test_figures_no_reply_carries_are_not_in_the_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Replies without a usage are not replies of 0 tokens: `info` says "not in the file", so
+    does `diff` (and null in --json), never a column of 0s."""
+    code, lines, _ = run(capsys, write(tmp_path, two_retries()), "a3", "b3")
+    assert code == 0
+    assert "  tokens        not in the file (none of the 4 assistant messages carries a count)" in lines
+    assert "  cost ($)      not in the file" in lines
+    assert not any(x.split()[:1] in (["tokens"], ["cost"]) and x.endswith(" 0") for x in lines)
+    main(["diff", str(write(tmp_path, two_retries())), "a3", "b3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    for side in ("a", "b"):
+        assert data[side]["totals"]["tokens"] is None and data[side]["totals"]["cost"] is None
+    # one branch's replies carry counts, the other's do not: that branch's cell says so
+    entries = two_retries()
+    for e in entries[3:4]:
+        e["message"]["usage"] = usage(1200, 0.25)
+    code, lines, _ = run(capsys, write(tmp_path, entries), "a3", "b3")
+    assert "  tokens                 1,200   not in file" in lines
+    assert "  cost ($)              0.2500   not in file" in lines
+    main(["diff", str(write(tmp_path, entries)), "a3", "b3", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["a"]["totals"]["tokens"] == 1200 and data["b"]["totals"]["tokens"] is None
+
+
+def test_compare_screen_totals_leave_out_what_is_not_in_the_file(tmp_path: Path) -> None:
+    from loomtui.session.manager import SessionManager
+    from loomtui.view.compare import compare
+
+    cmp = compare(SessionManager.open(str(write(tmp_path, two_retries()))), "a3", "b3", home="/h")
+    assert cmp.totals_a.lines()[1] == "3s · tokens and cost: not in the file"
+    assert cmp.totals_a.spent() == ["3s"]
+
+
+def test_a_and_b_the_same_entry(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A branch compared with itself: said in one line, not a diff header over a table of 0s."""
+    f = write(tmp_path, two_retries())
+    code, lines, _ = run(capsys, f, "a3", "a3")
+    assert code == 0
+    assert lines == ["A and B are both a3 (assistant: Tests pass: 12 passed.): one branch, nothing to compare"]
+    assert main(["diff", str(f), "a", "a3", "--json"]) == 2  # "a" is ambiguous
+    capsys.readouterr()
+    assert main(["diff", str(f), "a3", "a3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["same_entry"] is True and data["pairs"] == []
+    code, lines, _ = run(capsys, f, "a1", "a3")
+    assert code == 0 and "--- A a1 (0 entries after the ancestor)" in lines
+
+
+class Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def long_branches(n: int, text: str = "step") -> list[dict[str, Any]]:
+    """A user message, then a branch of ``n`` replies ending at ``a{n-1}`` and one of two
+    ending at ``b1``."""
+    out = [msg("u0", None, "user", "go", 0)]
+    parent = "u0"
+    for k in range(n):
+        out.append(msg(f"a{k}", parent, "assistant", f"{text} {k}", k + 1))
+        parent = f"a{k}"
+    out += [msg("b0", "u0", "assistant", "other 0", 1), msg("b1", "b0", "assistant", "other 1", 2)]
+    return out
+
+
+def test_progress_while_comparing_and_writing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The 100k-entry session's diff ran for seconds on a blank terminal once the index was
+    cached (the reading line only shows while a file is read): the entries compared are
+    counted, and a line says the diff is being written to the file or pipe."""
+    from loomtui.commands import progress as progress_mod
+    from loomtui.view import compare as compare_mod
+
+    monkeypatch.setattr(progress_mod, "MIN_BYTES", 0)
+    monkeypatch.setattr(progress_mod.time, "monotonic", iter(range(0, 10**6)).__next__)  # never throttled
+    monkeypatch.setattr(compare_mod, "REPORT_EVERY", 10)
+    f = write(tmp_path, long_branches(95))
+    tty = Tty()
+    monkeypatch.setattr(progress_mod.sys, "stderr", tty)
+    assert main(["diff", str(f), "a94", "b1"]) == 0
+    shown = tty.getvalue()
+    for done in range(0, 95, 10):
+        assert f"\r\x1b[Kcomparing s.jsonl: {done} of 97 entries" in shown
+    assert "\r\x1b[Kcomparing s.jsonl: 95 of 97 entries" in shown  # B's first entry
+    assert "\r\x1b[Kwriting the diff…" in shown and shown.endswith("\r\x1b[K")
+    out = capsys.readouterr().out
+    assert "comparing" not in out and "writing the diff" not in out
+    assert "-assistant: step 94" in out
+    # stderr not a terminal: nothing on it
+    quiet = io.StringIO()
+    monkeypatch.setattr(progress_mod.sys, "stderr", quiet)
+    assert main(["diff", str(f), "a94", "b1"]) == 0
+    assert quiet.getvalue() == ""
+
+
+def test_progress_on_a_real_terminal(tmp_path: Path) -> None:
+    """`loomtui diff BIG A B > out.txt` on a terminal: its stderr (a pty) shows what it is doing,
+    and the line is erased at the end; the output file holds the diff alone."""
+    entries = long_branches(1200, "x" * 8000)  # past the size where progress is shown
+    f = write(tmp_path, entries)
+    assert f.stat().st_size > (8 << 20)
+    master, slave = pty.openpty()
+    env = {**os.environ, "HOME": str(tmp_path), "LOOMTUI_CACHE_DIR": str(tmp_path / "cache")}
+    with open(tmp_path / "out.txt", "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "loomtui", "diff", str(f), "a1199", "b1"], stdout=out, stderr=slave, env=env
+        )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the pty closed: the command ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(master)
+    assert proc.wait() == 0
+    text = seen.decode()
+    assert "\r\x1b[Kcomparing s.jsonl: 0 of 1,202 entries" in text
+    assert "writing the diff…" in text and text.endswith("\r\x1b[K")
+    written = (tmp_path / "out.txt").read_text()
+    assert "comparing" not in written and written.startswith("common ancestor: u0")
+
+
+def test_big_figures_have_thousands_separators(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`diff` printed `tokens 65583000` where `info` writes 65,583,000: one formatter for both."""
+    entries = long_branches(1100)
+    for e in entries[1:1101]:
+        e["message"]["usage"] = usage(59621, 1.25)
+    f = write(tmp_path, entries)
+    code, lines, _ = run(capsys, f, "a1099", "b1")
+    assert code == 0
+    assert "--- A a1099 (1,100 entries after the ancestor)" in lines
+    assert "  entries                1,100             2" in lines
+    assert "  turns                  1,100             2" in lines
+    assert "  tokens            65,583,100   not in file" in lines
+    assert "  cost ($)          1,375.0000   not in file" in lines
+    assert main(["info", str(f)]) == 0
+    assert "total 65,583,100" in capsys.readouterr().out
+
+
+def test_only_the_lines_printed_are_made(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two retries sharing 1,000 identical replies before one change: the diff prints a hunk
+    of context and the change, and makes the lines of those entries only (it made every line
+    of both branches, and held them all, before the first was written)."""
+    from loomtui.view import compare_hunks
+
+    entries = [msg("u0", None, "user", "go", 0)]
+    for side in "ab":
+        parent = "u0"
+        for k in range(1000):
+            entries.append(msg(f"{side}{k}", parent, "assistant", f"step {k}\nline two", k + 1))
+            parent = f"{side}{k}"
+        entries.append(msg(f"{side}-end", parent, "assistant", f"end {side}", 1001))
+    made: list[str] = []
+    real = compare_hunks.item_lines
+
+    def counting(item: Any) -> list[str]:
+        made.append(item.entry.id)
+        return real(item)
+
+    monkeypatch.setattr(compare_hunks, "item_lines", counting)
+    code, lines, _ = run(capsys, write(tmp_path, entries), "a-end", "b-end", "-U", "3")
+    assert code == 0
+    assert lines[3:9] == [
+        "@@ -1998,4 +1998,4 @@ A:a-end",
+        "   line two",
+        " assistant: step 999",
+        "   line two",
+        "-assistant: end a",
+        "+assistant: end b",
+    ]
+    assert set(made) <= {"a998", "a999", "a-end", "b-end"}, sorted(set(made))

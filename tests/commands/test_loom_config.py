@@ -107,12 +107,99 @@ def test_bad_input_is_a_finding_not_a_traceback(capsys: pytest.CaptureFixture[st
     ]
 
 
-def test_a_missing_path_is_refused_in_one_line_as_by_every_command(
+def test_a_missing_path_alone_is_refused_in_one_line_as_by_every_command(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    code, out, err = run(capsys, "loom-config", str(FIXTURES / "interactions"), str(tmp_path / "missing"))
+    code, out, err = run(capsys, "loom-config", str(tmp_path / "missing"))
     assert code == 2 and out == ""
     assert err.splitlines() == [f"loomtui: cannot open {tmp_path / 'missing'}: No such file or directory"]
+
+
+def _good(tmp_path: Path) -> Path:
+    good = tmp_path / "good.json"
+    good.write_text('{"name":"y","loom":{"enabled":false,"tapestryTokens":100}}')
+    return good
+
+
+def test_among_several_paths_one_not_read_is_named_and_the_others_explained(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`loom-config good.json missing.json` printed only "cannot open missing.json" (exit 2):
+    as `check` does, the path not read gets a SKIP line and the others are explained; exit 2,
+    or 1 when a finding is an error."""
+    good, missing = _good(tmp_path), tmp_path / "missing.json"
+    code, out, err = run(capsys, "loom-config", str(good), str(missing))
+    assert code == 2 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"y ({good}:1)  request  $.loom"
+    assert any("[tapestry-clamped]" in x for x in lines)
+    assert lines[-1] == f"SKIP  {missing}  (a path that does not exist: not read)"
+    # the missing one first: the others still follow
+    code, out, _ = run(capsys, "loom-config", str(missing), str(good), str(FIXTURES / "reference-response.json"))
+    assert code == 1  # an error in a configuration read
+    assert out.splitlines()[0] == f"SKIP  {missing}  (a path that does not exist: not read)"
+    assert f"y ({good}:1)  request  $.loom" in out and "[server-disagrees]" in out
+    code, out, _ = run(capsys, "loom-config", str(good), str(missing), "--json")
+    doc = json.loads(out)
+    assert code == 2 and [d["source"] for d in doc] == [str(good), str(missing)]
+    assert doc[1] == {
+        "source": str(missing),
+        "line": 0,
+        "form": None,
+        "given": None,
+        "effective": None,
+        "findings": [],
+        "notRead": "a path that does not exist",
+    }
+
+
+def test_a_file_with_no_configuration_is_the_wrong_argument_as_a_session_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`{"hello": 1}` was an error finding (exit 1) where a pi session is refused (exit 2):
+    both are a file that is not a loom configuration, refused alone, named among several."""
+    hello = tmp_path / "hello.json"
+    hello.write_text('{"hello": 1}')
+    notes = FIXTURES / "definitions" / "notes.txt"
+    what = "a JSON document without a LoomConfiguration or a `loom` member"
+    reads = "`loom-config` reads Maitento loom configurations (JSON, definition files, directories of them)"
+    code, out, err = run(capsys, "loom-config", str(hello))
+    assert (code, out) == (2, "") and err.splitlines() == [f"loomtui: {hello} is {what}; {reads}"]
+    code, out, err = run(capsys, "loom-config", str(notes))
+    assert (code, out) == (2, "")
+    assert err.splitlines() == [f"loomtui: {notes} is neither JSON nor a definition file with loom = {{ … }}; {reads}"]
+    good = _good(tmp_path)
+    code, out, err = run(capsys, "loom-config", str(good), str(hello), str(WEATHER))
+    assert code == 2 and err == ""
+    assert out.splitlines()[-3:] == [
+        f"SKIP  {hello}  ({what}: not read)",
+        "",
+        f"SKIP  {WEATHER}  (a pi session, not a loom configuration: not read)",
+    ]
+
+
+def test_the_map_lists_and_counts_every_path_not_read(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`--map good.json hello.json bad.json`: hello.json (no loom at all) was in neither the map
+    nor the count ("1 not read" for three files, one of them read)."""
+    good = _good(tmp_path)
+    hello = tmp_path / "hello.json"
+    hello.write_text('{"hello": 1}')
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"loom": 3}')
+    code, out, err = run(capsys, "loom-config", "--map", str(good), str(hello), str(bad), str(tmp_path / "gone"))
+    assert code == 1  # bad.json's loom is an error
+    assert out.splitlines()[-4:] == [
+        "not read (3)",
+        f"  ├─ {hello}  a JSON document without a LoomConfiguration or a `loom` member: not read",
+        f"  ├─ {bad}:1  loom is 3, not an object",
+        f"  └─ {tmp_path / 'gone'}  a path that does not exist: not read",
+    ]
+    assert err == "1 configuration, 3 not read: 1 error, 1 warning (`loomtui loom-config` without --map lists them)\n"
+    code, out, _ = run(capsys, "loom-config", "--map", "--json", str(good), str(hello))
+    assert code == 2
+    assert [(p["source"], p.get("notRead")) for p in json.loads(out)["problems"]] == [
+        (str(hello), "a JSON document without a LoomConfiguration or a `loom` member")
+    ]
 
 
 def test_map_of_seed_and_read_looms() -> None:
@@ -132,22 +219,38 @@ def test_map_of_seed_and_read_looms() -> None:
     assert flags["not-a-uuid"] == ["not a UUID"]
     # the RoundRobin interaction is known by loom N (its loomId) and seeds from N
     assert flags[N] == [f"seeds from itself: debate ({FIXTURES / 'interactions' / 'roundrobin-update.json'}:5)"]
-    assert [f.split(":")[0] for f in flags[S]] == ["both read-only and seeded"]
+    assert flags[S] == []  # seeded by two, read by another: ordinary sharing
     assert [c.label.split(" (")[0] for c in m.unlinked] == ["summariser v2", "night-shift", "day-shift"]
     assert [Path(p.source).name for p in m.problems] == ["broken.def"]
 
 
-def test_read_only_loom_that_was_itself_seeded(tmp_path: Path) -> None:
+def test_sharing_a_loom_is_not_flagged(tmp_path: Path) -> None:
+    """A loom one interaction seeds from while another reads it, or the loom of an interaction
+    seeded from elsewhere that another reads, was flagged "! both read-only and seeded" though
+    every configuration is [ok]: that is what sharing a loom is; nothing is flagged."""
     (tmp_path / "a.json").write_text(
         json.dumps({"name": "writer", "loomId": A, "loom": {"enabled": True, "seedFromLoomId": S}})
     )
     (tmp_path / "b.json").write_text(json.dumps({"name": "reader", "loom": {"enabled": True, "readFromLoomIds": [A]}}))
+    (tmp_path / "c.json").write_text(json.dumps({"name": "peer", "loom": {"enabled": True, "readFromLoomIds": [S]}}))
     m = build_map(read_paths([str(tmp_path)]))
-    flags = {n.id: n.flags for n in m.looms}
-    assert flags == {
-        S: [],
-        A: [f"both read-only and seeded: read by reader ({tmp_path / 'b.json'}:1); seeded from {S}"],
-    }
+    assert {n.id: n.flags for n in m.looms} == {S: [], A: []}
+
+
+def test_a_loom_one_interaction_seeds_from_and_reads_is_flagged(capsys: pytest.CaptureFixture[str]) -> None:
+    """The real conflict: the same interaction seeds from a loom and reads it (its
+    ``seed-also-read`` warning), so the map still marks that loom with "!"."""
+    path = FIXTURES / "reference-request.json"
+    code, out, _ = run(capsys, "loom-config", "--map", str(path))
+    assert code == 0
+    assert out.splitlines() == [
+        f"loom {LOOM}  (seed of 1, read by 1)",
+        f"  ├─ seeds from it  {path}:1  [5 warnings]",
+        f"  ├─ reads it       {path}:1  [5 warnings]",
+        f"  └─ ! seeded from and read by the same interaction: {path}:1 (its threads come back twice)",
+    ]
+    code, out, _ = run(capsys, "loom-config", str(path))
+    assert "[seed-also-read]" in out
 
 
 def test_map_command_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -157,9 +260,7 @@ def test_map_command_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.splitlines() == [
         f"loom {S}  (seed of 1, read by 1)",
         f"  ├─ seeds from it  support-desk ({d}/managed-create.json:5)  [ok]",
-        f"  ├─ reads it       debate ({d}/roundrobin-update.json:5)  [ok]",
-        f"  └─ ! both read-only and seeded: read by debate ({d}/roundrobin-update.json:5); "
-        f"seed of support-desk ({d}/managed-create.json:5)",
+        f"  └─ reads it       debate ({d}/roundrobin-update.json:5)  [ok]",
         f"loom {A}  (seed of 0, read by 2)",
         f"  ├─ reads it       support-desk ({d}/managed-create.json:5)  [ok]",
         f"  └─ reads it       summariser v1 ({d}/oneshot-versions.json:3)  [ok]",
@@ -268,9 +369,16 @@ def test_a_pi_session_is_named_not_called_broken_json(
     code, out, err = run(capsys, "loom-config", str(WEATHER), *flags)
     assert (code, out) == (2, "")
     assert err.splitlines() == [_refused(WEATHER, "a pi session")]
-    # among configurations it is refused too, as a missing PATH is (the wrong argument)
+    # among configurations it is named in one line, as `check` names it, and the others are read
     code, out, err = run(capsys, "loom-config", str(FIXTURES / "reference-request.json"), str(WEATHER), *flags)
-    assert (code, out) == (2, "") and err.splitlines() == [_refused(WEATHER, "a pi session")]
+    assert code == 2  # reference-request.json has warnings only
+    assert err == (
+        "1 configuration, 1 not read: 5 warnings (`loomtui loom-config` without --map lists them)\n"
+        if flags == ("--map",)
+        else ""
+    )
+    assert str(WEATHER) in out and "a pi session, not a loom configuration" in out
+    assert str(FIXTURES / "reference-request.json") in out
 
 
 @pytest.mark.parametrize("path", shared_params([CLAUDE]))
@@ -279,9 +387,3 @@ def test_a_claude_code_session_is_named_not_called_broken_json(capsys: pytest.Ca
     assert (code, out) == (2, "")
     assert err.splitlines() == [_refused(path, "a Claude Code session")]
     assert "not-json" not in err and "not valid JSON" not in err
-
-
-def test_a_file_loomtui_opens_as_nothing_keeps_its_finding(capsys: pytest.CaptureFixture[str]) -> None:
-    path = FIXTURES / "definitions" / "notes.txt"
-    code, out, err = run(capsys, "loom-config", str(path))
-    assert code == 1 and err == "" and "[no-configuration]" in out

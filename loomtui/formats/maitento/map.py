@@ -1,10 +1,12 @@
 """The loom map: across many configurations, which looms seed and feed which interactions.
 
 Each loom id named by a ``seedFromLoomId`` or in a ``readFromLoomIds`` becomes a node with the
-interactions that seed from it and those that read it. A loom is flagged when it seeds from
-itself (an interaction known by that loom id — ``loomId`` or ``id`` beside its ``loom`` member —
-names it as its own seed) or is both read-only and seeded (read by one interaction while it is
-the seed of one, or while it was itself seeded). docs/maitento-loom-config.md has the rules.
+interactions that seed from it and those that read it. Sharing a loom is what looms are for (one
+interaction seeds from it while others read it): only a conflict is flagged, a loom that seeds
+from itself (an interaction known by that loom id — ``loomId`` or ``id`` beside its ``loom``
+member — names it as its own seed) or that one interaction both seeds from and reads (its
+threads come back twice: that configuration's ``seed-also-read`` warning), and an id that is not
+a UUID. docs/maitento-loom-config.md has the rules.
 
 ``maitento/session.py`` lays the map out as a session for the browser.
 """
@@ -92,20 +94,18 @@ class _Looms(dict[str, LoomNode]):
         return True
 
 
-def _flags(key: str, n: LoomNode, seeded_looms: dict[str, list[Config]]) -> list[str]:
-    """What is odd about one loom: not a UUID, seeding from itself, both read-only and seeded."""
+def _flags(key: str, n: LoomNode) -> list[str]:
+    """What is wrong with one loom: not a UUID, seeding from itself, seeded from and read by one
+    interaction. Seeded by some while others read it is ordinary sharing, not flagged."""
     flags: list[str] = []
     if not is_uuid(n.id):
         flags.append("not a UUID")
     for c in n.seeded_by:
         if c.own_id and c.own_id.lower() == key:
             flags.append(f"seeds from itself: {c.label}")
-    if n.read_by and (n.seeded_by or key in seeded_looms):
-        if n.seeded_by:
-            what = f"seed of {_first(n.seeded_by)}"
-        else:
-            what = "seeded from " + ", ".join(str(_seed(c)) for c in seeded_looms[key][:3])
-        flags.append(f"both read-only and seeded: read by {_first(n.read_by)}; {what}")
+    for c in n.seeded_by:
+        if any(c is r for r in n.read_by):
+            flags.append(f"seeded from and read by the same interaction: {c.label} (its threads come back twice)")
     return flags
 
 
@@ -118,13 +118,8 @@ def build_map(items: list[Item]) -> LoomMap:
             problems.append(item)
         elif not looms.link(item):
             unlinked.append(item)
-    # a loom an interaction is known by, and the seed that interaction gives its looms
-    seeded_looms: dict[str, list[Config]] = {}
-    for c in items:
-        if isinstance(c, Config) and c.own_id and _seed(c):
-            seeded_looms.setdefault(c.own_id.lower(), []).append(c)
     for key, n in looms.items():
-        n.flags.extend(_flags(key, n, seeded_looms))
+        n.flags.extend(_flags(key, n))
     return LoomMap(list(looms.values()), unlinked, problems)
 
 
@@ -158,5 +153,5 @@ def map_lines(m: LoomMap) -> list[str]:
         out.append(f"not read ({len(m.problems)})")
         for i, p in enumerate(m.problems):
             glyph = "└─" if i == len(m.problems) - 1 else "├─"
-            out.append(f"  {glyph} {p.label}  {p.findings[0].message if p.findings else ''}")
+            out.append(f"  {glyph} {p.label}  {p.message}")
     return out

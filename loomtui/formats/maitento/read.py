@@ -106,13 +106,23 @@ class Problem:
     source: str
     line: int
     findings: list[Finding] = field(default_factory=list)
+    #: a path given among several that was not read at all, and why ("a path that does not
+    #: exist", "a pi session, not a loom configuration"): named, not a finding
+    skipped: str | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.source}:{self.line}"
+        return self.source if self.skipped is not None else f"{self.source}:{self.line}"
+
+    @property
+    def message(self) -> str:
+        """What is wrong, in one line: why it was not read, else its first finding."""
+        if self.skipped is not None:
+            return f"{self.skipped}: not read"
+        return self.findings[0].message if self.findings else ""
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "source": self.source,
             "line": self.line,
             "form": None,
@@ -120,6 +130,9 @@ class Problem:
             "effective": None,
             "findings": [f.as_json() for f in self.findings],
         }
+        if self.skipped is not None:
+            out["notRead"] = self.skipped
+        return out
 
 
 Item = Config | Problem
