@@ -65,6 +65,48 @@ def test_printable_keys_where_nothing_types(tmp_path: Path, written: str, bound:
     assert keymap == {"reader.next": bound}
 
 
+@pytest.mark.parametrize(
+    ("line", "into"),
+    [
+        ('"app.help" = "n"', "the search and the session filter"),  # app-wide: live in the browser and the picker
+        ('"app.quit" = ["Q", "space"]', "the search and the session filter"),
+        ('"picker.rescan" = "r"', "the session filter"),
+        ('"picker.open-parent" = "question_mark"', "the session filter"),
+        ('"tree.up" = "k"', "the search"),
+        ('"detail.expand" = "x"', "the search"),
+        ('"browser.reader" = "r"', "the search"),
+    ],
+)
+def test_a_key_that_types_is_refused_where_typing_searches_or_filters(tmp_path: Path, line: str, into: str) -> None:
+    """The browser, the session picker and the app's bindings (live on both) never take a key
+    that types: the line is refused and the binding keeps its default keys."""
+    keymap, problems = read(tmp_path, f"[keys]\n{line}\n")
+    binding_id, _, written = line.partition(" = ")
+    keys = ", ".join(k.strip(' "') for k in written.strip("[]").split(","))
+    assert keymap == {}
+    assert problems == [
+        f"{tmp_path / 'keymap.toml'}: {binding_id.strip(chr(34))}: {keys} types into {into}; "
+        "use a key that never types (alt+…, ctrl+…, an F-key)"
+    ]
+
+
+def test_a_good_key_beside_one_that_types_still_applies(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"picker.rescan" = ["r", "f5"]\n"app.help" = "f1,question_mark"\n')
+    assert keymap == {"picker.rescan": "f5", "app.help": "f1"}
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "picker.rescan: r types into the session filter; use a key that never types (alt+…, ctrl+…, an F-key)",
+        "app.help: question_mark types into the search and the session filter; "
+        "use a key that never types (alt+…, ctrl+…, an F-key)",
+    ]
+
+
+@pytest.mark.parametrize("line", ['"compare.goto" = "G"', '"compare.next-change" = "j"', '"reader.close" = "x"'])
+def test_printable_keys_on_the_screens_that_take_no_typing(tmp_path: Path, line: str) -> None:
+    """The compare screen and reader mode have no search: a letter acts there."""
+    keymap, problems = read(tmp_path, f"[keys]\n{line}\n")
+    assert problems == [] and len(keymap) == 1, (keymap, problems)
+
+
 def test_a_space_is_written_space(tmp_path: Path) -> None:
     keymap, problems = read(tmp_path, '[keys]\n"reader.next" = "space"\n"reader.prev" = [" x"]\n')
     assert keymap["reader.next"] == "space" and keymap["reader.prev"] == "x"

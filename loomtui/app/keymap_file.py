@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.keys import Keys, _character_to_key, key_to_character
 
-from loomtui.app.keymap import SPEC_BY_ID, SPECS, on_one_screen
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, on_one_screen, typed_into
 from loomtui.app.themes import config_dir
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import read_regular
@@ -172,13 +172,17 @@ def _never_delivered(_binding_id: str, named: dict[str, str | None]) -> tuple[li
 
 
 def _typing(binding_id: str, named: dict[str, str | None]) -> tuple[list[str], str | None]:
-    """The keys that type into the browser's search, for a binding that lives there."""
-    if SPEC_BY_ID[binding_id].scope not in SEARCHING_SCOPES:
+    """The keys that type, for a binding live on a screen where typing searches or filters
+    (the browser's, the session picker's and the app's bindings, not compare's or the reader's)."""
+    into = typed_into(SPEC_BY_ID[binding_id].scope)
+    if not into:
         return [], None
     typing = [k for k, name in named.items() if name is not None and types_text(name)]
     if not typing:
         return [], None
-    return typing, f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
+    return typing, (
+        f"{', '.join(typing)} types into {' and '.join(into)}; use a key that never types (alt+…, ctrl+…, an F-key)"
+    )
 
 
 #: every key Textual sends by one name (``ctrl+@`` is Ctrl+Space), and the names of their keys
@@ -229,9 +233,6 @@ NEVER_DELIVERED: dict[str, str] = {
     "alt+tab": "shift+tab",
     "alt+escape": "escape",
 }
-
-#: where every printable key types into the tree's search (the browser and what it contains)
-SEARCHING_SCOPES = frozenset({"tree", "browser", "detail"})
 
 
 def types_text(key: str) -> bool:
