@@ -65,6 +65,48 @@ def test_printable_keys_where_nothing_types(tmp_path: Path, written: str, bound:
     assert keymap == {"reader.next": bound}
 
 
+@pytest.mark.parametrize(
+    ("line", "into"),
+    [
+        ('"app.help" = "n"', "the search and the session filter"),  # app-wide: live in the browser and the picker
+        ('"app.quit" = ["Q", "space"]', "the search and the session filter"),
+        ('"picker.rescan" = "r"', "the session filter"),
+        ('"picker.open-parent" = "question_mark"', "the session filter"),
+        ('"tree.up" = "k"', "the search"),
+        ('"detail.expand" = "x"', "the search"),
+        ('"browser.reader" = "r"', "the search"),
+    ],
+)
+def test_a_key_that_types_is_refused_where_typing_searches_or_filters(tmp_path: Path, line: str, into: str) -> None:
+    """The browser, the session picker and the app's bindings (live on both) never take a key
+    that types: the line is refused and the binding keeps its default keys."""
+    keymap, problems = read(tmp_path, f"[keys]\n{line}\n")
+    binding_id, _, written = line.partition(" = ")
+    keys = ", ".join(k.strip(' "') for k in written.strip("[]").split(","))
+    assert keymap == {}
+    assert problems == [
+        f"{tmp_path / 'keymap.toml'}: {binding_id.strip(chr(34))}: {keys} types into {into}; "
+        "use a key that never types (alt+…, ctrl+…, an F-key)"
+    ]
+
+
+def test_a_good_key_beside_one_that_types_still_applies(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"picker.rescan" = ["r", "f5"]\n"app.help" = "f1,question_mark"\n')
+    assert keymap == {"picker.rescan": "f5", "app.help": "f1"}
+    assert [p.split(": ", 1)[1] for p in problems] == [
+        "picker.rescan: r types into the session filter; use a key that never types (alt+…, ctrl+…, an F-key)",
+        "app.help: question_mark types into the search and the session filter; "
+        "use a key that never types (alt+…, ctrl+…, an F-key)",
+    ]
+
+
+@pytest.mark.parametrize("line", ['"compare.goto" = "G"', '"compare.next-change" = "j"', '"reader.close" = "x"'])
+def test_printable_keys_on_the_screens_that_take_no_typing(tmp_path: Path, line: str) -> None:
+    """The compare screen and reader mode have no search: a letter acts there."""
+    keymap, problems = read(tmp_path, f"[keys]\n{line}\n")
+    assert problems == [] and len(keymap) == 1, (keymap, problems)
+
+
 def test_a_space_is_written_space(tmp_path: Path) -> None:
     keymap, problems = read(tmp_path, '[keys]\n"reader.next" = "space"\n"reader.prev" = [" x"]\n')
     assert keymap["reader.next"] == "space" and keymap["reader.prev"] == "x"
@@ -188,3 +230,73 @@ def test_the_notices_write_the_home_as_a_tilde(tmp_path: Path, monkeypatch: pyte
     assert [p.split(": ")[0] for p in problems] == ["~/keymap.toml"] * 2, problems
     _keymap, problems = read(tmp_path, "[keys\n")
     assert problems[0].startswith("~/keymap.toml: not valid TOML"), problems
+
+
+def test_a_key_bound_by_another_of_its_names_is_a_clash(tmp_path: Path) -> None:
+    """Ctrl+I sends Tab's byte: a line giving ctrl+i to one binding takes Tab from the one that
+    had it (it would switch the pane instead), and has both names, so it runs from any terminal."""
+    keymap, problems = read(tmp_path, '[keys]\n"browser.export" = "ctrl+i"\n')
+    assert keymap == {"browser.export": "ctrl+i,tab", "browser.switch-focus": ""}
+    assert problems == [
+        f"{tmp_path / 'keymap.toml'}: ctrl+i is bound to browser.export and browser.switch-focus (default, as tab); "
+        "browser.export has it (ctrl+i and tab), browser.switch-focus has no key now; most terminals send ctrl+i as tab"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "loser", "name"),
+    [
+        ('"browser.hoist" = "ctrl+h"', "tree.backspace", "backspace"),
+        ('"browser.export" = "ctrl+m"', "browser.select", "enter"),
+        ('"browser.export" = "ctrl+["', "browser.escape", "escape"),
+    ],
+)
+def test_every_name_a_terminal_sends_as_another_key_clashes_with_it(
+    tmp_path: Path, line: str, loser: str, name: str
+) -> None:
+    keymap, problems = read(tmp_path, f"[keys]\n{line}\n")
+    binding_id = line.split(" = ")[0].strip('"')
+    assert keymap[loser] == "" and keymap[binding_id].endswith(f",{name}"), keymap
+    assert len(problems) == 1 and f"{loser} (default, as {name})" in problems[0], problems
+    assert problems[0].endswith(f"as {name}"), problems
+
+
+def test_of_two_lines_naming_one_key_differently_the_later_has_it(tmp_path: Path) -> None:
+    keymap, problems = read(tmp_path, '[keys]\n"browser.mark" = "ctrl+i"\n"browser.hoist" = "tab"\n')
+    assert keymap == {"browser.mark": "", "browser.hoist": "tab,ctrl+i", "browser.switch-focus": ""}
+    assert len(problems) == 1 and problems[0].endswith(
+        "tab is bound to browser.hoist and browser.switch-focus (default), browser.mark (an earlier line, as ctrl+i); "
+        "browser.hoist has it (tab and ctrl+i), browser.switch-focus has no key now, browser.mark has no key now; "
+        "most terminals send ctrl+i as tab"
+    ), problems
+
+
+def test_another_name_of_a_key_bound_on_another_screen_is_no_clash(tmp_path: Path) -> None:
+    """Tab and Enter are the browser's; reader mode binds neither, the compare screen no Tab."""
+    keymap, problems = read(tmp_path, '[keys]\n"reader.next" = "ctrl+m"\n"compare.goto" = "ctrl+i"\n')
+    assert problems == [] and keymap == {"reader.next": "ctrl+m", "compare.goto": "ctrl+i"}
+
+
+def test_the_keys_sent_as_another_key_are_textual_s_own() -> None:
+    """``keymap_file.SAME_KEYS`` is every Ctrl key whose byte Textual's table of escape
+    sequences reads as another key (Ctrl+I's as tab), Ctrl+Space (it sends NUL, read as
+    ctrl+@) and the aliases Textual pairs itself; no default binding is on one of them."""
+    from textual._ansi_sequences import ANSI_SEQUENCES_KEYS
+    from textual.keys import KEY_ALIASES
+
+    from loomtui.app.keymap import SPECS
+    from loomtui.app.keymap_file import SAME_KEYS, same_key, textual_key
+
+    arrives = {}
+    for code in range(32):
+        ctrl, key = textual_key("ctrl+" + chr(code | 0x40).lower()), ANSI_SEQUENCES_KEYS[chr(code)][0].value
+        if ctrl != key:
+            arrives[ctrl] = key
+    arrives["ctrl+space"] = ANSI_SEQUENCES_KEYS["\x00"][0].value
+    assert {k: v for k, v in SAME_KEYS.items() if k != "ctrl+at"} == arrives
+    for key, aliases in KEY_ALIASES.items():
+        for alias in aliases:
+            if textual_key(key) and textual_key(alias):  # "newline" is no name a file can bind
+                assert same_key(key) == same_key(alias), (key, alias)
+    for spec in SPECS:
+        assert not set(spec.keys.split(",")) & set(SAME_KEYS), spec.id

@@ -28,7 +28,8 @@ class KeySpec:
     keys: str
     action: str
     description: str
-    #: where the binding lives: "app", "browser" (the browser screen), "tree", "detail"
+    #: where the binding lives: "app", "browser" (the browser screen), "tree", "detail", "picker",
+    #: "compare" / "compare-screen", "reader" / "reader-screen" (``SCREENS``)
     scope: str
     show: bool = False
     key_display: str | None = None
@@ -396,6 +397,18 @@ SCREENS = (
     ("reader", "reader-screen", "app"),
     ("picker", "app"),
 )
+
+
+#: what a printable key types into on the screens of ``SCREENS`` where it does, by the scope of
+#: their focused widget (the detail pane types into the tree's search); the compare screen and
+#: reader mode take no typing, so a printable key may act there
+TYPED_INTO = {"tree": "the search", "detail": "the search", "picker": "the session filter"}
+
+
+def typed_into(scope: str) -> list[str]:
+    """What a printable key types into on the screens where a binding of ``scope`` is live (the
+    app's: the search and the session filter); [] where it types on none of them."""
+    return list(dict.fromkeys(TYPED_INTO[s[0]] for s in SCREENS if scope in s and s[0] in TYPED_INTO))
 
 
 def on_one_screen(a: KeySpec, b: KeySpec) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from textual.keys import Keys, _character_to_key, key_to_character
 
-from loomtui.app.keymap import SPEC_BY_ID, SPECS, on_one_screen
+from loomtui.app.keymap import SPEC_BY_ID, SPECS, on_one_screen, typed_into
 from loomtui.app.themes import config_dir
 from loomtui.session.errors import LoomError
 from loomtui.session.fileio import read_regular
@@ -90,8 +90,9 @@ def _flat(table: dict[str, object], prefix: str = "") -> list[tuple[str, object]
 
 
 def clashes(keymap: dict[str, str], file: str) -> tuple[dict[str, str], list[str]]:
-    """The keys of ``keymap`` that another binding on the same screen has too. The file's line
-    has such a key (of two lines, the later one) and the other binding loses it, keeping its other
+    """The keys of ``keymap`` that another binding on the same screen has too, by any of the key's
+    names (``SAME_KEYS``: ctrl+i is tab). The file's line has such a key (of two lines, the later
+    one), by the other binding's name of it too, and the other binding loses it, keeping its other
     keys: ``keymap`` with those bindings' keys left ("" for none), and a notice for each key."""
     lines = list(keymap)
     held = {s.id: [k for k in keymap.get(s.id, s.keys).split(",") if k] for s in SPECS}
@@ -100,36 +101,53 @@ def clashes(keymap: dict[str, str], file: str) -> tuple[dict[str, str], list[str
     for line in range(len(lines) - 1, -1, -1):  # the last line first: it has its keys whatever came before
         winner = lines[line]
         for key in list(held[winner]):
-            losers = [other for other in held if _loses(other, key, winner, line, lines, held)]
+            losers = {other: names for other in held if (names := _loses(other, key, winner, line, lines, held))}
             if not losers:
                 continue
-            for other in losers:
-                held[other].remove(key)
+            for other, names in losers.items():
+                held[other] = [k for k in held[other] if k not in names]
                 left[other] = ",".join(held[other])
+            also = [name for names in losers.values() for name in names if name not in held[winner]]
+            if also:  # the key as the other binding named it: the line has it from every terminal
+                held[winner] += list(dict.fromkeys(also))
+                left[winner] = ",".join(held[winner])
             notices.append((line, _clash_notice(file, key, winner, losers, held, keymap)))
     return left, [notice for _line, notice in sorted(notices, key=lambda n: n[0])]
 
 
-def _loses(other: str, key: str, winner: str, line: int, lines: list[str], held: dict[str, list[str]]) -> bool:
-    """Whether ``other`` loses ``key`` to the file's line ``line`` (binding ``winner``): it has
-    the key on the same screen, by default or on an earlier line."""
-    if other == winner or key not in held[other]:
-        return False
+def _loses(other: str, key: str, winner: str, line: int, lines: list[str], held: dict[str, list[str]]) -> list[str]:
+    """The names by which ``other`` has ``key`` and loses it to the file's line ``line``
+    (binding ``winner``): it has the key on the same screen, by default or on an earlier line."""
+    names = [k for k in held[other] if same_key(k) == same_key(key)]
+    if other == winner or not names:
+        return []
     if other in lines and lines.index(other) > line:
-        return False
-    return on_one_screen(SPEC_BY_ID[winner], SPEC_BY_ID[other])
+        return []
+    return names if on_one_screen(SPEC_BY_ID[winner], SPEC_BY_ID[other]) else []
 
 
 def _clash_notice(
-    file: str, key: str, winner: str, losers: list[str], held: dict[str, list[str]], keymap: dict[str, str]
+    file: str, key: str, winner: str, losers: dict[str, list[str]], held: dict[str, list[str]], keymap: dict[str, str]
 ) -> str:
     """``ctrl+x is bound to browser.export and browser.copy-message (default); browser.export
-    has it, browser.copy-message has no key now``."""
-    others = ", ".join(f"{other} ({'an earlier line' if other in keymap else 'default'})" for other in losers)
+    has it, browser.copy-message has no key now``; a key the other binding names otherwise
+    (``tab`` for ``ctrl+i``) is said with its names and why they are one key."""
+    names = list(dict.fromkeys([key, *(name for ns in losers.values() for name in ns)]))
+
+    def who(other: str) -> str:
+        how = "an earlier line" if other in keymap else "default"
+        aliases = [name for name in losers[other] if name != key]
+        return f"{other} ({how}, as {' and '.join(aliases)})" if aliases else f"{other} ({how})"
+
+    others = ", ".join(who(other) for other in losers)
     fates = ", ".join(
         f"{other} keeps {', '.join(held[other])}" if held[other] else f"{other} has no key now" for other in losers
     )
-    return f"{file}: {key} is bound to {winner} and {others}; {winner} has it, {fates}"
+    if len(names) == 1:
+        return f"{file}: {key} is bound to {winner} and {others}; {winner} has it, {fates}"
+    sent = same_key(key)
+    why = f"most terminals send {' and '.join(n for n in names if n != sent)} as {sent}"
+    return f"{file}: {key} is bound to {winner} and {others}; {winner} has it ({' and '.join(names)}), {fates}; {why}"
 
 
 def _override(binding_id: str, keys: object, file: str) -> tuple[list[str], str | None]:
@@ -172,13 +190,17 @@ def _never_delivered(_binding_id: str, named: dict[str, str | None]) -> tuple[li
 
 
 def _typing(binding_id: str, named: dict[str, str | None]) -> tuple[list[str], str | None]:
-    """The keys that type into the browser's search, for a binding that lives there."""
-    if SPEC_BY_ID[binding_id].scope not in SEARCHING_SCOPES:
+    """The keys that type, for a binding live on a screen where typing searches or filters
+    (the browser's, the session picker's and the app's bindings, not compare's or the reader's)."""
+    into = typed_into(SPEC_BY_ID[binding_id].scope)
+    if not into:
         return [], None
     typing = [k for k, name in named.items() if name is not None and types_text(name)]
     if not typing:
         return [], None
-    return typing, f"{', '.join(typing)} types into the search; use a key that never types (alt+…, ctrl+…, an F-key)"
+    return typing, (
+        f"{', '.join(typing)} types into {' and '.join(into)}; use a key that never types (alt+…, ctrl+…, an F-key)"
+    )
 
 
 #: every key Textual sends by one name (``ctrl+@`` is Ctrl+Space), and the names of their keys
@@ -230,8 +252,25 @@ NEVER_DELIVERED: dict[str, str] = {
     "alt+escape": "escape",
 }
 
-#: where every printable key types into the tree's search (the browser and what it contains)
-SEARCHING_SCOPES = frozenset({"tree", "browser", "detail"})
+
+#: keys a terminal sends as the byte of another key, which Textual then reads as that key (its
+#: table of escape sequences: Ctrl+I sends Tab's byte, Ctrl+M Enter's, Ctrl+H one of
+#: Backspace's, Ctrl+[ Esc's, Ctrl+Space Ctrl+@'s; Textual's ``KEY_ALIASES`` pairs most of them):
+#: only a terminal speaking the kitty keyboard protocol tells them apart, so each is one key
+#: with the key it arrives as when bindings clash (tests/test_keymap_file.py checks it)
+SAME_KEYS: dict[str, str] = {
+    "ctrl+i": "tab",
+    "ctrl+m": "enter",
+    "ctrl+h": "backspace",
+    "ctrl+left_square_bracket": "escape",
+    "ctrl+space": "ctrl+@",
+    "ctrl+at": "ctrl+@",
+}
+
+
+def same_key(key: str) -> str:
+    """``key`` by the name Textual reads it as from most terminals (``ctrl+i`` → ``tab``)."""
+    return SAME_KEYS.get(key, key)
 
 
 def types_text(key: str) -> bool:

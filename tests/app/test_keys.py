@@ -636,3 +636,31 @@ async def test_a_misspelt_table_is_named_with_the_keymap_s_whole_path(fixture_co
         await pilot.press("f6")  # the line before any table binds, as README says
         await settled(pilot)
         assert isinstance(app.screen, ReaderScreen)
+
+
+async def test_a_key_bound_by_another_of_its_names_runs_the_file_s_line(fixture_copy, config_dir: Path) -> None:
+    """Ctrl+I arrives as Tab from most terminals: ``"browser.export" = "ctrl+i"`` is reported as
+    taking Tab from the pane switch, and Tab (what Ctrl+I sends) exports, as Ctrl+I does where the
+    terminal tells them apart; help lists both names."""
+    from loomtui.app.screens.dialogs import ExportDialog
+
+    (config_dir / "keymap.toml").write_text('[keys]\n"browser.export" = "ctrl+i"\n')
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await browser(pilot)
+        said = notices(app)
+        assert any("ctrl+i is bound to browser.export and browser.switch-focus (default, as tab)" in n for n in said)
+        for key in ("tab", "ctrl+i"):
+            await pilot.press(key)
+            await settled(pilot)
+            assert isinstance(app.screen, ExportDialog), key
+            await pilot.press("escape")
+            await settled(pilot)
+        await pilot.press("f1")
+        lines = app.screen.text.splitlines()
+        assert next(line for line in lines if line.rstrip().endswith("browser.export")).strip().startswith("^I/Tab")
+        assert (
+            next(line for line in lines if line.rstrip().endswith("browser.switch-focus"))
+            .strip()
+            .startswith("(no key)")
+        )

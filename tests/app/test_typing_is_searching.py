@@ -236,3 +236,25 @@ async def test_a_keymap_override_with_a_key_that_types_is_refused(fixture_copy, 
         assert model.marked_id is not None
         await pilot.press("alt+h")  # an id whose keys were all refused keeps its default
         assert model.hoist_id is not None
+
+
+async def test_an_app_wide_binding_on_a_key_that_types_is_refused(fixture_copy, config_dir: Path) -> None:
+    """App-wide bindings are live while the search (and the picker's filter) takes typing:
+    ``"app.help" = "n"`` is refused as a browser binding's printable key is, n goes into the
+    search and F1 still opens help (the line used to replace F1 with n, which the search took)."""
+    from loomtui.app.screens.help import HelpScreen
+
+    (config_dir / "keymap.toml").write_text('[keys]\n"app.help" = "n"\n')
+    app = make_app(fixture_copy("kinds.jsonl"))
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        said = notices(app)
+        refused = "app.help: n types into the search and the session filter; use a key that never types"
+        assert any(f"keymap.toml: {refused}" in n for n in said), said
+        assert "app.help" not in app.user_keymap
+        await pilot.press("n")
+        await settled(pilot)
+        assert screen.model.query == "n" and not isinstance(app.screen, HelpScreen)
+        await pilot.press("f1")
+        await settled(pilot)
+        assert isinstance(app.screen, HelpScreen)
