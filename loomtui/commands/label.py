@@ -2,7 +2,9 @@
 
 Appends one ``label`` entry (docs/formats.md §7.4, §12 "Labeling"): parented on the file's last
 entry, so the reopened leaf keeps its path, and written as a single line. Prints the new entry's
-id. Old-version files are refused until migrated.
+id. Old-version files are refused until migrated. TEXT is one line of printable text
+(``session/label_text.py``: a control character, a tab or a newline is refused, as the
+browser's label dialog refuses it).
 
 A Claude Code or Codex session is never written: the label goes to loomtui's label store
 (``$XDG_DATA_HOME/loomtui/labels``), and the store file's path is printed.
@@ -16,7 +18,7 @@ from loomtui.commands._args import check
 from loomtui.commands._output import print_line
 from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError, WriteRefused
-from loomtui.session.jsstr import js_trim
+from loomtui.session.label_text import check_label, trim_label
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -38,9 +40,10 @@ def run(args: argparse.Namespace) -> int:
             raise LoomError("give the label TEXT, or --clear to remove the label")
         if not _is_utf8(args.text):
             raise LoomError("the label text is not valid UTF-8; nothing was written")
-        label = js_trim(args.text)
-        if not label:
+        label = trim_label(args.text)
+        if label is None:
             raise LoomError("the label is empty; use --clear to remove a label")
+        check_label(label)
     else:
         label = None
     try:

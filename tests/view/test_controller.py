@@ -134,6 +134,18 @@ def test_label_set_clear_and_unchanged(kinds: Path) -> None:
     assert c.manager.index.label_of("u1000002") is None and "label" not in lines(kinds)[-1]
 
 
+def test_a_label_with_a_control_character_is_refused_as_the_command_refuses_it(kinds: Path) -> None:
+    """The dialog's text (a paste can carry ESC or a tab) follows ``loomtui label``'s rule."""
+    c = ctl(kinds)
+    before = kinds.read_bytes()
+    for text in ("red\x1b[31m", "a\tb"):
+        out = c.set_label("u1000002", text)
+        assert out.notices[0].title == "Label: not done" and out.notices[0].severity == "error"
+        assert "one line of printable text" in texts(out) and "nothing was written" in texts(out)
+    assert "escape character (ESC) (U+001B)" in texts(c.set_label("u1000002", "red\x1b[31m"))
+    assert kinds.read_bytes() == before and c.manager.index.label_of("u1000002") is None
+
+
 def test_label_with_a_reset_leaf_never_writes_a_null_parent(rooted: Path) -> None:
     c = ctl(rooted)
     c.move_leaf("u1")
