@@ -4,7 +4,8 @@ Appends one ``label`` entry (docs/formats.md §7.4, §12 "Labeling"): parented o
 entry, so the reopened leaf keeps its path, and written as a single line. Prints the new entry's
 id. Old-version files are refused until migrated. TEXT is one line of printable text
 (``session/label_text.py``: a control character, a tab or a newline is refused, as the
-browser's label dialog refuses it).
+browser's label dialog refuses it). A label that would not change (the same text again,
+``--clear`` on an entry without a label) writes nothing and says so on stderr (exit 0).
 
 A Claude Code or Codex session is never written: the label goes to loomtui's label store
 (``$XDG_DATA_HOME/loomtui/labels``), and the store file's path is printed.
@@ -13,12 +14,15 @@ A Claude Code or Codex session is never written: the label goes to loomtui's lab
 from __future__ import annotations
 
 import argparse
+import sys
 
 from loomtui.commands._args import check
 from loomtui.commands._output import print_line
 from loomtui.commands.progress import open_showing_progress
 from loomtui.session.errors import LoomError, WriteRefused
-from loomtui.session.label_text import check_label, trim_label
+from loomtui.session.label_text import check_label, trim_label, unchanged_label
+from loomtui.session.manager import SessionManager
+from loomtui.view.printable import printable
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         check(args, sm)
         store_file = sm.source.label_store
         if store_file is not None:
+            if _unchanged(sm, args.entry_id, label):
+                return 0
             sm.append_label_change(args.entry_id, label)
             print(
                 f"{args.entry_id} labelled in {store_file}"
@@ -70,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.file} is {src.a_name}: {where}; `label` writes pi sessions and the label store of "
                 "Claude Code and Codex sessions"
             )
+        if _unchanged(sm, args.entry_id, label):
+            return 0
         new_id = sm.append_label_change(args.entry_id, label)
     except OSError as exc:
         raise LoomError(f"cannot write {args.file}: {exc.strerror or exc}; nothing was written") from None
@@ -80,6 +88,16 @@ def run(args: argparse.Namespace) -> int:
             f"the label was written (entry {new_id}) but the output failed: {exc.strerror or exc}"
         ) from None
     return 0
+
+
+def _unchanged(sm: SessionManager, entry_id: str, label: str | None) -> bool:
+    """Say so on stderr when the label would not change (the same label again, a clear of an
+    entry without one): nothing is appended, exit 0, as the browser's label dialog does."""
+    unchanged = unchanged_label(entry_id, sm.get_label(entry_id), label)
+    if unchanged is None:
+        return False
+    print(f"loomtui: {printable(unchanged)}", file=sys.stderr)
+    return True
 
 
 def _is_utf8(text: str) -> bool:

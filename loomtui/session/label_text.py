@@ -50,3 +50,13 @@ def check_label(label: str) -> None:
         f"the label holds {name} (U+{ord(c):04X}); a label is one line of printable text, as pi's label "
         "editor takes it; nothing was written"
     )
+
+
+def unchanged_label(entry_id: str, current: object, label: str | None) -> str | None:
+    """Why giving ``entry_id`` (labelled ``current``) the label ``label`` (None: a clear) would
+    write nothing, in the words every command and screen says it; None: the label changes."""
+    if label != (None if current is None else str(current)):
+        return None
+    if label is None:
+        return f"{entry_id} has no label; nothing written"
+    return f"{entry_id} already has the label [{label}]; nothing written"

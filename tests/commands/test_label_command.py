@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,74 @@ def test_whitespace_around_the_label_is_trimmed_not_refused(capsys, session) -> 
     code, out, _ = run(capsys, "label", str(session), "u1000001", "\t start \n")
     assert code == 0
     assert session.read_text().splitlines()[-1].endswith('"targetId":"u1000001","label":"start"}')
+
+
+# --- a label that would not change -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["a1000001", "break"], "a1000001 already has the label [break]; nothing written"),
+        (["a1000001", "  break  "], "a1000001 already has the label [break]; nothing written"),  # trimmed first
+        (["u1000001", "--clear"], "u1000001 has no label; nothing written"),
+        (["u1", "--clear"], "u1000001 has no label; nothing written"),  # a prefix: named by its full id
+    ],
+)
+def test_a_label_that_changes_nothing_is_not_written(capsys, session, argv, said) -> None:
+    before = session.read_bytes()
+    code, out, err = run(capsys, "label", str(session), *argv)
+    assert (code, out, err) == (0, "", f"loomtui: {said}\n")
+    assert session.read_bytes() == before  # no label entry, so pi's leaf does not move either
+
+
+def test_a_changed_label_and_a_real_clear_are_still_written(capsys, session) -> None:
+    code, _, _ = run(capsys, "label", str(session), "a1000001", "fixed")
+    assert code == 0 and session.read_text().splitlines()[-1].endswith('"label":"fixed"}')
+    code, _, _ = run(capsys, "label", str(session), "a1000001", "--clear")
+    assert code == 0 and session.read_text().splitlines()[-1].endswith('"targetId":"a1000001"}')
+
+
+def claude_session(tmp_path: Path) -> Path:
+    """A two-line Claude Code session (its labels go to loomtui's label store)."""
+
+    def line(uuid: str, parent: str | None, kind: str, content: Any, n: int) -> str:
+        message: dict[str, Any] = {"role": kind, "content": content}
+        if kind == "assistant":
+            message.update({"id": f"msg_{uuid}", "model": "m", "usage": {"input_tokens": 1, "output_tokens": 1}})
+        return json.dumps(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "sessionId": "c-1",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": f"2026-01-01T00:00:0{n}Z",
+            }
+        )
+
+    path = tmp_path / "c-1.jsonl"
+    path.write_text(
+        line("p1", None, "user", "a question", 1)
+        + "\n"
+        + line("a1", "p1", "assistant", [{"type": "text", "text": "an answer"}], 2)
+        + "\n"
+    )
+    return path
+
+
+def test_the_label_store_is_not_touched_when_nothing_changes(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    path = claude_session(tmp_path)
+    code, _, err = run(capsys, "label", str(path), "p1", "--clear")
+    assert (code, err) == (0, "loomtui: p1 has no label; nothing written\n")
+    assert not (tmp_path / "data").exists()  # no store file made for nothing
+    assert run(capsys, "label", str(path), "a1", "good")[0] == 0
+    stores = sorted((tmp_path / "data").rglob("*"))
+    files = [p for p in stores if p.is_file()]
+    assert len(files) == 1
+    stored = files[0].read_bytes()
+    code, out, err = run(capsys, "label", str(path), "a1", "good")
+    assert (code, out, err) == (0, "", "loomtui: a1 already has the label [good]; nothing written\n")
+    assert files[0].read_bytes() == stored
