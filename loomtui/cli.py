@@ -54,6 +54,12 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
     """The parser: with ``selected``, that subcommand alone, its module imported (a fast start:
     each other subcommand's parser costs about as much as the rest of parsing); without, every
     subcommand with its one-line help (``loomtui --help``)."""
+    return _parsers(selected)[0]
+
+
+def _parsers(selected: str | None) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser | None]:
+    """``build_parser``'s parser and the selected subcommand's own (None without one)."""
+    chosen: argparse.ArgumentParser | None = None
     parser = argparse.ArgumentParser(
         prog="loomtui",
         description="Browse, label and branch pi / oh-my-pi session trees and other LLM looms.",
@@ -69,7 +75,17 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == selected:
             importlib.import_module(f"loomtui.commands.{module}").add_arguments(p)
-    return parser
+            chosen = p
+    return parser, chosen
+
+
+def parse_command(argv: list[str]) -> argparse.Namespace:
+    """A subcommand's arguments (``argv[0]`` names it), parsed by its own parser: options and
+    arguments in any order (``label FILE ID --clear TEXT`` reaches label's own check of TEXT
+    with --clear), and anything it does not take reported under its own usage, not loomtui's."""
+    _, command = _parsers(argv[0])
+    assert command is not None
+    return command.parse_intermixed_args(argv[1:], argparse.Namespace(command=argv[0]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         from loomtui.commands import app as app_command
 
         return app_command.main(argv)
-    parser = build_parser(argv[0])
-    args = parser.parse_args(argv)
+    args = parse_command(argv)
     module = importlib.import_module(f"loomtui.commands.{SUBCOMMANDS[args.command][0]}")
     from loomtui.commands.safe_output import guarded
 

@@ -86,7 +86,7 @@ def _reason(exc: OSError | None) -> str:
     return exc.strerror or str(exc)
 
 
-def _refuse_bundled(path: str) -> None:
+def refuse_bundled(path: str) -> None:
     """The bundled samples are part of loomtui: nothing is written into them or beside them."""
     if in_bundled_samples(path):
         raise WriteRefused(
@@ -104,7 +104,7 @@ def append_line(path: str, line: bytes, needs_newline: bool, expect_size: int | 
     that changed size since is refused with nothing written.
     """
     assert line.endswith(b"\n") and b"\n" not in line[:-1]
-    _refuse_bundled(path)
+    refuse_bundled(path)
     data = (b"\n" + line) if needs_newline else line
     try:
         fd = open_regular(path, os.O_WRONLY | os.O_APPEND)
@@ -202,7 +202,7 @@ def write_new_file_with(path: str, fill: Callable[[BinaryIO], object], mode: int
     exports never sit in memory whole). ``fill`` may raise LoomError to refuse; nothing is
     left behind then either."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
-    _refuse_bundled(path)
+    refuse_bundled(path)
     if os.path.lexists(path):
         raise WriteRefused(f"{path} already exists; choose another name")
     if not os.path.isdir(directory):

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from loomtui.session.entries import Entry
 from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.label_text import check_label, trim_label, unchanged_label
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
 from loomtui.session.resume_point import persist_resume_point
@@ -399,9 +400,12 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         if refusal:
             raise WriteRefused(refusal)
         current = self.manager.get_label(e.id)
-        label = (value or "").strip() or None
-        if label == (None if current is None else str(current)):
-            return Outcome().note("Label unchanged; nothing written.", timeout=3)
+        label = trim_label(value)
+        unchanged = unchanged_label(e.id, current, label)
+        if unchanged is not None:
+            return Outcome().note(f"{unchanged}.", timeout=3)  # an id is never capitalised
+        if label is not None:
+            check_label(label)  # the `label` command's rule: one line of printable text
         # parented on the file's last entry: pi resumes where it did; a moved leaf stays moved
         new_id = self.manager.append_label_keeping_resume(e.id, label)
         what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"

@@ -15,6 +15,7 @@ from typing import Any
 
 from app_helpers import browser, make_app, notices, screen_text, select
 from conftest import read_jsonl
+from textual import events
 from textual.widgets import Input
 
 from loomtui.app.screens.browser import BrowserScreen
@@ -97,6 +98,29 @@ async def test_shift_l_writes_a_pi_label_entry(fixture_copy) -> None:
         assert pi["labels"] == {"u1000001": "start", "u1000002": "fix branch"}
         assert pi["leafId"] == after2[-1]["id"]
         assert pi["branch"][-3:] == ["s1000001", first, after2[-1]["id"]]
+
+
+async def test_a_pasted_escape_sequence_in_the_label_dialog_is_refused(fixture_copy) -> None:
+    """Typed keys cannot enter a control character, but a paste keeps ESC and tabs: the dialog's
+    text is refused by the rule ``loomtui label`` follows, with a notice, and nothing is written."""
+    path = fixture_copy("kinds.jsonl")
+    before = path.read_bytes()
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "u1000002")
+        await pilot.press("alt+l")
+        dialog = app.screen
+        assert isinstance(dialog, LabelDialog)
+        field = dialog.query_one(Input)
+        field.post_message(events.Paste("red\x1b[31m\tnext"))
+        await pilot.pause()
+        assert field.value == "red\x1b[31m\tnext"  # what the terminal pasted, kept by the field
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("escape character (ESC)" in n and "one line of printable text" in n for n in notices(app))
+        assert path.read_bytes() == before
+        assert "[red" not in screen.model.row_text(screen.model.selected)
 
 
 async def test_a_label_after_enter_does_not_move_where_pi_resumes(fixture_copy) -> None:

@@ -336,3 +336,13 @@ def test_leaf_is_refused_where_the_file_has_no_conversation_leaf(
     else:
         assert line.startswith(f"loomtui: --leaf: {path} is ") and what in line, line
     assert snapshot(tmp_path) == before
+
+
+def test_options_may_come_between_a_commands_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    """`check A -q B` read B as an argument of no command (loomtui's own usage, exit 2): every
+    command's options may sit before, between or after its arguments."""
+    run_file = str(Path(__file__).parents[1] / "fixtures" / "ocp" / "run-with-session" / "run.ocp.json")
+    assert main(["check", "-q", run_file, run_file]) == 0
+    first = capsys.readouterr()
+    assert main(["check", run_file, "-q", run_file]) == 0
+    assert capsys.readouterr() == first

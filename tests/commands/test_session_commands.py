@@ -211,8 +211,11 @@ def test_label_appends_one_label_entry_and_prints_its_id(capsys, pi_copy):
     path = pi_copy("dnouri-browse-session")
     original = path.read_bytes()
     code, out, err = run(capsys, "label", str(path), "aa000002", "  my mark  ")
-    assert code == 0 and err == ""
     new_id = out.strip()
+    assert code == 0 and err == (
+        f"loomtui: labelled aa000002 [my mark]: appended the label entry {new_id} to {path}, after its last "
+        "entry; pi resumes the same conversation\n"
+    )
     assert re.fullmatch(r"[0-9a-f]{8}", new_id) and out == new_id + "\n"
     data = path.read_bytes()
     assert data.startswith(original)

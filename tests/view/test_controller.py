@@ -129,9 +129,26 @@ def test_label_set_clear_and_unchanged(kinds: Path) -> None:
     assert out.rows and "label entry" in texts(out)
     assert c.manager.index.label_of("u1000002") == "fix"
     assert c.model.leaf_id == leaf and c.manager.get_leaf_id() == last["id"]  # the view keeps its leaf
-    assert "unchanged" in texts(c.set_label("u1000002", "fix"))
+    written = kinds.read_bytes()
+    assert texts(c.set_label("u1000002", " fix ")) == "u1000002 already has the label [fix]; nothing written."
     c.set_label("u1000002", "")
     assert c.manager.index.label_of("u1000002") is None and "label" not in lines(kinds)[-1]
+    assert kinds.read_bytes() != written
+    cleared = kinds.read_bytes()
+    assert texts(c.set_label("u1000002", "")) == "u1000002 has no label; nothing written."
+    assert kinds.read_bytes() == cleared  # the same words as `loomtui label`, and nothing written
+
+
+def test_a_label_with_a_control_character_is_refused_as_the_command_refuses_it(kinds: Path) -> None:
+    """The dialog's text (a paste can carry ESC or a tab) follows ``loomtui label``'s rule."""
+    c = ctl(kinds)
+    before = kinds.read_bytes()
+    for text in ("red\x1b[31m", "a\tb"):
+        out = c.set_label("u1000002", text)
+        assert out.notices[0].title == "Label: not done" and out.notices[0].severity == "error"
+        assert "one line of printable text" in texts(out) and "nothing was written" in texts(out)
+    assert "escape character (ESC) (U+001B)" in texts(c.set_label("u1000002", "red\x1b[31m"))
+    assert kinds.read_bytes() == before and c.manager.index.label_of("u1000002") is None
 
 
 def test_label_with_a_reset_leaf_never_writes_a_null_parent(rooted: Path) -> None:
