@@ -72,7 +72,7 @@ def totals_table(ta: Totals, tb: Totals, a_name: str = "this file") -> list[str]
             ("errors", ta.errors, tb.errors),
             ("files touched", len(ta.files), len(tb.files)),
         ]
-    replies = counted(ta.turns + tb.turns, "assistant message", thousands=True)
+    replies = counted(ta.turns + tb.turns, "assistant message")
     if ta.usage_kept:
         rows.append(_usage_row("tokens", ta, tb, f" (none of the {replies} carries a count)"))
     if ta.cost_kept:
@@ -130,8 +130,8 @@ def unified(cmp: Comparison, manager: Any, *, context: int = 3, color: bool = Fa
         return
     yield ancestor_line(cmp, manager)
     head = [
-        f"--- A {printable(cmp.a_id)} ({counted(cmp.totals_a.entries, 'entry', 'entries', thousands=True)} after the ancestor)",
-        f"+++ B {printable(cmp.b_id)} ({counted(cmp.totals_b.entries, 'entry', 'entries', thousands=True)} after the ancestor)",
+        f"--- A {printable(cmp.a_id)} ({counted(cmp.totals_a.entries, 'entry', 'entries')} after the ancestor)",
+        f"+++ B {printable(cmp.b_id)} ({counted(cmp.totals_b.entries, 'entry', 'entries')} after the ancestor)",
     ]
     yield from ([f"\x1b[1m{h}\x1b[0m" for h in head] if color else head)
     lines = plan(cmp)
@@ -143,7 +143,7 @@ def unified(cmp: Comparison, manager: Any, *, context: int = 3, color: bool = Fa
         for tag, text in hunk_lines(lines, cmp, hunk):
             yield _render(tag, text, color)
     if not any_hunk:
-        yield f"(the two branches are identical: {counted(len(cmp.pairs), 'entry', 'entries', thousands=True)})"
+        yield f"(the two branches are identical: {counted(len(cmp.pairs), 'entry', 'entries')})"
     yield ""
     yield from totals_table(cmp.totals_a, cmp.totals_b, manager.source.a_name if manager is not None else "this file")
 
