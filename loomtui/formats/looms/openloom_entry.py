@@ -12,6 +12,7 @@ from typing import Any
 
 from loomtui.formats.base.common import DEFAULT_LABEL, SOCKETTEER, epoch_ms, parse_iso
 from loomtui.formats.looms.media import describe_ref
+from loomtui.formats.looms.pi_nodes import restore
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
 
@@ -61,6 +62,9 @@ class NodeMapper:
         meta = node.get("meta")
         if not isinstance(meta, dict):
             meta = {}
+        restored = restore(node)
+        if restored is not None:  # a node of loomtui's export of a pi session, as it was
+            return self.restored_entry(restored, node, nid, parent, ts), author, meta
         content = self.content(node, nid)
         entry: dict[str, Any] = {"type": "message", "id": nid, "parentId": parent, "timestamp": ts}
         role = author.get("role")
@@ -80,6 +84,19 @@ class NodeMapper:
                 msg["timestamp"] = epoch_ms(created)
             entry["message"] = msg
         return entry, author, meta
+
+    @staticmethod
+    def restored_entry(
+        pi: dict[str, Any], node: dict[str, Any], nid: str, parent: str | None, ts: str
+    ) -> dict[str, Any]:
+        """The pi entry a node stands for, at the node's place in the tree; a message's own time
+        is the node's ``createdAt`` (the entry's timestamp only orders the nodes)."""
+        entry: dict[str, Any] = {"type": pi["type"], "id": nid, "parentId": parent, "timestamp": ts}
+        entry.update((k, v) for k, v in pi.items() if k != "type")
+        created = parse_iso(node.get("createdAt"))
+        if created is not None and isinstance(entry.get("message"), dict):
+            entry["message"]["timestamp"] = epoch_ms(created)
+        return entry
 
     def assistant_fields(
         self, msg: dict[str, Any], author: dict[str, Any], gen: dict[str, Any], content: list[dict[str, Any]]
