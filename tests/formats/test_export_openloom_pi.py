@@ -9,6 +9,7 @@ from typing import Any
 
 from loomkit import check_invariants
 
+from loomtui.cli import main
 from loomtui.formats.detect import open_any
 from loomtui.formats.looms.export import export_openloom
 from loomtui.session.manager import SessionManager
@@ -205,3 +206,100 @@ def test_a_claude_code_call_is_written_as_its_row(tmp_path, monkeypatch):
     assert nodes["r1"]["content"] == [{"type": "text", "text": "total 12"}]
     rows = rows_by_id(back)
     assert (rows["c1"], rows["r1"]) == ("assistant: [bash: ls -la]", "[system]: total 12")
+
+
+# labels and the header -----------------------------------------------------------------------
+def labelled_session(tmp_path: Path) -> Path:
+    """Labels set, cleared and set again after the header's time, as pi appends them."""
+
+    def label(eid: str, parent: str, second: int, target: str, text: str | None) -> str:
+        fields: dict[str, Any] = {"label": text} if text is not None else {}
+        return line(
+            type="label",
+            id=eid,
+            parentId=parent,
+            timestamp=f"2026-03-01T09:20:{second:02d}.000Z",
+            targetId=target,
+            **fields,
+        )
+
+    lines = [
+        line(type="session", version=3, id="lab-1", timestamp="2026-03-01T08:59:00.000Z", cwd="/srv/demo"),
+        line(
+            type="message",
+            id="u1",
+            parentId=None,
+            timestamp="2026-03-01T09:00:00.000Z",
+            message={"role": "user", "content": "hi"},
+        ),
+        line(
+            type="message",
+            id="a1",
+            parentId="u1",
+            timestamp="2026-03-01T09:01:00.000Z",
+            message={"role": "assistant", "content": [{"type": "text", "text": "hello"}], "stopReason": "stop"},
+        ),
+        label("l1", "a1", 0, "u1", "checkpoint"),
+        label("l2", "l1", 10, "u1", None),
+        label("l3", "l2", 20, "u1", "restored"),
+        label("l4", "l3", 40, "a1", "final-answer"),
+    ]
+    p = tmp_path / "lab.jsonl"
+    p.write_text("\n".join(lines) + "\n")
+    return p
+
+
+def test_labels_keep_their_own_time_and_info_shows_the_cwd(tmp_path, capsys):
+    sm = open_any(str(labelled_session(tmp_path)))
+    out = tmp_path / "lab.openloom.json"
+    doc, back = exported(sm, out)
+    nodes = doc["trees"][0]["nodes"]
+    assert nodes["u1"]["meta"] == {"bookmarked": True, "bookmarkLabel": "restored"}
+    assert nodes["u1"]["extensions"]["loomtui"]["bookmark"] == {
+        "label": "restored",
+        "timestamp": "2026-03-01T09:20:20.000Z",
+    }
+    assert back.index.labels == {
+        "u1": ("restored", "2026-03-01T09:20:20.000Z"),
+        "a1": ("final-answer", "2026-03-01T09:20:40.000Z"),
+    }
+    assert main(["info", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "u1        restored  (2026-03-01T09:20:20.000Z)" in shown
+    assert "a1        final-answer  (2026-03-01T09:20:40.000Z)" in shown
+    assert "cwd           /srv/demo" in shown
+    assert "08:59:00" not in shown.split("\nlabels")[1]
+
+
+def test_a_bookmark_without_a_time_shows_none(tmp_path, capsys):
+    """A bookmark set or changed by another tool keeps no time: none is shown, not the tree's."""
+    sm = open_any(str(labelled_session(tmp_path)))
+    doc, _ = exported(sm, tmp_path / "lab.openloom.json")
+    nodes = doc["trees"][0]["nodes"]
+    nodes["u1"]["meta"]["bookmarkLabel"] = "renamed elsewhere"
+    nodes["a1"]["extensions"].pop("loomtui", None)
+    other = tmp_path / "other.openloom.json"
+    other.write_text(json.dumps(doc))
+    back = open_any(str(other))
+    assert back.index.labels == {"u1": ("renamed elsewhere", None), "a1": ("final-answer", None)}
+    assert main(["info", str(other)]) == 0
+    shown = capsys.readouterr().out
+    assert "u1        renamed elsewhere\n" in shown and "(2026-03-01T08:59:00.000Z)" not in shown
+
+
+def test_a_label_changed_in_loomtui_keeps_its_new_time(tmp_path):
+    sm = open_any(str(labelled_session(tmp_path)))
+    _doc, back = exported(sm, tmp_path / "lab.openloom.json")
+    back.append_label_change("u1", "again")
+    when = back.index.labels["u1"][1]
+    assert isinstance(when, str) and when > "2026-03-01T09:20:20.000Z"
+    doc, again = exported(back, tmp_path / "again.openloom.json")
+    assert doc["trees"][0]["nodes"]["u1"]["extensions"]["loomtui"]["bookmark"] == {"label": "again", "timestamp": when}
+    assert again.index.labels["u1"] == ("again", when)
+    # saved into the file as a bookmark: the export's time was of another label, and is dropped
+    from loomtui.formats.looms.bookmarks import save_bookmarks
+
+    save_bookmarks(back)
+    saved = json.loads((tmp_path / "lab.openloom.json").read_bytes())["trees"][0]["nodes"]["u1"]
+    assert saved["meta"]["bookmarkLabel"] == "again" and "loomtui" not in saved["extensions"]
+    assert open_any(str(tmp_path / "lab.openloom.json")).index.labels["u1"] == ("again", None)

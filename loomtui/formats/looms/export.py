@@ -248,12 +248,12 @@ class _Export:
         for e in self.node_entries:
             d = self.loaded[e.id]
             ol = d.get("openloom")
-            label = self.idx.label_of(e.id)
+            label, when = self.idx.labels.get(e.id) or (None, None)
             if isinstance(ol, dict):
                 node = copy.deepcopy(ol["node"])
                 imported = src.labels.get(e.id) if src is not None else label_of_node(ol["node"])
                 if label != imported:
-                    set_node_label(node, label)
+                    set_node_label(node, label, when)
                 if not isinstance(node.get("author"), dict):  # a socketteer node without a source
                     node["author"] = {"role": "human"}
                     roleless += 1
@@ -264,7 +264,7 @@ class _Export:
                     continue
                 node = made
                 if label:
-                    set_node_label(node, label)
+                    set_node_label(node, label, when)  # the label entry's own time
             self.nodes[e.id] = node
         if roleless:
             self.notes.append(

@@ -22,6 +22,8 @@ META_KEPT = ("tags", "rating", "note")
 #: node ``meta`` flags copied when true
 META_FLAGS = ("pruned", "excluded")
 _MEDIA_FIELDS = ("mimeType", "width", "height", "altText", "durationMs", "transcript")
+#: where, under a node's ``extensions.loomtui``, the time of its bookmark is kept
+BOOKMARK = "bookmark"
 _USAGE = (("promptTokens", "input"), ("completionTokens", "output"), ("totalTokens", "totalTokens"))
 
 
@@ -259,8 +261,35 @@ def label_of_node(node: dict[str, Any]) -> str | None:
     return text.strip() if isinstance(text, str) and text.strip() else DEFAULT_LABEL
 
 
-def set_node_label(node: dict[str, Any], label: str | None) -> None:
-    """Write ``label`` into a v2 node's ``meta`` as bookmark (None/empty clears it)."""
+def bookmark_time(node: dict[str, Any], label: str) -> str | None:
+    """When the node's bookmark ``label`` was set, as loomtui's export wrote it down
+    (``extensions.loomtui.bookmark``); None when it did not, or the bookmark changed since."""
+    ext = node.get("extensions")
+    lt = ext.get("loomtui") if isinstance(ext, dict) else None
+    rec = lt.get(BOOKMARK) if isinstance(lt, dict) else None
+    if not isinstance(rec, dict) or rec.get("label") != label:
+        return None
+    ts = rec.get("timestamp")
+    return ts if isinstance(ts, str) and parse_iso(ts) is not None else None
+
+
+def _set_bookmark_time(node: dict[str, Any], label: str | None, ts: str | None) -> None:
+    ext = node.get("extensions")
+    lt = ext.get("loomtui") if isinstance(ext, dict) else None
+    if label and ts:
+        ext = node["extensions"] = dict(ext) if isinstance(ext, dict) else {}
+        lt = ext["loomtui"] = dict(lt) if isinstance(lt, dict) else {}
+        lt[BOOKMARK] = {"label": label, "timestamp": ts}
+    elif isinstance(ext, dict) and isinstance(lt, dict) and BOOKMARK in lt:  # the time of another bookmark
+        rest = {k: v for k, v in lt.items() if k != BOOKMARK}
+        node["extensions"] = {k: v for k, v in ext.items() if k != "loomtui" or rest}
+        if rest:
+            node["extensions"]["loomtui"] = rest
+
+
+def set_node_label(node: dict[str, Any], label: str | None, ts: str | None = None) -> None:
+    """Write ``label`` into a v2 node's ``meta`` as bookmark (None/empty clears it); ``ts``:
+    when it was set, kept in ``extensions.loomtui.bookmark`` (None: not known, none kept)."""
     meta = node.get("meta")
     meta = dict(meta) if isinstance(meta, dict) else {}
     if label:
@@ -274,3 +303,4 @@ def set_node_label(node: dict[str, Any], label: str | None) -> None:
         meta.pop("bookmarkLabel", None)
     if meta or "meta" in node:
         node["meta"] = meta
+    _set_bookmark_time(node, label_of_node(node), ts if isinstance(ts, str) and ts else None)
