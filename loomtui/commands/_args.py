@@ -83,6 +83,23 @@ def check_session_output(out: str | None) -> None:
         raise LoomError(f"-o {out}: a session file's name ends in .jsonl (the agents list no other files)")
 
 
+#: the names an OpenLoom export is written under: a document (the spec's bundle holds
+#: ``tree.openloom``), or a ZIP bundle with its media
+OPENLOOM_NAMES = (".json", ".openloom", ".zip")
+
+
+def check_openloom_output(out: str) -> None:
+    """Refuse an ``export-openloom -o`` that is a directory, or a name no OpenLoom file has."""
+    if os.path.isdir(out):
+        raise LoomError(
+            f"-o {out} is a directory; give the name of the file to write (ending in .json, or .zip for a bundle)"
+        )
+    if not out.lower().endswith(OPENLOOM_NAMES):
+        raise LoomError(
+            f"-o {out}: an OpenLoom document's name ends in .json or .openloom (.zip writes a bundle with its media)"
+        )
+
+
 def resolve_id(manager: SessionManager, given: str, file: str) -> str:
     """The full id ``given`` names in ``file`` (an exact id or a unique prefix)."""
     from loomtui.view.jumps import AmbiguousPrefix, resolve_prefix

@@ -1,7 +1,8 @@
 """`loomtui export-openloom FILE [--leaf ID] -o OUT [--no-system-context] [--tree ID]`.
 
 Writes a pi session, a loom, or the branch ending at one entry as an OpenLoom v2 document
-(a ZIP bundle when OUT ends in ``.zip``). OUT is never overwritten.
+(OUT ending in ``.json`` or ``.openloom``; a ZIP bundle when it ends in ``.zip``). OUT is
+never overwritten.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from loomtui.commands._args import ANY_FILE, check
+from loomtui.commands._args import ANY_FILE, check, check_openloom_output
 from loomtui.commands._output import report_created
 from loomtui.commands.progress import open_showing_progress, stage
 from loomtui.formats.base.common import OPENLOOM_V1, OPENLOOM_V2, OPENLOOM_V2_TREE
@@ -35,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="OUT",
         required=True,
-        help="file to write (must not exist); a name ending in .zip writes a bundle with media",
+        help="file to write (must not exist), ending in .json or .openloom; a name ending in .zip writes a bundle with media",
     )
     parser.add_argument("--leaf", metavar="ID", help="export only the root → ID branch (a new tree)")
     parser.add_argument(
@@ -58,6 +59,7 @@ def check_tree(manager: SessionManager, file: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_openloom_output(args.output)
     manager = open_showing_progress(args.file, tree_id=args.tree)
     check(args, manager)
     if args.tree is not None:

@@ -132,8 +132,8 @@ class SessionManager:
 
         ``source`` says what was opened; without it, ``source_format`` and ``source_path``
         make a plain in-memory one. ``labels`` and ``session_name`` seed what pi would fold
-        from label / session_info entries, for formats that keep bookmarks and titles outside
-        the tree. ``leaf``: where the leaf starts (default: the last entry).
+        from label / session_info entries (a label or ``(label, time)``), for formats that keep
+        bookmarks and titles outside the tree. ``leaf``: where the leaf starts (default: last).
         """
         skeletons = []
         for n, obj in enumerate(entries, start=1):
@@ -171,8 +171,8 @@ class SessionManager:
         if diagnostics:
             sm.index.diagnostics[:0] = diagnostics
         for target, label in (labels or {}).items():
-            if label and target in sm.index.by_id:
-                sm.index.labels[target] = (label, header.get("timestamp"))
+            if label and target in sm.index.by_id:  # no time made up for a label without one
+                sm.index.labels[target] = label if isinstance(label, tuple) else (label, None)
         if session_name is not None and session_name.strip():
             sm.index.session_name = session_name.strip()
         sm._leaf = leaf if leaf in sm.index.by_id else sm.index.leaf_id

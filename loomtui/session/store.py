@@ -203,6 +203,8 @@ def write_new_file_with(path: str, fill: Callable[[BinaryIO], object], mode: int
     left behind then either."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
     refuse_bundled(path)
+    if os.path.isdir(path):
+        raise WriteRefused(f"{path} is a directory; give the name of the file to write")
     if os.path.lexists(path):
         raise WriteRefused(f"{path} already exists; choose another name")
     if not os.path.isdir(directory):

@@ -389,8 +389,11 @@ def test_pi_session_exports_messages_as_nodes(tmp_path):
     assert n["a1"]["content"] == [
         {"type": "thinking", "thinking": "hmm"},
         {"type": "text", "text": "looking"},
-        {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}},
+        {"type": "text", "text": "\n[bash: ls]"},
     ]
+    assert n["a1"]["extensions"]["loomtui"] == {
+        "piBlocks": {"2": {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "ls"}}}
+    }
     assert n["a1"]["generation"] == {
         "provider": "anthropic",
         "model": "claude-x",
@@ -408,6 +411,7 @@ def test_pi_session_exports_messages_as_nodes(tmp_path):
     assert tree["extensions"]["pi"]["header"]["cwd"] == "/srv"
     back = open_any(str(tmp_path / "pi.openloom"))
     assert back.get_leaf_id() == "u3" and back.get_label("u1") == "start"
+    assert back.get_entry("a1")["message"]["content"] == sm.get_entry("a1")["message"]["content"]
 
 
 def test_pi_branch_export_holds_the_path(tmp_path):

@@ -12,8 +12,9 @@ resolve, and edges are written in sibling order.
   nodes, the tags and agents they use, and ``extensions.loomtui.source`` naming where it came
   from (the rule proposed in docs/formats.md, "OpenLoom").
 * A pi session maps user → ``human``, assistant → ``model`` (an agent per provider/model, usage
-  as generation provenance), everything else that is a message or summary → ``system``; pi's
-  own fields go to ``extensions.pi``; label entries become bookmarks; settings entries
+  as generation provenance), everything else that is a message or summary → ``system``, each
+  node's content as text and image blocks (a tool call as its row's text); pi's own fields go
+  to ``extensions.pi`` (``looms/pi_nodes.py``); label entries become bookmarks; settings entries
   (model/thinking changes, custom, labels, session_info) are not nodes.
 * ``OUT`` ending in ``.zip`` writes a bundle: ``tree.openloom`` plus media files; embedded
   media is moved into it once it passes about 1 MB (docs/formats.md, "OpenLoom"). Bundle media exported to plain JSON
@@ -247,22 +248,23 @@ class _Export:
         for e in self.node_entries:
             d = self.loaded[e.id]
             ol = d.get("openloom")
-            label = self.idx.label_of(e.id)
+            label, when = self.idx.labels.get(e.id) or (None, None)
             if isinstance(ol, dict):
                 node = copy.deepcopy(ol["node"])
                 imported = src.labels.get(e.id) if src is not None else label_of_node(ol["node"])
                 if label != imported:
-                    set_node_label(node, label)
+                    set_node_label(node, label, when)
                 if not isinstance(node.get("author"), dict):  # a socketteer node without a source
                     node["author"] = {"role": "human"}
                     roleless += 1
             else:
-                made = pi_node(d, self.pi_agents)
+                calls = {c[0]: (c[1], c[2]) for c in e.tool_calls or () if isinstance(c[0], str)}
+                made = pi_node(d, self.pi_agents, calls)
                 if made is None:
                     continue
                 node = made
                 if label:
-                    set_node_label(node, label)
+                    set_node_label(node, label, when)  # the label entry's own time
             self.nodes[e.id] = node
         if roleless:
             self.notes.append(

@@ -46,7 +46,7 @@ from loomtui.formats.base.common import (
     parse_iso,
 )
 from loomtui.formats.looms.bookmarks import SAVER
-from loomtui.formats.looms.openloom_entry import NodeMapper, label_of_node, node_fields
+from loomtui.formats.looms.openloom_entry import NodeMapper, bookmark_time, label_of_node, node_fields
 from loomtui.formats.looms.words import OPENLOOM_WORDS, SOCKETTEER_WORDS
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
@@ -317,7 +317,9 @@ class _TreeReader:
     # layout -----------------------------------------------------------------------------------
     def build(
         self, extras: dict[str, dict[str, Any]] | None
-    ) -> tuple[list[dict[str, Any]], dict[str, str], str | None, list[str]]:
+    ) -> tuple[list[dict[str, Any]], dict[str, tuple[str, str | None]], str | None, list[str]]:
+        """The entries, the labels with the times they were set (None: not known), the leaf and
+        the depth-first order."""
         self.read_nodes()
         self.read_edges()
         self.break_cycles()
@@ -353,11 +355,11 @@ class _TreeReader:
         for i, nid in enumerate(dfs):
             entries[nid] = self.entry(nid, order_time(i), position[nid], hidden.get(nid), (extras or {}).get(nid))
 
-        labels: dict[str, str] = {}
+        labels: dict[str, tuple[str, str | None]] = {}
         for nid in self.order:
             lab = label_of_node(self.nodes[nid])
             if lab is not None:
-                labels[nid] = lab
+                labels[nid] = (lab, bookmark_time(self.nodes[nid], lab))
         out = [entries[nid] for nid in dfs if nid != leaf]
         if leaf is not None:
             out.append(entries[leaf])
@@ -424,6 +426,20 @@ def _created(tree: dict[str, Any]) -> str | None:
     return iso_ms(created) if created is not None else None
 
 
+def _texts(labels: dict[str, tuple[str, str | None]]) -> dict[str, str]:
+    return {nid: lab for nid, (lab, _ts) in labels.items()}
+
+
+def _pi_cwd(tree: dict[str, Any]) -> str:
+    """The working directory of the pi session a tree was exported from (its header, kept in
+    ``extensions.pi.header``); empty for any other tree."""
+    ext = tree.get("extensions")
+    pi = ext.get("pi") if isinstance(ext, dict) else None
+    header = pi.get("header") if isinstance(pi, dict) else None
+    cwd = header.get("cwd") if isinstance(header, dict) else None
+    return cwd if isinstance(cwd, str) else ""
+
+
 def build_session(
     tree: dict[str, Any],
     fmt: str,
@@ -453,7 +469,7 @@ def build_session(
         "version": 3,
         "id": tree_id or "",
         "timestamp": _created(tree),
-        "cwd": "",
+        "cwd": _pi_cwd(tree),
         "loom": {
             "format": fmt,
             "title": title if isinstance(title, str) else "",
@@ -476,7 +492,7 @@ def build_session(
         tree_ids=list(tree_ids or ([tree_id] if tree_id else [])),
         mode=mode,
         agents=agents,
-        labels=labels,
+        labels=_texts(labels),
         node_ids=list(reader.order),
         leaf=leaf,
         root_ids=reader.root_ids,

@@ -12,6 +12,7 @@ from typing import Any
 
 from loomtui.formats.base.common import DEFAULT_LABEL, SOCKETTEER, epoch_ms, parse_iso
 from loomtui.formats.looms.media import describe_ref
+from loomtui.formats.looms.pi_nodes import restore
 from loomtui.session.entries import content_text
 from loomtui.session.errors import Diagnostic
 
@@ -21,6 +22,8 @@ META_KEPT = ("tags", "rating", "note")
 #: node ``meta`` flags copied when true
 META_FLAGS = ("pruned", "excluded")
 _MEDIA_FIELDS = ("mimeType", "width", "height", "altText", "durationMs", "transcript")
+#: where, under a node's ``extensions.loomtui``, the time of its bookmark is kept
+BOOKMARK = "bookmark"
 _USAGE = (("promptTokens", "input"), ("completionTokens", "output"), ("totalTokens", "totalTokens"))
 
 
@@ -61,6 +64,9 @@ class NodeMapper:
         meta = node.get("meta")
         if not isinstance(meta, dict):
             meta = {}
+        restored = restore(node)
+        if restored is not None:  # a node of loomtui's export of a pi session, as it was
+            return self.restored_entry(restored, node, nid, parent, ts), author, meta
         content = self.content(node, nid)
         entry: dict[str, Any] = {"type": "message", "id": nid, "parentId": parent, "timestamp": ts}
         role = author.get("role")
@@ -80,6 +86,19 @@ class NodeMapper:
                 msg["timestamp"] = epoch_ms(created)
             entry["message"] = msg
         return entry, author, meta
+
+    @staticmethod
+    def restored_entry(
+        pi: dict[str, Any], node: dict[str, Any], nid: str, parent: str | None, ts: str
+    ) -> dict[str, Any]:
+        """The pi entry a node stands for, at the node's place in the tree; a message's own time
+        is the node's ``createdAt`` (the entry's timestamp only orders the nodes)."""
+        entry: dict[str, Any] = {"type": pi["type"], "id": nid, "parentId": parent, "timestamp": ts}
+        entry.update((k, v) for k, v in pi.items() if k != "type")
+        created = parse_iso(node.get("createdAt"))
+        if created is not None and isinstance(entry.get("message"), dict):
+            entry["message"]["timestamp"] = epoch_ms(created)
+        return entry
 
     def assistant_fields(
         self, msg: dict[str, Any], author: dict[str, Any], gen: dict[str, Any], content: list[dict[str, Any]]
@@ -242,8 +261,35 @@ def label_of_node(node: dict[str, Any]) -> str | None:
     return text.strip() if isinstance(text, str) and text.strip() else DEFAULT_LABEL
 
 
-def set_node_label(node: dict[str, Any], label: str | None) -> None:
-    """Write ``label`` into a v2 node's ``meta`` as bookmark (None/empty clears it)."""
+def bookmark_time(node: dict[str, Any], label: str) -> str | None:
+    """When the node's bookmark ``label`` was set, as loomtui's export wrote it down
+    (``extensions.loomtui.bookmark``); None when it did not, or the bookmark changed since."""
+    ext = node.get("extensions")
+    lt = ext.get("loomtui") if isinstance(ext, dict) else None
+    rec = lt.get(BOOKMARK) if isinstance(lt, dict) else None
+    if not isinstance(rec, dict) or rec.get("label") != label:
+        return None
+    ts = rec.get("timestamp")
+    return ts if isinstance(ts, str) and parse_iso(ts) is not None else None
+
+
+def _set_bookmark_time(node: dict[str, Any], label: str | None, ts: str | None) -> None:
+    ext = node.get("extensions")
+    lt = ext.get("loomtui") if isinstance(ext, dict) else None
+    if label and ts:
+        ext = node["extensions"] = dict(ext) if isinstance(ext, dict) else {}
+        lt = ext["loomtui"] = dict(lt) if isinstance(lt, dict) else {}
+        lt[BOOKMARK] = {"label": label, "timestamp": ts}
+    elif isinstance(ext, dict) and isinstance(lt, dict) and BOOKMARK in lt:  # the time of another bookmark
+        rest = {k: v for k, v in lt.items() if k != BOOKMARK}
+        node["extensions"] = {k: v for k, v in ext.items() if k != "loomtui" or rest}
+        if rest:
+            node["extensions"]["loomtui"] = rest
+
+
+def set_node_label(node: dict[str, Any], label: str | None, ts: str | None = None) -> None:
+    """Write ``label`` into a v2 node's ``meta`` as bookmark (None/empty clears it); ``ts``:
+    when it was set, kept in ``extensions.loomtui.bookmark`` (None: not known, none kept)."""
     meta = node.get("meta")
     meta = dict(meta) if isinstance(meta, dict) else {}
     if label:
@@ -257,3 +303,4 @@ def set_node_label(node: dict[str, Any], label: str | None) -> None:
         meta.pop("bookmarkLabel", None)
     if meta or "meta" in node:
         node["meta"] = meta
+    _set_bookmark_time(node, label_of_node(node), ts if isinstance(ts, str) and ts else None)
