@@ -230,4 +230,14 @@ class Transcript:
         return [self.item(k) for k in range(len(self.entries))]
 
 
+def head_text(at: int, total: int, title: str, measured: int | None = None) -> str:
+    """Reader mode's header: the block read (``at``, from 0) of ``total`` and how far laying
+    them out got, first, so a narrow screen keeps them; what is read; the session's title last,
+    the part an ellipsis cuts."""
+    parts = ["Reader", f"entry {min(at, total - 1) + 1:,} of {total:,}" if total > 0 else "no entries"]
+    if measured is not None and measured < total:
+        parts.append(f"laying out {measured * 100 // total}%…")
+    return " · ".join(part for part in (*parts, "the active branch", title) if part)
+
+
 _STYLE = {"user": "accent", "assistant": "success", "compaction": "borderAccent", "branch summary": "warning"}

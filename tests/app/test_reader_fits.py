@@ -1,0 +1,70 @@
+"""Reader mode at 80x24: the header keeps where the reading is (and how far laying out got) and
+cuts the title with an ellipsis; the footer shortens its words and always shows the way back.
+Both were cut at the edge, losing "entries", the progress and "(at the entry read)"."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import browser, make_app, screen_text
+from test_reader_lazy import long_branch
+
+from loomtui.app.screens.reader import ReaderScreen, ReaderView
+from tests.waits import until
+
+ROOT = Path(__file__).resolve().parents[2]
+WEATHER = ROOT / "sample_sessions" / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
+
+
+async def _reader(pilot: Any) -> ReaderView:
+    app = pilot.app
+    await pilot.press("ctrl+r")
+    await until(pilot, lambda: isinstance(app.screen, ReaderScreen), what="reader mode")
+    view = app.screen.query_one(ReaderView)
+    await until(pilot, lambda: view.current >= 0, what="the reader's first screen")
+    await pilot.pause()
+    return view
+
+
+async def test_the_header_and_footer_fit_80_columns(tmp_path: Path) -> None:
+    path = tmp_path / WEATHER.name
+    shutil.copyfile(WEATHER, path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        view = await _reader(pilot)
+        await pilot.press("home")
+        await until(pilot, lambda: screen_text(app).splitlines()[0].startswith(" Reader · entry 1 of 32 "))
+        lines = screen_text(app).splitlines()
+        head, foot = lines[0].strip(), lines[-1].strip()
+        # where the reading is first, the title last, cut with an ellipsis
+        assert head.startswith("Reader · entry 1 of 32 · the active branch · Fix forecast crash"), head
+        assert head.endswith("…"), head
+        # the footer in words that fit: nothing cut mid-word, the way back and where it lands
+        assert foot == "↑↓ scroll  PgUp/PgDn page  n/p entry  Home/End  Esc to the tree, at this entry", foot
+        await pilot.press("n", "n")
+        await until(pilot, lambda: "entry 3 of 32" in screen_text(app).splitlines()[0], what="the header follows")
+        assert view.transcript.entry_id(view.current) == view.transcript.entries[2].id
+        await pilot.resize_terminal(120, 24)
+        await until(pilot, lambda: "(at the entry read)" in screen_text(app).splitlines()[-1], what="wide words")
+        assert screen_text(app).splitlines()[0].rstrip().endswith("Fix forecast crash, add response cache")
+
+
+async def test_the_progress_stays_in_view_at_80_columns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from loomtui.app.screens import reader
+
+    monkeypatch.setattr(reader, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(reader, "MEASURE_SLICE", 0.0)  # one block a frame: laying out is slow
+    path = long_branch(tmp_path / "a-long-session-file-name-that-does-not-fit-beside-the-progress.jsonl", 400)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        await pilot.press("ctrl+r")
+        await until(pilot, lambda: "laying out" in screen_text(app).splitlines()[0], what="the progress")
+        head = screen_text(app).splitlines()[0].strip()
+        assert re.match(r"Reader · entry \d+ of 400 · laying out \d+%… · the active branch · a-long-sess", head), head
+        assert head.endswith("…"), head  # the title is cut, not left out
