@@ -68,3 +68,28 @@ async def test_the_progress_stays_in_view_at_80_columns(tmp_path: Path, monkeypa
         head = screen_text(app).splitlines()[0].strip()
         assert re.match(r"Reader · entry \d+ of 400 · laying out \d+%… · the active branch · a-long-sess", head), head
         assert head.endswith("…"), head  # the title is cut, not left out
+
+
+async def test_an_ocp_run_reads_the_selected_rows_branch(tmp_path: Path) -> None:
+    """A run has no conversation: the reader showed its run row alone, whatever was selected.
+    It reads the rows down to the selected node and the node's attempts, and says so."""
+    from app_helpers import select
+
+    path = tmp_path / "review.ocp.json"
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "ocp" / "review-loop-v03.ocp.json", path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        await select(pilot, screen, "n:B1")
+        view = await _reader(pilot)
+        text = screen_text(app)
+        lines = text.splitlines()
+        assert re.match(r"Reader · row \d of 7 · the selected row with the rows above and under it", lines[0].strip())
+        assert "── [impl]" in text and "#1 failed (verified)" in text and "#2 rejected (reported)" in text
+        assert "#3 done (verified)" in text and "[review]" not in text  # B1's attempts, not the other group
+        assert lines[-1].strip().endswith("Esc to the tree, at this row")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ReaderScreen), what="the tree")
+        await select(pilot, screen, "run")
+        view = await _reader(pilot)
+        assert len(view.transcript) == 17  # the run row: the whole run

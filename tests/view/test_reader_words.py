@@ -31,3 +31,24 @@ def test_the_hints_shorten_their_words_then_leave_the_least_needed_out() -> None
     assert text_width(at_80) <= 78
     narrow = fit_hints(HINTS, 45)
     assert narrow == "↑↓ scroll  Esc to the tree, at this entry"
+
+
+def test_a_run_reads_the_selected_rows_branch_and_the_rows_under_it() -> None:
+    """An OCP run has no conversation leaf: the reader read its run row alone, whatever row was
+    selected. It reads the rows down to the selected one and every row under it."""
+    from pathlib import Path
+
+    from loomtui.formats.detect import open_any
+    from loomtui.view.reader import Transcript
+
+    run = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "review-loop-v03.ocp.json"
+    manager = open_any(str(run))
+    node = Transcript(manager, "n:B1", under=True)
+    assert [e.id for e in node.entries] == ["run", "g:build", "n:P1", "n:B1", "a:B1.a1", "a:B1.a2", "a:B1.a3"]
+    assert node.item(5).text.startswith("⊘ #2 rejected (reported)")
+    whole = Transcript(manager, "run", under=True)
+    assert len(whole) == len(manager.index.entries) == 17
+    assert [e.id for e in Transcript(manager, "a:B1.a2", under=True).entries][-2:] == ["a:B1.a1", "a:B1.a2"]
+    assert head_text(3, 7, "run-review-loop-01", under=True) == (
+        "Reader · row 4 of 7 · the selected row with the rows above and under it · run-review-loop-01"
+    )

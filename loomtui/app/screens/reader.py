@@ -230,7 +230,8 @@ class ReaderScreen(Screen[None]):
         yield Static(self._hints(), id="reader-hints")
 
     def _head(self) -> str:
-        return head_text(self._at, len(self.transcript), safe(self.title_text), self._measured)
+        t = self.transcript
+        return head_text(self._at, len(t), safe(self.title_text), self._measured, under=t.under)
 
     def _hints(self) -> str:
         """The key hints that fit the screen, in the keys in effect (keymap.toml), as the
@@ -241,15 +242,16 @@ class ReaderScreen(Screen[None]):
         def pair(first: str, second: str, both: str, alone: tuple[str, str]) -> str:
             return keymap.key_pair(user, first, second, (both, *alone))
 
-        entry = ("next entry", "previous entry")
+        noun = "row" if self.transcript.under else "entry"
+        entry = (f"next {noun}", f"previous {noun}")
         close = keymap.first_key(keymap.SPEC_BY_ID["reader.close"], user)
         items = [
             (8, pair("reader.up", "reader.down", "scroll", ("scroll up", "scroll down")), ""),
             (4, pair("reader.page-up", "reader.page-down", "page", ("page up", "page down")), ""),
             (
                 6,
-                pair("reader.next", "reader.prev", "next/previous entry", entry),
-                pair("reader.next", "reader.prev", "entry", entry),
+                pair("reader.next", "reader.prev", f"next/previous {noun}", entry),
+                pair("reader.next", "reader.prev", noun, entry),
             ),
             (
                 2,
@@ -258,8 +260,8 @@ class ReaderScreen(Screen[None]):
             ),
             (
                 9,
-                f"{close} back to the tree (at the entry read)" if close else "",
-                f"{close} to the tree, at this entry" if close else "",
+                f"{close} back to the tree (at the {noun} read)" if close else "",
+                f"{close} to the tree, at this {noun}" if close else "",
             ),
         ]
         shown = [(p, long, short or long) for p, long, short in items if long]
