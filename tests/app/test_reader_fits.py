@@ -82,9 +82,10 @@ async def test_an_ocp_run_reads_the_selected_rows_branch(tmp_path: Path) -> None
         screen = await browser(pilot)
         await select(pilot, screen, "n:B1")
         view = await _reader(pilot)
+        assert view.transcript.entry_id(view.current) == "n:B1"  # all of it on screen: B1 is the one read
         text = screen_text(app)
         lines = text.splitlines()
-        assert re.match(r"Reader · row \d of 7 · the selected row with the rows above and under it", lines[0].strip())
+        assert lines[0].strip().startswith("Reader · row 4 of 7 · the selected row with the rows above and under it")
         assert "── [impl]" in text and "#1 failed (verified)" in text and "#2 rejected (reported)" in text
         assert "#3 done (verified)" in text and "[review]" not in text  # B1's attempts, not the other group
         assert lines[-1].strip().endswith("Esc to the tree, at this row")
@@ -93,3 +94,28 @@ async def test_an_ocp_run_reads_the_selected_rows_branch(tmp_path: Path) -> None
         await select(pilot, screen, "run")
         view = await _reader(pilot)
         assert len(view.transcript) == 17  # the run row: the whole run
+
+
+async def test_the_entry_read_stays_where_the_end_of_the_branch_is_on_screen(tmp_path: Path) -> None:
+    """Opened at the leaf, the last screen cannot scroll the leaf to the top: the entry at the top
+    became the one read, and Esc left the tree six entries above the leaf."""
+    path = tmp_path / WEATHER.name
+    shutil.copyfile(WEATHER, path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        leaf = screen.model.selected_id
+        view = await _reader(pilot)
+        assert view.transcript.entry_id(view.current) == leaf
+        assert "entry 32 of 32" in screen_text(app).splitlines()[0]
+        await pilot.press("p")  # the one above it, on the same screen
+        await until(pilot, lambda: "entry 31 of 32" in screen_text(app).splitlines()[0], what="p")
+        above = view.transcript.entry_id(31 - 1)
+        await pilot.press("n", "escape")
+        await until(pilot, lambda: not isinstance(app.screen, ReaderScreen), what="the tree")
+        assert screen.model.selected_id == leaf != above
+        view = await _reader(pilot)
+        await pilot.press("home")
+        await until(pilot, lambda: "entry 1 of 32" in screen_text(app).splitlines()[0], what="Home")
+        await pilot.press("end")
+        await until(pilot, lambda: "entry 32 of 32" in screen_text(app).splitlines()[0], what="End")

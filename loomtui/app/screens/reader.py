@@ -158,10 +158,21 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self._follow()
 
     def _follow(self) -> None:
-        """The entry at the top of the screen becomes the current one (and the tree's)."""
-        if not self.transcript.starts:
+        """The entry at the top of the screen becomes the current one (and the tree's); with the
+        end of the branch on screen, where the entries below the top cannot scroll up to it, the
+        current one stays while it is still in view."""
+        t = self.transcript
+        if not t.starts:
             return
-        k = self.transcript.item_at_line(int(self.scroll_offset.y))
+        top = int(self.scroll_offset.y)
+        k = t.item_at_line(top)
+        current = self.current
+        at_end = top >= self.max_scroll_y
+        if at_end and k <= current < len(t.starts) and t.starts[current] < top + self.scrollable_content_region.height:
+            return
+        self._set_current(k)
+
+    def _set_current(self, k: int) -> None:
         if k != self.current:
             self.current = k
             eid = self.transcript.entry_id(k)
@@ -177,15 +188,18 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.action_scroll(step * max(1, self.scrollable_content_region.height - 1))
 
     def action_entry(self, step: int) -> None:
-        """Next / previous entry to the top of the screen."""
+        """Next / previous entry to the top of the screen (near the end of the branch, where it
+        cannot come to the top, it becomes the current one where it is)."""
         starts = self.transcript.starts
         if not starts:
             return
-        k = max(0, min(len(starts) - 1, self.transcript.item_at_line(int(self.scroll_offset.y)) + step))
+        k = max(0, min(len(starts) - 1, self.current + step))
         self.scroll_to(y=starts[k], animate=False, immediate=True)
+        self._set_current(k)
 
     def action_home(self) -> None:
         self.scroll_to(y=0, animate=False, immediate=True)
+        self._set_current(0)
 
     def action_end(self) -> None:
         """The end of the branch: the last screenful of blocks is built first (exact heights)."""
@@ -197,6 +211,7 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
             k -= 1
         self.virtual_size = Size(self.scrollable_content_region.width, t.line_count)
         self.scroll_to(y=max(0, t.line_count - 1), animate=False, immediate=True)
+        self._set_current(len(t) - 1)
 
 
 class ReaderScreen(Screen[None]):
