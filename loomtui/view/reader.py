@@ -36,6 +36,9 @@ from loomtui.view.wrap import wrap_text
 RESULT_LINES = 12
 #: blocks whose wrapped lines are kept (the rest keep only their height)
 KEPT_BLOCKS = 2048
+#: the widest the transcript is laid out: prose longer than this per line is hard to read (a
+#: wider screen centres the column)
+READING_WIDTH = 100
 
 
 class ReaderLine(NamedTuple):

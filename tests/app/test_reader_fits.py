@@ -119,3 +119,27 @@ async def test_the_entry_read_stays_where_the_end_of_the_branch_is_on_screen(tmp
         await until(pilot, lambda: "entry 1 of 32" in screen_text(app).splitlines()[0], what="Home")
         await pilot.press("end")
         await until(pilot, lambda: "entry 32 of 32" in screen_text(app).splitlines()[0], what="End")
+
+
+async def test_at_200_columns_the_prose_keeps_a_readable_measure(tmp_path: Path) -> None:
+    """The transcript ran the whole 200-column width: it is laid out at most 100 columns wide,
+    in a centred column; the header and footer keep the whole width."""
+    from loomtui.view.reader import READING_WIDTH
+
+    path = tmp_path / WEATHER.name
+    shutil.copyfile(WEATHER, path)
+    app = make_app(path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await browser(pilot)
+        view = await _reader(pilot)
+        await pilot.press("home")
+        await until(pilot, lambda: "entry 1 of 32" in screen_text(app).splitlines()[0], what="Home")
+        assert view.transcript.width == READING_WIDTH == 100
+        body = [line[:-1].rstrip() for line in screen_text(app).splitlines()[1:-1]]  # the scrollbar's column off
+        text = [line for line in body if line.strip()]
+        left = min(len(line) - len(line.lstrip()) for line in text)  # the column's left edge
+        width = view.scrollable_content_region.width
+        assert left == 1 + (width - READING_WIDTH) // 2  # centred in the view, beside its padding
+        assert max(len(line) for line in text) - left <= READING_WIDTH
+        assert any(len(line) - left > 90 for line in text)  # prose does fill the column
+        assert "(at the entry read)" in screen_text(app).splitlines()[-1]

@@ -52,3 +52,26 @@ def test_a_run_reads_the_selected_rows_branch_and_the_rows_under_it() -> None:
     assert head_text(3, 7, "run-review-loop-01", under=True) == (
         "Reader · row 4 of 7 · the selected row with the rows above and under it · run-review-loop-01"
     )
+
+
+def test_a_thinking_level_change_and_a_reply_that_only_thought_say_what_they_are() -> None:
+    """Both read like a thinking block (``── thinking`` / ``medium``) or like an empty reply
+    (``(no content)``)."""
+    from loomtui.view.reader import Transcript
+    from tests.view.helpers import assistant, session, ts, user
+
+    think = {"type": "thinking", "thinking": "The cache key ignores the units."}
+    entries = [
+        user("u1", None, "why?", 1),
+        {"type": "thinking_level_change", "id": "t1", "parentId": "u1", "timestamp": ts(2), "thinkingLevel": "medium"},
+        assistant("a1", "t1", "", 3, stop="length", blocks=[think]),
+        assistant("a2", "a1", "", 4, blocks=[{"type": "thinking", "thinking": "", "redacted": True}]),
+        assistant("a3", "a2", "", 5),
+    ]
+    transcript = Transcript(session(entries), "a3", home="/h")
+    transcript.layout(80)
+    blocks = [[line.text for line in transcript.lines_of(k)][:2] for k in range(len(transcript))]
+    assert blocks[1] == ["── thinking level", "medium"]
+    assert blocks[2] == ["── assistant", "(thinking only, 32 characters)"]
+    assert blocks[3] == ["── assistant", "(thinking only, redacted)"]
+    assert blocks[4] == ["── assistant", "(no content)"]

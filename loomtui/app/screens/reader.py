@@ -25,7 +25,7 @@ from loomtui.app import keymap
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
-from loomtui.view.reader import Transcript, head_text
+from loomtui.view.reader import READING_WIDTH, Transcript, head_text
 from loomtui.view.width import fit_hints
 
 #: seconds of block measuring per frame while the reader is open
@@ -70,7 +70,7 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         height = max(1, self.scrollable_content_region.height)
         first = self.current < 0
         k, off = self._top() if not first else (self.transcript.item_of_entry(self.start) or 0, 0)
-        self.transcript.layout(width)
+        self.transcript.layout(min(width, READING_WIDTH))
         if first:
             self.current = k
             self.on_current(k)
@@ -150,8 +150,14 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
             style = style + Style(bold=True)
         bg = self.role_style("selectedBg") if line.item == self.current and line.text.startswith("── ") else None
         text = safe(line.text)
+        # the column the transcript is laid out in (at most ``READING_WIDTH``), centred
+        measure = min(width, self.transcript.width)
         strip = Strip([Segment(text, style + bg if bg is not None else style)])
-        return strip.crop(0, width).adjust_cell_length(width, bg).apply_style(base)
+        strip = strip.crop(0, measure).adjust_cell_length(measure, bg)
+        left = (width - measure) // 2
+        if left > 0:
+            strip = Strip.join([Strip.blank(left), strip])
+        return strip.adjust_cell_length(width).apply_style(base)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
