@@ -52,8 +52,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--compact",
         action="store_true",
-        help="compact indentation: rows too deep for the width show how many levels they are indented "
-        "(⋯12) and keep their text (pi's rows otherwise)",
+        help="compact indentation: rows whose indentation would take more than half the width show "
+        "how many levels they are indented (⋯12) and keep their text; the others stay pi's rows",
     )
     p.add_argument("--color", default="auto", choices=("auto", "always", "never"), help="colour output")
 

@@ -1,18 +1,22 @@
 """Compact indentation: deep rows keep their text on screen.
 
 pi indents one level (3 columns) per branch point above a row, so in a heavily branched tree most
-rows are nothing but gutter at any terminal width. In compact mode a row whose prefix would
-leave less than ``MIN_TEXT`` columns of a ``width``-column line shows its indentation (levels) as a number and
-only its innermost levels (connector included): ``⋯12│  ├─ user: …``. Rows that fit are drawn
-exactly as pi draws them, so shallow trees look the same in both modes. Until the user picks a
-mode (Ctrl+W, remembered), the tree is compact exactly when its rows are ``too_deep`` for the pane.
+rows are nothing but gutter at any terminal width. A row's prefix fits a ``width``-column pane
+when it takes at most ``prefix_room(width)`` columns: half the pane, and 12 at the least. In
+compact mode a row whose prefix does not fit shows its indentation (levels) as a number and only
+its innermost levels (connector included): as many as leave ``MIN_TEXT`` columns for its text,
+never more than fit the room, at least its connector: ``⋯12│  ├─ user: …``. Rows that fit are
+drawn exactly as pi draws them, so a tree whose rows all fit looks the same in both modes.
+Until the user picks a mode (Ctrl+W, remembered), the tree is compact exactly when its deepest
+row does not fit the pane (``too_deep``); with compact indentation off, the tree widget shifts
+the rows in view left together instead, by as many levels as the deepest one needs to fit.
 """
 
 from __future__ import annotations
 
 from loomtui.view import layout as L
 
-#: columns of text every row keeps in compact mode
+#: columns of text a row that does not fit keeps in compact mode (where the pane has them)
 MIN_TEXT = 60
 #: columns before the prefix (the cursor) and after it (fold marker or active-path bullet, and
 #: the "..." of a cut row)
@@ -20,15 +24,21 @@ _CURSOR = 2
 _MARKERS = 4 + 3
 
 
-def max_levels(width: int) -> int:
-    """How many 3-column levels fit in front of ``MIN_TEXT`` columns of text (at least 2)."""
-    return max(2, (width - _CURSOR - _MARKERS - MIN_TEXT) // 3)
-
-
 def prefix_room(width: int) -> int:
-    """The most columns the tree lets a row's prefix take in a ``width``-column pane: half the
-    row, leaving at least 40 columns of text (12 at the least)."""
-    return max(12, min(width // 2, width - 40))
+    """The most columns a row's prefix takes in a ``width``-column pane before it no longer
+    fits: half the pane (the other half is the row's text), 12 columns at the least."""
+    return max(12, width // 2)
+
+
+def room_levels(width: int) -> int:
+    """How many 3-column levels fit in ``prefix_room(width)``: a row indented more does not fit."""
+    return prefix_room(width) // 3
+
+
+def compact_levels(width: int) -> int:
+    """How many levels a row that does not fit keeps in compact mode, its ``⋯N`` included: as
+    many as leave ``MIN_TEXT`` columns of text, no more than ``room_levels``, 2 at the least."""
+    return min(room_levels(width), max(2, (width - _CURSOR - _MARKERS - MIN_TEXT) // 3))
 
 
 def too_deep(lay: L.Layout, width: int) -> bool:
@@ -38,7 +48,7 @@ def too_deep(lay: L.Layout, width: int) -> bool:
     if not lay.indent or width <= 0:
         return False
     deepest = max(lay.indent) - (1 if lay.multiple_roots else 0)
-    return 3 * deepest > prefix_room(width)
+    return deepest > room_levels(width)
 
 
 def depth_tag(depth: int) -> str:
@@ -46,11 +56,12 @@ def depth_tag(depth: int) -> str:
 
 
 def compact_prefix(lay: L.Layout, i: int, folded: bool, width: int) -> str:
-    """Row ``i``'s prefix in compact mode for a ``width``-column line."""
+    """Row ``i``'s prefix in compact mode for a ``width``-column line: pi's when it fits
+    ``prefix_room``, else its levels as ``⋯N`` and its innermost levels (``compact_levels``)."""
     d = lay.display_indent(i)
-    limit = max_levels(width)
-    if d <= limit:
+    if d <= room_levels(width):
         return L.prefix(lay, i, folded, width)
+    limit = compact_levels(width)
     tag = depth_tag(d)
     tag_levels = (len(tag) + 3) // 3  # whole levels, with a space before the first glyph
     keep = max(1, limit - tag_levels)

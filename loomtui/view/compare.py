@@ -333,7 +333,21 @@ def _assistant_item(
         parts.append(f"error: {err}" if isinstance(err, str) and err else "error")
     elif msg.get("stopReason") == "aborted":
         parts.append("(aborted)")
-    return "assistant", "assistant", "\n".join(p for p in parts if p) or "(no content)", error
+    return "assistant", "assistant", "\n".join(p for p in parts if p) or _no_text(content), error
+
+
+def _no_text(content: Any) -> str:
+    """A reply with no text, tool call or error: what it holds instead (thinking alone, as a
+    reply cut off after thinking is)."""
+    thinking = (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "thinking"] if isinstance(content, list) else []
+    )
+    if not thinking:
+        return "(no content)"
+    chars = sum(len(t) for t in (b.get("thinking") for b in thinking) if isinstance(t, str))
+    if not chars:
+        return "(thinking only, redacted)" if any(b.get("redacted") for b in thinking) else "(thinking only, empty)"
+    return f"(thinking only, {chars:,} characters)"
 
 
 def _tool_result_item(
@@ -400,7 +414,7 @@ _ENTRY_ITEMS: dict[str, Callable[[dict[str, Any]], _ItemParts]] = {
     "compaction": _compaction_item,
     "branch_summary": _branch_summary_item,
     "model_change": _model_item,
-    "thinking_level_change": lambda obj: ("thinking", "thinking", str(obj.get("thinkingLevel")), False),
+    "thinking_level_change": lambda obj: ("thinking level", "thinking level", str(obj.get("thinkingLevel")), False),
 }
 
 

@@ -1,5 +1,9 @@
 """Reader mode: the active branch as one transcript, wrapped for a width, built as it is read.
 
+Rows without a conversation leaf (an OCP run, the loom map) have no active branch: there the
+transcript is the selected row's branch, the rows above it and every row under it in the tree's
+order (a node with its attempts, a group with its nodes, the run row with the whole run).
+
 The transcript uses the same entry texts as a comparison (``compare.entry_item``): one block
 per conversation entry, a header line (``user``, ``assistant``, ``read result``…) and its text.
 Long tool output is cut to ``RESULT_LINES`` lines (the detail pane shows it whole). Lines keep
@@ -32,6 +36,9 @@ from loomtui.view.wrap import wrap_text
 RESULT_LINES = 12
 #: blocks whose wrapped lines are kept (the rest keep only their height)
 KEPT_BLOCKS = 2048
+#: the widest the transcript is laid out: prose longer than this per line is hard to read (a
+#: wider screen centres the column)
+READING_WIDTH = 100
 
 
 class ReaderLine(NamedTuple):
@@ -43,8 +50,16 @@ class ReaderLine(NamedTuple):
 class Transcript:
     """The blocks of one branch and their lines at one width."""
 
-    def __init__(self, manager: SessionManager, leaf_id: str | None, home: str | None = None) -> None:
+    def __init__(
+        self, manager: SessionManager, leaf_id: str | None, home: str | None = None, *, under: bool = False
+    ) -> None:
+        """The branch ending at ``leaf_id``; ``under``: and every entry under it (rows that have
+        no conversation leaf)."""
         path = manager.index.path_to(leaf_id) if leaf_id is not None else []
+        if under and path:
+            path.extend(_subtree(manager, path[-1]))
+        #: the selected row's branch and what is under it, not a conversation's active branch
+        self.under = under
         self.manager = manager
         self.home = home_dir() if home is None else home
         #: the branch's conversation entries, one block each
@@ -228,6 +243,32 @@ class Transcript:
     def all_items(self) -> list[Item]:
         """Every block's item (builds the rest)."""
         return [self.item(k) for k in range(len(self.entries))]
+
+
+def _subtree(manager: SessionManager, top: Entry) -> Iterator[Entry]:
+    """The entries under ``top``, each before its children (the tree's order), ``top`` not included."""
+    children = manager.index.children
+    stack = list(reversed(children(top.id)))
+    seen = {top.id}
+    while stack:
+        e = stack.pop()
+        if e.id in seen:
+            continue
+        seen.add(e.id)
+        yield e
+        stack.extend(reversed(children(e.id)))
+
+
+def head_text(at: int, total: int, title: str, measured: int | None = None, under: bool = False) -> str:
+    """Reader mode's header: the block read (``at``, from 0) of ``total`` and how far laying
+    them out got, first, so a narrow screen keeps them; what is read (``under``: the selected
+    row's branch and the rows under it); the session's title last, the part an ellipsis cuts."""
+    one, many = ("row", "rows") if under else ("entry", "entries")
+    parts = ["Reader", f"{one} {min(at, total - 1) + 1:,} of {total:,}" if total > 0 else f"no {many}"]
+    if measured is not None and measured < total:
+        parts.append(f"laying out {measured * 100 // total}%…")
+    what = "the selected row with the rows above and under it" if under else "the active branch"
+    return " · ".join(part for part in (*parts, what, title) if part)
 
 
 _STYLE = {"user": "accent", "assistant": "success", "compaction": "borderAccent", "branch summary": "warning"}

@@ -100,6 +100,18 @@ def fit_items(items: list[tuple[int, str]], width: int, sep: str = "  ") -> str:
     return sep.join(t for _p, t in keep)
 
 
+def fit_hints(items: list[tuple[int, str, str]], width: int, sep: str = "  ") -> str:
+    """``(priority, text, short text)`` hints joined by ``sep`` in ``width`` columns: each in
+    its own words where they all fit, else the least needed ones in their short words first, and
+    then, where even that is too wide, the least needed left out (``fit_items``)."""
+    texts = [(p, long) for p, long, _short in items]
+    for k in sorted(range(len(items)), key=lambda k: items[k][0]):
+        if text_width(sep.join(t for _p, t in texts)) <= width:
+            break
+        texts[k] = (items[k][0], items[k][2])
+    return fit_items(texts, width, sep)
+
+
 def columns(segs: list[tuple[str, str]], start: int, length: int) -> list[tuple[str, str]]:
     """The code points of ``segs`` that start at column ``start`` or later and end within
     ``length`` columns of it (pi-tui's strict ``sliceByColumn``)."""

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 from app_helpers import browser, make_app, screen_text
@@ -12,6 +14,8 @@ from test_loom_tools import deep_session
 from loomtui.app import ui_state
 from loomtui.app.screens.help import HelpScreen
 from tests.waits import until
+
+REVIEW_RUN = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "review-loop-v03.ocp.json"
 
 
 def _tree_rows(app: Any) -> list[str]:
@@ -76,3 +80,22 @@ async def test_the_compact_mark_and_the_detail_pane_name_what_they_count(tmp_pat
         help_text = " ".join(app.screen.text.replace("│", " ").split())
         assert "a row indented 12 levels" in help_text
         assert "depth from the root" in help_text
+
+
+async def test_a_small_run_whose_rows_fit_keeps_pis_rows_at_80x24(tmp_path: Any) -> None:
+    """No choice saved yet (a fresh state directory): the run's deepest row is indented 15
+    columns of the 50-column tree pane, so compact indentation stays off and every row keeps
+    the guides that join it to its parent."""
+    path = tmp_path / "review.ocp.json"
+    shutil.copyfile(REVIEW_RUN, path)
+    assert "compact" not in ui_state.load()
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await browser(pilot)
+        await until(pilot, lambda: "rejected" in screen_text(app), what="the run's rows")
+        assert screen.tree.scrollable_content_region.width <= 50
+        assert not screen.model.compact
+        rows = _tree_rows(app)
+        assert not any("⋯" in r for r in rows), rows
+        assert any(r.startswith("  │     │  │     [attempt]: ⊘ #2 rejected") for r in rows), rows
+        assert any(r.startswith("  │     │  └─ [attempt]: ✓ #3 done") for r in rows), rows

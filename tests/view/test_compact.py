@@ -1,4 +1,5 @@
-"""Compact indentation: every row keeps at least 60 columns of text at 160 columns."""
+"""Compact indentation: a row whose prefix would take more than half the pane shows its levels as
+``⋯N`` and its innermost levels, keeping 60 columns of text at 160 columns; the rows that fit are pi's."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from loomtui.cli import main
 from loomtui.session.manager import SessionManager
-from loomtui.view.compact import MIN_TEXT, max_levels
+from loomtui.view.compact import MIN_TEXT, compact_levels, prefix_room, room_levels, too_deep
 from loomtui.view.model import TreeModel
 from loomtui.view.text import display_text
 from tests.shared_material import SHARED
@@ -44,7 +45,7 @@ def test_every_row_keeps_sixty_columns_of_text_at_160() -> None:
         assert 160 - at >= MIN_TEXT, (i, line)
         assert len(line) <= 160
         deepest = max(deepest, model.rows.display_indent(i))
-    assert deepest > max_levels(160)  # the test does reach rows deeper than the window
+    assert deepest > room_levels(160)  # the test does reach rows deeper than the window
     # the depth shows as a number on the rows that needed it
     assert any(line.startswith("  ⋯69") for line in lines)
 
@@ -110,3 +111,55 @@ def test_the_depth_number_never_touches_the_glyph_after_it(width: int) -> None:
         number = re.match(r"⋯\d+", t).group()
         assert t[len(number)] == " ", t
         assert re.match(r"⋯\d+ +", t).end() % 3 == 0, t  # the tag fills whole levels
+
+
+REVIEW_RUN = Path(__file__).resolve().parents[1] / "fixtures" / "ocp" / "review-loop-v03.ocp.json"
+
+
+def _review_run_model() -> TreeModel:
+    from loomtui.formats.detect import open_any
+
+    return TreeModel(open_any(str(REVIEW_RUN)))
+
+
+def test_a_run_whose_rows_fit_is_not_too_deep_for_a_fifty_column_pane() -> None:
+    """The deepest row is indented five levels (15 columns): half of a 50-column pane would still
+    be its text, so pi's rows fit there and compact indentation stays off."""
+    model = _review_run_model()
+    deepest = max(model.rows.display_indent(i) for i in range(len(model)))
+    assert deepest == 5
+    assert 3 * deepest <= prefix_room(50)
+    assert not too_deep(model.rows, 50)
+    # a pane too narrow for it: on
+    assert too_deep(model.rows, 26)
+
+
+@pytest.mark.parametrize("width", [50, 80, 120])
+def test_compact_shortens_only_the_rows_whose_own_indentation_does_not_fit(width: int) -> None:
+    model = _review_run_model()
+    normal = list(model.plain_rows(width))
+    model.compact = True
+    assert list(model.plain_rows(width)) == normal  # every row fits: drawn as pi draws it
+
+
+def test_only_the_rows_that_do_not_fit_are_compacted() -> None:
+    """At 50 columns a row fits in 8 levels (24 columns, half the pane): those rows are pi's, the
+    deeper ones show ``⋯N`` and their innermost levels, keeping the rest for their text."""
+    model = TreeModel(deep(), leaf_id="m069", use_manager_leaf=False)
+    width = 50
+    normal = list(model.plain_rows(width))
+    model.compact = True
+    compact = list(model.plain_rows(width))
+    room = prefix_room(width)
+    tagged = 0
+    for i, (pi_row, row) in enumerate(zip(normal, compact)):
+        text = display_text(model.entry_at(i), {}, "")
+        if 3 * model.rows.display_indent(i) <= room:
+            assert row == pi_row, i
+            continue
+        tagged += 1
+        assert row[2:].startswith(f"⋯{model.rows.display_indent(i)}"), row
+        # the cursor, at most the room for the prefix, the active-path dot: half the row is text
+        assert row.index(text[:8]) <= 2 + prefix_room(width) + 2, row
+        assert row.index(text[:8]) <= 2 + 3 * (compact_levels(width) + 1) + 2, row
+    assert tagged

@@ -321,7 +321,12 @@ class LoomTools:
         model, manager = self.model, self.manager
         if model is None or manager is None:
             return
-        transcript = Transcript(manager, model.leaf_id)
+        # rows without a conversation leaf (an OCP run, the loom map): the selected row's branch
+        # and the rows under it
+        under = not manager.source.leaf_moves
+        selected = model.selected_entry
+        leaf_id = selected.id if under and selected is not None else model.leaf_id
+        transcript = Transcript(manager, leaf_id, under=under)
 
         def follow(entry_id: str) -> None:
             model.select_id(entry_id)

@@ -12,7 +12,6 @@ from collections.abc import Callable
 
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.geometry import Region, Size
@@ -26,8 +25,8 @@ from loomtui.app import keymap
 from loomtui.app.widgets.roles import ROLE_CLASSES, RoleStyles, role_css
 from loomtui.session.entries import Entry
 from loomtui.view.compare_text import safe
-from loomtui.view.reader import Transcript
-from loomtui.view.words import counted
+from loomtui.view.reader import READING_WIDTH, Transcript, head_text
+from loomtui.view.width import fit_hints
 
 #: seconds of block measuring per frame while the reader is open
 MEASURE_SLICE = 0.012
@@ -55,6 +54,8 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.start = start
         self.on_entry = on_entry
         self.on_progress: Callable[[int, int], None] = lambda done, total: None
+        #: the block at the top of the screen changed (its index)
+        self.on_current: Callable[[int], None] = lambda k: None
         self.current = -1
         self._measuring_started = False
         self._measure_started_at = 0.0
@@ -69,9 +70,10 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         height = max(1, self.scrollable_content_region.height)
         first = self.current < 0
         k, off = self._top() if not first else (self.transcript.item_of_entry(self.start) or 0, 0)
-        self.transcript.layout(width)
+        self.transcript.layout(min(width, READING_WIDTH))
         if first:
             self.current = k
+            self.on_current(k)
         self.transcript.measure(k, k + height)
         self._resized(k, off)
         if self._measuring_started and self._measure_timer is None and not self.transcript.done:
@@ -148,23 +150,41 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
             style = style + Style(bold=True)
         bg = self.role_style("selectedBg") if line.item == self.current and line.text.startswith("── ") else None
         text = safe(line.text)
+        # the column the transcript is laid out in (at most ``READING_WIDTH``), centred
+        measure = min(width, self.transcript.width)
         strip = Strip([Segment(text, style + bg if bg is not None else style)])
-        return strip.crop(0, width).adjust_cell_length(width, bg).apply_style(base)
+        strip = strip.crop(0, measure).adjust_cell_length(measure, bg)
+        left = (width - measure) // 2
+        if left > 0:
+            strip = Strip.join([Strip.blank(left), strip])
+        return strip.adjust_cell_length(width).apply_style(base)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
         self._follow()
 
     def _follow(self) -> None:
-        """The entry at the top of the screen becomes the current one (and the tree's)."""
-        if not self.transcript.starts:
+        """The entry at the top of the screen becomes the current one (and the tree's); with the
+        end of the branch on screen, where the entries below the top cannot scroll up to it, the
+        current one stays while it is still in view."""
+        t = self.transcript
+        if not t.starts:
             return
-        k = self.transcript.item_at_line(int(self.scroll_offset.y))
+        top = int(self.scroll_offset.y)
+        k = t.item_at_line(top)
+        current = self.current
+        at_end = top >= self.max_scroll_y
+        if at_end and k <= current < len(t.starts) and t.starts[current] < top + self.scrollable_content_region.height:
+            return
+        self._set_current(k)
+
+    def _set_current(self, k: int) -> None:
         if k != self.current:
             self.current = k
             eid = self.transcript.entry_id(k)
             if eid is not None:
                 self.on_entry(eid)
+            self.on_current(k)
             self.refresh()
 
     def action_scroll(self, step: int) -> None:
@@ -174,15 +194,18 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
         self.action_scroll(step * max(1, self.scrollable_content_region.height - 1))
 
     def action_entry(self, step: int) -> None:
-        """Next / previous entry to the top of the screen."""
+        """Next / previous entry to the top of the screen (near the end of the branch, where it
+        cannot come to the top, it becomes the current one where it is)."""
         starts = self.transcript.starts
         if not starts:
             return
-        k = max(0, min(len(starts) - 1, self.transcript.item_at_line(int(self.scroll_offset.y)) + step))
+        k = max(0, min(len(starts) - 1, self.current + step))
         self.scroll_to(y=starts[k], animate=False, immediate=True)
+        self._set_current(k)
 
     def action_home(self) -> None:
         self.scroll_to(y=0, animate=False, immediate=True)
+        self._set_current(0)
 
     def action_end(self) -> None:
         """The end of the branch: the last screenful of blocks is built first (exact heights)."""
@@ -194,6 +217,7 @@ class ReaderView(RoleStyles, ScrollView, can_focus=True, inherit_bindings=False)
             k -= 1
         self.virtual_size = Size(self.scrollable_content_region.width, t.line_count)
         self.scroll_to(y=max(0, t.line_count - 1), animate=False, immediate=True)
+        self._set_current(len(t) - 1)
 
 
 class ReaderScreen(Screen[None]):
@@ -204,6 +228,7 @@ class ReaderScreen(Screen[None]):
     ReaderScreen > #reader-head { height: 1; background: $panel; padding: 0 1; }
     ReaderScreen > #reader-body { height: 1fr; }
     ReaderScreen > #reader-hints { height: 1; color: $text-muted; padding: 0 1; }
+    ReaderScreen > Static { text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(
@@ -214,40 +239,72 @@ class ReaderScreen(Screen[None]):
         self.start = start
         self.on_entry = on_entry
         self.title_text = title
+        self._at = 0
+        self._measured: int | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._head(), id="reader-head")
         view = ReaderView(self.transcript, self.start, self.on_entry, id="reader-body")
         view.on_progress = self._progress
+        view.on_current = self._current
         yield view
-        yield Static(Text(self._hints(), no_wrap=True, overflow="ellipsis"), id="reader-hints")
+        yield Static(self._hints(), id="reader-hints")
+
+    def _head(self) -> str:
+        t = self.transcript
+        return head_text(self._at, len(t), safe(self.title_text), self._measured, under=t.under)
 
     def _hints(self) -> str:
-        """The keys in effect (keymap.toml), as the browser's footer shows its own."""
+        """The key hints that fit the screen, in the keys in effect (keymap.toml), as the
+        browser's footer shows its own: shorter words first, then the least needed left out, so
+        the way back to the tree always shows."""
         user: dict[str, str] = getattr(self.app, "user_keymap", {})
-        hints = [
-            keymap.key_pair(user, "reader.up", "reader.down", ("scroll", "scroll up", "scroll down")),
-            keymap.key_pair(user, "reader.page-up", "reader.page-down", ("page", "page up", "page down")),
-            keymap.key_pair(
-                user, "reader.next", "reader.prev", ("next/previous entry", "next entry", "previous entry")
-            ),
-            keymap.key_pair(user, "reader.home", "reader.end", ("", "", "")),
-        ]
-        close = keymap.first_key(keymap.SPEC_BY_ID["reader.close"], user)
-        hints.append(f"{close} back to the tree (at the entry read)" if close else "")
-        return "  ".join(hint for hint in hints if hint)
 
-    def _head(self, measured: int | None = None) -> Text:
-        n = len(self.transcript)
-        progress = f" · laying out {measured:,} of {n:,} entries…" if measured is not None and measured < n else ""
-        head = f"Reader{progress} · {safe(self.title_text)} · the active branch, {counted(n, 'entry', 'entries')}"
-        return Text(head, no_wrap=True, overflow="ellipsis")
+        def pair(first: str, second: str, both: str, alone: tuple[str, str]) -> str:
+            return keymap.key_pair(user, first, second, (both, *alone))
+
+        noun = "row" if self.transcript.under else "entry"
+        entry = (f"next {noun}", f"previous {noun}")
+        close = keymap.first_key(keymap.SPEC_BY_ID["reader.close"], user)
+        items = [
+            (8, pair("reader.up", "reader.down", "scroll", ("scroll up", "scroll down")), ""),
+            (4, pair("reader.page-up", "reader.page-down", "page", ("page up", "page down")), ""),
+            (
+                6,
+                pair("reader.next", "reader.prev", f"next/previous {noun}", entry),
+                pair("reader.next", "reader.prev", noun, entry),
+            ),
+            (
+                2,
+                pair("reader.home", "reader.end", "start/end", ("start", "end")),
+                pair("reader.home", "reader.end", "", ("", "")),
+            ),
+            (
+                9,
+                f"{close} back to the tree (at the {noun} read)" if close else "",
+                f"{close} to the tree, at this {noun}" if close else "",
+            ),
+        ]
+        shown = [(p, long, short or long) for p, long, short in items if long]
+        return fit_hints(shown, max(10, self.app.size.width - 2))  # the padding: 2
+
+    def on_resize(self) -> None:
+        self.query_one("#reader-hints", Static).update(self._hints(), layout=False)
+
+    def _show_head(self) -> None:
+        # a step that runs while the screen is taken down finds no header, and draws nothing
+        for head in self.query("#reader-head").results(Static):
+            head.update(self._head(), layout=False)
 
     def _progress(self, measured: int, total: int) -> None:
-        """Laying the whole branch out takes a while: the header says how far it got (a step that
-        runs while the screen is taken down finds no header, and draws nothing)."""
-        for head in self.query("#reader-head").results(Static):
-            head.update(self._head(measured))
+        """Laying the whole branch out takes a while: the header says how far it got."""
+        self._measured = measured
+        self._show_head()
+
+    def _current(self, k: int) -> None:
+        """The block read changed: the header says which."""
+        self._at = k
+        self._show_head()
 
     @property
     def view(self) -> ReaderView:
