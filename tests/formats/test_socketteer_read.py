@@ -189,3 +189,14 @@ def test_saved_bookmarks_survive_an_entry_made_again(tmp_path):
     export_openloom(sm, str(out))
     written = json.loads(out.read_text())["trees"][0]["nodes"]["n3"]
     assert written["meta"]["bookmarkLabel"] == "mine"
+
+
+def test_a_node_id_holding_a_lone_surrogate_opens(tmp_path: Any) -> None:
+    """An id JSON escapes as half a surrogate pair is kept as written: the loom opens, its
+    generated ids differ from a neighbour's, and nothing raises."""
+    doc = b'{"root": {"id": "a\\ud83d", "text": "hi", "children": [{"id": "b", "text": " there", "children": []}]}}'
+    path = tmp_path / "lone.json"
+    path.write_bytes(doc)
+    manager = open_any(str(path))
+    texts = [e.text for e in manager.index.entries if e.text]
+    assert any("there" in t for t in texts)

@@ -125,8 +125,9 @@ _SOCKETTEER_NS = uuid.NAMESPACE_URL.bytes + b"loomtui:"
 
 def socketteer_uuid(seed: str) -> str:
     """``uuid5(NAMESPACE_URL, "loomtui:" + seed)`` as text, made without a UUID object (a loom
-    of a million nodes without ids asks for a million of them)."""
-    h = bytearray(hashlib.sha1(_SOCKETTEER_NS + seed.encode("utf-8")).digest()[:16])
+    of a million nodes without ids asks for a million of them). A seed holding a lone surrogate
+    (an id JSON escaped as half a pair) is hashed as written, never refused."""
+    h = bytearray(hashlib.sha1(_SOCKETTEER_NS + seed.encode("utf-8", "surrogatepass")).digest()[:16])
     h[6] = (h[6] & 0x0F) | 0x50  # version 5
     h[8] = (h[8] & 0x3F) | 0x80  # RFC 4122 variant
     x = h.hex()
