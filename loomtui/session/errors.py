@@ -26,6 +26,12 @@ class WriteConflict(LoomError):
     """The file changed on disk in a way that makes an append unsafe (rewritten, truncated)."""
 
 
+class PartialLastLine(WriteConflict):
+    """The file ends in a line without its newline: another program (the agent) is still
+    writing it, so an append now would land inside that line. Nothing was written; the same
+    write works once the line is complete (a reload shows nothing new)."""
+
+
 class FileChanged(LoomError):
     """An entry's line is no longer where the file was read (the file was cut or rewritten
     under loomtui); reopening reads it again."""

@@ -558,8 +558,7 @@ class SessionManager:
         parent = self.index.by_id.get(obj["parentId"]) if obj["parentId"] is not None else None
         self._verified_lines([parent] if parent is not None else [])
         size = store.check_unchanged_prefix(self.path, self._mark)
-        needs_newline = size > 0 and not _ends_with_newline(self.path, size)
-        store.append_line(self.path, line, needs_newline, expect_size=size)
+        store.append_line(self.path, line, expect_size=size)  # PartialLastLine: the agent is mid-line
         self._leaf_moved = True  # keep refresh from moving the leaf; set below
         self.refresh()
         if obj["id"] not in self.index.by_id:
@@ -572,14 +571,6 @@ class SessionManager:
 #: what open says of a last line without a newline that does not parse (live follow drops it
 #: once the line is complete, e.g. after pi 1.6.0 appended the newline it lacked)
 TORN_LAST_LINE = "torn last line (no newline, not valid JSON): kept as is"
-
-
-def _ends_with_newline(path: str, size: int) -> bool:
-    fd = open_regular(path)
-    try:
-        return os.pread(fd, 1, size - 1) == b"\n"
-    finally:
-        os.close(fd)
 
 
 def _omit_none(entry: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

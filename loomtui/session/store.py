@@ -1,8 +1,9 @@
 """Safe writes: one-line appends and atomic new files (docs/architecture.md, "Writes").
 
 Nothing already in a file is ever modified here. An append is one ``os.write`` on an
-``O_APPEND`` descriptor (preceded by a newline when the file does not end with one) followed by
-``fsync``; a new file is written to a temporary sibling and linked into place, which fails
+``O_APPEND`` descriptor followed by ``fsync``, made only when the file's last byte, read on that
+descriptor just before the write, is a newline: a file ending mid-line is being written by
+another program, and nothing is appended to it (PartialLastLine). A new file is written to a temporary sibling and linked into place, which fails
 rather than replace a file that already exists.
 """
 
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from loomtui.session.errors import LoomError, WriteConflict, WriteRefused
+from loomtui.session.errors import LoomError, PartialLastLine, WriteConflict, WriteRefused
 from loomtui.session.fileio import check_regular, open_regular
 from loomtui.session.locations import in_bundled_samples
 
@@ -95,25 +96,34 @@ def refuse_bundled(path: str) -> None:
         )
 
 
-def append_line(path: str, line: bytes, needs_newline: bool, expect_size: int | None = None) -> int:
+def append_line(path: str, line: bytes, expect_size: int | None = None, *, own_file: bool = False) -> int:
     """Append ``line`` (which must end with ``\\n``) as one write; returns its file offset.
 
-    All or nothing: when the disk takes only part of the line (or none), the file is cut back
-    to the size it had before and WriteRefused says so; a later append by another program is
-    never glued to a fragment. ``expect_size``: the size the caller checked the file at; a file
-    that changed size since is refused with nothing written.
+    The file's last byte is read on the append descriptor right before the write: unless it is
+    a newline (or the file is empty), another program is still writing its last line and
+    PartialLastLine is raised with nothing written. ``own_file``: a file only loomtui writes
+    (its label store), where such a line is what a crash left: it is ended with a newline
+    first instead. All or nothing: when the disk takes only part of the line (or none), the
+    file is cut back to the size it had before and WriteRefused says so; a later append by
+    another program is never glued to a fragment. ``expect_size``: the size the caller checked
+    the file at; a file that changed size since is refused with nothing written.
     """
     assert line.endswith(b"\n") and b"\n" not in line[:-1]
     refuse_bundled(path)
-    data = (b"\n" + line) if needs_newline else line
     try:
-        fd = open_regular(path, os.O_WRONLY | os.O_APPEND)
+        fd = open_regular(path, os.O_RDWR | os.O_APPEND)
     except OSError as exc:
         raise WriteRefused(f"cannot write {path}: {_reason(exc)}; nothing was written") from None
     try:
         start = os.fstat(fd).st_size
         if expect_size is not None and start != expect_size:
             raise WriteConflict(f"{path} changed while the line was prepared; nothing was written")
+        guard = start > 0 and os.pread(fd, 1, start - 1) != b"\n"
+        if guard and not own_file:
+            raise PartialLastLine(
+                f"{path} ends in a line another program is still writing; nothing was written, try again in a moment"
+            )
+        data = (b"\n" + line) if guard else line
         error: OSError | None = None
         try:
             written = os.write(fd, data)
@@ -129,7 +139,7 @@ def append_line(path: str, line: bytes, needs_newline: bool, expect_size: int | 
             raise WriteRefused(f"cannot write {path}: {_reason(error)}; nothing was written")
     finally:
         os.close(fd)
-    return start + (1 if needs_newline else 0)
+    return start + (1 if guard else 0)
 
 
 def _cut_back(fd: int, path: str, start: int, written: int) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from loomtui.session.entries import Entry
-from loomtui.session.errors import LoomError, SessionFormatError, WriteConflict, WriteRefused
+from loomtui.session.errors import LoomError, PartialLastLine, SessionFormatError, WriteConflict, WriteRefused
 from loomtui.session.label_text import check_label, trim_label, unchanged_label
 from loomtui.session.locations import export_dir
 from loomtui.session.manager import SessionManager
@@ -407,7 +407,11 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         if label is not None:
             check_label(label)  # the `label` command's rule: one line of printable text
         # parented on the file's last entry: pi resumes where it did; a moved leaf stays moved
-        new_id = self.manager.append_label_keeping_resume(e.id, label)
+        try:
+            new_id = self.manager.append_label_keeping_resume(e.id, label)
+        except PartialLastLine as exc:  # the dialog is closed: the notice keeps what was typed
+            wanted = f"Label [{label}] on {e.id} not set" if label else f"Label of {e.id} not cleared"
+            raise PartialLastLine(f"{wanted}: {exc}") from None
         what = f"Label {'set: ' + label if label else 'cleared'} on {e.id}"
         if self.source.label_store is not None:
             # a read-only source: the label is in loomtui's store, no entry was added
@@ -554,6 +558,10 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         """Run an intent; a failure becomes a notice (nothing in memory is lost)."""
         try:
             result = fn()
+        except PartialLastLine as exc:
+            # the agent is still writing its last line: nothing on disk to reload, and the same
+            # action works once that line has its newline
+            return Outcome().note(sentence(str(exc)), f"{what}: not done", "warning", 10)
         except WriteConflict as exc:
             # the file was rewritten or replaced underneath: nothing was written; show what is on
             # disk now (filter, search, selection and a moved leaf are kept)

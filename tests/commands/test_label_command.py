@@ -249,3 +249,44 @@ def test_a_run_and_a_bundled_sample_are_refused_whatever_the_id(capsys, tmp_path
         ((code, out, err),) = answers
         assert (code, out) == (2, "") and words in err and err.count("\n") == 1, err
         assert path.read_bytes() == before
+
+
+SAMPLE = (
+    Path(__file__).resolve().parents[2]
+    / "sample_sessions"
+    / "2026-03-02T09-14-05-120Z_5b0c1e2a-9f3d-4c8e-a1b7-3e6d2f804c19.jsonl"
+)
+#: the first half of an entry the agent is still writing (no newline yet)
+PARTIAL = '{"type":"message","id":"f0000009","parentId":null,"message":{"role":"assistant","content":[{"type":"text","text":"PARTIAL'
+REST = ' DONE"}],"timestamp":1772449510000}}\n'
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["label", "{path}", "d9e8f7a6", "partialtest"],
+        ["carry", "{path}", "--from", "d9e8f7a6", "--onto", "3db4c5d6", "-m", "it crashed"],
+    ],
+    ids=["label", "carry"],
+)
+def test_a_file_the_agent_is_writing_a_line_of_is_not_written(argv: list[str], tmp_path: Path, capsys) -> None:
+    """The agent's last line has no newline yet: loomtui's line would land inside it. Exit 2,
+    one line saying so, the file byte-identical; once the line is complete, the command works."""
+    path = tmp_path / SAMPLE.name
+    path.write_bytes(SAMPLE.read_bytes() + PARTIAL.encode())
+    before = path.read_bytes()
+    args = [a.format(path=path) for a in argv]
+    code, out, err = run(capsys, *args)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"loomtui: {path} ends in a line another program is still writing; nothing was written, try again in a moment\n"
+    )
+    assert path.read_bytes() == before
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(REST)
+    done = path.read_bytes()
+    code, out, err = run(capsys, *args)
+    assert code == 0, err
+    written = path.read_bytes()
+    assert written.startswith(done) and written[len(done) :].count(b"\n") == 1
+    assert SessionManager.open(str(path)).diagnostics == []

@@ -45,7 +45,7 @@ def test_append_line_partial_write_cuts_the_file_back(tmp_path, monkeypatch, kee
     before = path.read_bytes()
     _short_writes(monkeypatch, keep)
     with pytest.raises(WriteRefused, match="nothing was written"):
-        store.append_line(str(path), b'{"type":"label","id":"x"}\n', needs_newline=False)
+        store.append_line(str(path), b'{"type":"label","id":"x"}\n')
     assert path.read_bytes() == before
 
 
@@ -183,6 +183,6 @@ def test_loom_error_is_the_only_thing_a_store_failure_raises(tmp_path, monkeypat
 
     monkeypatch.setattr(os, "fsync", fsync)
     with pytest.raises(LoomError):
-        store.append_line(str(path), b'{"a":1}\n', needs_newline=False)
+        store.append_line(str(path), b'{"a":1}\n')
     monkeypatch.setattr(os, "fsync", real)
     assert path.read_bytes() == b'{"type":"session","version":3,"id":"a"}\n'

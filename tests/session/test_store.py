@@ -9,8 +9,9 @@ import pytest
 from session_helpers import dumps, msg
 
 from loomtui.session import store
-from loomtui.session.errors import WriteConflict, WriteRefused
+from loomtui.session.errors import PartialLastLine, WriteConflict, WriteRefused
 from loomtui.session.manager import SessionManager
+from loomtui.session.resume_point import persist_resume_point
 
 
 def test_append_adds_exactly_one_line_and_keeps_every_byte(write_session):
@@ -34,7 +35,7 @@ def test_append_uses_a_single_write_on_an_append_descriptor(write_session, monke
 
     def spy_open(p, f, *a):
         fd = real_open(p, f, *a)
-        if os.fspath(p) == str(path) and f & os.O_WRONLY:
+        if os.fspath(p) == str(path) and f & (os.O_WRONLY | os.O_RDWR):
             flags.append(f)
         return fd
 
@@ -49,29 +50,63 @@ def test_append_uses_a_single_write_on_an_append_descriptor(write_session, monke
     assert flags and all(f & os.O_APPEND for f in flags)
 
 
-def test_newline_guard_when_file_lacks_trailing_newline(write_session):
-    path = write_session([msg("a", None)], trailing_newline=False)
-    original = path.read_bytes()
-    assert not original.endswith(b"\n")
-    sm = SessionManager.open(str(path))
-    new = sm.append_label_change("a", "x")
-    data = path.read_bytes()
-    assert data.startswith(original + b"\n{")
-    assert data.count(b"\n") == 3  # header, the guard, the label line
-    assert SessionManager.open(str(path)).get_leaf_id() == new
+#: every public way loomtui appends to a session file (the CLI, Ctrl+S, Alt+L, Alt+A, Alt+S use these)
+APPENDS = {
+    "label": lambda sm: sm.append_label_change("a", "x"),
+    "label keeping resume": lambda sm: sm.append_label_keeping_resume("a", "x"),
+    "custom entry": lambda sm: sm.append_custom_entry("loomtui.archive", {"targetId": "a", "archived": True}),
+    "branch summary": lambda sm: sm.branch_with_summary("a", "a summary", "b"),
+    "persist the leaf": lambda sm: persist_resume_point(sm, "b"),
+}
+PARTIAL = b'{"type":"message","id":"zz","parentId":"b","timestamp":"2026-03-01T09:00:09.000Z","message":{"role":"as'
 
 
-def test_newline_guard_after_torn_last_line_keeps_it(write_session):
-    torn = b'{"type":"message","id":"zz","par'
-    path = write_session([msg("a", None), torn])
-    original = path.read_bytes()
+@pytest.mark.parametrize("append", list(APPENDS.values()), ids=list(APPENDS))
+@pytest.mark.parametrize("tail", [PARTIAL, b""], ids=["torn line", "complete line without newline"])
+def test_a_file_ending_mid_line_is_never_appended_to(write_session, append, tail):
+    """Another program is writing the last line: nothing is written (the agent's line would be
+    cut in two), also when what is there so far parses; once the line ends, the same write works."""
+    path = write_session([msg("a", None), msg("b", "a"), tail] if tail else [msg("a", None), msg("b", "a")])
+    if not tail:  # a whole entry, its newline not written yet
+        path.write_bytes(path.read_bytes()[:-1])
     sm = SessionManager.open(str(path))
-    sm.append_label_change("a", "x")
+    before = path.read_bytes()
+    with pytest.raises(PartialLastLine, match="ends in a line another program is still writing; nothing was written"):
+        append(sm)
+    assert path.read_bytes() == before
+    with open(path, "ab") as f:  # the agent finishes its line
+        f.write(b'sistant","content":[]}}\n' if tail else b"\n")
+    done = path.read_bytes()
+    new = append(sm)
     data = path.read_bytes()
-    assert data.startswith(original + b"\n")
+    assert data.startswith(done) and data[len(done) :].count(b"\n") == 1
+    assert json.loads(data[len(done) :])["id"] == new
     again = SessionManager.open(str(path))
-    assert [(d.line, d.reason.split(" (")[0]) for d in again.diagnostics] == [(3, "not valid JSON")]
-    assert again.get_label("a") == "x"
+    assert again.diagnostics == [] and new in again.index.by_id
+
+
+def test_append_line_refuses_a_file_ending_mid_line(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type":"session","version":3,"id":"a"}\n' + PARTIAL)
+    before = path.read_bytes()
+    with pytest.raises(WriteConflict, match="still writing"):
+        store.append_line(str(path), b'{"type":"label","id":"x"}\n')
+    assert path.read_bytes() == before
+
+
+def test_an_empty_file_takes_an_append(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")
+    assert store.append_line(str(path), b'{"a":1}\n') == 0
+    assert path.read_bytes() == b'{"a":1}\n'
+
+
+def test_loomtuis_own_file_gets_its_torn_line_ended(tmp_path):
+    """The label store only loomtui writes: a torn line there is what a crash left, not a writer."""
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(b'{"entryId":"a","lab')
+    assert store.append_line(str(path), b'{"a":1}\n', own_file=True) == 20
+    assert path.read_bytes() == b'{"entryId":"a","lab\n{"a":1}\n'
 
 
 def test_bytes_appended_by_another_writer_are_indexed_first(write_session):

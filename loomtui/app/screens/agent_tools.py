@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from loomtui.session.errors import LoomError, WriteConflict
+from loomtui.session.errors import LoomError, PartialLastLine, WriteConflict
 from loomtui.view.words import counted, sentence
 
 if TYPE_CHECKING:
@@ -112,6 +112,9 @@ class AgentTools(_Base):
             return
         try:
             apply_plan(controller.manager, plan)
+        except PartialLastLine as exc:  # the agent is mid-line: nothing to reload
+            self.notify(sentence(str(exc)), title="Resume: not done", severity="warning", timeout=10)
+            return
         except WriteConflict as exc:
             self._apply(controller.reload(f"{exc}. Nothing was written; the file was reloaded, try again."))
             return
@@ -212,28 +215,38 @@ class AgentTools(_Base):
         )
 
         def done(text: str | None) -> None:
-            if text is not None:
-                self.carry_with(dataclasses.replace(plan, summary=text))
+            if text is not None and not self.carry_with(dataclasses.replace(plan, summary=text)):
+                # not written while the agent finishes a line: the summary as typed, to save again
+                self.app.push_screen(SummaryDialog(heading, text), done)
 
         self.app.push_screen(SummaryDialog(heading, plan.summary), done)
 
-    def carry_with(self, plan: CarryPlan) -> None:
+    def carry_with(self, plan: CarryPlan) -> bool:
+        """Write the carry; False only when the agent is mid-line (the summary is worth asking again)."""
         from loomtui.formats.carry_on.carry import apply_carry
 
         controller = self.controller
         if controller is None:
-            return
+            return True
         if not plan.summary.strip():
             self.notify("The summary is empty; nothing was written.", title="Carry: not done", severity="warning")
-            return
+            return True
         try:
             path, new_id = apply_carry(controller.manager, plan)
+        except PartialLastLine as exc:
+            self.notify(
+                f"{sentence(str(exc))} The summary is kept in the dialog.",
+                title="Carry: not done",
+                severity="warning",
+                timeout=10,
+            )
+            return False
         except WriteConflict as exc:
             self._apply(controller.reload(f"{exc}. Nothing was written; the file was reloaded, try again."))
-            return
+            return True
         except (LoomError, OSError) as exc:
             self.notify(str(exc), title="Carry: not done", severity="error", timeout=10)
-            return
+            return True
         resume = self._keys("browser.resume")
         if plan.export_dir is not None:
             self.notify(
@@ -242,7 +255,7 @@ class AgentTools(_Base):
                 timeout=10,
             )
             self.loom_app.open_session_file(path, select_id=new_id)
-            return
+            return True
         self._apply(controller.apply_appended())
         self.jump_to_id(new_id)
         self.notify(
@@ -250,3 +263,4 @@ class AgentTools(_Base):
             title="Branch carried",
             timeout=10,
         )
+        return True

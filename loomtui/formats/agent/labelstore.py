@@ -81,13 +81,7 @@ def write_label(
                 store.write_new_file(path, b"")
             except WriteRefused:
                 pass  # created meanwhile by another loomtui
-        size = os.path.getsize(path)
-        needs_newline = False
-        if size:
-            with open_regular_file(path) as f:
-                f.seek(size - 1)
-                needs_newline = f.read(1) != b"\n"
-        store.append_line(path, line, needs_newline)
+        store.append_line(path, line, own_file=True)  # loomtui's own file: a crash's torn line is ended
     except OSError as exc:
         raise WriteRefused(f"cannot write the label store {path}: {exc.strerror or exc}") from None
     return ts
