@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from loomtui.view.archive import drop_archived
 from loomtui.view.words import counted
 
 if TYPE_CHECKING:
@@ -73,6 +74,31 @@ def next_branch_point(model: TreeModel, step: int = 1) -> int | None:
     """Row of the next (previous) visible entry with more than one visible child."""
     kids = model.rows.kids
     return _scan(model, step, lambda i: kids[i] > 1)
+
+
+def not_shown_words(model: TreeModel, entry_id: str) -> str:
+    """Why a jump to ``entry_id`` did not land on it (the model has selected what it could).
+
+    The search is named when it is what hides the entry (the filter shows it), with the key
+    that clears it; else the filter (or the archive). Where the selection went is said only
+    when something is selected.
+    """
+    p = model.flat.position(entry_id)
+    unsearched = model.filter_positions() if model.query and p is not None else []
+    if unsearched and not model.show_archived:
+        unsearched = drop_archived(model.flat, unsearched, model.archive.ids())
+    if p in set(unsearched):
+        why = f"{entry_id} is hidden by the search {model.query!r}; Esc clears it"
+    else:
+        why = f"{entry_id} is not shown with this filter (or archived)"
+    selected = model.selected_entry
+    if selected is None:
+        return why + "."
+    cur = model.index.by_id.get(entry_id)
+    while cur is not None and cur.id != selected.id:
+        cur = model.index.parent_of(cur)
+    where = "selected the nearest entry above it" if cur is not None else "no entry above it is shown"
+    return f"{why}; {where}."
 
 
 class History:

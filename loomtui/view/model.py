@@ -511,7 +511,7 @@ class TreeModel(LoomState):
         if tokens:
             positions = self._search_positions(tokens)
         else:
-            positions = self._visible()
+            positions = self.filter_positions()
         if archived:
             positions = drop_archived(self.flat, positions, archived)
         if self.hoist_id is not None:
@@ -525,7 +525,7 @@ class TreeModel(LoomState):
             if len(self._layouts) > 8:
                 self._layouts.popitem(last=False)
 
-    def _visible(self) -> list[int]:
+    def filter_positions(self) -> list[int]:
         """Flat positions the filter mode shows (a source's own modes list their entry ids)."""
         if self.mode in FILTER_TAGS:
             return F.visible_positions(self.flat, self.mode, self.index.labels)
@@ -596,4 +596,4 @@ class TreeModel(LoomState):
             if all(any(o in t for t in tokens) for o in old_tokens):
                 # every candidate already holds the old tokens: test only the new ones
                 return prev[1], tuple(t for t in tokens if t not in old_tokens)
-        return self._visible(), tokens
+        return self.filter_positions(), tokens

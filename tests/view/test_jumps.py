@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
+from loomtui.view.jumps import (
+    AmbiguousPrefix,
+    History,
+    next_branch_point,
+    next_label,
+    not_shown_words,
+    resolve_prefix,
+)
 from loomtui.view.model import TreeModel
 from tests.view.helpers import branched
 
@@ -85,3 +92,39 @@ def test_history_back_remembers_where_the_cursor_moved_to() -> None:
     # the user walked from b to q with the arrows, then goes back: forward returns to q
     assert h.back("q") == "b"
     assert h.forward() == "q"
+
+
+def test_an_entry_the_search_hides_names_the_search_and_claims_no_selection_on_an_empty_tree() -> None:
+    model = TreeModel(branched())
+    model.set_query("d9e8f7a6")
+    assert len(model) == 0
+    model.select_id("ub2")
+    assert not_shown_words(model, "ub2") == "ub2 is hidden by the search 'd9e8f7a6'; Esc clears it."
+
+
+def test_an_entry_the_search_hides_says_where_the_selection_went() -> None:
+    model = TreeModel(branched())
+    model.set_query("done")
+    assert ids(model) == ["aa", "ab"]
+    model.select_id("ub2")  # its parent ab is shown
+    assert model.selected_id == "ab"
+    assert not_shown_words(model, "ub2") == (
+        "ub2 is hidden by the search 'done'; Esc clears it; selected the nearest entry above it."
+    )
+    model.select_id("u2")  # nothing above u2 matches: the model falls back to the last row
+    assert (
+        not_shown_words(model, "u2") == "u2 is hidden by the search 'done'; Esc clears it; no entry above it is shown."
+    )
+
+
+def test_an_entry_the_filter_hides_keeps_the_filter_words() -> None:
+    model = TreeModel(branched())
+    model.set_filter("user-only")
+    model.select_id("aa")
+    assert model.selected_id == "ua"
+    assert not_shown_words(model, "aa") == (
+        "aa is not shown with this filter (or archived); selected the nearest entry above it."
+    )
+    model.set_query("try")  # the filter hides aa whether or not the search would show it
+    model.select_id("aa")
+    assert not_shown_words(model, "aa").startswith("aa is not shown with this filter")

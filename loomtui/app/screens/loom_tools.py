@@ -16,7 +16,14 @@ from rich.text import Text
 from textual.widgets import Static
 
 from loomtui.session.errors import LoomError
-from loomtui.view.jumps import AmbiguousPrefix, History, next_branch_point, next_label, resolve_prefix
+from loomtui.view.jumps import (
+    AmbiguousPrefix,
+    History,
+    next_branch_point,
+    next_label,
+    not_shown_words,
+    resolve_prefix,
+)
 from loomtui.view.printable import printable
 
 #: the palette's entry that compares the selected entry's branch with one named by id (the
@@ -287,10 +294,7 @@ class LoomTools:
         assert model is not None
         model.select_id(entry_id)
         if model.selected_id != entry_id:
-            self.notify(
-                f"{entry_id} is not shown with this filter (or archived); selected the nearest entry above it.",
-                timeout=5,
-            )
+            self.notify(not_shown_words(model, entry_id), timeout=5)
         self.tree.model_changed(center=True)
         self._refresh_bars()
         self._update_detail(immediate=True)
