@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from app_helpers import browser, make_app, screen_text
 from textual.containers import VerticalScroll
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, Label, Static
 
 from loomtui.app.screens.dialogs import ConfirmDialog, ExportDialog
 from loomtui.session.locations import sample_dir
@@ -108,3 +108,36 @@ async def test_the_export_dialog_with_a_long_refusal_keeps_its_buttons_and_shows
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, what="the dialog closed")
     assert not dest.parent.exists()
+
+
+async def test_the_codex_export_title_reads_whole_on_an_80_column_screen(tmp_path: Path) -> None:
+    """A source's longer title ("as a Codex session (a new file)") and the destination prompt
+    wrap inside the box rather than being cut mid-word."""
+    path = tmp_path / PI_SAMPLE
+    shutil.copyfile(Path(sample_dir()) / PI_SAMPLE, path)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await browser(pilot)
+        note = "the branch's lines as Codex wrote them, under a new session id; this file is not touched"
+        dialog = ExportDialog(
+            "assistant: done",
+            1303,
+            0,
+            str(tmp_path),
+            lambda _dest: None,
+            "a Codex session",
+            note,  # type: ignore[arg-type,return-value]
+        )
+        app.push_screen(dialog)
+        await until(pilot, lambda: app.screen is dialog, what="the export dialog")
+        await settled(pilot)
+        box = app.screen.children[0].content_region
+        lines = screen_text(app).splitlines()
+        prompt = dialog.query(Label)[1]
+        for label, words in (
+            (dialog.query_one(".title"), "Export the branch ending here as a Codex session (a new file)"),
+            (prompt, "Destination (a directory, or a file path ending in .jsonl):"),
+        ):
+            assert _wholly_shown(pilot, label), (label.region, screen_text(app))
+            shown = " ".join(line[box.x : box.right].strip() for line in lines[label.region.y : label.region.bottom])
+            assert shown == words, screen_text(app)

@@ -45,6 +45,7 @@ class Dialog(ModalScreen[T]):
         padding: 1 2;
     }
     Dialog .title { text-style: bold; margin-bottom: 1; }
+    Dialog Label { width: 100%; }  /* a long title or prompt wraps in the box */
     Dialog .muted { color: $text-muted; }
     Dialog .error { color: $error; }
     Dialog #unavailable { margin-bottom: 1; }
