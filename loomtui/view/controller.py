@@ -81,6 +81,7 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         self._own_writes: set[str] = set()
         self._agent: str | None = None
         self._known_entries = len(manager.index.entries)
+        self._known_diagnostics = len(manager.diagnostics)
 
     @classmethod
     def open(
@@ -507,8 +508,9 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
             return Outcome().note(f"{path} is gone; showing what was loaded.", severity="warning", timeout=8)
         except Exception as exc:
             return Outcome(error=exc).note(f"Could not read the new lines: {exc}", severity="error", timeout=8)
-        if len(self.manager.index.entries) == self._known_entries:
-            return Outcome()
+        known, self._known_diagnostics = self._known_diagnostics, len(self.manager.diagnostics)
+        if len(self.manager.index.entries) == self._known_entries:  # nothing, or lines the reader skipped
+            return Outcome(bars=self._known_diagnostics != known)  # the header counts them
         model = self.model
         before = model.selected_id
         out = self._sync()
@@ -552,6 +554,7 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         self.manager, self.model = manager, model
         self._own_writes.clear()
         self._known_entries = len(manager.index.entries)
+        self._known_diagnostics = len(manager.diagnostics)
         out = Outcome(replaced=True, rows=True, detail=True)
         return out.note(message, severity="warning", timeout=6) if message else out
 

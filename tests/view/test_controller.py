@@ -382,3 +382,17 @@ def test_a_rewritten_file_keeps_the_selection_and_says_nothing_of_it(kinds: Path
     kinds.write_text(kinds.read_text().replace("apply the fix", "apply the whole fix"))
     text = texts(c.apply_appended())
     assert text == "kinds.jsonl was rewritten by another program; reloaded it (26 entries now)."
+
+
+def test_lines_the_reader_skips_under_live_follow_reach_the_header(kinds: Path) -> None:
+    c = ctl(kinds)
+    assert c.header(str(kinds)).diagnostics == ""
+    with open(kinds, "a") as f:
+        f.write('{"type":"message","id":"f0000009","parentId":\n')  # invalid: no entry, a diagnostic
+    out = c.apply_appended()
+    assert out.bars and not out.rows  # the header is drawn again, the tree's rows are the same
+    assert c.header(str(kinds)).diagnostics == "1 diagnostic" and len(c.manager.diagnostics) == 1
+    assert c.apply_appended().bars is False  # nothing new
+    with open(kinds, "a") as f:
+        f.write(' DONE"}\n')
+    assert c.apply_appended().bars and c.header(str(kinds)).diagnostics == "2 diagnostics"
