@@ -23,7 +23,13 @@ class SessionFormatError(LoomError):
 
 
 class WriteConflict(LoomError):
-    """The file changed on disk in a way that makes an append unsafe (rewritten, truncated)."""
+    """The file changed on disk in a way that makes an append unsafe (rewritten, truncated).
+    ``change``: how, where it is known (``"replaced"``, ``"truncated"``, ``"rewritten"``), so a
+    screen that reloads the file can say what happened without the message's advice to reopen it."""
+
+    def __init__(self, message: str, change: str = "") -> None:
+        super().__init__(message)
+        self.change = change
 
 
 class PartialLastLine(WriteConflict):

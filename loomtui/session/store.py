@@ -65,13 +65,13 @@ def check_unchanged_prefix(path: str, mark: FileMark) -> int:
     try:
         st = os.fstat(fd)
         if (st.st_ino, st.st_dev) != (mark.inode, mark.device):
-            raise WriteConflict(f"{path} was replaced by another program; reopen it before writing")
+            raise WriteConflict(f"{path} was replaced by another program; reopen it before writing", "replaced")
         if st.st_size < mark.size:
-            raise WriteConflict(f"{path} was truncated by another program; reopen it before writing")
+            raise WriteConflict(f"{path} was truncated by another program; reopen it before writing", "truncated")
         if mark.size:
             start = max(0, mark.size - TAIL)
             if os.pread(fd, mark.size - start, start) != mark.tail:
-                raise WriteConflict(f"{path} was rewritten by another program; reopen it before writing")
+                raise WriteConflict(f"{path} was rewritten by another program; reopen it before writing", "rewritten")
     finally:
         os.close(fd)
     return st.st_size

@@ -36,7 +36,7 @@ from loomtui.view.omp import is_omp_session
 from loomtui.view.outcomes import ExportPlan, LabelPrompt, Notice, Outcome, Question
 from loomtui.view.parent_intent import ParentIntents
 from loomtui.view.text import display_text
-from loomtui.view.words import branch_copy, capital, clip, sentence
+from loomtui.view.words import branch_copy, capital, clip, reloaded_words, sentence
 
 T = TypeVar("T")
 
@@ -81,6 +81,7 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         self._own_writes: set[str] = set()
         self._agent: str | None = None
         self._known_entries = len(manager.index.entries)
+        self._known_diagnostics = len(manager.diagnostics)
 
     @classmethod
     def open(
@@ -503,17 +504,31 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         except (WriteConflict, FileNotFoundError, SessionFormatError) as exc:
             path = self.path
             if path is not None and os.path.exists(path):
-                return self.reload(f"{os.path.basename(path)} changed on disk ({exc}); reloaded.")
+                return self._reload_changed(path, getattr(exc, "change", ""))
             return Outcome().note(f"{path} is gone; showing what was loaded.", severity="warning", timeout=8)
         except Exception as exc:
             return Outcome(error=exc).note(f"Could not read the new lines: {exc}", severity="error", timeout=8)
-        if len(self.manager.index.entries) == self._known_entries:
-            return Outcome()
+        known, self._known_diagnostics = self._known_diagnostics, len(self.manager.diagnostics)
+        if len(self.manager.index.entries) == self._known_entries:  # nothing, or lines the reader skipped
+            return Outcome(bars=self._known_diagnostics != known)  # the header counts them
         model = self.model
         before = model.selected_id
         out = self._sync()
         sel = model.selected_entry
         out.detail = sel is not None and (sel.id != before or (sel.type == "message" and sel.role == "assistant"))
+        return out
+
+    def _reload_changed(self, path: str, change: str) -> Outcome:
+        """Live follow found the file rewritten under it (``change``: how, if known): reload it
+        and say so, with what is in it now and whether the selected entry went with the change."""
+        before = self.model.selected_id
+        out = self.reload()
+        if out.replaced:  # otherwise the reload itself failed, and its notice says why
+            lost = before if before is not None and before not in self.manager.index.by_id else None
+            text = reloaded_words(
+                os.path.basename(path), change, self.manager.entry_count, lost, self.model.selected_id
+            )
+            out.note(text, severity="warning", timeout=6)
         return out
 
     def reload(self, message: str | None = None) -> Outcome:
@@ -539,6 +554,7 @@ class SessionController(BookmarkSaving, ArchiveIntents, ParentIntents):
         self.manager, self.model = manager, model
         self._own_writes.clear()
         self._known_entries = len(manager.index.entries)
+        self._known_diagnostics = len(manager.diagnostics)
         out = Outcome(replaced=True, rows=True, detail=True)
         return out.note(message, severity="warning", timeout=6) if message else out
 

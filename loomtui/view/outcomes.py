@@ -38,13 +38,15 @@ class Outcome:
     """What an intent did. ``rows``: the tree's rows, labels or leaf changed (redraw, keep the
     screen row); ``leaf``: the leaf moved; ``detail``: redraw the detail pane even for the same
     entry; ``replaced``: the session was re-read (new manager and model); ``path``: a file
-    written (export) or to open (parent session); ``error``: an unexpected failure, for the log."""
+    written (export) or to open (parent session); ``error``: an unexpected failure, for the log;
+    ``bars``: only the header and footer changed (a skipped line the header's diagnostics count)."""
 
     notices: list[Notice] = field(default_factory=list)
     rows: bool = False
     leaf: bool = False
     detail: bool = False
     replaced: bool = False
+    bars: bool = False
     ask: Question | None = None
     path: str | None = None
     error: BaseException | None = None

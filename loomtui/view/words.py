@@ -95,3 +95,14 @@ def ending(stop_reason: str) -> str:
     """Why a reply ended, in words ("ended normally", not "stop stop"); an unknown reason is
     quoted as written."""
     return _ENDINGS.get(stop_reason, f"ended: {stop_reason}")
+
+
+def reloaded_words(name: str, change: str, entries: int, lost: str | None, selected: str | None) -> str:
+    """Live follow's notice for a file rewritten under it and reloaded: how it changed (``change``,
+    such as ``"truncated"``; empty: not known), what it holds now, and the selected entry ``lost``
+    with the change (None: it is still there) with the one ``selected`` instead."""
+    how = f"was {change} by another program" if change else "changed on disk"
+    text = f"{name} {how}; reloaded it ({counted(entries, 'entry', 'entries')} now)."
+    if lost is not None:
+        text += f" The selected entry {lost} is no longer in it" + (f"; selected {selected}." if selected else ".")
+    return text

@@ -590,3 +590,18 @@ def test_a_browser_closed_before_loading_stops_the_tail_parser(fixture_copy) -> 
     screen.on_unmount()  # never mounted, never loaded
     screen.on_unmount()
     assert split.calls == ["cancel"]
+
+
+async def test_the_header_counts_the_lines_live_follow_skipped_as_f2_lists_them(fixture_copy) -> None:
+    path = fixture_copy("kinds.jsonl")
+    app = make_app(path)
+    async with app.run_test(size=(120, 34)) as pilot:
+        screen = await browser(pilot)
+        assert "diagnostic" not in screen_text(app).splitlines()[0]
+        with open(path, "a") as f:
+            f.write('{"type":"message","id":"f0000009","parentId":\n DONE"}\n')  # two lines, neither JSON
+        screen.apply_appended()
+        await until(pilot, lambda: "2 diagnostics" in screen_text(app).splitlines()[0])
+        await pilot.press("f2")
+        await until(pilot, lambda: isinstance(app.screen, DiagnosticsScreen))
+        assert len(app.screen.diagnostics) == 2 and "2 diagnostics" in screen_text(app)

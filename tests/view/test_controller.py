@@ -355,3 +355,44 @@ def test_live_follow_takes_the_newline_pi_appends_to_a_last_line(kinds: Path) ->
     assert out.rows and not out.replaced and out.notices == []
     assert c.manager.index.by_id["ext00001"].line == len(kinds.read_bytes().splitlines())
     assert c.model.leaf_id == "ext00001"
+
+
+@pytest.mark.parametrize("change", ["truncated", "replaced"])
+def test_a_file_cut_or_replaced_under_live_follow_is_reloaded_and_said_so(kinds: Path, change: str) -> None:
+    c = ctl(kinds)
+    c.model.select_id(c.manager.index.leaf_id)
+    leaf = c.model.selected_id
+    first = "".join(kinds.read_text().splitlines(keepends=True)[:10])  # the header and 9 entries
+    if change == "truncated":
+        os.truncate(kinds, len(first))
+    else:
+        other = kinds.with_name("other.jsonl")
+        other.write_text(first)
+        os.replace(other, kinds)
+    out = c.apply_appended()
+    assert out.replaced and c.manager.entry_count == 9
+    text = texts(out)
+    assert text.startswith(f"kinds.jsonl was {change} by another program; reloaded it (9 entries now).")
+    assert "reopen" not in text and "changed on disk" not in text
+    assert f"The selected entry {leaf} is no longer in it; selected " in text
+
+
+def test_a_rewritten_file_keeps_the_selection_and_says_nothing_of_it(kinds: Path) -> None:
+    c = ctl(kinds)
+    kinds.write_text(kinds.read_text().replace("apply the fix", "apply the whole fix"))
+    text = texts(c.apply_appended())
+    assert text == "kinds.jsonl was rewritten by another program; reloaded it (26 entries now)."
+
+
+def test_lines_the_reader_skips_under_live_follow_reach_the_header(kinds: Path) -> None:
+    c = ctl(kinds)
+    assert c.header(str(kinds)).diagnostics == ""
+    with open(kinds, "a") as f:
+        f.write('{"type":"message","id":"f0000009","parentId":\n')  # invalid: no entry, a diagnostic
+    out = c.apply_appended()
+    assert out.bars and not out.rows  # the header is drawn again, the tree's rows are the same
+    assert c.header(str(kinds)).diagnostics == "1 diagnostic" and len(c.manager.diagnostics) == 1
+    assert c.apply_appended().bars is False  # nothing new
+    with open(kinds, "a") as f:
+        f.write(' DONE"}\n')
+    assert c.apply_appended().bars and c.header(str(kinds)).diagnostics == "2 diagnostics"

@@ -268,7 +268,7 @@ class BrowserScreen(BrowserActions, AgentTools, BrowserLoading, LoomTools, Scree
             self.tree.set_model(self.controller.model)
         elif outcome.rows:
             self.tree.model_changed(keep_screen_row=keep_row)
-        if outcome.rows or outcome.replaced:
+        if outcome.rows or outcome.replaced or outcome.bars:
             self._refresh_bars()
         if outcome.detail:
             self._update_detail(immediate=True, force=True)
