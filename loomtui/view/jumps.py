@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from loomtui.view.archive import drop_archived
 from loomtui.view.words import counted
 
 if TYPE_CHECKING:
@@ -83,6 +82,8 @@ def not_shown_words(model: TreeModel, entry_id: str) -> str:
     that clears it; else the filter (or the archive). Where the selection went is said only
     when something is selected.
     """
+    from loomtui.view.archive import drop_archived  # with the model: not at the app's start
+
     p = model.flat.position(entry_id)
     unsearched = model.filter_positions() if model.query and p is not None else []
     if unsearched and not model.show_archived:
