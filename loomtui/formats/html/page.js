@@ -633,7 +633,9 @@
     a.download = name;
     document.body.appendChild(a);
     a.click();
-    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    // the browser reads the blob when the download starts, which a busy machine can put off for
+    // seconds: it is let go a minute later, not sooner
+    setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 60000);
   }
 
   // ---------------------------------------------------------------- events
