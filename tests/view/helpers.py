@@ -42,6 +42,28 @@ def label(i: str, parent: str | None, target: str, text: str | None, n: int) -> 
     return e
 
 
+def tool_call(cid: str, name: str, **args: Any) -> dict[str, Any]:
+    """An assistant's toolCall content block."""
+    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
+
+
+def tool_result(i: str, parent: str, cid: str, name: str, text: str, n: int, error: bool = False) -> dict[str, Any]:
+    """A toolResult message entry answering the call ``cid``."""
+    return {
+        "type": "message",
+        "id": i,
+        "parentId": parent,
+        "timestamp": ts(n),
+        "message": {
+            "role": "toolResult",
+            "toolCallId": cid,
+            "toolName": name,
+            "content": [{"type": "text", "text": text}],
+            "isError": error,
+        },
+    }
+
+
 def session(entries: list[dict[str, Any]]) -> SessionManager:
     return SessionManager.from_entries(dict(HEADER), entries)
 

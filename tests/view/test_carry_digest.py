@@ -8,27 +8,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from loomtui.view.carry_digest import branch_digest, closed_fences, code
-from tests.view.helpers import assistant, session, ts, user
-
-
-def _call(cid: str, name: str, **args: Any) -> dict[str, Any]:
-    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
-
-
-def _result(i: str, parent: str, cid: str, name: str, text: str, n: int, error: bool = False) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": i,
-        "parentId": parent,
-        "timestamp": ts(n),
-        "message": {
-            "role": "toolResult",
-            "toolCallId": cid,
-            "toolName": name,
-            "content": [{"type": "text", "text": text}],
-            "isError": error,
-        },
-    }
+from tests.view.helpers import assistant, session, tool_call, tool_result, user
 
 
 def _blocks(markdown: str) -> list[tuple[str, str]]:
@@ -62,12 +42,12 @@ def _tried() -> Any:
             assistant("a0", "u0", "ready", 2),
             user("u1", "a0", "rename the *old* helper", 3),
             assistant(
-                "a1", "u1", "", 4, blocks=[_call("c1", "edit", path="src/__init__.py", oldText="a", newText="b")]
+                "a1", "u1", "", 4, blocks=[tool_call("c1", "edit", path="src/__init__.py", oldText="a", newText="b")]
             ),
-            _result("r1", "a1", "c1", "edit", "ok", 5),
+            tool_result("r1", "a1", "c1", "edit", "ok", 5),
             user("u2", "r1", "now run it", 6),
-            assistant("a2", "u2", "", 7, blocks=[_call("c2", "bash", command="python -")]),
-            _result("r2", "a2", "c2", "bash", 'File "<stdin>", line 1: __init__ failed', 8, error=True),
+            assistant("a2", "u2", "", 7, blocks=[tool_call("c2", "bash", command="python -")]),
+            tool_result("r2", "a2", "c2", "bash", 'File "<stdin>", line 1: __init__ failed', 8, error=True),
             assistant("a4", "r2", answer, 9),
             user("v1", "a0", "try the other way", 10),
             assistant("b1", "v1", "other", 11),

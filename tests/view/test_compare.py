@@ -21,29 +21,11 @@ from loomtui.view.compare import (
 )
 from loomtui.view.compare_words import span_lines, word_diff
 from tests.shared_material import SHARED, needs_shared
-from tests.view.helpers import assistant, session, ts, user
+from tests.view.helpers import assistant, session, user
+from tests.view.helpers import tool_call as call
+from tests.view.helpers import tool_result as result
 
 BROWSE = SHARED / "fixtures" / "pi" / "dnouri-browse-session.jsonl"
-
-
-def call(cid: str, name: str, **args: Any) -> dict[str, Any]:
-    return {"type": "toolCall", "id": cid, "name": name, "arguments": args}
-
-
-def result(i: str, parent: str, cid: str, name: str, text: str, n: int, error: bool = False) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": i,
-        "parentId": parent,
-        "timestamp": ts(n),
-        "message": {
-            "role": "toolResult",
-            "toolCallId": cid,
-            "toolName": name,
-            "content": [{"type": "text", "text": text}],
-            "isError": error,
-        },
-    }
 
 
 def usage(tokens: int, cost: float) -> dict[str, Any]:
